@@ -1,0 +1,82 @@
+//! Federated algorithms, one file each.
+//!
+//! A round is a pure function of `(state, sampled clients, noise draws)`: all randomness is drawn
+//! beforehand by [`RoundDraws::draw`] from streams keyed by `(seed, replicate, round, client, step)`,
+//! so the same step code serves Monte Carlo simulation and exact moment propagation.
+
+mod fedavg_p;
+
+pub use fedavg_p::{FedAvgP, FedAvgPConfig, FedAvgPParams};
+
+use nalgebra::DVector;
+use rand::Rng;
+use rand_distr::StandardNormal;
+
+use crate::problem::QuadraticInstance;
+use crate::rng::{StreamKey, SAMPLING_SLOT};
+
+/// The random inputs of one round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundDraws {
+    /// Sampled clients `S^t`, sorted ascending, `|S^t| = m`.
+    pub sampled: Vec<usize>,
+    /// Local dimension `du + dv`.
+    pub local_dim: usize,
+    /// Local steps `K`.
+    pub steps: usize,
+    /// Standard normal draws, `m * K * (du + dv)` values: client `sampled[j]`, step `k` at
+    /// offset `(j * K + k) * (du + dv)`. The round scales them by the instance's noise factor.
+    pub noise: Vec<f64>,
+}
+
+impl RoundDraws {
+    /// The standard normal vector of the `j`-th sampled client at local step `k`.
+    pub fn step_noise(&self, j: usize, k: usize) -> &[f64] {
+        let off = (j * self.steps + k) * self.local_dim;
+        &self.noise[off..off + self.local_dim]
+    }
+
+    /// Draws the round's clients (uniformly, `m` of `n` without replacement) and noise.
+    ///
+    /// The sample comes from the stream `(seed, replicate, round, SAMPLING_SLOT)`; client `i`'s
+    /// noise at step `k` from `(seed, replicate, round, i)` with ChaCha stream id `k`. A noiseless
+    /// instance draws no noise (all zeros).
+    pub fn draw(inst: &QuadraticInstance, m: usize, steps: usize, seed: u64, replicate: u64, round: u64) -> Self {
+        let n = inst.layout().n;
+        let local_dim = inst.layout().local_dim();
+        let sampled = if m == n {
+            (0..n).collect()
+        } else {
+            let mut rng = StreamKey { seed, replicate, round, client: SAMPLING_SLOT }.rng(0);
+            let mut s = rand::seq::index::sample(&mut rng, n, m).into_vec();
+            s.sort_unstable();
+            s
+        };
+        let mut noise = vec![0.0; sampled.len() * steps * local_dim];
+        if !inst.is_noiseless() {
+            for (j, &i) in sampled.iter().enumerate() {
+                let key = StreamKey { seed, replicate, round, client: i as u64 };
+                for k in 0..steps {
+                    let mut rng = key.rng(k as u64);
+                    let off = (j * steps + k) * local_dim;
+                    for x in &mut noise[off..off + local_dim] {
+                        *x = rng.sample(StandardNormal);
+                    }
+                }
+            }
+        }
+        Self { sampled, local_dim, steps, noise }
+    }
+}
+
+/// An algorithm whose round is a pure map of the state and the round's draws.
+pub trait Algorithm: Sync {
+    /// Short name for reports.
+    fn name(&self) -> &'static str;
+    /// Clients sampled per round, `m`.
+    fn sampled_per_round(&self) -> usize;
+    /// Local steps per round, `K`.
+    fn local_steps(&self) -> usize;
+    /// `z^{t+1}` from `z^t` and the round's draws.
+    fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64>;
+}

@@ -1,0 +1,276 @@
+//! Claim cards (`theorems/*.toml`) and the scenarios they carry.
+//!
+//! A card is data: the statement, its source lines, assumptions, conditions, the reading chosen for
+//! each inconsistency, default scenarios, and the verdict expected on each. The bound itself is a
+//! named Rust function for now (`bound = { builtin = "..." }`); the `formula` key is reserved for
+//! bounds evaluated at run time from the card.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
+use crate::verdict::VerdictKind;
+
+/// The FedAvg-P card, embedded so the main command needs no files at run time.
+pub const FEDAVG_P_CARD: &str = include_str!("../theorems/ccyw-fedavg-p.toml");
+
+/// A claim family's card.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Card {
+    /// The family.
+    pub family: FamilyInfo,
+    /// One entry per claim (and per flagged variant).
+    pub claims: Vec<ClaimCard>,
+    /// How each inconsistency of the source was encoded.
+    #[serde(default)]
+    pub inconsistencies: Vec<InconsistencyCard>,
+    /// Default scenarios.
+    pub scenarios: Vec<Scenario>,
+}
+
+/// Family metadata.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyInfo {
+    /// Family id, e.g. `CCYW-FedAvg-P`.
+    pub id: String,
+    /// Paper.
+    pub paper: String,
+    /// Paper text files (relative to the papers folder).
+    pub source_files: Vec<String>,
+    /// Algorithm and its listing.
+    pub algorithm: String,
+}
+
+/// One claim's human-readable card.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimCard {
+    /// Claim id (as in CLAIMS.md; variants append `~name`).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The statement in ASCII math.
+    pub statement: String,
+    /// Source lines.
+    pub source: String,
+    /// Assumptions.
+    pub assumptions: Vec<String>,
+    /// Conditions.
+    pub conditions: Vec<String>,
+    /// The metric bounded.
+    pub metric: String,
+    /// Where the bound is evaluated.
+    pub bound: BoundSpec,
+    /// Which reading is encoded, and why.
+    pub reading: String,
+}
+
+/// How a bound is evaluated.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundSpec {
+    /// Name of a built-in bound function (the claim id it implements).
+    pub builtin: Option<String>,
+    /// Reserved: a formula over the claim inputs, evaluated at run time.
+    pub formula: Option<String>,
+}
+
+/// One inconsistency of the source and how it is encoded.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InconsistencyCard {
+    /// Item id in CLAIMS.md section 5.
+    pub id: String,
+    /// What disagrees.
+    pub summary: String,
+    /// The reading encoded and checked.
+    pub encoded: String,
+    /// The flagged variant exposing the other reading, if it changes a number.
+    pub variant: Option<String>,
+    /// Whether a computation can test it.
+    pub checkable: bool,
+    /// Why not, when it cannot.
+    pub reason: Option<String>,
+}
+
+/// A step size: a number, or the claim's admissible extreme times a factor.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum StepSpec {
+    /// A fixed value.
+    Value(f64),
+    /// The largest admissible `gamma` (or the prescribed one) / the smallest admissible `eta` of
+    /// `admissible`'s claim, times `factor`.
+    Admissible {
+        /// Claim id.
+        admissible: String,
+        /// Multiplier (1 = at the boundary).
+        #[serde(default = "one")]
+        factor: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Where a scenario's instance comes from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum InstanceSource {
+    /// A seeded recipe with target constants.
+    Generated(InstanceSpec),
+    /// Explicit matrices.
+    Explicit(ExplicitInstance),
+}
+
+impl InstanceSource {
+    /// Builds the instance.
+    ///
+    /// # Errors
+    /// Names the field at fault.
+    pub fn build(&self) -> Result<QuadraticInstance> {
+        match self {
+            InstanceSource::Generated(spec) => spec.build(),
+            InstanceSource::Explicit(e) => e.build(),
+        }
+    }
+}
+
+/// FedAvg-P parameters of a scenario.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AlgorithmSpec {
+    /// Local steps `K`.
+    pub k: usize,
+    /// Sampled clients `m`.
+    pub m: usize,
+    /// Effective step `gamma = gamma_u eta_u = gamma_v eta_v`.
+    pub gamma: StepSpec,
+    /// Outer step for `u`.
+    pub eta_u: StepSpec,
+    /// Outer step for `v`.
+    pub eta_v: StepSpec,
+}
+
+/// One scenario: an instance, the algorithm's parameters, the run, and expected verdicts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Unique name.
+    pub name: String,
+    /// What it probes.
+    #[serde(default)]
+    pub description: String,
+    /// Horizon `T`.
+    pub rounds: usize,
+    /// Monte Carlo replicates (ignored for deterministic runs).
+    pub replicates: usize,
+    /// Seed of the run's random streams.
+    pub seed: u64,
+    /// Confidence level of the intervals.
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    /// The instance.
+    pub instance: InstanceSource,
+    /// The algorithm's parameters.
+    pub algorithm: AlgorithmSpec,
+    /// Expected verdict per claim id.
+    #[serde(default)]
+    pub expected: BTreeMap<String, VerdictKind>,
+    /// Expected verdict of the empirical-b^2 evaluation (claims whose BGD fails) per claim id.
+    #[serde(default)]
+    pub expected_empirical: BTreeMap<String, VerdictKind>,
+}
+
+fn default_confidence() -> f64 {
+    0.99
+}
+
+impl Scenario {
+    /// SHA-256 of the scenario's canonical JSON form (first 16 hex digits).
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        let digest = Sha256::digest(json.as_bytes());
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Checks run parameters and expected-verdict keys, naming the field at fault.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`].
+    pub fn check(&self, field: &str) -> Result<()> {
+        if self.rounds == 0 {
+            return Err(Error::field(format!("{field}.rounds"), "got 0", "an integer >= 1"));
+        }
+        if self.replicates < 2 {
+            return Err(Error::field(format!("{field}.replicates"), format!("got {}", self.replicates), "an integer >= 2"));
+        }
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            return Err(Error::field(format!("{field}.confidence"), format!("got {}", self.confidence), "0 < confidence < 1"));
+        }
+        let ids = crate::claims::all_ids();
+        let a = &self.algorithm;
+        for (name, spec) in [("gamma", &a.gamma), ("eta_u", &a.eta_u), ("eta_v", &a.eta_v)] {
+            match spec {
+                StepSpec::Value(v) if !(v.is_finite() && *v > 0.0) => {
+                    return Err(Error::field(format!("{field}.algorithm.{name}"), format!("got {v}"), "a finite number > 0"));
+                }
+                StepSpec::Admissible { admissible, factor } => {
+                    if !ids.contains(&admissible.as_str()) {
+                        return Err(Error::field(format!("{field}.algorithm.{name}.admissible"), format!("unknown claim `{admissible}`"), ids.join(", ")));
+                    }
+                    if !(factor.is_finite() && *factor > 0.0) {
+                        return Err(Error::field(format!("{field}.algorithm.{name}.factor"), format!("got {factor}"), "a finite number > 0"));
+                    }
+                }
+                StepSpec::Value(_) => {}
+            }
+        }
+        for key in self.expected.keys().chain(self.expected_empirical.keys()) {
+            if !ids.contains(&key.as_str()) {
+                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses a card, naming the offending key on error.
+///
+/// # Errors
+/// [`Error::Parse`] for syntax, unknown keys or wrong types; [`Error::InvalidField`] for values
+/// out of range; duplicate scenario names.
+pub fn parse_card(text: &str, what: &str) -> Result<Card> {
+    let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    for (i, s) in card.scenarios.iter().enumerate() {
+        s.check(&format!("scenarios[{i}] ({})", s.name))?;
+        if card.scenarios[..i].iter().any(|o| o.name == s.name) {
+            return Err(Error::field(format!("scenarios[{i}].name"), format!("`{}` appears twice", s.name), "unique scenario names"));
+        }
+    }
+    Ok(card)
+}
+
+/// Parses a single-scenario file (the `run` command's input).
+///
+/// # Errors
+/// As [`parse_card`].
+pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
+    let s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    s.check("scenario")?;
+    Ok(s)
+}
+
+/// The embedded FedAvg-P card.
+///
+/// # Errors
+/// Only if the embedded card is malformed (a test guards against this).
+pub fn fedavg_p_card() -> Result<Card> {
+    parse_card(FEDAVG_P_CARD, "theorems/ccyw-fedavg-p.toml")
+}

@@ -1,0 +1,279 @@
+//! The pipeline of one scenario: instance and constants -> step sizes -> runs -> verdicts.
+
+use serde::Serialize;
+
+use crate::algorithm::{FedAvgP, FedAvgPConfig, FedAvgPParams};
+use crate::card::{Scenario, StepSpec};
+use crate::claims::{Claim, ClaimInputs, GammaRule, Reading};
+use crate::error::{Error, Result};
+use crate::estimate::{simulate, Estimator, Trajectory};
+use crate::problem::{ProblemConstants, QuadraticInstance};
+use crate::verdict::{evaluate, Evaluation, VerdictKind};
+
+/// Options of a check that are not part of the scenario.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Worker threads (None: rayon's default). Results do not depend on it.
+    pub threads: Option<usize>,
+    /// Multiplies every bound (1 normally; below 1 only for negative controls).
+    pub bound_scale: Option<f64>,
+}
+
+/// A claim's outcome on one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    /// Claim id.
+    pub claim: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Source lines.
+    pub source: &'static str,
+    /// Reading checked.
+    pub reading: Reading,
+    /// Metric formula.
+    pub metric: &'static str,
+    /// Evaluation with the exact constants.
+    pub evaluation: Evaluation,
+    /// Empirical evaluation, present when BGD fails for the instance: `b^2` replaced by the
+    /// supremum of the dissimilarity over the iterates the runs visit. Not a verdict on the claim
+    /// as stated.
+    pub empirical: Option<Evaluation>,
+    /// Expected verdict from the card.
+    pub expected: Option<VerdictKind>,
+    /// Expected empirical verdict from the card.
+    pub expected_empirical: Option<VerdictKind>,
+}
+
+impl ClaimResult {
+    /// Whether the computed verdicts agree with the card's expectations (where given).
+    pub fn matches_expected(&self) -> bool {
+        let main = self.expected.map_or(true, |e| e == self.evaluation.verdict);
+        let emp = match (self.expected_empirical, &self.empirical) {
+            (Some(e), Some(ev)) => e == ev.verdict,
+            (Some(_), None) => false,
+            (None, _) => true,
+        };
+        main && emp
+    }
+}
+
+/// Everything computed for one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioRun {
+    /// Scenario name.
+    pub scenario: String,
+    /// Its description.
+    pub description: String,
+    /// Hash of the scenario's canonical form.
+    pub scenario_hash: String,
+    /// Seed.
+    pub seed: u64,
+    /// Replicates actually run.
+    pub replicates: usize,
+    /// Horizon.
+    pub rounds: usize,
+    /// Confidence level.
+    pub confidence: f64,
+    /// Estimator used.
+    pub estimator: Estimator,
+    /// Exact constants.
+    pub constants: ProblemConstants,
+    /// Sizes.
+    pub layout: crate::problem::Layout,
+    /// Resolved parameters.
+    pub params: FedAvgPParams,
+    /// Supremum of the BGD quantity over visited iterates (the empirical `b^2`).
+    pub empirical_b2: f64,
+    /// Claim outcomes.
+    pub results: Vec<ClaimResult>,
+}
+
+fn base_inputs(inst: &QuadraticInstance, c: &ProblemConstants, k: usize, m: usize, t: usize) -> ClaimInputs {
+    let layout = inst.layout();
+    ClaimInputs {
+        n: layout.n,
+        m,
+        k,
+        t,
+        du: layout.du,
+        dv: layout.dv,
+        l: c.l,
+        f0: c.f0,
+        b2: c.bgd.finite(),
+        sigma_u2: c.sigma_u2,
+        sigma_v2: c.sigma_v2,
+        b0: c.b0,
+        b0_literal: c.b0_literal,
+        gamma_u: f64::NAN,
+        gamma_v: f64::NAN,
+        eta_u: f64::NAN,
+        eta_v: f64::NAN,
+    }
+}
+
+/// Resolves the scenario's step rules into validated parameters.
+///
+/// # Errors
+/// [`Error::InvalidField`] when a rule yields a non-finite step (e.g. it needs a finite `b^2`) or a
+/// parameter is out of range.
+pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstants) -> Result<FedAvgPParams> {
+    let n = inst.layout().n;
+    let a = &s.algorithm;
+    if a.m == 0 || a.m > n {
+        return Err(Error::field("algorithm.m", format!("got {}", a.m), format!("an integer with 1 <= m <= n = {n}")));
+    }
+    if a.k == 0 {
+        return Err(Error::field("algorithm.k", "got 0", "an integer >= 1"));
+    }
+    let x = base_inputs(inst, c, a.k, a.m, s.rounds);
+    let resolve = |field: &str, spec: &StepSpec, pick: &dyn Fn(&dyn Claim) -> f64| -> Result<f64> {
+        let v = match spec {
+            StepSpec::Value(v) => *v,
+            StepSpec::Admissible { admissible, factor } => {
+                let claim = crate::claims::by_id(admissible).ok_or_else(|| {
+                    Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), crate::claims::all_ids().join(", "))
+                })?;
+                pick(claim) * factor
+            }
+        };
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(Error::field(
+                format!("algorithm.{field}"),
+                format!("resolves to {v} (a rule that needs a finite b^2 or F0 > 0?)"),
+                "a finite number > 0",
+            ))
+        }
+    };
+    let gamma = resolve("gamma", &a.gamma, &|cl| match cl.admissible(&x).gamma {
+        GammaRule::AtMost(g) | GammaRule::Exactly(g) => g,
+    })?;
+    let eta_u = resolve("eta_u", &a.eta_u, &|cl| cl.admissible(&x).eta_u_min)?;
+    let eta_v = resolve("eta_v", &a.eta_v, &|cl| cl.admissible(&x).eta_v_min)?;
+    FedAvgPConfig { k: a.k, m: a.m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n)
+}
+
+/// Claim inputs of a run with resolved parameters.
+pub fn claim_inputs(inst: &QuadraticInstance, c: &ProblemConstants, p: &FedAvgPParams, rounds: usize) -> ClaimInputs {
+    ClaimInputs { gamma_u: p.gamma_u, gamma_v: p.gamma_v, eta_u: p.eta_u, eta_v: p.eta_v, ..base_inputs(inst, c, p.k, p.m, rounds) }
+}
+
+/// The runs of a scenario: the trajectories and which estimator they serve.
+pub struct Runs {
+    /// One trajectory per replicate.
+    pub trajectories: Vec<Trajectory>,
+    /// Deterministic (one run is exact) or Monte Carlo.
+    pub estimator: Estimator,
+}
+
+/// Simulates the scenario (one run when deterministic).
+pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &FedAvgPParams, opts: &CheckOptions) -> Result<Runs> {
+    let deterministic = inst.is_noiseless() && p.m == p.n;
+    let (estimator, replicates) = if deterministic { (Estimator::Deterministic, 1) } else { (Estimator::MonteCarlo, s.replicates) };
+    let alg = FedAvgP { params: *p };
+    let run = || simulate(inst, &alg, s.rounds, s.seed, replicates);
+    let trajectories = match opts.threads {
+        Some(t) => rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| Error::field("threads", e.to_string(), "an integer >= 1"))?
+            .install(run),
+        None => run(),
+    };
+    Ok(Runs { trajectories, estimator })
+}
+
+/// Runs a scenario and evaluates `claims` on it.
+///
+/// # Errors
+/// Any error of building the instance, computing its constants or resolving its steps.
+pub fn run_scenario(s: &Scenario, claims: &[&'static dyn Claim], opts: &CheckOptions) -> Result<ScenarioRun> {
+    let prepared = prepare(s)?;
+    let runs = simulate_scenario(s, &prepared.instance, &prepared.params, opts)?;
+    Ok(evaluate_runs(s, prepared, &runs, claims, opts))
+}
+
+/// A scenario's instance, constants and resolved parameters (everything before the runs).
+pub struct Prepared {
+    /// The instance.
+    pub instance: QuadraticInstance,
+    /// Its exact constants.
+    pub constants: ProblemConstants,
+    /// Resolved parameters.
+    pub params: FedAvgPParams,
+}
+
+/// Builds the instance, computes its constants and resolves the step rules.
+///
+/// # Errors
+/// Any error of those three steps, naming the field at fault.
+pub fn prepare(s: &Scenario) -> Result<Prepared> {
+    let instance = s.instance.build()?;
+    let constants = ProblemConstants::compute(&instance)?;
+    let params = resolve_params(s, &instance, &constants)?;
+    Ok(Prepared { instance, constants, params })
+}
+
+/// Evaluates `claims` on finished runs.
+pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'static dyn Claim], opts: &CheckOptions) -> ScenarioRun {
+    let Prepared { instance: inst, constants, params } = prepared;
+    let inputs = claim_inputs(&inst, &constants, &params, s.rounds);
+    let empirical_b2 = runs
+        .trajectories
+        .iter()
+        .flat_map(|tr| tr.summaries.iter().map(|g| g.dissimilarity))
+        .fold(0.0, f64::max);
+    let scale = opts.bound_scale.unwrap_or(1.0);
+    let results = claims
+        .iter()
+        .map(|claim| {
+            let metric: Vec<Vec<f64>> = runs
+                .trajectories
+                .iter()
+                .map(|tr| tr.summaries.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect())
+                .collect();
+            let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
+            let bgd_fails = inputs.b2.is_none() && evaluation.checks.iter().any(|c| c.name.starts_with("A2.3") && !c.holds);
+            let empirical = if bgd_fails {
+                if let crate::problem::BgdConstant::Infinite { reason } = &constants.bgd {
+                    for f in &mut evaluation.failed {
+                        if f.starts_with("A2.3") {
+                            *f = format!("A2.3 bounded gradient dissimilarity fails: b^2 is infinite because {reason}");
+                        }
+                    }
+                }
+                let emp_inputs = ClaimInputs { b2: Some(empirical_b2), ..inputs };
+                Some(evaluate(*claim, &emp_inputs, &metric, runs.estimator, s.confidence, scale))
+            } else {
+                None
+            };
+            ClaimResult {
+                claim: claim.id(),
+                title: claim.title(),
+                source: claim.source(),
+                reading: claim.reading(),
+                metric: claim.metric().formula(),
+                evaluation,
+                empirical,
+                expected: s.expected.get(claim.id()).copied(),
+                expected_empirical: s.expected_empirical.get(claim.id()).copied(),
+            }
+        })
+        .collect();
+    ScenarioRun {
+        scenario: s.name.clone(),
+        description: s.description.clone(),
+        scenario_hash: s.hash(),
+        seed: s.seed,
+        replicates: runs.trajectories.len(),
+        rounds: s.rounds,
+        confidence: s.confidence,
+        estimator: runs.estimator,
+        constants,
+        layout: inst.layout(),
+        params,
+        empirical_b2,
+        results,
+    }
+}

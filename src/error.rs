@@ -1,0 +1,88 @@
+//! Library errors. Each message names the field at fault and the range it must lie in.
+
+use thiserror::Error;
+
+/// Result alias of the library.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Every error the library returns.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A parameter or scenario field is outside its allowed range.
+    #[error("invalid `{field}`: {message} (allowed: {allowed})")]
+    InvalidField {
+        /// Dotted path of the field, e.g. `scenarios[2].algorithm.m`.
+        field: String,
+        /// What is wrong with the given value.
+        message: String,
+        /// The allowed range, in words.
+        allowed: String,
+    },
+    /// The instance has no finite infimum or no unique minimizer.
+    #[error("instance is not admissible: {0}")]
+    Instance(String),
+    /// A scenario or claim card could not be parsed.
+    #[error("cannot parse {what}: {message}")]
+    Parse {
+        /// Which document.
+        what: String,
+        /// The parser's message (names the unknown or mistyped key).
+        message: String,
+    },
+    /// A claim id or scenario name that does not exist.
+    #[error("unknown {kind} `{name}`; known: {known}")]
+    Unknown {
+        /// "claim" or "scenario".
+        kind: &'static str,
+        /// The name given.
+        name: String,
+        /// The names that exist.
+        known: String,
+    },
+    /// A numerical routine failed (e.g. a factorization of a matrix that should be PSD).
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidField`].
+    pub fn field(field: impl Into<String>, message: impl Into<String>, allowed: impl Into<String>) -> Self {
+        Error::InvalidField { field: field.into(), message: message.into(), allowed: allowed.into() }
+    }
+}
+
+/// Checks that `value` is finite, naming `field` otherwise.
+pub fn require_finite(field: &str, value: f64) -> Result<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::field(field, format!("got {value}"), "a finite number"))
+    }
+}
+
+/// Checks that `value` is finite and strictly positive.
+pub fn require_positive(field: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::field(field, format!("got {value}"), "a finite number > 0"))
+    }
+}
+
+/// Checks that `value` is finite and non-negative.
+pub fn require_non_negative(field: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::field(field, format!("got {value}"), "a finite number >= 0"))
+    }
+}

@@ -1,0 +1,36 @@
+use nalgebra::DVector;
+use rayon::prelude::*;
+
+use crate::algorithm::{Algorithm, RoundDraws};
+use crate::problem::{GradientSummary, QuadraticInstance};
+
+/// The gradient summaries of one replicate at the start of rounds `t = 0..T-1`, plus the final
+/// state.
+#[derive(Debug, Clone)]
+pub struct Trajectory {
+    /// Summary at the start of each round.
+    pub summaries: Vec<GradientSummary>,
+    /// `z^T`.
+    pub final_state: DVector<f64>,
+}
+
+/// Runs one replicate for `rounds` rounds.
+pub fn run_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicate: u64) -> Trajectory {
+    let mut state = inst.initial_state().clone();
+    let mut summaries = Vec::with_capacity(rounds);
+    for t in 0..rounds {
+        summaries.push(GradientSummary::at(inst, &state));
+        let draws = RoundDraws::draw(inst, alg.sampled_per_round(), alg.local_steps(), seed, replicate, t as u64);
+        state = alg.round(inst, &state, &draws);
+    }
+    Trajectory { summaries, final_state: state }
+}
+
+/// Runs `replicates` replicates in parallel; the result is in replicate order, so every reduction
+/// over it is independent of the thread count.
+pub fn simulate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicates: usize) -> Vec<Trajectory> {
+    (0..replicates as u64)
+        .into_par_iter()
+        .map(|r| run_replicate(inst, alg, rounds, seed, r))
+        .collect()
+}

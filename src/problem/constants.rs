@@ -1,0 +1,232 @@
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use serde::Serialize;
+
+use super::instance::{Layout, QuadraticInstance};
+use crate::error::{Error, Result};
+use crate::prec;
+
+/// The bounded-gradient-dissimilarity constant `b^2` of Assumption 2.3 (000:L83-88):
+///
+/// # Formula
+/// `b^2 = sup_{u, v} (1/n) sum_i ||grad_u f_i(u, v_i)||^2 - ||grad_u f(u, v)||^2
+///      = sup_{u, v} (1/n) sum_i ||grad_u f_i(u, v_i) - grad_u f(u, v)||^2`.
+///
+/// For quadratics the deviation `grad_u f_i - grad_u f` is affine in `(u, v)`:
+/// `(A_i - Abar) u + B_i v_i - (1/n) sum_j B_j v_j - (g_{u,i} - gbar_u)`. Its squared norm has a
+/// supremum only when the linear part vanishes, i.e. every `A_i` equals `Abar` and every `B_i = 0`
+/// (n >= 2); then `b^2 = (1/n) sum_i ||g_{u,i} - gbar_u||^2` exactly.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BgdConstant {
+    /// The supremum is finite and attained everywhere.
+    Finite {
+        /// `b^2`.
+        b2: f64,
+    },
+    /// The supremum is infinite.
+    Infinite {
+        /// Why: which blocks make the deviation grow without bound.
+        reason: String,
+    },
+}
+
+impl BgdConstant {
+    /// `b^2`, or `None` when the supremum is infinite.
+    pub fn finite(&self) -> Option<f64> {
+        match self {
+            BgdConstant::Finite { b2 } => Some(*b2),
+            BgdConstant::Infinite { .. } => None,
+        }
+    }
+}
+
+/// Every constant the claims use, computed exactly from the instance.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProblemConstants {
+    /// `L_u = max_i ||A_i||_2` (Assumption 2.1, 000:L68-73).
+    pub l_u: f64,
+    /// `L_v = max_i ||C_i||_2`.
+    pub l_v: f64,
+    /// `L_uv = L_vu = max_i ||B_i||_2`.
+    pub l_uv: f64,
+    /// `L = max{L_u, L_v, L_uv, L_vu}` (000:L73).
+    pub l: f64,
+    /// `min_i lambda_min(H_i)` (strong convexity of the clients; reported, not used by CCYW).
+    pub mu: f64,
+    /// `sigma_u^2 = tr S_u` (Assumption 2.2 with equality, 000:L75-81).
+    pub sigma_u2: f64,
+    /// `sigma_v^2 = tr S_v`.
+    pub sigma_v2: f64,
+    /// `b^2` of Assumption 2.3, finite or infinite.
+    pub bgd: BgdConstant,
+    /// `inf f` over `(u, v)`.
+    pub f_star: f64,
+    /// `F_0 = f(u^0, v^0) - inf f` (Table 1, 002:L77).
+    pub f0: f64,
+    /// `B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2` (B^t of 000:L239 at t = 0; reading of I-CCYW5).
+    pub b0: f64,
+    /// `n ||grad_u f(u^0, v^0)||^2`: the literal reading of `B^0` printed at 000:L433 (I-CCYW5).
+    pub b0_literal: f64,
+    /// The minimizer `z* = [u*; v_1*; ...; v_n*]`.
+    #[serde(skip)]
+    pub minimizer: DVector<f64>,
+}
+
+/// Per-point gradient quantities of Table 1 (deterministic, at a given state).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GradientSummary {
+    /// `||grad_u f(u, v)||^2`.
+    pub g_u: f64,
+    /// `(1/n) sum_i ||grad_{v_i} f_i(u, v_i)||^2`.
+    pub g_v: f64,
+    /// `(1/n) sum_i ||grad_u f_i(u, v_i)||^2 - ||grad_u f(u, v)||^2`: the BGD quantity at this point.
+    pub dissimilarity: f64,
+    /// `sum_i ||grad_u f_i(u, v_i)||^2` (B^t at a deterministic point, 000:L239).
+    pub b_sum: f64,
+    /// `f(u, v)`.
+    pub objective: f64,
+}
+
+fn spectral_norm(m: &DMatrix<f64>) -> f64 {
+    if m.nrows() == 0 || m.ncols() == 0 {
+        return 0.0;
+    }
+    m.clone().svd(false, false).singular_values.max()
+}
+
+impl GradientSummary {
+    /// Evaluates the gradient quantities at `state`.
+    pub fn at(inst: &QuadraticInstance, state: &DVector<f64>) -> Self {
+        let Layout { n, du, .. } = inst.layout();
+        let mut mean_u = DVector::zeros(du);
+        let mut sum_sq_u = 0.0;
+        let mut sum_sq_v = 0.0;
+        for i in 0..n {
+            let g = inst.local_gradient(i, &inst.local_point(state, i));
+            let gu = g.rows(0, du);
+            mean_u += gu;
+            sum_sq_u += gu.norm_squared();
+            sum_sq_v += g.rows(du, g.len() - du).norm_squared();
+        }
+        mean_u /= n as f64;
+        let g_u = mean_u.norm_squared();
+        Self {
+            g_u,
+            g_v: sum_sq_v / n as f64,
+            dissimilarity: (sum_sq_u / n as f64 - g_u).max(0.0),
+            b_sum: sum_sq_u,
+            objective: inst.objective(state),
+        }
+    }
+}
+
+impl ProblemConstants {
+    /// Computes every constant of the instance.
+    ///
+    /// # Errors
+    /// [`Error::Instance`] when `f` has no unique minimizer (its Hessian over `(u, v)` is not
+    /// positive definite), so that `inf f` and `F_0` are not finite or not attained.
+    pub fn compute(inst: &QuadraticInstance) -> Result<Self> {
+        let layout = inst.layout();
+        let Layout { n, du, dv } = layout;
+        let mut l_u: f64 = 0.0;
+        let mut l_v: f64 = 0.0;
+        let mut l_uv: f64 = 0.0;
+        let mut mu = f64::INFINITY;
+        for c in inst.clients() {
+            let h = &c.hessian;
+            l_u = l_u.max(spectral_norm(&h.view((0, 0), (du, du)).into_owned()));
+            l_v = l_v.max(spectral_norm(&h.view((du, du), (dv, dv)).into_owned()));
+            l_uv = l_uv.max(spectral_norm(&h.view((0, du), (du, dv)).into_owned()));
+            mu = mu.min(SymmetricEigen::new(h.clone()).eigenvalues.min());
+        }
+        let l = l_u.max(l_v).max(l_uv);
+
+        let minimizer = joint_minimizer(inst)?;
+        let f_star = inst.objective(&minimizer);
+        let z0 = inst.initial_state();
+        let f0 = inst.objective(z0) - f_star;
+        let at0 = GradientSummary::at(inst, z0);
+
+        Ok(Self {
+            l_u,
+            l_v,
+            l_uv,
+            l,
+            mu,
+            sigma_u2: inst.noise_u_cov().trace(),
+            sigma_v2: inst.noise_v_cov().trace(),
+            bgd: bgd_constant(inst),
+            f_star,
+            f0: f0.max(0.0),
+            b0: at0.b_sum,
+            b0_literal: n as f64 * at0.g_u,
+            minimizer,
+        })
+    }
+}
+
+/// `z* = argmin f`, from the Hessian of `n f` over `z = [u; v_1; ...; v_n]`:
+/// `[[sum_i A_i, B_1 .. B_n], [B_i^T, diag(C_i)]]` with linear term `[sum_i g_{u,i}; g_{v,1}; ..]`.
+fn joint_minimizer(inst: &QuadraticInstance) -> Result<DVector<f64>> {
+    let layout = inst.layout();
+    let Layout { du, dv, .. } = layout;
+    let dim = layout.state_dim();
+    let mut h = DMatrix::zeros(dim, dim);
+    let mut g = DVector::zeros(dim);
+    for (i, c) in inst.clients().iter().enumerate() {
+        let off = layout.v_offset(i);
+        let mut top = h.view_mut((0, 0), (du, du));
+        top += c.hessian.view((0, 0), (du, du));
+        h.view_mut((0, off), (du, dv)).copy_from(&c.hessian.view((0, du), (du, dv)));
+        h.view_mut((off, 0), (dv, du)).copy_from(&c.hessian.view((du, 0), (dv, du)));
+        h.view_mut((off, off), (dv, dv)).copy_from(&c.hessian.view((du, du), (dv, dv)));
+        let mut gu = g.rows_mut(0, du);
+        gu += c.linear.rows(0, du);
+        g.rows_mut(off, dv).copy_from(&c.linear.rows(du, dv));
+    }
+    match h.clone().cholesky() {
+        Some(ch) => Ok(ch.solve(&g)),
+        None => {
+            let min = SymmetricEigen::new(h).eigenvalues.min();
+            Err(Error::Instance(format!(
+                "the Hessian of f over (u, v) has smallest eigenvalue {min:.6e} <= 0, so inf f is not \
+                 attained at a unique point (F0 would be infinite or undefined); every claim needs a finite F0"
+            )))
+        }
+    }
+}
+
+fn bgd_constant(inst: &QuadraticInstance) -> BgdConstant {
+    let Layout { n, du, dv } = inst.layout();
+    if du == 0 {
+        return BgdConstant::Finite { b2: 0.0 };
+    }
+    let clients = inst.clients();
+    let a_mean = clients.iter().fold(DMatrix::zeros(du, du), |acc, c| acc + c.hessian.view((0, 0), (du, du))) / n as f64;
+    let g_mean = clients.iter().fold(DVector::zeros(du), |acc, c| acc + c.linear.rows(0, du)) / n as f64;
+    let scale = clients.iter().map(|c| c.hessian.amax()).fold(1.0, f64::max);
+    let a_dev = clients
+        .iter()
+        .map(|c| spectral_norm(&(c.hessian.view((0, 0), (du, du)) - &a_mean)))
+        .fold(0.0, f64::max);
+    // For n = 1 the v-part of the deviation is B_1 v_1 - B_1 v_1 = 0.
+    let b_norm = if n >= 2 {
+        clients.iter().map(|c| spectral_norm(&c.hessian.view((0, du), (du, dv)).into_owned())).fold(0.0, f64::max)
+    } else {
+        0.0
+    };
+    let tol = prec::ABSOLUTE_ZERO * scale;
+    if a_dev <= tol && b_norm <= tol {
+        let b2 = clients.iter().map(|c| (c.linear.rows(0, du) - &g_mean).norm_squared()).sum::<f64>() / n as f64;
+        return BgdConstant::Finite { b2 };
+    }
+    let mut parts = Vec::new();
+    if a_dev > tol {
+        parts.push(format!("the u-blocks A_i differ (max_i ||A_i - mean A|| = {a_dev:.4e}), so the dissimilarity grows like ||u||^2"));
+    }
+    if b_norm > tol {
+        parts.push(format!("u and v are coupled (max_i ||B_i|| = {b_norm:.4e}), so the dissimilarity grows like ||v_i||^2"));
+    }
+    BgdConstant::Infinite { reason: parts.join("; ") }
+}

@@ -1,0 +1,307 @@
+//! Reports: JSON per claim, a Markdown and CSV summary, and one PNG per claim.
+//!
+//! Every file is written to a temporary name and renamed into place, so an interrupted or failed
+//! run never leaves a half-written report. Output is byte-identical for identical inputs: no
+//! timestamps, no host names, maps in sorted order.
+
+mod plot;
+mod run;
+
+pub use plot::plot_claim;
+pub use run::run_report;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::check::{ClaimResult, ScenarioRun};
+use crate::claims::fmt_num;
+use crate::error::{Error, Result};
+use crate::verdict::{Evaluation, VerdictKind};
+
+/// What produced a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportMeta {
+    /// `fedbounds` crate version.
+    pub crate_version: &'static str,
+    /// The command that reproduces the report.
+    pub command: String,
+}
+
+impl ReportMeta {
+    /// Metadata for a command line.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self { crate_version: env!("CARGO_PKG_VERSION"), command: command.into() }
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |e| Error::Io { path: path.display().to_string(), source: e };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension(format!("{}.partial", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// Serializes to pretty JSON with a trailing newline.
+pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Error::Numerical(format!("cannot serialize report: {e}")))
+}
+
+#[derive(Serialize)]
+struct ClaimScenarioEntry<'a> {
+    scenario: &'a str,
+    description: &'a str,
+    scenario_hash: &'a str,
+    seed: u64,
+    replicates: usize,
+    rounds: usize,
+    confidence: f64,
+    reproduce: String,
+    layout: crate::problem::Layout,
+    constants: &'a crate::problem::ProblemConstants,
+    empirical_b2: f64,
+    params: crate::algorithm::FedAvgPParams,
+    expected: Option<VerdictKind>,
+    expected_empirical: Option<VerdictKind>,
+    matches_expected: bool,
+    evaluation: &'a Evaluation,
+    empirical: Option<&'a Evaluation>,
+}
+
+#[derive(Serialize)]
+struct ClaimReport<'a> {
+    meta: &'a ReportMeta,
+    claim: &'a str,
+    title: &'a str,
+    source: &'a str,
+    reading: &'a crate::claims::Reading,
+    metric: &'a str,
+    scenarios: Vec<ClaimScenarioEntry<'a>>,
+}
+
+/// The command that reproduces one claim on one scenario.
+pub fn reproduce_command(claim: &str, scenario: &str) -> String {
+    format!("cargo run --release -- check --claim '{claim}' --scenario '{scenario}'")
+}
+
+/// Claim ids in first-seen order across runs.
+fn claim_ids(runs: &[ScenarioRun]) -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for r in runs {
+        for c in &r.results {
+            if !ids.contains(&c.claim) {
+                ids.push(c.claim);
+            }
+        }
+    }
+    ids
+}
+
+/// Results of one claim across runs.
+pub fn results_of<'a>(runs: &'a [ScenarioRun], id: &str) -> Vec<(&'a ScenarioRun, &'a ClaimResult)> {
+    runs.iter().flat_map(|r| r.results.iter().filter(|c| c.claim == id).map(move |c| (r, c))).collect()
+}
+
+/// Writes every report file under `out` and returns their paths.
+///
+/// # Errors
+/// [`Error::Io`] when a file cannot be written.
+pub fn write_all(out: &Path, runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for id in claim_ids(runs) {
+        let rows = results_of(runs, id);
+        let (_, first) = rows[0];
+        let report = ClaimReport {
+            meta,
+            claim: id,
+            title: first.title,
+            source: first.source,
+            reading: &first.reading,
+            metric: first.metric,
+            scenarios: rows
+                .iter()
+                .map(|(run, c)| ClaimScenarioEntry {
+                    scenario: &run.scenario,
+                    description: &run.description,
+                    scenario_hash: &run.scenario_hash,
+                    seed: run.seed,
+                    replicates: run.replicates,
+                    rounds: run.rounds,
+                    confidence: run.confidence,
+                    reproduce: reproduce_command(id, &run.scenario),
+                    layout: run.layout,
+                    constants: &run.constants,
+                    empirical_b2: run.empirical_b2,
+                    params: run.params,
+                    expected: c.expected,
+                    expected_empirical: c.expected_empirical,
+                    matches_expected: c.matches_expected(),
+                    evaluation: &c.evaluation,
+                    empirical: c.empirical.as_ref(),
+                })
+                .collect(),
+        };
+        let path = out.join("claims").join(format!("{id}.json"));
+        write_atomic(&path, to_json(&report)?.as_bytes())?;
+        written.push(path);
+        if plots {
+            let path = out.join("figures").join(format!("{id}.png"));
+            let png = plot_claim(id, first.title, &rows)?;
+            write_atomic(&path, &png)?;
+            written.push(path);
+        }
+    }
+    let path = out.join("SUMMARY.md");
+    write_atomic(&path, summary_markdown(runs, meta).as_bytes())?;
+    written.push(path);
+    let path = out.join("summary.csv");
+    write_atomic(&path, summary_csv(runs).as_bytes())?;
+    written.push(path);
+    Ok(written)
+}
+
+fn opt_num(x: Option<f64>) -> String {
+    x.map(fmt_num).unwrap_or_else(|| "-".into())
+}
+
+/// One line describing an evaluation: verdict, slack and deciding checkpoint, or failed checks.
+pub fn describe(e: &Evaluation) -> String {
+    match e.verdict {
+        VerdictKind::NotApplicable => e.failed.join("; "),
+        _ => match &e.decisive {
+            Some(p) => format!(
+                "T'={}: estimate {} [{}, {}] vs bound {}",
+                p.rounds,
+                fmt_num(p.estimate.mean),
+                fmt_num(p.estimate.lower),
+                fmt_num(p.estimate.upper),
+                opt_num(p.bound)
+            ),
+            None => String::new(),
+        },
+    }
+}
+
+/// The Markdown summary table.
+pub fn summary_markdown(runs: &[ScenarioRun], meta: &ReportMeta) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# fedbounds verdicts\n");
+    let _ = writeln!(s, "fedbounds {} — reproduce with `{}`\n", meta.crate_version, meta.command);
+    let _ = writeln!(
+        s,
+        "Verdicts compare the bound with a {}-level confidence interval of the expected metric \
+         (Monte Carlo) or with its exact value (deterministic runs). Slack = bound / estimate, the \
+         smallest over all checkpoints compared. `empirical` rows replace an infinite BGD constant \
+         b^2 by its supremum over the visited iterates: they are not verdicts on the claim as stated.\n",
+        runs.first().map(|r| r.confidence).unwrap_or(0.99)
+    );
+    let _ = writeln!(s, "| claim | reading | scenario | estimator | verdict | expected | slack | detail |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for id in claim_ids(runs) {
+        for (run, c) in results_of(runs, id) {
+            let est = serde_json::to_value(c.evaluation.estimator).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+            let mark = if c.matches_expected() { "" } else { " **MISMATCH**" };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {}{} | {} | {} | {} |",
+                id,
+                c.reading.name,
+                run.scenario,
+                est,
+                c.evaluation.verdict,
+                mark,
+                c.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+                opt_num(c.evaluation.slack),
+                describe(&c.evaluation).replace('|', "\\|"),
+            );
+            if let Some(emp) = &c.empirical {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} (empirical b^2 = {}) | {} | {} | {} | {} | {} | {} |",
+                    id,
+                    c.reading.name,
+                    fmt_num(run.empirical_b2),
+                    run.scenario,
+                    est,
+                    emp.verdict,
+                    c.expected_empirical.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+                    opt_num(emp.slack),
+                    describe(emp).replace('|', "\\|"),
+                );
+            }
+        }
+    }
+    let _ = writeln!(s, "\n## Scenarios\n");
+    let _ = writeln!(s, "| scenario | hash | seed | replicates | T | n | m | K | du | dv | L | F0 | b^2 | sigma_u^2 | sigma_v^2 | gamma | eta_u | eta_v |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in runs {
+        let p = &r.params;
+        let b2 = r.constants.bgd.finite().map(fmt_num).unwrap_or_else(|| "inf".into());
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.scenario,
+            r.scenario_hash,
+            r.seed,
+            r.replicates,
+            r.rounds,
+            r.layout.n,
+            p.m,
+            p.k,
+            r.layout.du,
+            r.layout.dv,
+            fmt_num(r.constants.l),
+            fmt_num(r.constants.f0),
+            b2,
+            fmt_num(r.constants.sigma_u2),
+            fmt_num(r.constants.sigma_v2),
+            fmt_num(p.gamma()),
+            fmt_num(p.eta_u),
+            fmt_num(p.eta_v),
+        );
+    }
+    s
+}
+
+/// The summary as CSV (one row per claim, scenario and reading).
+pub fn summary_csv(runs: &[ScenarioRun]) -> String {
+    let mut s = String::from("claim,reading,scenario,b2_source,verdict,expected,slack,checkpoint,estimate,lower,upper,bound\n");
+    let row = |s: &mut String, id: &str, reading: &str, scen: &str, src: &str, e: &Evaluation, exp: Option<VerdictKind>| {
+        let p = e.decisive.as_ref();
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            id,
+            reading,
+            scen,
+            src,
+            e.verdict,
+            exp.map(|v| v.to_string()).unwrap_or_default(),
+            e.slack.map(|x| x.to_string()).unwrap_or_default(),
+            p.map(|p| p.rounds.to_string()).unwrap_or_default(),
+            p.map(|p| p.estimate.mean.to_string()).unwrap_or_default(),
+            p.map(|p| p.estimate.lower.to_string()).unwrap_or_default(),
+            p.map(|p| p.estimate.upper.to_string()).unwrap_or_default(),
+            p.and_then(|p| p.bound).map(|b| b.to_string()).unwrap_or_default(),
+        );
+    };
+    for id in claim_ids(runs) {
+        for (run, c) in results_of(runs, id) {
+            row(&mut s, id, c.reading.name, &run.scenario, "exact", &c.evaluation, c.expected);
+            if let Some(emp) = &c.empirical {
+                row(&mut s, id, c.reading.name, &run.scenario, "empirical", emp, c.expected_empirical);
+            }
+        }
+    }
+    s
+}

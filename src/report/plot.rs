@@ -1,0 +1,172 @@
+//! PNG figures: per claim, one panel per scenario with the observed running average (and its
+//! confidence band) against the bound over rounds, both axes logarithmic.
+//!
+//! Text is drawn with the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence), registered
+//! once, so figures need no system fonts and render identically everywhere.
+
+use std::sync::Once;
+
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+
+use crate::check::{ClaimResult, ScenarioRun};
+use crate::claims::fmt_num;
+use crate::error::{Error, Result};
+use crate::verdict::{Evaluation, VerdictKind};
+
+static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+fn ensure_font() {
+    REGISTER.call_once(|| {
+        // The bundled font is a valid TTF; a failure here would show as missing text, not a panic.
+        let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+const PANEL_W: u32 = 640;
+const PANEL_H: u32 = 420;
+
+fn draw_err<E: std::fmt::Debug>(e: E) -> Error {
+    Error::Numerical(format!("cannot draw figure: {e:?}"))
+}
+
+/// Renders the claim's figure and returns PNG bytes.
+///
+/// # Errors
+/// [`Error::Numerical`] if drawing fails.
+pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) -> Result<Vec<u8>> {
+    ensure_font();
+    let panels: Vec<(&ScenarioRun, &ClaimResult, &Evaluation, bool)> = rows
+        .iter()
+        .flat_map(|(run, c)| {
+            let mut v = Vec::new();
+            if c.evaluation.verdict != VerdictKind::NotApplicable {
+                v.push((*run, *c, &c.evaluation, false));
+            }
+            if let Some(e) = &c.empirical {
+                if e.verdict != VerdictKind::NotApplicable {
+                    v.push((*run, *c, e, true));
+                }
+            }
+            v
+        })
+        .collect();
+    let cols = panels.len().clamp(1, 3) as u32;
+    let nrows = (panels.len().max(1) as u32).div_ceil(cols);
+    let (w, h) = (PANEL_W * cols, PANEL_H * nrows + 60);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (header, body) = root.split_vertically(60);
+        header
+            .draw(&Text::new(format!("{id}: {title}"), (12, 10), ("sans-serif", 22).into_font()))
+            .map_err(draw_err)?;
+        header
+            .draw(&Text::new(
+                "observed running average (mean, with confidence band) vs the claim's bound; log-log axes",
+                (12, 36),
+                ("sans-serif", 15).into_font().color(&RGBColor(90, 90, 90)),
+            ))
+            .map_err(draw_err)?;
+        if panels.is_empty() {
+            let reasons: Vec<String> = rows.iter().map(|(r, c)| format!("{}: {}", r.scenario, c.evaluation.failed.join("; "))).collect();
+            body.draw(&Text::new("not applicable on any scenario of this run:", (12, 20), ("sans-serif", 16).into_font()))
+                .map_err(draw_err)?;
+            for (i, line) in reasons.iter().enumerate().take(14) {
+                let line: String = line.chars().take(110).collect();
+                body.draw(&Text::new(line, (12, 50 + 24 * i as i32), ("sans-serif", 13).into_font())).map_err(draw_err)?;
+            }
+        } else {
+            let areas = body.split_evenly((nrows as usize, cols as usize));
+            for (area, (run, _c, e, empirical)) in areas.iter().zip(&panels) {
+                draw_panel(area, run, e, *empirical)?;
+            }
+        }
+        root.present().map_err(draw_err)?;
+    }
+    encode_png(&buf, w, h)
+}
+
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, run: &ScenarioRun, e: &Evaluation, empirical: bool) -> Result<()> {
+    let s = &e.series;
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    let mut ys: Vec<f64> = s.iter().flat_map(|p| [p.estimate.mean, p.estimate.upper]).filter(|x| positive(*x)).collect();
+    ys.extend(s.iter().filter_map(|p| p.bound).filter(|x| positive(*x)));
+    let (mut lo, mut hi) = ys.iter().fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(*y), b.max(*y)));
+    if !lo.is_finite() || hi <= 0.0 {
+        lo = 1e-12;
+        hi = 1.0;
+    }
+    let (lo, hi) = (lo / 2.0, hi * 2.0);
+    let t_max = s.last().map(|p| p.rounds).unwrap_or(1).max(2) as f64;
+    let verdict = match e.verdict {
+        VerdictKind::Holds => format!("holds, slack {}", e.slack.map(fmt_num).unwrap_or_default()),
+        v => v.to_string(),
+    };
+    let caption = format!("{}{}: {}", run.scenario, if empirical { " (empirical b^2)" } else { "" }, verdict);
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .caption(caption, ("sans-serif", 16))
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d((1f64..t_max).log_scale(), (lo..hi).log_scale())
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("rounds T")
+        .y_desc("running average of the metric")
+        .x_label_formatter(&|x| fmt_num(*x))
+        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(draw_err)?;
+    let clamp = |y: f64| y.max(lo);
+    let band: Vec<(f64, f64)> = s
+        .iter()
+        .map(|p| (p.rounds as f64, clamp(p.estimate.upper)))
+        .chain(s.iter().rev().map(|p| (p.rounds as f64, clamp(p.estimate.lower))))
+        .collect();
+    chart.draw_series(std::iter::once(Polygon::new(band, RGBColor(31, 119, 180).mix(0.2).filled()))).map_err(draw_err)?;
+    chart
+        .draw_series(LineSeries::new(s.iter().map(|p| (p.rounds as f64, clamp(p.estimate.mean))), RGBColor(31, 119, 180).stroke_width(2)))
+        .map_err(draw_err)?
+        .label("observed (mean)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RGBColor(31, 119, 180).stroke_width(2)));
+    let bound_pts: Vec<(f64, f64)> = s.iter().filter_map(|p| p.bound.map(|b| (p.rounds as f64, clamp(b)))).collect();
+    let red = RGBColor(214, 39, 40);
+    if bound_pts.len() > 1 {
+        chart
+            .draw_series(LineSeries::new(bound_pts, red.stroke_width(2)))
+            .map_err(draw_err)?
+            .label("bound")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red.stroke_width(2)));
+    } else if let Some(&(x, y)) = bound_pts.first() {
+        chart
+            .draw_series(std::iter::once(Circle::new((x, y), 6, red.filled())))
+            .map_err(draw_err)?
+            .label("bound at T (gamma depends on T)")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 5, red.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().map_err(draw_err)?;
+    writer.write_image_data(rgb).map_err(draw_err)?;
+    writer.finish().map_err(draw_err)?;
+    Ok(out)
+}

@@ -1,0 +1,93 @@
+//! The `run` command's JSON: constants, parameters, per-round metrics and verdicts of one scenario.
+
+use serde::Serialize;
+
+use crate::card::Scenario;
+use crate::check::{self, CheckOptions};
+use crate::error::Result;
+use crate::estimate::{student_t_interval, Estimator, Interval};
+
+#[derive(Serialize)]
+struct RoundRow {
+    t: usize,
+    g_u: Interval,
+    g_v: Interval,
+    hat_g_v: Interval,
+    f_gap: Interval,
+    dissimilarity: Interval,
+}
+
+#[derive(Serialize)]
+struct RunReport<'a> {
+    meta: super::ReportMeta,
+    scenario: &'a str,
+    scenario_hash: String,
+    seed: u64,
+    replicates: usize,
+    estimator: Estimator,
+    constants: &'a crate::problem::ProblemConstants,
+    params: crate::algorithm::FedAvgPParams,
+    rounds: Vec<RoundRow>,
+    verdicts: Vec<serde_json::Value>,
+}
+
+/// Runs `scenario` and returns the `run` command's JSON.
+///
+/// # Errors
+/// Any error of preparing the scenario.
+pub fn run_report(scenario: &Scenario, threads: Option<usize>) -> Result<String> {
+    let prepared = check::prepare(scenario)?;
+    let opts = CheckOptions { threads, bound_scale: None };
+    let runs = check::simulate_scenario(scenario, &prepared.instance, &prepared.params, &opts)?;
+    let (m, n) = (prepared.params.m as f64, prepared.params.n as f64);
+    let f_star = prepared.constants.f_star;
+    let stat = |t: usize, f: &dyn Fn(&crate::problem::GradientSummary) -> f64| {
+        let xs: Vec<f64> = runs.trajectories.iter().map(|tr| f(&tr.summaries[t])).collect();
+        student_t_interval(&xs, scenario.confidence)
+    };
+    let rounds = (0..scenario.rounds)
+        .map(|t| RoundRow {
+            t,
+            g_u: stat(t, &|g| g.g_u),
+            g_v: stat(t, &|g| g.g_v),
+            hat_g_v: stat(t, &|g| m / n * g.g_v),
+            f_gap: stat(t, &|g| g.objective - f_star),
+            dissimilarity: stat(t, &|g| g.dissimilarity),
+        })
+        .collect();
+    let run = check::evaluate_runs(
+        scenario,
+        check::Prepared { instance: prepared.instance.clone(), constants: prepared.constants.clone(), params: prepared.params },
+        &runs,
+        &crate::claims::all_claims(),
+        &opts,
+    );
+    let verdicts = run
+        .results
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "claim": c.claim,
+                "reading": c.reading.name,
+                "verdict": c.evaluation.verdict,
+                "slack": c.evaluation.slack,
+                "failed": c.evaluation.failed,
+                "decisive": c.evaluation.decisive,
+                "empirical_verdict": c.empirical.as_ref().map(|e| e.verdict),
+            })
+        })
+        .collect();
+    let report = RunReport {
+        meta: super::ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", scenario.name)),
+        scenario: &scenario.name,
+        scenario_hash: scenario.hash(),
+        seed: scenario.seed,
+        replicates: runs.trajectories.len(),
+        estimator: runs.estimator,
+        constants: &prepared.constants,
+        params: prepared.params,
+        rounds,
+        verdicts,
+    };
+    super::to_json(&report)
+}

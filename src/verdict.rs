@@ -1,0 +1,204 @@
+//! Verdicts: a claim's bound compared with the estimated metric, checkpoint by checkpoint.
+
+use serde::Serialize;
+
+use crate::claims::{Claim, ClaimInputs, ConditionCheck};
+use crate::estimate::{running_average, student_t_interval, Estimator, Interval};
+use crate::prec;
+
+/// The four verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictKind {
+    /// The upper confidence limit is below the bound at every checkpoint.
+    Holds,
+    /// The lower confidence limit exceeds the bound at some checkpoint.
+    Violated,
+    /// Neither: the interval straddles the bound somewhere.
+    Inconclusive,
+    /// An assumption, scope restriction or step-size condition fails.
+    NotApplicable,
+}
+
+impl std::fmt::Display for VerdictKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            VerdictKind::Holds => "holds",
+            VerdictKind::Violated => "violated",
+            VerdictKind::Inconclusive => "inconclusive",
+            VerdictKind::NotApplicable => "not-applicable",
+        })
+    }
+}
+
+/// The bound and the estimated running average after `rounds` rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Checkpoint {
+    /// `T'`.
+    pub rounds: usize,
+    /// Confidence interval of `E (1/T') sum_{t<T'} metric_t`.
+    pub estimate: Interval,
+    /// The claim's bound at `T'`, or `None` where the claim says nothing at `T'`.
+    pub bound: Option<f64>,
+}
+
+/// The outcome of one claim on one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluation {
+    /// The verdict.
+    pub verdict: VerdictKind,
+    /// `min bound / estimate` over checkpoints (> 1 means room to spare); `None` when not applicable.
+    pub slack: Option<f64>,
+    /// The checkpoint that decided the verdict: the smallest slack when it holds, the largest
+    /// excess when violated, the first straddling one when inconclusive.
+    pub decisive: Option<Checkpoint>,
+    /// Every check at the horizon `T`.
+    pub checks: Vec<ConditionCheck>,
+    /// The binding checks that fail (why the claim is not applicable).
+    pub failed: Vec<String>,
+    /// Implicit conditions that fail (reported, not binding).
+    pub notes: Vec<String>,
+    /// The estimator.
+    pub estimator: Estimator,
+    /// Checkpoints kept for reports and figures (a log-spaced subset of all that were compared).
+    pub series: Vec<Checkpoint>,
+}
+
+/// Compares one estimate with one bound.
+///
+/// Exact estimates (zero-width intervals) are holds when within [`prec::RELATIVE_TIE`] of the
+/// bound or below it, violated above.
+pub fn decide(estimate: &Interval, bound: f64) -> VerdictKind {
+    if bound.is_nan() {
+        return VerdictKind::Inconclusive;
+    }
+    let tie = prec::approx_eq(estimate.upper, bound, prec::RELATIVE_TIE);
+    if estimate.upper < bound || (tie && estimate.lower == estimate.upper) {
+        VerdictKind::Holds
+    } else if estimate.lower > bound {
+        VerdictKind::Violated
+    } else {
+        VerdictKind::Inconclusive
+    }
+}
+
+/// Indices `T'` (1-based) kept for reports: all up to 30, then about 120 log-spaced, and `T`.
+pub fn report_checkpoints(rounds: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (1..=rounds.min(30)).collect();
+    if rounds > 30 {
+        let steps = 120;
+        let (a, b) = ((30f64).ln(), (rounds as f64).ln());
+        for s in 1..=steps {
+            let t = (a + (b - a) * s as f64 / steps as f64).exp().round() as usize;
+            if t > *v.last().unwrap_or(&0) && t <= rounds {
+                v.push(t);
+            }
+        }
+        if *v.last().unwrap_or(&0) != rounds {
+            v.push(rounds);
+        }
+    }
+    v
+}
+
+/// Evaluates `claim` given each replicate's per-round metric values (`metric[r][t]`, `t < T`).
+///
+/// `bound_scale` multiplies the bound (1 for the claim as printed; below 1 only in negative
+/// controls, which must then come out violated).
+pub fn evaluate(
+    claim: &dyn Claim,
+    inputs: &ClaimInputs,
+    metric: &[Vec<f64>],
+    estimator: Estimator,
+    confidence: f64,
+    bound_scale: f64,
+) -> Evaluation {
+    let checks = claim.checks(inputs);
+    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
+    let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
+    let rounds = inputs.t;
+    let averages: Vec<Vec<f64>> = metric.iter().map(|m| running_average(&m[..rounds])).collect();
+    let interval_at = |tp: usize| {
+        let samples: Vec<f64> = averages.iter().map(|a| a[tp - 1]).collect();
+        student_t_interval(&samples, confidence)
+    };
+    let applicable_at = |tp: usize| -> Option<f64> {
+        let x = inputs.at_horizon(tp);
+        if tp == rounds || (claim.every_prefix() && claim.checks(&x).iter().all(|c| c.holds || !c.is_binding())) {
+            Some(claim.bound(&x) * bound_scale)
+        } else {
+            None
+        }
+    };
+    let series: Vec<Checkpoint> = report_checkpoints(rounds)
+        .into_iter()
+        .map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: if failed.is_empty() { applicable_at(tp) } else { None } })
+        .collect();
+    if !failed.is_empty() {
+        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series };
+    }
+    let compared: Vec<usize> = if claim.every_prefix() { (1..=rounds).collect() } else { vec![rounds] };
+    let mut min_slack = f64::INFINITY;
+    let mut holds_point = None;
+    let mut worst_violation: Option<(f64, Checkpoint)> = None;
+    let mut first_straddle = None;
+    for tp in compared {
+        let Some(bound) = applicable_at(tp) else { continue };
+        let estimate = interval_at(tp);
+        let point = Checkpoint { rounds: tp, estimate, bound: Some(bound) };
+        match decide(&estimate, bound) {
+            VerdictKind::Violated => {
+                let excess = estimate.lower / bound;
+                if worst_violation.as_ref().map_or(true, |(e, _)| excess > *e) {
+                    worst_violation = Some((excess, point));
+                }
+            }
+            VerdictKind::Inconclusive => {
+                if first_straddle.is_none() {
+                    first_straddle = Some(point);
+                }
+            }
+            _ => {}
+        }
+        let slack = bound / estimate.mean;
+        if slack < min_slack {
+            min_slack = slack;
+            holds_point = Some(point);
+        }
+    }
+    let (verdict, decisive) = if let Some((_, p)) = worst_violation {
+        (VerdictKind::Violated, Some(p))
+    } else if let Some(p) = first_straddle {
+        (VerdictKind::Inconclusive, Some(p))
+    } else {
+        (VerdictKind::Holds, holds_point)
+    };
+    Evaluation { verdict, slack: Some(min_slack), decisive, checks, failed, notes, estimator, series }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(lower: f64, upper: f64) -> Interval {
+        Interval { mean: 0.5 * (lower + upper), lower, upper }
+    }
+
+    #[test]
+    fn decide_covers_all_three_outcomes() {
+        assert_eq!(decide(&iv(1.0, 2.0), 3.0), VerdictKind::Holds);
+        assert_eq!(decide(&iv(1.0, 2.0), 0.5), VerdictKind::Violated);
+        assert_eq!(decide(&iv(1.0, 2.0), 1.5), VerdictKind::Inconclusive);
+        assert_eq!(decide(&iv(2.0, 2.0), 2.0), VerdictKind::Holds, "exact tie holds");
+        assert_eq!(decide(&iv(2.0, 2.0), 1.999), VerdictKind::Violated);
+    }
+
+    #[test]
+    fn report_checkpoints_are_increasing_and_end_at_t() {
+        for t in [1, 5, 30, 31, 400, 1000] {
+            let v = report_checkpoints(t);
+            assert_eq!(*v.last().unwrap(), t);
+            assert!(v.windows(2).all(|w| w[0] < w[1]));
+        }
+    }
+}
