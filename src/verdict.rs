@@ -130,13 +130,12 @@ pub fn evaluate(
             None
         }
     };
-    let series: Vec<Checkpoint> = report_checkpoints(rounds)
-        .into_iter()
-        .map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: if failed.is_empty() { applicable_at(tp) } else { None } })
-        .collect();
     if !failed.is_empty() {
+        let series = Vec::new();
         return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series };
     }
+    let series: Vec<Checkpoint> =
+        report_checkpoints(rounds).into_iter().map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: applicable_at(tp) }).collect();
     let compared: Vec<usize> = if claim.every_prefix() { (1..=rounds).collect() } else { vec![rounds] };
     let mut min_slack = f64::INFINITY;
     let mut holds_point = None;

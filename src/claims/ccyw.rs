@@ -179,19 +179,23 @@ impl CcywClaim {
                 out.push(step("gamma <= 1/(32 L K)", x.gamma(), Relation::AtMost, 1.0 / (32.0 * x.l * x.k as f64)));
             }
             _ => {
-                if x.du > 0 {
+                // Both conditions involve b^2; with b^2 infinite they cannot be evaluated, and the
+                // failed A2.3 above already makes the claim not applicable.
+                if x.du > 0 && x.b2.is_some() {
                     let need = sqrt(m).max(sqrt(b2 * x.t as f64 / (x.l * x.f0)));
                     out.push(step("eta_u >= max(sqrt(m), sqrt(b^2 T/(L F0)))", x.eta_u, Relation::AtLeast, need));
                 }
                 if x.dv > 0 {
                     out.push(step("eta_v >= sqrt(n/m)", x.eta_v, Relation::AtLeast, sqrt(n / m)));
                 }
-                out.push(step(
-                    "gamma = (32 L K + sqrt((3 L K T/F0) X))^-1",
-                    x.gamma(),
-                    Relation::Equal,
-                    corollary_3_8_gamma(x, b2),
-                ));
+                if x.b2.is_some() {
+                    out.push(step(
+                        "gamma = (32 L K + sqrt((3 L K T/F0) X))^-1",
+                        x.gamma(),
+                        Relation::Equal,
+                        corollary_3_8_gamma(x, b2),
+                    ));
+                }
             }
         }
     }

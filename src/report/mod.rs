@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::check::{ClaimResult, ScenarioRun};
-use crate::claims::fmt_num;
+use crate::claims::{fmt_num, ConditionCheck, ConditionKind};
 use crate::error::{Error, Result};
 use crate::verdict::{Evaluation, VerdictKind};
 
@@ -177,7 +177,15 @@ fn opt_num(x: Option<f64>) -> String {
 /// One line describing an evaluation: verdict, slack and deciding checkpoint, or failed checks.
 pub fn describe(e: &Evaluation) -> String {
     match e.verdict {
-        VerdictKind::NotApplicable => e.failed.join("; "),
+        VerdictKind::NotApplicable => {
+            // Outside the claim's setting (e.g. m < n for a full-participation claim): say only that.
+            let scope: Vec<&ConditionCheck> = e.checks.iter().filter(|c| c.kind == ConditionKind::Scope && !c.holds).collect();
+            if scope.is_empty() {
+                e.failed.join("; ")
+            } else {
+                format!("outside the claim's setting: {}", scope.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "))
+            }
+        }
         _ => match &e.decisive {
             Some(p) => format!(
                 "T'={}: estimate {} [{}, {}] vs bound {}",
