@@ -1,0 +1,194 @@
+//! The embedded card's default scenarios: every verdict reproduced, negative controls that show
+//! each check can fail, and byte-identical reports whatever the thread count.
+
+use fedbounds::card::{fedavg_p_card, Card};
+use fedbounds::check::{run_scenario, CheckOptions, ScenarioRun};
+use fedbounds::claims;
+use fedbounds::report::{write_all, ReportMeta};
+use fedbounds::verdict::VerdictKind;
+
+fn card() -> Card {
+    fedavg_p_card().expect("embedded card parses")
+}
+
+fn run_all(opts: &CheckOptions) -> Vec<ScenarioRun> {
+    card().scenarios.iter().map(|s| run_scenario(s, &claims::all_claims(), opts).expect("scenario runs")).collect()
+}
+
+fn run_named(name: &str, opts: &CheckOptions) -> ScenarioRun {
+    let card = card();
+    let s = card.scenarios.iter().find(|s| s.name == name).expect("scenario exists");
+    run_scenario(s, &claims::all_claims(), opts).expect("scenario runs")
+}
+
+#[test]
+fn card_and_registry_name_the_same_claims() {
+    let card = card();
+    let mut in_card: Vec<&str> = card.claims.iter().map(|c| c.id.as_str()).collect();
+    let mut in_code = claims::all_ids();
+    in_card.sort_unstable();
+    in_code.sort_unstable();
+    assert_eq!(in_card, in_code);
+}
+
+#[test]
+fn every_default_scenario_reproduces_its_expected_verdicts() {
+    let runs = run_all(&CheckOptions::default());
+    let mismatches: Vec<String> = runs
+        .iter()
+        .flat_map(|r| {
+            r.results.iter().filter(|c| !c.matches_expected()).map(move |c| {
+                format!("{} on {}: got {} (empirical {:?}), expected {:?}", c.claim, r.scenario, c.evaluation.verdict, c.empirical.as_ref().map(|e| e.verdict), c.expected)
+            })
+        })
+        .collect();
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    let expectations: usize = card().scenarios.iter().map(|s| s.expected.len() + s.expected_empirical.len()).sum();
+    assert!(expectations >= 25, "the card must pin down the verdicts it claims to check");
+}
+
+#[test]
+fn default_scenarios_cover_the_required_settings() {
+    let card = card();
+    let runs = run_all(&CheckOptions::default());
+    let has = |f: &dyn Fn(&ScenarioRun) -> bool| runs.iter().any(f);
+    assert!(has(&|r| r.params.m < r.layout.n));
+    assert!(has(&|r| r.params.m == r.layout.n));
+    for k in [1, 5, 25] {
+        assert!(has(&|r| r.params.k == k), "K = {k}");
+    }
+    assert!(has(&|r| r.constants.sigma_u2 == 0.0 && r.constants.sigma_v2 == 0.0));
+    assert!(has(&|r| r.constants.sigma_u2 > 0.0));
+    assert!(has(&|r| r.constants.bgd.finite().is_some()));
+    assert!(has(&|r| r.constants.bgd.finite().is_none()));
+    assert!(has(&|r| r.layout.n == 10 && r.params.m == 9 && r.params.k == 25), "paper defaults");
+    assert!(card.scenarios.len() == runs.len());
+}
+
+/// Negative control for every claim that holds: shrinking the bound to half the lower
+/// confidence limit at the deciding checkpoint must turn the verdict into "violated".
+#[test]
+fn shrunk_bounds_are_reported_violated() {
+    let base = run_all(&CheckOptions::default());
+    let mut controlled = 0;
+    for run in &base {
+        let ratios: Vec<f64> = run
+            .results
+            .iter()
+            .flat_map(|c| std::iter::once(&c.evaluation).chain(c.empirical.as_ref()))
+            .filter(|e| e.verdict == VerdictKind::Holds)
+            .filter_map(|e| e.decisive.map(|p| p.estimate.lower / p.bound.expect("holds has a bound")))
+            .collect();
+        if ratios.is_empty() {
+            continue;
+        }
+        let scale = 0.5 * ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(scale > 0.0, "{}: observed lower limit must be positive", run.scenario);
+        let shrunk = run_named(&run.scenario, &CheckOptions { bound_scale: Some(scale), ..Default::default() });
+        for (before, after) in run.results.iter().zip(&shrunk.results) {
+            let pairs = std::iter::once((&before.evaluation, &after.evaluation)).chain(before.empirical.iter().zip(after.empirical.iter()));
+            for (b, a) in pairs {
+                if b.verdict == VerdictKind::Holds {
+                    assert_eq!(a.verdict, VerdictKind::Violated, "{} on {} with bound x {scale}", before.claim, run.scenario);
+                    let p = a.decisive.expect("violation names its checkpoint");
+                    assert!(p.estimate.lower > p.bound.unwrap());
+                    controlled += 1;
+                }
+            }
+        }
+    }
+    assert!(controlled >= 15, "only {controlled} holds verdicts were controlled");
+}
+
+#[test]
+fn a_step_past_its_condition_is_not_applicable_and_names_the_condition() {
+    let run = run_named("past-step-condition", &CheckOptions::default());
+    let t37 = run.results.iter().find(|c| c.claim == "CCYW-T3.7").unwrap();
+    assert_eq!(t37.evaluation.verdict, VerdictKind::NotApplicable);
+    assert_eq!(t37.evaluation.failed.len(), 1, "{:?}", t37.evaluation.failed);
+    let msg = &t37.evaluation.failed[0];
+    assert!(msg.starts_with("gamma <= 1/(32 L K): given 0.0025 > required 0.00125"), "{msg}");
+
+    let fedsim = run_named("fedsim-partial", &CheckOptions::default());
+    let t37 = fedsim.results.iter().find(|c| c.claim == "CCYW-T3.7").unwrap();
+    let failed = t37.evaluation.failed.join("; ");
+    assert!(failed.contains("eta_u >= sqrt(m): given 1 < required 2.236068"), "{failed}");
+    assert!(failed.contains("eta_v >= sqrt(n/m): given 1 < required 1.414214"), "{failed}");
+}
+
+#[test]
+fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
+    let run = run_named("coupled-partial-k25", &CheckOptions::default());
+    assert!(run.constants.bgd.finite().is_none());
+    let t37 = run.results.iter().find(|c| c.claim == "CCYW-T3.7").unwrap();
+    assert_eq!(t37.evaluation.verdict, VerdictKind::NotApplicable);
+    assert!(t37.evaluation.failed[0].contains("b^2 is infinite because the u-blocks A_i differ"), "{:?}", t37.evaluation.failed);
+    let emp = t37.empirical.as_ref().expect("empirical verdict reported");
+    assert_ne!(emp.verdict, VerdictKind::NotApplicable);
+    assert!(run.empirical_b2 > 0.0 && run.empirical_b2.is_finite());
+    // Theorem 3.11 does not need BGD and so carries no empirical evaluation.
+    let full = run_named("coupled-full-k5", &CheckOptions::default());
+    let t311 = full.results.iter().find(|c| c.claim == "CCYW-T3.11").unwrap();
+    assert_eq!(t311.evaluation.verdict, VerdictKind::Holds);
+    assert!(t311.empirical.is_none());
+}
+
+fn report_bytes(runs: &[ScenarioRun]) -> Vec<(String, Vec<u8>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_all(dir.path(), runs, &ReportMeta::new("test"), true).unwrap();
+    let mut out: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn reports_are_byte_identical_across_runs_and_thread_counts() {
+    let names = ["paper-default", "noiseless-partial-k1", "coupled-full-k5"];
+    let at = |threads| -> Vec<ScenarioRun> { names.iter().map(|n| run_named(n, &CheckOptions { threads: Some(threads), ..Default::default() })).collect() };
+    let one = report_bytes(&at(1));
+    let again = report_bytes(&at(1));
+    let two = report_bytes(&at(2));
+    let three = report_bytes(&at(3));
+    assert!(one.len() >= 10);
+    assert_eq!(one, again, "same seed, same bytes");
+    assert_eq!(one, two, "1 vs 2 threads");
+    assert_eq!(one, three, "1 vs 3 threads");
+}
+
+#[test]
+fn a_different_seed_changes_the_monte_carlo_estimate() {
+    let mut card = card();
+    let s = card.scenarios.iter_mut().find(|s| s.name == "paper-default").unwrap();
+    let a = run_scenario(s, &claims::all_claims(), &CheckOptions::default()).unwrap();
+    s.seed += 1;
+    let b = run_scenario(s, &claims::all_claims(), &CheckOptions::default()).unwrap();
+    let est = |r: &ScenarioRun| r.results[0].evaluation.decisive.unwrap().estimate.mean;
+    assert_ne!(est(&a), est(&b), "the seed must reach the random streams");
+}
+
+/// Snapshot: the committed `reports/` are exactly what the main command produces now. Regenerate
+/// them with `cargo run --release -- check` after an intended change.
+#[test]
+fn committed_reports_match_a_fresh_run() {
+    let runs = run_all(&CheckOptions::default());
+    let fresh = report_bytes_with(&runs, "cargo run --release -- check");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let mut stale = Vec::new();
+    for (rel, bytes) in &fresh {
+        match std::fs::read(root.join(rel)) {
+            Ok(committed) if &committed == bytes => {}
+            Ok(_) => stale.push(format!("{rel} differs")),
+            Err(_) => stale.push(format!("{rel} missing")),
+        }
+    }
+    assert!(stale.is_empty(), "reports/ is stale; rerun `cargo run --release -- check`: {stale:#?}");
+}
+
+fn report_bytes_with(runs: &[ScenarioRun], command: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_all(dir.path(), runs, &ReportMeta::new(command), true).unwrap();
+    files.iter().map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap())).collect()
+}
