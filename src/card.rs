@@ -176,6 +176,9 @@ pub struct Scenario {
     /// Confidence level of the intervals.
     #[serde(default = "default_confidence")]
     pub confidence: f64,
+    /// Estimator: `exact` (moment propagation, the default) or `monte-carlo`.
+    #[serde(default)]
+    pub estimator: EstimatorChoice,
     /// The instance.
     pub instance: InstanceSource,
     /// The algorithm's parameters.
@@ -186,6 +189,17 @@ pub struct Scenario {
     /// Expected verdict of the empirical-b^2 evaluation (claims whose BGD fails) per claim id.
     #[serde(default)]
     pub expected_empirical: BTreeMap<String, VerdictKind>,
+}
+
+/// Which estimator a scenario asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EstimatorChoice {
+    /// Exact expectations (no sampling error); applies to every algorithm here on quadratics.
+    #[default]
+    Exact,
+    /// Seeded Monte Carlo replicates with a Student-t interval.
+    MonteCarlo,
 }
 
 fn default_confidence() -> f64 {

@@ -3,11 +3,11 @@
 use serde::Serialize;
 
 use crate::algorithm::{FedAvgP, FedAvgPConfig, FedAvgPParams};
-use crate::card::{Scenario, StepSpec};
+use crate::card::{EstimatorChoice, Scenario, StepSpec};
 use crate::claims::{Claim, ClaimInputs, GammaRule, Reading};
 use crate::error::{Error, Result};
-use crate::estimate::{simulate, Estimator, Trajectory};
-use crate::problem::{ProblemConstants, QuadraticInstance};
+use crate::estimate::{exact_series, simulate, Estimator, InclusionMoments, Trajectory};
+use crate::problem::{GradientSummary, ProblemConstants, QuadraticInstance};
 use crate::verdict::{evaluate, Evaluation, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
@@ -17,6 +17,8 @@ pub struct CheckOptions {
     pub threads: Option<usize>,
     /// Multiplies every bound (1 normally; below 1 only for negative controls).
     pub bound_scale: Option<f64>,
+    /// Overrides every scenario's estimator.
+    pub estimator: Option<EstimatorChoice>,
 }
 
 /// A claim's outcome on one scenario.
@@ -82,8 +84,11 @@ pub struct ScenarioRun {
     pub layout: crate::problem::Layout,
     /// Resolved parameters.
     pub params: FedAvgPParams,
-    /// Supremum of the BGD quantity over visited iterates (the empirical `b^2`).
+    /// Supremum of the BGD quantity over visited iterates (the empirical `b^2`; NaN when not computed).
     pub empirical_b2: f64,
+    /// Exact engine only: smallest eigenvalue of the state covariance seen (negative beyond
+    /// rounding would flag a loss of positive semidefiniteness).
+    pub min_covariance_eigenvalue: Option<f64>,
     /// Claim outcomes.
     pub results: Vec<ClaimResult>,
 }
@@ -159,29 +164,69 @@ pub fn claim_inputs(inst: &QuadraticInstance, c: &ProblemConstants, p: &FedAvgPP
     ClaimInputs { gamma_u: p.gamma_u, gamma_v: p.gamma_v, eta_u: p.eta_u, eta_v: p.eta_v, ..base_inputs(inst, c, p.k, p.m, rounds) }
 }
 
-/// The runs of a scenario: the trajectories and which estimator they serve.
+/// The runs of a scenario: per-round gradient summaries and which estimator they serve.
 pub struct Runs {
-    /// One trajectory per replicate.
-    pub trajectories: Vec<Trajectory>,
-    /// Deterministic (one run is exact) or Monte Carlo.
+    /// One series per replicate (Monte Carlo), or the single series of exact expectations.
+    pub summaries: Vec<Vec<GradientSummary>>,
+    /// The estimator.
     pub estimator: Estimator,
+    /// Supremum of the BGD quantity over the iterates visited by seeded runs (the empirical
+    /// `b^2`); computed only when the exact `b^2` is infinite or Monte Carlo runs exist anyway.
+    pub empirical_b2: Option<f64>,
+    /// Exact-engine diagnostic: smallest covariance eigenvalue seen (PSD check).
+    pub min_covariance_eigenvalue: Option<f64>,
 }
 
-/// Simulates the scenario (one run when deterministic).
-pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &FedAvgPParams, opts: &CheckOptions) -> Result<Runs> {
-    let deterministic = inst.is_noiseless() && p.m == p.n;
-    let (estimator, replicates) = if deterministic { (Estimator::Deterministic, 1) } else { (Estimator::MonteCarlo, s.replicates) };
-    let alg = FedAvgP { params: *p };
-    let run = || simulate(inst, &alg, s.rounds, s.seed, replicates);
-    let trajectories = match opts.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
+fn in_pool<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
+    match threads {
+        Some(t) => Ok(rayon::ThreadPoolBuilder::new()
             .num_threads(t)
             .build()
             .map_err(|e| Error::field("threads", e.to_string(), "an integer >= 1"))?
-            .install(run),
-        None => run(),
-    };
-    Ok(Runs { trajectories, estimator })
+            .install(job)),
+        None => Ok(job()),
+    }
+}
+
+fn sup_dissimilarity(trajectories: &[Trajectory]) -> f64 {
+    trajectories.iter().flat_map(|tr| tr.summaries.iter().map(|g| g.dissimilarity)).fold(0.0, f64::max)
+}
+
+/// Runs the scenario with its estimator: exact moment propagation (default), or Monte Carlo
+/// (a single run when the run is deterministic).
+pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &FedAvgPParams, opts: &CheckOptions) -> Result<Runs> {
+    let alg = FedAvgP { params: *p };
+    let choice = opts.estimator.unwrap_or(s.estimator);
+    let bgd_infinite = ProblemConstants::compute(inst)?.bgd.finite().is_none();
+    match choice {
+        EstimatorChoice::Exact => {
+            let series = exact_series(inst, &alg, s.rounds, &InclusionMoments::without_replacement(p.n, p.m));
+            // The empirical b^2 is a supremum over visited iterates, which only sampled runs have.
+            let empirical_b2 = if bgd_infinite {
+                let trajectories = in_pool(opts.threads, || simulate(inst, &alg, s.rounds, s.seed, s.replicates))?;
+                Some(sup_dissimilarity(&trajectories))
+            } else {
+                None
+            };
+            Ok(Runs {
+                summaries: vec![series.summaries],
+                estimator: Estimator::Exact,
+                empirical_b2,
+                min_covariance_eigenvalue: Some(series.min_covariance_eigenvalue),
+            })
+        }
+        EstimatorChoice::MonteCarlo => {
+            let deterministic = inst.is_noiseless() && p.m == p.n;
+            let (estimator, replicates) = if deterministic { (Estimator::Deterministic, 1) } else { (Estimator::MonteCarlo, s.replicates) };
+            let trajectories = in_pool(opts.threads, || simulate(inst, &alg, s.rounds, s.seed, replicates))?;
+            Ok(Runs {
+                empirical_b2: Some(sup_dissimilarity(&trajectories)),
+                summaries: trajectories.into_iter().map(|t| t.summaries).collect(),
+                estimator,
+                min_covariance_eigenvalue: None,
+            })
+        }
+    }
 }
 
 /// Runs a scenario and evaluates `claims` on it.
@@ -219,20 +264,13 @@ pub fn prepare(s: &Scenario) -> Result<Prepared> {
 pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'static dyn Claim], opts: &CheckOptions) -> ScenarioRun {
     let Prepared { instance: inst, constants, params } = prepared;
     let inputs = claim_inputs(&inst, &constants, &params, s.rounds);
-    let empirical_b2 = runs
-        .trajectories
-        .iter()
-        .flat_map(|tr| tr.summaries.iter().map(|g| g.dissimilarity))
-        .fold(0.0, f64::max);
+    let empirical_b2 = runs.empirical_b2.unwrap_or(f64::NAN);
     let scale = opts.bound_scale.unwrap_or(1.0);
     let results = claims
         .iter()
         .map(|claim| {
-            let metric: Vec<Vec<f64>> = runs
-                .trajectories
-                .iter()
-                .map(|tr| tr.summaries.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect())
-                .collect();
+            let metric: Vec<Vec<f64>> =
+                runs.summaries.iter().map(|series| series.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect()).collect();
             let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
             let bgd_fails = inputs.b2.is_none() && evaluation.checks.iter().any(|c| c.name.starts_with("A2.3") && !c.holds);
             let empirical = if bgd_fails {
@@ -266,7 +304,7 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
         description: s.description.clone(),
         scenario_hash: s.hash(),
         seed: s.seed,
-        replicates: runs.trajectories.len(),
+        replicates: runs.summaries.len(),
         rounds: s.rounds,
         confidence: s.confidence,
         estimator: runs.estimator,
@@ -274,6 +312,7 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
         layout: inst.layout(),
         params,
         empirical_b2,
+        min_covariance_eigenvalue: runs.min_covariance_eigenvalue,
         results,
     }
 }

@@ -55,6 +55,24 @@ enum Command {
     Run(RunArgs),
 }
 
+/// Estimators selectable on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EstimatorArg {
+    /// Exact expectations by moment propagation (no sampling error).
+    Exact,
+    /// Seeded Monte Carlo replicates with a 99% Student-t interval.
+    MonteCarlo,
+}
+
+impl From<EstimatorArg> for card::EstimatorChoice {
+    fn from(a: EstimatorArg) -> Self {
+        match a {
+            EstimatorArg::Exact => card::EstimatorChoice::Exact,
+            EstimatorArg::MonteCarlo => card::EstimatorChoice::MonteCarlo,
+        }
+    }
+}
+
 #[derive(Args)]
 struct CheckArgs {
     /// Only these claims (repeatable), e.g. --claim CCYW-T3.7.
@@ -72,6 +90,9 @@ struct CheckArgs {
     /// Worker threads (results do not depend on it).
     #[arg(long)]
     threads: Option<usize>,
+    /// Override every scenario's estimator: exact (moment propagation) or monte-carlo.
+    #[arg(long, value_enum)]
+    estimator: Option<EstimatorArg>,
     /// Skip the PNG figures.
     #[arg(long)]
     no_plots: bool,
@@ -220,6 +241,12 @@ fn canonical_command(a: &CheckArgs) -> String {
     if let Some(b) = a.bound_scale {
         cmd.push_str(&format!(" --bound-scale {b}"));
     }
+    if let Some(e) = a.estimator {
+        cmd.push_str(match e {
+            EstimatorArg::Exact => " --estimator exact",
+            EstimatorArg::MonteCarlo => " --estimator monte-carlo",
+        });
+    }
     cmd
 }
 
@@ -246,7 +273,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     for s in &scenarios {
         check::prepare(s).map_err(|e| anyhow::Error::new(e).context(format!("scenario `{}`", s.name)))?;
     }
-    let opts = CheckOptions { threads: a.threads, bound_scale: a.bound_scale };
+    let opts = CheckOptions { threads: a.threads, bound_scale: a.bound_scale, estimator: a.estimator.map(Into::into) };
     let bar = ProgressBar::new(scenarios.len() as u64);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} scenarios  {msg}").expect("static template"));
     let mut runs: Vec<ScenarioRun> = Vec::new();

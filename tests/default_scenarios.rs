@@ -1,7 +1,8 @@
 //! The embedded card's default scenarios: every verdict reproduced, negative controls that show
 //! each check can fail, and byte-identical reports whatever the thread count.
 
-use fedbounds::card::{fedavg_p_card, Card};
+use fedbounds::card::{fedavg_p_card, Card, EstimatorChoice};
+use fedbounds::estimate::Estimator;
 use fedbounds::check::{run_scenario, CheckOptions, ScenarioRun};
 use fedbounds::claims;
 use fedbounds::report::{write_all, ReportMeta};
@@ -159,14 +160,20 @@ fn reports_are_byte_identical_across_runs_and_thread_counts() {
 }
 
 #[test]
-fn a_different_seed_changes_the_monte_carlo_estimate() {
+fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
     let mut card = card();
     let s = card.scenarios.iter_mut().find(|s| s.name == "paper-default").unwrap();
-    let a = run_scenario(s, &claims::all_claims(), &CheckOptions::default()).unwrap();
+    s.rounds = 100;
+    let mc = CheckOptions { estimator: Some(EstimatorChoice::MonteCarlo), ..Default::default() };
+    let exact = CheckOptions::default();
+    let est = |r: &ScenarioRun| r.results[0].evaluation.series.last().unwrap().estimate.mean;
+    let (mc_a, ex_a) = (run_scenario(s, &claims::all_claims(), &mc).unwrap(), run_scenario(s, &claims::all_claims(), &exact).unwrap());
     s.seed += 1;
-    let b = run_scenario(s, &claims::all_claims(), &CheckOptions::default()).unwrap();
-    let est = |r: &ScenarioRun| r.results[0].evaluation.decisive.unwrap().estimate.mean;
-    assert_ne!(est(&a), est(&b), "the seed must reach the random streams");
+    let (mc_b, ex_b) = (run_scenario(s, &claims::all_claims(), &mc).unwrap(), run_scenario(s, &claims::all_claims(), &exact).unwrap());
+    assert_ne!(est(&mc_a), est(&mc_b), "the seed must reach the random streams");
+    assert_eq!(est(&ex_a), est(&ex_b), "an expectation does not depend on the seed");
+    assert_eq!(ex_a.estimator, Estimator::Exact);
+    assert_eq!(mc_a.estimator, Estimator::MonteCarlo);
 }
 
 /// Snapshot: the committed `reports/` are exactly what the main command produces now. Regenerate

@@ -144,7 +144,9 @@ impl Algorithm for FedAvgP {
             let v_new = state.rows(off, dv) * (1.0 - p.eta_v) + x.rows(du, dv) * p.eta_v;
             next.rows_mut(off, dv).copy_from(&v_new);
         }
-        let u_new = state.rows(0, du) * (1.0 - p.eta_u) + u_sum * (p.eta_u / draws.sampled.len() as f64);
+        // Divide by m, not |S|: equal in every real round, and it keeps the round a sum of per-client
+        // terms for any subset, which the exact engine relies on (see `Algorithm`).
+        let u_new = state.rows(0, du) * (1.0 - p.eta_u) + u_sum * (p.eta_u / p.m as f64);
         next.rows_mut(0, du).copy_from(&u_new);
         next
     }

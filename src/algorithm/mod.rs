@@ -70,6 +70,13 @@ impl RoundDraws {
 }
 
 /// An algorithm whose round is a pure map of the state and the round's draws.
+///
+/// # Contract
+/// For every subset `S` of clients (any size, not only `m`), the round is a sum of per-client terms:
+/// `round(z, S, xi) = round(z, {}, .) + sum_{i in S} [round(z, {i}, xi_i) - round(z, {}, .)]`, and
+/// each term is affine in `(z, xi_i)`. Every algorithm here has this form on quadratics; the exact
+/// engine ([`crate::estimate::exact`]) recovers the affine maps by probing `round` and would be
+/// wrong for an algorithm that breaks it (a test checks the identity).
 pub trait Algorithm: Sync {
     /// Short name for reports.
     fn name(&self) -> &'static str;

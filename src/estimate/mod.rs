@@ -1,8 +1,10 @@
 //! Estimation of expected metrics: seeded Monte Carlo replicates with Student-t confidence
 //! intervals, and the exact special case of deterministic runs.
 
+pub mod exact;
 mod monte_carlo;
 
+pub use exact::{exact_series, ExactSeries, InclusionMoments, RoundMaps};
 pub use monte_carlo::{run_replicate, simulate, Trajectory};
 
 use serde::Serialize;
@@ -12,6 +14,8 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Estimator {
+    /// Exact expectations by moment propagation ([`exact`]): no sampling error.
+    Exact,
     /// Noiseless gradients and full participation: the run is deterministic, one replicate is
     /// the expectation exactly.
     Deterministic,

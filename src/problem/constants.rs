@@ -166,9 +166,10 @@ impl ProblemConstants {
     }
 }
 
-/// `z* = argmin f`, from the Hessian of `n f` over `z = [u; v_1; ...; v_n]`:
-/// `[[sum_i A_i, B_1 .. B_n], [B_i^T, diag(C_i)]]` with linear term `[sum_i g_{u,i}; g_{v,1}; ..]`.
-fn joint_minimizer(inst: &QuadraticInstance) -> Result<DVector<f64>> {
+/// The Hessian and linear term of `n f` over `z = [u; v_1; ...; v_n]`:
+/// `[[sum_i A_i, B_1 .. B_n], [B_i^T, diag(C_i)]]` and `[sum_i g_{u,i}; g_{v,1}; ..; g_{v,n}]`, so that
+/// `f(z) = (1/n) (1/2 z^T H z - g^T z)`.
+pub fn joint_quadratic(inst: &QuadraticInstance) -> (DMatrix<f64>, DVector<f64>) {
     let layout = inst.layout();
     let Layout { du, dv, .. } = layout;
     let dim = layout.state_dim();
@@ -185,6 +186,12 @@ fn joint_minimizer(inst: &QuadraticInstance) -> Result<DVector<f64>> {
         gu += c.linear.rows(0, du);
         g.rows_mut(off, dv).copy_from(&c.linear.rows(du, dv));
     }
+    (h, g)
+}
+
+/// `z* = argmin f`, solving `H z = g` with the joint quadratic of [`joint_quadratic`].
+fn joint_minimizer(inst: &QuadraticInstance) -> Result<DVector<f64>> {
+    let (h, g) = joint_quadratic(inst);
     match h.clone().cholesky() {
         Some(ch) => Ok(ch.solve(&g)),
         None => {

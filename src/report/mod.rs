@@ -70,6 +70,7 @@ struct ClaimScenarioEntry<'a> {
     layout: crate::problem::Layout,
     constants: &'a crate::problem::ProblemConstants,
     empirical_b2: f64,
+    min_covariance_eigenvalue: Option<f64>,
     params: crate::algorithm::FedAvgPParams,
     expected: Option<VerdictKind>,
     expected_empirical: Option<VerdictKind>,
@@ -142,6 +143,7 @@ pub fn write_all(out: &Path, runs: &[ScenarioRun], meta: &ReportMeta, plots: boo
                     layout: run.layout,
                     constants: &run.constants,
                     empirical_b2: run.empirical_b2,
+                    min_covariance_eigenvalue: run.min_covariance_eigenvalue,
                     params: run.params,
                     expected: c.expected,
                     expected_empirical: c.expected_empirical,
@@ -207,10 +209,12 @@ pub fn summary_markdown(runs: &[ScenarioRun], meta: &ReportMeta) -> String {
     let _ = writeln!(s, "fedbounds {} — reproduce with `{}`\n", meta.crate_version, meta.command);
     let _ = writeln!(
         s,
-        "Verdicts compare the bound with a {}-level confidence interval of the expected metric \
-         (Monte Carlo) or with its exact value (deterministic runs). Slack = bound / estimate, the \
-         smallest over all checkpoints compared. `empirical` rows replace an infinite BGD constant \
-         b^2 by its supremum over the visited iterates: they are not verdicts on the claim as stated.\n",
+        "Verdicts compare the bound with the expected metric: computed exactly by moment propagation \
+         (estimator `exact`, no sampling error), or estimated by seeded replicates with a {}-level \
+         Student-t interval (`monte-carlo`; `deterministic` when one run is exact). Slack = bound / \
+         estimate, the smallest over all checkpoints compared. `empirical` rows replace an infinite \
+         BGD constant b^2 by its supremum over the iterates that seeded runs visit: they are not \
+         verdicts on the claim as stated.\n",
         runs.first().map(|r| r.confidence).unwrap_or(0.99)
     );
     let _ = writeln!(s, "| claim | reading | scenario | estimator | verdict | expected | slack | detail |");

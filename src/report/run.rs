@@ -37,12 +37,12 @@ struct RunReport<'a> {
 /// Any error of preparing the scenario.
 pub fn run_report(scenario: &Scenario, threads: Option<usize>) -> Result<String> {
     let prepared = check::prepare(scenario)?;
-    let opts = CheckOptions { threads, bound_scale: None };
+    let opts = CheckOptions { threads, ..Default::default() };
     let runs = check::simulate_scenario(scenario, &prepared.instance, &prepared.params, &opts)?;
     let (m, n) = (prepared.params.m as f64, prepared.params.n as f64);
     let f_star = prepared.constants.f_star;
     let stat = |t: usize, f: &dyn Fn(&crate::problem::GradientSummary) -> f64| {
-        let xs: Vec<f64> = runs.trajectories.iter().map(|tr| f(&tr.summaries[t])).collect();
+        let xs: Vec<f64> = runs.summaries.iter().map(|series| f(&series[t])).collect();
         student_t_interval(&xs, scenario.confidence)
     };
     let rounds = (0..scenario.rounds)
@@ -82,7 +82,7 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>) -> Result<String>
         scenario: &scenario.name,
         scenario_hash: scenario.hash(),
         seed: scenario.seed,
-        replicates: runs.trajectories.len(),
+        replicates: runs.summaries.len(),
         estimator: runs.estimator,
         constants: &prepared.constants,
         params: prepared.params,
