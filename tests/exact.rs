@@ -4,7 +4,7 @@
 
 use nalgebra::DVector;
 
-use fedbounds::algorithm::{Algorithm, FedAvgP, FedAvgPConfig, RoundDraws};
+use fedbounds::algorithm::{Algorithm, FedAvgP, FedAvgPConfig, RoundDraws, ScaffoldP};
 use fedbounds::estimate::{exact_series, simulate, student_t_interval, InclusionMoments};
 use fedbounds::problem::{Coupling, GradientSummary, InstanceSpec, QuadraticInstance};
 
@@ -49,7 +49,7 @@ fn disagreements(exact: &[GradientSummary], mc: &[Vec<GradientSummary>], family_
     out
 }
 
-fn monte_carlo(inst: &QuadraticInstance, alg: &FedAvgP, rounds: usize, replicates: usize) -> Vec<Vec<GradientSummary>> {
+fn monte_carlo(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, replicates: usize) -> Vec<Vec<GradientSummary>> {
     simulate(inst, alg, rounds, 17, replicates).into_iter().map(|t| t.summaries).collect()
 }
 
@@ -148,4 +148,38 @@ fn second_moments_stay_psd_at_a_hundred_clients() {
     let direct = GradientSummary::at(&inst, inst.initial_state());
     assert!((first.g_u - direct.g_u).abs() < 1e-9 * direct.g_u.max(1.0), "round 0 is the deterministic start");
     let _ = DVector::<f64>::zeros(1);
+}
+
+#[test]
+fn scaffold_p_exact_moments_agree_with_monte_carlo() {
+    let inst = instance(4, Coupling::Coupled, 0.6, 2.0);
+    let alg = ScaffoldP { params: fedavg_p(4, 2, 3).params };
+    let rounds = 30;
+    let exact = exact_series(&inst, &alg, rounds, &InclusionMoments::without_replacement(4, 2));
+    let mc = monte_carlo(&inst, &alg, rounds, 4000);
+    let bad = disagreements(&exact.summaries, &mc, 0.01);
+    assert!(bad.is_empty(), "{bad:#?}");
+    let wrong = exact_series(&inst, &alg, rounds, &InclusionMoments::with_replacement(4, 2));
+    assert!(disagreements(&wrong.summaries, &mc, 0.01).len() >= 5, "negative control: wrong sampling model not detected");
+}
+
+#[test]
+fn scaffold_p_round_is_a_sum_of_per_client_terms() {
+    let inst = instance(6, Coupling::Coupled, 0.5, 1.0);
+    let alg = ScaffoldP { params: fedavg_p(6, 3, 4).params };
+    let d = inst.layout().local_dim();
+    let init = RoundDraws::initialization(&inst, 4, 5, 0);
+    let z = alg.initial_state(&inst, &init);
+    assert_eq!(z.len(), alg.state_dim(&inst));
+    for round in 0..10u64 {
+        let full = RoundDraws::draw(&inst, 3, 4, 99, 0, round);
+        let empty = RoundDraws { sampled: vec![], local_dim: d, steps: 4, noise: vec![] };
+        let base = alg.round(&inst, &z, &empty);
+        let mut sum = base.clone();
+        for (j, &i) in full.sampled.iter().enumerate() {
+            let single = RoundDraws { sampled: vec![i], local_dim: d, steps: 4, noise: full.noise[j * 4 * d..(j + 1) * 4 * d].to_vec() };
+            sum += alg.round(&inst, &z, &single) - &base;
+        }
+        assert!((alg.round(&inst, &z, &full) - sum).amax() < 1e-10, "round {round}");
+    }
 }

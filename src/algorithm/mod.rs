@@ -5,8 +5,10 @@
 //! so the same step code serves Monte Carlo simulation and exact moment propagation.
 
 mod fedavg_p;
+mod scaffold_p;
 
 pub use fedavg_p::{FedAvgP, FedAvgPConfig, FedAvgPParams};
+pub use scaffold_p::ScaffoldP;
 
 use nalgebra::DVector;
 use rand::Rng;
@@ -86,4 +88,37 @@ pub trait Algorithm: Sync {
     fn local_steps(&self) -> usize;
     /// `z^{t+1}` from `z^t` and the round's draws.
     fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64>;
+
+    /// Length of the algorithm's state. It starts with `[u; v_1; ...; v_n]` (the instance's
+    /// layout), so metrics read the same prefix; algorithms with auxiliary variables (control
+    /// variates) append them.
+    fn state_dim(&self, inst: &QuadraticInstance) -> usize {
+        inst.layout().state_dim()
+    }
+
+    /// Whether the initial state is random (drawn from `init_draws`); if so it must be affine in
+    /// the draws, like a round.
+    fn random_initialization(&self) -> bool {
+        false
+    }
+
+    /// The initial state from the instance's `z^0` and the initialization draws (all `n` clients
+    /// sampled, `K` steps; see [`RoundDraws::initialization`]).
+    fn initial_state(&self, inst: &QuadraticInstance, _init_draws: &RoundDraws) -> DVector<f64> {
+        inst.initial_state().clone()
+    }
+}
+
+/// Round index of the initialization draws (keyed apart from every real round).
+pub const INITIALIZATION_ROUND: u64 = u64::MAX - 1;
+
+impl RoundDraws {
+    /// The initialization draws: every client, `steps` standard normal vectors each, from the
+    /// streams of round [`INITIALIZATION_ROUND`].
+    pub fn initialization(inst: &QuadraticInstance, steps: usize, seed: u64, replicate: u64) -> Self {
+        let n = inst.layout().n;
+        let mut d = Self::draw(inst, n, steps, seed, replicate, INITIALIZATION_ROUND);
+        d.sampled = (0..n).collect();
+        d
+    }
 }

@@ -102,7 +102,7 @@ impl RoundMaps {
     /// `1 + dim + K (du + dv)` calls with that client alone.
     pub fn probe(inst: &QuadraticInstance, alg: &dyn Algorithm) -> Self {
         let layout = inst.layout();
-        let (n, dim, d, k) = (layout.n, layout.state_dim(), layout.local_dim(), alg.local_steps());
+        let (n, dim, d, k) = (layout.n, alg.state_dim(inst), layout.local_dim(), alg.local_steps());
         let draws = |sampled: Vec<usize>, noise: Vec<f64>| RoundDraws { sampled, local_dim: d, steps: k, noise };
         let basis = |j: usize| {
             let mut e = DVector::zeros(dim);
@@ -327,16 +327,37 @@ pub struct ExactSeries {
     pub second_moment_scale: f64,
 }
 
+/// The first and second moments of the initial state: `z^0` itself, or, for an algorithm whose
+/// initialization draws noise, `s0 + N xi` probed like a round (`mu = s0`, `P = s0 s0^T + N N^T`).
+pub fn initial_moments(inst: &QuadraticInstance, alg: &dyn Algorithm) -> (DVector<f64>, DMatrix<f64>) {
+    let layout = inst.layout();
+    let (n, d, k) = (layout.n, layout.local_dim(), alg.local_steps());
+    let draws = |noise: Vec<f64>| RoundDraws { sampled: (0..n).collect(), local_dim: d, steps: k, noise };
+    let len = n * k * d;
+    let s0 = alg.initial_state(inst, &draws(vec![0.0; len]));
+    let mut p = &s0 * s0.transpose();
+    if alg.random_initialization() && !inst.is_noiseless() {
+        for l in 0..len {
+            let mut noise = vec![0.0; len];
+            noise[l] = 1.0;
+            let col = alg.initial_state(inst, &draws(noise)) - &s0;
+            p += &col * col.transpose();
+        }
+    }
+    (s0, p)
+}
+
 /// Propagates the moments of `alg` on `inst` for `rounds` rounds.
 pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, inc: &InclusionMoments) -> ExactSeries {
     let maps = RoundMaps::probe(inst, alg);
     let metrics = MetricMaps::new(inst);
-    let mut mu = inst.initial_state().clone();
-    let mut p = &mu * mu.transpose();
+    let base = inst.layout().state_dim();
+    let (mut mu, mut p) = initial_moments(inst, alg);
     let mut summaries = Vec::with_capacity(rounds);
     let mut min_eig = f64::INFINITY;
     for t in 0..rounds {
-        summaries.push(metrics.summary(&mu, &p));
+        // Metrics read the [u; v] prefix of the state (the Algorithm contract).
+        summaries.push(metrics.summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()));
         if t % 25 == 0 || t + 1 == rounds {
             let cov = &p - &mu * mu.transpose();
             let e = SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min();

@@ -16,7 +16,12 @@ pub struct Trajectory {
 
 /// Runs one replicate for `rounds` rounds.
 pub fn run_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicate: u64) -> Trajectory {
-    let mut state = inst.initial_state().clone();
+    let init = if alg.random_initialization() {
+        RoundDraws::initialization(inst, alg.local_steps(), seed, replicate)
+    } else {
+        RoundDraws { sampled: Vec::new(), local_dim: inst.layout().local_dim(), steps: 0, noise: Vec::new() }
+    };
+    let mut state = alg.initial_state(inst, &init);
     let mut summaries = Vec::with_capacity(rounds);
     for t in 0..rounds {
         summaries.push(GradientSummary::at(inst, &state));

@@ -1,0 +1,136 @@
+//! Scaffold-P, Algorithm 2 of Chen, Cao, Yuan, Wen (listing 002:L456-474; garbled in 000:L514-517,
+//! see I-CCYW11).
+//!
+//! State `[u; v_1..v_n; c_1..c_n; c]` with control variates `c_i, c` in `R^{du}`. For each sampled
+//! client, `K` local steps from `(u^t, v_i^t)` (lines 6-7):
+//!
+//! ```text
+//! u_{i,k+1} = u_{i,k} - gamma_u (grad_u F(u_{i,k}, v_{i,k}; xi) - c_i^t + c^t)
+//! v_{i,k+1} = v_{i,k} - gamma_v grad_v F(u_{i,k}, v_{i,k}; xi)
+//! ```
+//!
+//! then `v_i^{t+1} = (1-eta_v) v_i^t + eta_v v_{i,K}` (line 9),
+//! `c_i^{t+1} = c_i^t - c^t + (u^t - u_{i,K}) / (K gamma_u)` (line 10),
+//! `u^{t+1} = (1-eta_u) u^t + (eta_u/m) sum_{i in S} u_{i,K}` (line 12) and
+//! `c^{t+1} = c^t + (1/n) sum_{i in S} (c_i^{t+1} - c_i^t)` (line 13). Initialization (Input line):
+//! `c_i^0 = (1/K) sum_k grad_u F(u^0, v_i^0; xi_{i,k}^{-1})`, `c^0 = (1/n) sum_i c_i^0`.
+//! `dv = 0` gives Scaffold; `du = 0` with `K = 1`, `m = n` gives parallel SGD.
+
+use nalgebra::{DVector, DVectorView};
+
+use super::{Algorithm, FedAvgPParams, RoundDraws};
+use crate::problem::QuadraticInstance;
+
+/// Scaffold-P with validated parameters (the same step sizes as FedAvg-P).
+#[derive(Debug, Clone, Copy)]
+pub struct ScaffoldP {
+    /// The parameters.
+    pub params: FedAvgPParams,
+}
+
+impl ScaffoldP {
+    fn c_offset(inst: &QuadraticInstance, i: usize) -> usize {
+        let l = inst.layout();
+        l.state_dim() + i * l.du
+    }
+
+    fn c_global_offset(inst: &QuadraticInstance) -> usize {
+        let l = inst.layout();
+        l.state_dim() + l.n * l.du
+    }
+
+    /// The noisy gradient `H_i x - g_i + R z` of client `i` at `x`.
+    fn noisy_gradient(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64], grad: &mut DVector<f64>) {
+        let client = &inst.clients()[i];
+        grad.gemv(1.0, &client.hessian, x, 0.0);
+        *grad -= &client.linear;
+        if !inst.is_noiseless() {
+            grad.gemv(1.0, inst.noise_factor(), &DVectorView::from_slice(z, x.len()), 1.0);
+        }
+    }
+
+    /// Client `i`'s `K` corrected local steps from `x = [u^t; v_i^t]` with correction
+    /// `c^t - c_i^t` on the u-block, using the `j`-th sampled client's noise.
+    pub fn local_run(&self, inst: &QuadraticInstance, i: usize, mut x: DVector<f64>, correction: &DVector<f64>, draws: &RoundDraws, j: usize) -> DVector<f64> {
+        let du = inst.layout().du;
+        let mut grad = DVector::zeros(x.len());
+        for k in 0..self.params.k {
+            Self::noisy_gradient(inst, i, &x, draws.step_noise(j, k), &mut grad);
+            let (gu, gv) = grad.as_slice().split_at(du);
+            let (xu, xv) = x.as_mut_slice().split_at_mut(du);
+            for ((a, g), corr) in xu.iter_mut().zip(gu).zip(correction.iter()) {
+                *a -= self.params.gamma_u * (g + corr);
+            }
+            for (a, g) in xv.iter_mut().zip(gv) {
+                *a -= self.params.gamma_v * g;
+            }
+        }
+        x
+    }
+}
+
+impl Algorithm for ScaffoldP {
+    fn name(&self) -> &'static str {
+        "Scaffold-P"
+    }
+    fn sampled_per_round(&self) -> usize {
+        self.params.m
+    }
+    fn local_steps(&self) -> usize {
+        self.params.k
+    }
+    fn state_dim(&self, inst: &QuadraticInstance) -> usize {
+        let l = inst.layout();
+        l.state_dim() + (l.n + 1) * l.du
+    }
+    fn random_initialization(&self) -> bool {
+        true
+    }
+    fn initial_state(&self, inst: &QuadraticInstance, init: &RoundDraws) -> DVector<f64> {
+        let l = inst.layout();
+        let mut state = DVector::zeros(self.state_dim(inst));
+        state.rows_mut(0, l.state_dim()).copy_from(inst.initial_state());
+        let mut grad = DVector::zeros(l.local_dim());
+        let mut c_sum = DVector::zeros(l.du);
+        for (j, &i) in init.sampled.iter().enumerate() {
+            let x = inst.local_point(&state, i);
+            let mut c_i = DVector::zeros(l.du);
+            for k in 0..self.params.k {
+                Self::noisy_gradient(inst, i, &x, init.step_noise(j, k), &mut grad);
+                c_i += grad.rows(0, l.du);
+            }
+            c_i /= self.params.k as f64;
+            c_sum += &c_i;
+            state.rows_mut(Self::c_offset(inst, i), l.du).copy_from(&c_i);
+        }
+        state.rows_mut(Self::c_global_offset(inst), l.du).copy_from(&(c_sum / l.n as f64));
+        state
+    }
+    fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
+        let l = inst.layout();
+        let (du, dv, n) = (l.du, l.dv, l.n as f64);
+        let p = &self.params;
+        let c = state.rows(Self::c_global_offset(inst), du).into_owned();
+        let mut next = state.clone();
+        let mut u_sum = DVector::zeros(du);
+        let mut c_delta = DVector::zeros(du);
+        for (j, &i) in draws.sampled.iter().enumerate() {
+            let c_i = state.rows(Self::c_offset(inst, i), du).into_owned();
+            let correction = &c - &c_i;
+            let x = self.local_run(inst, i, inst.local_point(state, i), &correction, draws, j);
+            let u_k = x.rows(0, du);
+            u_sum += u_k;
+            let off = l.v_offset(i);
+            let v_new = state.rows(off, dv) * (1.0 - p.eta_v) + x.rows(du, dv) * p.eta_v;
+            next.rows_mut(off, dv).copy_from(&v_new);
+            let c_i_new = &c_i - &c + (state.rows(0, du) - u_k) / (p.k as f64 * p.gamma_u);
+            c_delta += &c_i_new - &c_i;
+            next.rows_mut(Self::c_offset(inst, i), du).copy_from(&c_i_new);
+        }
+        // Divide by m and n, never by |S|: the round stays a sum of per-client terms (Algorithm contract).
+        let u_new = state.rows(0, du) * (1.0 - p.eta_u) + u_sum * (p.eta_u / p.m as f64);
+        next.rows_mut(0, du).copy_from(&u_new);
+        next.rows_mut(Self::c_global_offset(inst), du).copy_from(&(c + c_delta / n));
+        next
+    }
+}
