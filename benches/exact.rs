@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
-use fedbounds::algorithm::{FedAvgP, FedAvgPConfig};
+use fedbounds::algorithm::{FedAvgP, RoundConfig};
 use fedbounds::estimate::{exact_series, simulate, InclusionMoments};
 use fedbounds::problem::{Coupling, InstanceSpec, QuadraticInstance};
 
@@ -17,7 +17,7 @@ fn instance(n: usize, du: usize, dv: usize) -> QuadraticInstance {
 fn fedavg_p(n: usize, m: usize, k: usize) -> FedAvgP {
     let gamma = 1.0 / (32.0 * k as f64);
     let (eta_u, eta_v) = ((m as f64).sqrt(), (n as f64 / m as f64).sqrt());
-    FedAvgP { params: FedAvgPConfig { k, m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n).expect("valid") }
+    FedAvgP { params: RoundConfig { k, m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n).expect("valid") }
 }
 
 fn paper_default(c: &mut Criterion) {

@@ -10,12 +10,16 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::algorithm::AlgorithmKind;
 use crate::error::{Error, Result};
 use crate::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
 use crate::verdict::VerdictKind;
 
-/// The FedAvg-P card, embedded so the main command needs no files at run time.
-pub const FEDAVG_P_CARD: &str = include_str!("../theorems/ccyw-fedavg-p.toml");
+/// The embedded claim cards (file name, text), so the main command needs no files at run time.
+pub const EMBEDDED_CARDS: [(&str, &str); 2] = [
+    ("theorems/ccyw-fedavg-p.toml", include_str!("../theorems/ccyw-fedavg-p.toml")),
+    ("theorems/ccyw-scaffold-p.toml", include_str!("../theorems/ccyw-scaffold-p.toml")),
+];
 
 /// A claim family's card.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -142,10 +146,13 @@ impl InstanceSource {
     }
 }
 
-/// FedAvg-P parameters of a scenario.
+/// The algorithm of a scenario and its parameters.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AlgorithmSpec {
+    /// Which algorithm runs: `fedavg-p` (default) or `scaffold-p`.
+    #[serde(default)]
+    pub kind: AlgorithmKind,
     /// Local steps `K`.
     pub k: usize,
     /// Sampled clients `m`.
@@ -281,10 +288,17 @@ pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
     Ok(s)
 }
 
-/// The embedded FedAvg-P card.
+/// Every embedded card, in order.
 ///
 /// # Errors
-/// Only if the embedded card is malformed (a test guards against this).
-pub fn fedavg_p_card() -> Result<Card> {
-    parse_card(FEDAVG_P_CARD, "theorems/ccyw-fedavg-p.toml")
+/// Only if an embedded card is malformed (a test guards against this).
+pub fn embedded_cards() -> Result<Vec<Card>> {
+    let cards: Vec<Card> = EMBEDDED_CARDS.iter().map(|(name, text)| parse_card(text, name)).collect::<Result<_>>()?;
+    let mut seen = std::collections::BTreeSet::new();
+    for s in cards.iter().flat_map(|c| c.scenarios.iter()) {
+        if !seen.insert(s.name.as_str()) {
+            return Err(Error::field("scenarios.name", format!("`{}` appears in two cards", s.name), "unique scenario names"));
+        }
+    }
+    Ok(cards)
 }

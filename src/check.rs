@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::algorithm::{FedAvgP, FedAvgPConfig, FedAvgPParams};
+use crate::algorithm::{RoundConfig, RoundParams};
 use crate::card::{EstimatorChoice, Scenario, StepSpec};
 use crate::claims::{Claim, ClaimInputs, GammaRule, Reading};
 use crate::error::{Error, Result};
@@ -66,6 +66,8 @@ pub struct ScenarioRun {
     pub scenario: String,
     /// Its description.
     pub description: String,
+    /// The algorithm run.
+    pub algorithm: crate::algorithm::AlgorithmKind,
     /// Hash of the scenario's canonical form.
     pub scenario_hash: String,
     /// Seed.
@@ -83,7 +85,7 @@ pub struct ScenarioRun {
     /// Sizes.
     pub layout: crate::problem::Layout,
     /// Resolved parameters.
-    pub params: FedAvgPParams,
+    pub params: RoundParams,
     /// Supremum of the BGD quantity over visited iterates (the empirical `b^2`; NaN when not computed).
     pub empirical_b2: f64,
     /// Exact engine only: smallest eigenvalue of the state covariance seen (negative beyond
@@ -121,7 +123,7 @@ fn base_inputs(inst: &QuadraticInstance, c: &ProblemConstants, k: usize, m: usiz
 /// # Errors
 /// [`Error::InvalidField`] when a rule yields a non-finite step (e.g. it needs a finite `b^2`) or a
 /// parameter is out of range.
-pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstants) -> Result<FedAvgPParams> {
+pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstants) -> Result<RoundParams> {
     let n = inst.layout().n;
     let a = &s.algorithm;
     if a.m == 0 || a.m > n {
@@ -156,11 +158,11 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
     })?;
     let eta_u = resolve("eta_u", &a.eta_u, &|cl| cl.admissible(&x).eta_u_min)?;
     let eta_v = resolve("eta_v", &a.eta_v, &|cl| cl.admissible(&x).eta_v_min)?;
-    FedAvgPConfig { k: a.k, m: a.m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n)
+    RoundConfig { k: a.k, m: a.m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n)
 }
 
 /// Claim inputs of a run with resolved parameters.
-pub fn claim_inputs(inst: &QuadraticInstance, c: &ProblemConstants, p: &FedAvgPParams, rounds: usize) -> ClaimInputs {
+pub fn claim_inputs(inst: &QuadraticInstance, c: &ProblemConstants, p: &RoundParams, rounds: usize) -> ClaimInputs {
     ClaimInputs { gamma_u: p.gamma_u, gamma_v: p.gamma_v, eta_u: p.eta_u, eta_v: p.eta_v, ..base_inputs(inst, c, p.k, p.m, rounds) }
 }
 
@@ -194,16 +196,17 @@ fn sup_dissimilarity(trajectories: &[Trajectory]) -> f64 {
 
 /// Runs the scenario with its estimator: exact moment propagation (default), or Monte Carlo
 /// (a single run when the run is deterministic).
-pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &FedAvgPParams, opts: &CheckOptions) -> Result<Runs> {
-    let alg = FedAvgP { params: *p };
+pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &RoundParams, opts: &CheckOptions) -> Result<Runs> {
+    let alg_box = s.algorithm.kind.build(*p);
+    let alg: &dyn crate::algorithm::Algorithm = alg_box.as_ref();
     let choice = opts.estimator.unwrap_or(s.estimator);
     let bgd_infinite = ProblemConstants::compute(inst)?.bgd.finite().is_none();
     match choice {
         EstimatorChoice::Exact => {
-            let series = exact_series(inst, &alg, s.rounds, &InclusionMoments::without_replacement(p.n, p.m));
+            let series = exact_series(inst, alg, s.rounds, &InclusionMoments::without_replacement(p.n, p.m));
             // The empirical b^2 is a supremum over visited iterates, which only sampled runs have.
             let empirical_b2 = if bgd_infinite {
-                let trajectories = in_pool(opts.threads, || simulate(inst, &alg, s.rounds, s.seed, s.replicates))?;
+                let trajectories = in_pool(opts.threads, || simulate(inst, alg, s.rounds, s.seed, s.replicates))?;
                 Some(sup_dissimilarity(&trajectories))
             } else {
                 None
@@ -216,9 +219,10 @@ pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &FedAvgPPara
             })
         }
         EstimatorChoice::MonteCarlo => {
+            // Noiseless also makes a random initialization deterministic (it only draws gradient noise).
             let deterministic = inst.is_noiseless() && p.m == p.n;
             let (estimator, replicates) = if deterministic { (Estimator::Deterministic, 1) } else { (Estimator::MonteCarlo, s.replicates) };
-            let trajectories = in_pool(opts.threads, || simulate(inst, &alg, s.rounds, s.seed, replicates))?;
+            let trajectories = in_pool(opts.threads, || simulate(inst, alg, s.rounds, s.seed, replicates))?;
             Ok(Runs {
                 empirical_b2: Some(sup_dissimilarity(&trajectories)),
                 summaries: trajectories.into_iter().map(|t| t.summaries).collect(),
@@ -246,7 +250,7 @@ pub struct Prepared {
     /// Its exact constants.
     pub constants: ProblemConstants,
     /// Resolved parameters.
-    pub params: FedAvgPParams,
+    pub params: RoundParams,
 }
 
 /// Builds the instance, computes its constants and resolves the step rules.
@@ -268,6 +272,7 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
     let scale = opts.bound_scale.unwrap_or(1.0);
     let results = claims
         .iter()
+        .filter(|claim| claim.algorithm() == s.algorithm.kind)
         .map(|claim| {
             let metric: Vec<Vec<f64>> =
                 runs.summaries.iter().map(|series| series.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect()).collect();
@@ -302,6 +307,7 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
     ScenarioRun {
         scenario: s.name.clone(),
         description: s.description.clone(),
+        algorithm: s.algorithm.kind,
         scenario_hash: s.hash(),
         seed: s.seed,
         replicates: runs.summaries.len(),

@@ -208,13 +208,13 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn load_card(path: &Option<PathBuf>) -> anyhow::Result<Card> {
+fn load_cards(path: &Option<PathBuf>) -> anyhow::Result<Vec<Card>> {
     Ok(match path {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| Error::Io { path: p.display().to_string(), source: e })?;
-            card::parse_card(&text, &p.display().to_string())?
+            vec![card::parse_card(&text, &p.display().to_string())?]
         }
-        None => card::fedavg_p_card()?,
+        None => card::embedded_cards()?,
     })
 }
 
@@ -251,7 +251,8 @@ fn canonical_command(a: &CheckArgs) -> String {
 }
 
 fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
-    let card = load_card(&a.card)?;
+    let cards = load_cards(&a.card)?;
+    let all_scenarios: Vec<&card::Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();
     let claims = select_claims(&a.claims)?;
     if let Some(b) = a.bound_scale {
         if !(b.is_finite() && b > 0.0) {
@@ -262,13 +263,16 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--threads", "got 0", "an integer >= 1").into());
     }
     for name in &a.scenarios {
-        if !card.scenarios.iter().any(|s| &s.name == name) {
-            let known: Vec<&str> = card.scenarios.iter().map(|s| s.name.as_str()).collect();
+        if !all_scenarios.iter().any(|s| &s.name == name) {
+            let known: Vec<&str> = all_scenarios.iter().map(|s| s.name.as_str()).collect();
             return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") }.into());
         }
     }
-    let scenarios: Vec<&card::Scenario> =
-        card.scenarios.iter().filter(|s| a.scenarios.is_empty() || a.scenarios.contains(&s.name)).collect();
+    let scenarios: Vec<&card::Scenario> = all_scenarios
+        .into_iter()
+        .filter(|s| a.scenarios.is_empty() || a.scenarios.contains(&s.name))
+        .filter(|s| claims.iter().any(|c| c.algorithm() == s.algorithm.kind))
+        .collect();
     // Resolve every scenario first: bad input fails before any run or any file is written.
     for s in &scenarios {
         check::prepare(s).map_err(|e| anyhow::Error::new(e).context(format!("scenario `{}`", s.name)))?;

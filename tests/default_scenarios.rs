@@ -1,31 +1,35 @@
 //! The embedded card's default scenarios: every verdict reproduced, negative controls that show
 //! each check can fail, and byte-identical reports whatever the thread count.
 
-use fedbounds::card::{fedavg_p_card, Card, EstimatorChoice};
+use fedbounds::card::{embedded_cards, Card, EstimatorChoice, Scenario};
 use fedbounds::estimate::Estimator;
 use fedbounds::check::{run_scenario, CheckOptions, ScenarioRun};
 use fedbounds::claims;
 use fedbounds::report::{write_all, ReportMeta};
 use fedbounds::verdict::VerdictKind;
 
-fn card() -> Card {
-    fedavg_p_card().expect("embedded card parses")
+fn cards() -> Vec<Card> {
+    embedded_cards().expect("embedded cards parse")
+}
+
+fn scenarios() -> Vec<Scenario> {
+    cards().into_iter().flat_map(|c| c.scenarios).collect()
 }
 
 fn run_all(opts: &CheckOptions) -> Vec<ScenarioRun> {
-    card().scenarios.iter().map(|s| run_scenario(s, &claims::all_claims(), opts).expect("scenario runs")).collect()
+    scenarios().iter().map(|s| run_scenario(s, &claims::all_claims(), opts).expect("scenario runs")).collect()
 }
 
 fn run_named(name: &str, opts: &CheckOptions) -> ScenarioRun {
-    let card = card();
-    let s = card.scenarios.iter().find(|s| s.name == name).expect("scenario exists");
+    let all = scenarios();
+    let s = all.iter().find(|s| s.name == name).expect("scenario exists");
     run_scenario(s, &claims::all_claims(), opts).expect("scenario runs")
 }
 
 #[test]
-fn card_and_registry_name_the_same_claims() {
-    let card = card();
-    let mut in_card: Vec<&str> = card.claims.iter().map(|c| c.id.as_str()).collect();
+fn cards_and_registry_name_the_same_claims() {
+    let cards = cards();
+    let mut in_card: Vec<&str> = cards.iter().flat_map(|c| c.claims.iter().map(|c| c.id.as_str())).collect();
     let mut in_code = claims::all_ids();
     in_card.sort_unstable();
     in_code.sort_unstable();
@@ -44,13 +48,13 @@ fn every_default_scenario_reproduces_its_expected_verdicts() {
         })
         .collect();
     assert!(mismatches.is_empty(), "{mismatches:#?}");
-    let expectations: usize = card().scenarios.iter().map(|s| s.expected.len() + s.expected_empirical.len()).sum();
+    let expectations: usize = scenarios().iter().map(|s| s.expected.len() + s.expected_empirical.len()).sum();
     assert!(expectations >= 25, "the card must pin down the verdicts it claims to check");
 }
 
 #[test]
 fn default_scenarios_cover_the_required_settings() {
-    let card = card();
+    let all = scenarios();
     let runs = run_all(&CheckOptions::default());
     let has = |f: &dyn Fn(&ScenarioRun) -> bool| runs.iter().any(f);
     assert!(has(&|r| r.params.m < r.layout.n));
@@ -63,7 +67,10 @@ fn default_scenarios_cover_the_required_settings() {
     assert!(has(&|r| r.constants.bgd.finite().is_some()));
     assert!(has(&|r| r.constants.bgd.finite().is_none()));
     assert!(has(&|r| r.layout.n == 10 && r.params.m == 9 && r.params.k == 25), "paper defaults");
-    assert!(card.scenarios.len() == runs.len());
+    assert!(all.len() == runs.len());
+    let names: std::collections::BTreeSet<&str> = all.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names.len(), all.len(), "scenario names are unique across cards");
+    assert!(has(&|r| r.algorithm == fedbounds::algorithm::AlgorithmKind::ScaffoldP && r.params.m == 1), "Scaffold-P edge m = 1");
 }
 
 /// Negative control for every claim that holds: shrinking the bound to half the lower
@@ -161,8 +168,8 @@ fn reports_are_byte_identical_across_runs_and_thread_counts() {
 
 #[test]
 fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
-    let mut card = card();
-    let s = card.scenarios.iter_mut().find(|s| s.name == "paper-default").unwrap();
+    let mut all = scenarios();
+    let s = all.iter_mut().find(|s| s.name == "paper-default").unwrap();
     s.rounds = 100;
     let mc = CheckOptions { estimator: Some(EstimatorChoice::MonteCarlo), ..Default::default() };
     let exact = CheckOptions::default();

@@ -4,7 +4,7 @@
 
 use nalgebra::DVector;
 
-use fedbounds::algorithm::{Algorithm, FedAvgP, FedAvgPConfig, RoundDraws, ScaffoldP};
+use fedbounds::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws, ScaffoldP};
 use fedbounds::estimate::{exact_series, simulate, student_t_interval, InclusionMoments};
 use fedbounds::problem::{Coupling, GradientSummary, InstanceSpec, QuadraticInstance};
 
@@ -17,7 +17,7 @@ fn instance(n: usize, coupling: Coupling, sigma: f64, b: f64) -> QuadraticInstan
 fn fedavg_p(n: usize, m: usize, k: usize) -> FedAvgP {
     let gamma = 0.05;
     let (eta_u, eta_v) = (1.5, 1.2);
-    FedAvgP { params: FedAvgPConfig { k, m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n).unwrap() }
+    FedAvgP { params: RoundConfig { k, m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n).unwrap() }
 }
 
 type Field = (&'static str, fn(&GradientSummary) -> f64);

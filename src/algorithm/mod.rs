@@ -5,10 +5,41 @@
 //! so the same step code serves Monte Carlo simulation and exact moment propagation.
 
 mod fedavg_p;
+mod params;
 mod scaffold_p;
 
-pub use fedavg_p::{FedAvgP, FedAvgPConfig, FedAvgPParams};
+pub use fedavg_p::FedAvgP;
+pub use params::{RoundConfig, RoundParams};
 pub use scaffold_p::ScaffoldP;
+
+/// The algorithms a scenario can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlgorithmKind {
+    /// Algorithm 1 of Chen, Cao, Yuan, Wen.
+    #[default]
+    FedavgP,
+    /// Algorithm 2 of Chen, Cao, Yuan, Wen.
+    ScaffoldP,
+}
+
+impl AlgorithmKind {
+    /// The algorithm with these parameters.
+    pub fn build(self, params: RoundParams) -> Box<dyn Algorithm> {
+        match self {
+            AlgorithmKind::FedavgP => Box::new(FedAvgP { params }),
+            AlgorithmKind::ScaffoldP => Box::new(ScaffoldP { params }),
+        }
+    }
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgorithmKind::FedavgP => "FedAvg-P",
+            AlgorithmKind::ScaffoldP => "Scaffold-P",
+        }
+    }
+}
 
 use nalgebra::DVector;
 use rand::Rng;

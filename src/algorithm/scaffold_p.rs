@@ -18,14 +18,14 @@
 
 use nalgebra::{DVector, DVectorView};
 
-use super::{Algorithm, FedAvgPParams, RoundDraws};
+use super::{Algorithm, RoundParams, RoundDraws};
 use crate::problem::QuadraticInstance;
 
 /// Scaffold-P with validated parameters (the same step sizes as FedAvg-P).
 #[derive(Debug, Clone, Copy)]
 pub struct ScaffoldP {
     /// The parameters.
-    pub params: FedAvgPParams,
+    pub params: RoundParams,
 }
 
 impl ScaffoldP {

@@ -4,6 +4,8 @@
 //! formula evaluator) can call them directly; the [`CcywClaim`] values wire each one to its
 //! metric, assumptions and conditions.
 
+use crate::algorithm::AlgorithmKind;
+
 use super::{
     AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation,
 };
@@ -236,6 +238,10 @@ impl CcywClaim {
 }
 
 impl Claim for CcywClaim {
+    fn algorithm(&self) -> AlgorithmKind {
+        AlgorithmKind::FedavgP
+    }
+
     fn id(&self) -> &'static str {
         match self {
             CcywClaim::Theorem37 => "CCYW-T3.7",

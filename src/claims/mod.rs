@@ -5,10 +5,12 @@
 //! carries the required and the given value, so a verdict of "not applicable" says by how much.
 
 pub mod ccyw;
+pub mod ccyw_scaffold;
 
 use serde::Serialize;
 use std::fmt;
 
+use crate::algorithm::AlgorithmKind;
 use crate::prec;
 use crate::problem::GradientSummary;
 
@@ -250,6 +252,8 @@ pub struct Reading {
 pub trait Claim: Sync + Send {
     /// ID as in CLAIMS.md, e.g. `CCYW-T3.7`; variants append `~name`.
     fn id(&self) -> &'static str;
+    /// The algorithm the claim is about.
+    fn algorithm(&self) -> AlgorithmKind;
     /// One-line title.
     fn title(&self) -> &'static str;
     /// Source lines in the paper text.
@@ -271,7 +275,9 @@ pub trait Claim: Sync + Send {
 
 /// Every registered claim, in report order.
 pub fn all_claims() -> Vec<&'static dyn Claim> {
-    ccyw::FEDAVG_P_CLAIMS.iter().map(|c| c as &dyn Claim).collect()
+    let fedavg = ccyw::FEDAVG_P_CLAIMS.iter().map(|c| c as &dyn Claim);
+    let scaffold = ccyw_scaffold::SCAFFOLD_P_CLAIMS.iter().map(|c| c as &dyn Claim);
+    fedavg.chain(scaffold).collect()
 }
 
 /// Every registered claim id.

@@ -71,7 +71,7 @@ struct ClaimScenarioEntry<'a> {
     constants: &'a crate::problem::ProblemConstants,
     empirical_b2: f64,
     min_covariance_eigenvalue: Option<f64>,
-    params: crate::algorithm::FedAvgPParams,
+    params: crate::algorithm::RoundParams,
     expected: Option<VerdictKind>,
     expected_empirical: Option<VerdictKind>,
     matches_expected: bool,

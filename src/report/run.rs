@@ -26,7 +26,7 @@ struct RunReport<'a> {
     replicates: usize,
     estimator: Estimator,
     constants: &'a crate::problem::ProblemConstants,
-    params: crate::algorithm::FedAvgPParams,
+    params: crate::algorithm::RoundParams,
     rounds: Vec<RoundRow>,
     verdicts: Vec<serde_json::Value>,
 }
