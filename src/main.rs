@@ -97,7 +97,7 @@ struct CheckArgs {
     #[arg(long)]
     no_plots: bool,
     /// Multiply every bound by this factor (a negative control: below 1 the check must be able to fail).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     bound_scale: Option<f64>,
 }
 
@@ -116,22 +116,22 @@ struct ConditionsArgs {
     #[arg(long = "rounds")]
     t: usize,
     /// Smoothness constant L.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     l: f64,
     /// Initial gap F0 = f(u^0, v^0) - inf f.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     f0: f64,
     /// BGD constant b^2; omit when infinite.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     b2: Option<f64>,
     /// sigma_u^2.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     sigma_u2: f64,
     /// sigma_v^2.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     sigma_v2: f64,
     /// B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2 (Theorem 3.11).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     b0: f64,
     /// Dimension of u (0: no shared variable).
     #[arg(long, default_value_t = 1)]
@@ -140,13 +140,13 @@ struct ConditionsArgs {
     #[arg(long, default_value_t = 1)]
     dv: usize,
     /// Effective step gamma = gamma_u eta_u = gamma_v eta_v (omit to only print admissible steps).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     gamma: Option<f64>,
     /// Outer step eta_u.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     eta_u: Option<f64>,
     /// Outer step eta_v.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     eta_v: Option<f64>,
     /// Only these claims (repeatable).
     #[arg(long = "claim")]

@@ -15,7 +15,7 @@
 
 use nalgebra::DVector;
 
-use super::{Algorithm, RoundDraws, RoundParams};
+use super::{local_sgd, Algorithm, RoundDraws, RoundParams};
 use crate::problem::QuadraticInstance;
 
 /// FedAvg-P with validated parameters.
@@ -23,35 +23,6 @@ use crate::problem::QuadraticInstance;
 pub struct FedAvgP {
     /// The parameters.
     pub params: RoundParams,
-}
-
-impl FedAvgP {
-    /// Client `i`'s `K` local steps from `x = [u^t; v_i^t]`, with the `j`-th sampled client's
-    /// noise of `draws` (lines 5-8). Returns `[u_{i,K}; v_{i,K}]`.
-    pub fn local_run(&self, inst: &QuadraticInstance, i: usize, mut x: DVector<f64>, draws: &RoundDraws, j: usize) -> DVector<f64> {
-        let du = inst.layout().du;
-        let client = &inst.clients()[i];
-        let factor = inst.noise_factor();
-        let noiseless = inst.is_noiseless();
-        let mut grad = DVector::zeros(x.len());
-        for k in 0..self.params.k {
-            grad.gemv(1.0, &client.hessian, &x, 0.0);
-            grad -= &client.linear;
-            if !noiseless {
-                let z = nalgebra::DVectorView::from_slice(draws.step_noise(j, k), x.len());
-                grad.gemv(1.0, factor, &z, 1.0);
-            }
-            let (gu, gv) = grad.as_slice().split_at(du);
-            let (xu, xv) = x.as_mut_slice().split_at_mut(du);
-            for (a, g) in xu.iter_mut().zip(gu) {
-                *a -= self.params.gamma_u * g;
-            }
-            for (a, g) in xv.iter_mut().zip(gv) {
-                *a -= self.params.gamma_v * g;
-            }
-        }
-        x
-    }
 }
 
 impl Algorithm for FedAvgP {
@@ -64,6 +35,11 @@ impl Algorithm for FedAvgP {
     fn local_steps(&self) -> usize {
         self.params.k
     }
+    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {
+        let mut out = Vec::with_capacity(self.params.k);
+        local_sgd(inst, &self.params, i, inst.local_point(state, i), None, noise, |x| out.push(x.clone()));
+        out
+    }
     fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
         let layout = inst.layout();
         let (du, dv) = (layout.du, layout.dv);
@@ -71,7 +47,7 @@ impl Algorithm for FedAvgP {
         let mut next = state.clone();
         let mut u_sum = DVector::zeros(du);
         for (j, &i) in draws.sampled.iter().enumerate() {
-            let x = self.local_run(inst, i, inst.local_point(state, i), draws, j);
+            let x = local_sgd(inst, p, i, inst.local_point(state, i), None, draws.client_noise(j), |_| {});
             u_sum += x.rows(0, du);
             let off = layout.v_offset(i);
             let v_new = state.rows(off, dv) * (1.0 - p.eta_v) + x.rows(du, dv) * p.eta_v;

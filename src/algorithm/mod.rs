@@ -63,6 +63,12 @@ pub struct RoundDraws {
 }
 
 impl RoundDraws {
+    /// All `K (du + dv)` standard normal values of the `j`-th sampled client.
+    pub fn client_noise(&self, j: usize) -> &[f64] {
+        let len = self.steps * self.local_dim;
+        &self.noise[j * len..(j + 1) * len]
+    }
+
     /// The standard normal vector of the `j`-th sampled client at local step `k`.
     pub fn step_noise(&self, j: usize, k: usize) -> &[f64] {
         let off = (j * self.steps + k) * self.local_dim;
@@ -127,6 +133,10 @@ pub trait Algorithm: Sync {
         inst.layout().state_dim()
     }
 
+    /// Client `i`'s virtual local sequence `x_{i,0..K-1}` from `state` with its `K (du + dv)`
+    /// noise values: the iterates the client would visit if sampled (000:L100-106).
+    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>>;
+
     /// Whether the initial state is random (drawn from `init_draws`); if so it must be affine in
     /// the draws, like a round.
     fn random_initialization(&self) -> bool {
@@ -138,6 +148,61 @@ pub trait Algorithm: Sync {
     fn initial_state(&self, inst: &QuadraticInstance, _init_draws: &RoundDraws) -> DVector<f64> {
         inst.initial_state().clone()
     }
+}
+
+/// The stochastic gradient `grad F(x; xi) = H_i x - g_i + R z` of client `i` at its local point
+/// `x = [u; v_i]`, with `z` a standard normal vector (Assumption 2.2).
+pub fn noisy_gradient(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64]) -> DVector<f64> {
+    let client = &inst.clients()[i];
+    let mut grad = &client.hessian * x - &client.linear;
+    if !inst.is_noiseless() {
+        grad.gemv(1.0, inst.noise_factor(), &nalgebra::DVectorView::from_slice(z, x.len()), 1.0);
+    }
+    grad
+}
+
+/// `K` local SGD steps of client `i` from `x = [u^t; v_i^t]` (lines 5-8 of Algorithms 1 and 2):
+///
+/// ```text
+/// u_{k+1} = u_k - gamma_u (grad_u F(u_k, v_k; xi_k) + correction)
+/// v_{k+1} = v_k - gamma_v grad_v F(u_k, v_k; xi_k)
+/// ```
+///
+/// with `correction = c^t - c_i^t` for Scaffold-P and none for FedAvg-P. `noise` holds the `K`
+/// standard normal vectors; `visit` sees `x_k` before step `k`, `k = 0..K-1`. Returns `x_K`.
+pub fn local_sgd(
+    inst: &QuadraticInstance,
+    params: &RoundParams,
+    i: usize,
+    mut x: DVector<f64>,
+    correction: Option<&DVector<f64>>,
+    noise: &[f64],
+    mut visit: impl FnMut(&DVector<f64>),
+) -> DVector<f64> {
+    let du = inst.layout().du;
+    let d = x.len();
+    for k in 0..params.k {
+        visit(&x);
+        let grad = noisy_gradient(inst, i, &x, &noise[k * d..(k + 1) * d]);
+        let (gu, gv) = grad.as_slice().split_at(du);
+        let (xu, xv) = x.as_mut_slice().split_at_mut(du);
+        match correction {
+            Some(c) => {
+                for ((a, g), corr) in xu.iter_mut().zip(gu).zip(c.iter()) {
+                    *a -= params.gamma_u * (g + corr);
+                }
+            }
+            None => {
+                for (a, g) in xu.iter_mut().zip(gu) {
+                    *a -= params.gamma_u * g;
+                }
+            }
+        }
+        for (a, g) in xv.iter_mut().zip(gv) {
+            *a -= params.gamma_v * g;
+        }
+    }
+    x
 }
 
 /// Round index of the initialization draws (keyed apart from every real round).

@@ -16,9 +16,9 @@
 //! `c_i^0 = (1/K) sum_k grad_u F(u^0, v_i^0; xi_{i,k}^{-1})`, `c^0 = (1/n) sum_i c_i^0`.
 //! `dv = 0` gives Scaffold; `du = 0` with `K = 1`, `m = n` gives parallel SGD.
 
-use nalgebra::{DVector, DVectorView};
+use nalgebra::DVector;
 
-use super::{Algorithm, RoundParams, RoundDraws};
+use super::{local_sgd, noisy_gradient, Algorithm, RoundDraws, RoundParams};
 use crate::problem::QuadraticInstance;
 
 /// Scaffold-P with validated parameters (the same step sizes as FedAvg-P).
@@ -39,33 +39,10 @@ impl ScaffoldP {
         l.state_dim() + l.n * l.du
     }
 
-    /// The noisy gradient `H_i x - g_i + R z` of client `i` at `x`.
-    fn noisy_gradient(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64], grad: &mut DVector<f64>) {
-        let client = &inst.clients()[i];
-        grad.gemv(1.0, &client.hessian, x, 0.0);
-        *grad -= &client.linear;
-        if !inst.is_noiseless() {
-            grad.gemv(1.0, inst.noise_factor(), &DVectorView::from_slice(z, x.len()), 1.0);
-        }
-    }
-
-    /// Client `i`'s `K` corrected local steps from `x = [u^t; v_i^t]` with correction
-    /// `c^t - c_i^t` on the u-block, using the `j`-th sampled client's noise.
-    pub fn local_run(&self, inst: &QuadraticInstance, i: usize, mut x: DVector<f64>, correction: &DVector<f64>, draws: &RoundDraws, j: usize) -> DVector<f64> {
+    /// `c^t - c_i^t`, the correction of client `i`'s u-gradient (line 6).
+    fn correction(inst: &QuadraticInstance, state: &DVector<f64>, i: usize) -> DVector<f64> {
         let du = inst.layout().du;
-        let mut grad = DVector::zeros(x.len());
-        for k in 0..self.params.k {
-            Self::noisy_gradient(inst, i, &x, draws.step_noise(j, k), &mut grad);
-            let (gu, gv) = grad.as_slice().split_at(du);
-            let (xu, xv) = x.as_mut_slice().split_at_mut(du);
-            for ((a, g), corr) in xu.iter_mut().zip(gu).zip(correction.iter()) {
-                *a -= self.params.gamma_u * (g + corr);
-            }
-            for (a, g) in xv.iter_mut().zip(gv) {
-                *a -= self.params.gamma_v * g;
-            }
-        }
-        x
+        state.rows(Self::c_global_offset(inst), du) - state.rows(Self::c_offset(inst, i), du)
     }
 }
 
@@ -90,14 +67,12 @@ impl Algorithm for ScaffoldP {
         let l = inst.layout();
         let mut state = DVector::zeros(self.state_dim(inst));
         state.rows_mut(0, l.state_dim()).copy_from(inst.initial_state());
-        let mut grad = DVector::zeros(l.local_dim());
         let mut c_sum = DVector::zeros(l.du);
         for (j, &i) in init.sampled.iter().enumerate() {
             let x = inst.local_point(&state, i);
             let mut c_i = DVector::zeros(l.du);
             for k in 0..self.params.k {
-                Self::noisy_gradient(inst, i, &x, init.step_noise(j, k), &mut grad);
-                c_i += grad.rows(0, l.du);
+                c_i += noisy_gradient(inst, i, &x, init.step_noise(j, k)).rows(0, l.du);
             }
             c_i /= self.params.k as f64;
             c_sum += &c_i;
@@ -105,6 +80,12 @@ impl Algorithm for ScaffoldP {
         }
         state.rows_mut(Self::c_global_offset(inst), l.du).copy_from(&(c_sum / l.n as f64));
         state
+    }
+    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {
+        let mut out = Vec::with_capacity(self.params.k);
+        let correction = Self::correction(inst, state, i);
+        local_sgd(inst, &self.params, i, inst.local_point(state, i), Some(&correction), noise, |x| out.push(x.clone()));
+        out
     }
     fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
         let l = inst.layout();
@@ -116,8 +97,8 @@ impl Algorithm for ScaffoldP {
         let mut c_delta = DVector::zeros(du);
         for (j, &i) in draws.sampled.iter().enumerate() {
             let c_i = state.rows(Self::c_offset(inst, i), du).into_owned();
-            let correction = &c - &c_i;
-            let x = self.local_run(inst, i, inst.local_point(state, i), &correction, draws, j);
+            let correction = Self::correction(inst, state, i);
+            let x = local_sgd(inst, p, i, inst.local_point(state, i), Some(&correction), draws.client_noise(j), |_| {});
             let u_k = x.rows(0, du);
             u_sum += u_k;
             let off = l.v_offset(i);

@@ -148,6 +148,13 @@ impl ProblemConstants {
         let f0 = inst.objective(z0) - f_star;
         let at0 = GradientSummary::at(inst, z0);
 
+        for (name, v) in [("F0 = f(z^0) - inf f", f0), ("B^0", at0.b_sum), ("L", l)] {
+            if !v.is_finite() {
+                return Err(Error::Instance(format!(
+                    "{name} is {v} (the instance's numbers overflow double precision); scale the matrices or the initial point down"
+                )));
+            }
+        }
         Ok(Self {
             l_u,
             l_v,

@@ -119,6 +119,18 @@ impl InstanceSpec {
         if self.du + self.dv == 0 {
             return Err(Error::field("instance.du + instance.dv", "got 0", ">= 1"));
         }
+        // Targets are squared when the instance is built: keep squares (and their sums) finite.
+        let limit = 1e100;
+        for (field, v) in [("instance.l", self.l), ("instance.mu", self.mu)] {
+            if !(v.is_finite() && (1e-100..=limit).contains(&v)) {
+                return Err(Error::field(field, format!("got {v}"), "a number in [1e-100, 1e100]"));
+            }
+        }
+        for (field, v) in [("instance.sigma_u", self.sigma_u), ("instance.sigma_v", self.sigma_v), ("instance.b", self.b), ("instance.init_distance", self.init_distance)] {
+            if v.is_finite() && v > limit {
+                return Err(Error::field(field, format!("got {v}"), "a number in [0, 1e100]"));
+            }
+        }
         require_positive("instance.l", self.l)?;
         require_positive("instance.mu", self.mu)?;
         if self.mu > self.l {

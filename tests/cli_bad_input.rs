@@ -1,0 +1,600 @@
+//! Bad input on the command line: every case must exit 2 (bad input) with a message naming the
+//! field at fault and its allowed range, never panic, and leave no output behind (no report, no
+//! `--out` file, no `*.partial` file). A valid explicit scenario is run too, and the assertion
+//! helper is shown to fail on a good input, so a passing test here means something.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fedbounds");
+
+/// Exit code, stdout, stderr of one run of the binary.
+type Outcome = (i32, String, String);
+
+/// Runs the binary with `args`; returns (exit code, stdout, stderr). A death by signal is -1.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .output()
+        .expect("the fedbounds binary starts");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a bad-input outcome: exit code 2, no panic, nothing on standard output, and a message
+/// on standard error that contains every one of `needles` (the field and its allowed range).
+fn assert_bad_input(what: &str, got: &(i32, String, String), needles: &[&str]) {
+    let (code, stdout, stderr) = got;
+    assert!(!stderr.contains("panicked"), "{what}: the binary panicked\nstderr:\n{stderr}");
+    assert_eq!(*code, 2, "{what}: expected exit code 2 (bad input)\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.trim().is_empty(), "{what}: bad input must print nothing on stdout, got:\n{stdout}");
+    assert!(stderr.contains("error:"), "{what}: no error message\nstderr:\n{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{what}: stderr does not contain `{n}`\nstderr:\n{stderr}");
+    }
+}
+
+/// Names of the entries of `dir` (sorted); empty when `dir` does not exist.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned()).collect(),
+        Err(_) => Vec::new(),
+    };
+    v.sort();
+    v
+}
+
+/// Every file under `dir`, recursively (paths relative to `dir`).
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        if let Ok(rd) = std::fs::read_dir(d) {
+            for e in rd {
+                let p = e.expect("dir entry").path();
+                if p.is_dir() {
+                    walk(base, &p, out);
+                } else {
+                    out.push(p.strip_prefix(base).unwrap_or(&p).display().to_string());
+                }
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+// ------------------------------------------------------------------------------------------------
+// Scenario files.
+
+/// A small valid explicit scenario: n = 3 clients, du = dv = 1, 2x2 SPD Hessians, small noise.
+/// Every mutation below replaces one exact, unique piece of this text.
+const VALID: &str = r#"name = "tiny-explicit"
+description = "three clients, du = dv = 1"
+rounds = 20
+replicates = 4
+seed = 7
+
+[algorithm]
+k = 2
+m = 2
+gamma = 0.05
+eta_u = 1.0
+eta_v = 1.0
+
+[instance.explicit]
+du = 1
+dv = 1
+noise_u_cov = [[0.01]]
+noise_v_cov = [[0.02]]
+u0 = [1.0]
+
+[[instance.explicit.clients]]
+hessian = [[2.0, 0.5], [0.5, 1.0]]
+linear = [1.0, -1.0]
+v0 = [0.5]
+
+[[instance.explicit.clients]]
+hessian = [[1.5, 0.2], [0.2, 2.0]]
+linear = [0.0, 1.0]
+v0 = [-0.5]
+
+[[instance.explicit.clients]]
+hessian = [[1.0, -0.3], [-0.3, 1.5]]
+linear = [-1.0, 0.5]
+v0 = [0.0]
+"#;
+
+/// `VALID` with each `(from, to)` applied; each `from` must occur exactly once, so a mutation
+/// that silently fails to apply is caught here rather than passing as "valid".
+fn mutate(edits: &[(&str, &str)]) -> String {
+    let mut s = VALID.to_string();
+    for (from, to) in edits {
+        assert_eq!(s.matches(from).count(), 1, "mutation `{from}` must match exactly once");
+        s = s.replacen(from, to, 1);
+    }
+    s
+}
+
+/// Writes `text` as `scenario.toml` in a fresh temp dir.
+fn scenario_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("scenario.toml");
+    std::fs::write(&path, text).expect("write scenario");
+    (dir, path)
+}
+
+/// Runs `run FILE` twice on a bad scenario: to stdout, and with `--out DIR/OUT.json`. Both must be
+/// bad input naming `needles`; the second must leave the directory as it was (no OUT.json and no
+/// `*.partial`).
+fn assert_bad_scenario(what: &str, text: &str, needles: &[&str]) {
+    let (dir, file) = scenario_file(text);
+    let file_s = file.to_str().expect("utf-8 path");
+    let got = run(&["run", file_s]);
+    assert_bad_input(what, &got, needles);
+
+    let out = dir.path().join("OUT.json");
+    let got = run(&["run", file_s, "--out", out.to_str().expect("utf-8 path")]);
+    assert_bad_input(&format!("{what} (--out)"), &got, needles);
+    assert!(!out.exists(), "{what}: OUT.json written despite bad input");
+    assert_eq!(entries(dir.path()), vec!["scenario.toml".to_string()], "{what}: files left behind");
+}
+
+// ------------------------------------------------------------------------------------------------
+// The helpers themselves.
+
+#[test]
+fn assertion_helper_can_fail() {
+    // Each case below must make `assert_bad_input` panic (the panic messages in the test output
+    // are expected). A helper that never fails would make every other test here vacuous.
+    let must_fail: Vec<(&str, Outcome, Vec<&str>)> = vec![
+        ("exit 0", (0, String::new(), "error: invalid `x` (allowed: y)".into()), vec!["x"]),
+        ("exit 3", (3, String::new(), "error: invalid `x` (allowed: y)".into()), vec!["x"]),
+        ("panic", (2, String::new(), "thread 'main' panicked at src/main.rs\nerror: x".into()), vec!["x"]),
+        ("needle missing", (2, String::new(), "error: invalid `x` (allowed: y)".into()), vec!["z"]),
+        ("stdout not empty", (2, "{\"partial\": 1}".into(), "error: invalid `x` (allowed: y)".into()), vec!["x"]),
+    ];
+    for (what, got, needles) in must_fail {
+        let r = std::panic::catch_unwind(|| assert_bad_input(what, &got, &needles));
+        assert!(r.is_err(), "assert_bad_input accepted a bad outcome: {what}");
+    }
+    // ...and it accepts a well-formed bad-input outcome.
+    assert_bad_input("synthetic ok", &(2, String::new(), "error: invalid `x`: got 0 (allowed: y)".into()), &["`x`", "y"]);
+
+    // On a real, valid input (exit 0, JSON on stdout) it fails.
+    let (_dir, file) = scenario_file(VALID);
+    let good = run(&["run", file.to_str().expect("utf-8 path")]);
+    assert_eq!(good.0, 0, "the valid scenario must run: {}", good.2);
+    let r = std::panic::catch_unwind(|| assert_bad_input("valid scenario", &good, &["algorithm.m"]));
+    assert!(r.is_err(), "assert_bad_input accepted a successful run");
+}
+
+#[test]
+fn mutate_rejects_a_mutation_that_does_not_apply() {
+    let r = std::panic::catch_unwind(|| mutate(&[("m = 99\n", "m = 2\n")]));
+    assert!(r.is_err());
+}
+
+// ------------------------------------------------------------------------------------------------
+// Case 7: a valid explicit scenario runs and writes JSON.
+
+#[test]
+fn valid_explicit_scenario_writes_json() {
+    let (dir, file) = scenario_file(VALID);
+    let out = dir.path().join("OUT.json");
+    let (code, stdout, stderr) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let text = std::fs::read_to_string(&out).expect("OUT.json written");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("OUT.json is JSON");
+    for key in ["constants", "rounds", "verdicts"] {
+        assert!(json.get(key).is_some(), "OUT.json lacks `{key}`: {text}");
+    }
+    assert_eq!(json["rounds"].as_array().map(Vec::len), Some(20), "one row per round");
+    assert!(json["verdicts"].as_array().is_some_and(|v| !v.is_empty()), "verdicts listed");
+    assert_eq!(entries(dir.path()), vec!["OUT.json".to_string(), "scenario.toml".to_string()], "no *.partial left behind");
+
+    // Without --out the same JSON goes to stdout.
+    let (code, stdout, stderr) = run(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let json2: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    assert_eq!(json2["constants"], json["constants"]);
+    assert_eq!(json2["rounds"], json["rounds"]);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Cases 1-3: `run FILE` with a bad scenario (each also run with --out: no OUT.json, no *.partial).
+
+#[test]
+fn unknown_key_at_top_level() {
+    let text = mutate(&[("seed = 7\n", "seed = 7\nbogus = 1\n")]);
+    assert_bad_scenario("top-level bogus", &text, &["bogus", "unknown field"]);
+}
+
+#[test]
+fn unknown_key_in_explicit_instance() {
+    let text = mutate(&[("du = 1\n", "du = 1\nbogus_key = 3\n")]);
+    assert_bad_scenario("instance.explicit bogus_key", &text, &["bogus_key", "unknown field"]);
+}
+
+#[test]
+fn unknown_key_in_algorithm_and_client() {
+    let text = mutate(&[("eta_v = 1.0\n", "eta_v = 1.0\nlocal_steps = 3\n")]);
+    assert_bad_scenario("algorithm.local_steps", &text, &["local_steps", "unknown field"]);
+    let text = mutate(&[("v0 = [0.5]\n", "v0 = [0.5]\nweight = 2.0\n")]);
+    assert_bad_scenario("client weight", &text, &["weight", "unknown field"]);
+}
+
+#[test]
+fn missing_key_and_syntax_error_and_wrong_type() {
+    let text = mutate(&[("seed = 7\n", "")]);
+    assert_bad_scenario("missing seed", &text, &["seed", "missing field"]);
+    let text = mutate(&[("rounds = 20\n", "rounds = = 20\n")]);
+    assert_bad_scenario("syntax error", &text, &["cannot parse", "rounds"]);
+    let text = mutate(&[("\nm = 2\n", "\nm = -1\n")]);
+    assert_bad_scenario("m = -1 (not a usize)", &text, &["cannot parse", "m = -1"]);
+    let text = mutate(&[("\nk = 2\n", "\nk = \"two\"\n")]);
+    assert_bad_scenario("k is a string", &text, &["cannot parse", "k = \"two\""]);
+}
+
+#[test]
+fn m_greater_than_n() {
+    let text = mutate(&[("\nm = 2\n", "\nm = 4\n")]);
+    assert_bad_scenario("m > n", &text, &["algorithm.m", "got 4", "1 <= m <= n = 3"]);
+}
+
+#[test]
+fn m_zero() {
+    let text = mutate(&[("\nm = 2\n", "\nm = 0\n")]);
+    assert_bad_scenario("m = 0", &text, &["algorithm.m", "got 0", "1 <= m <= n = 3"]);
+}
+
+#[test]
+fn k_zero() {
+    let text = mutate(&[("\nk = 2\n", "\nk = 0\n")]);
+    assert_bad_scenario("k = 0", &text, &["algorithm.k", "got 0", "an integer >= 1"]);
+}
+
+#[test]
+fn negative_step() {
+    let text = mutate(&[("gamma = 0.05\n", "gamma = -0.1\n")]);
+    assert_bad_scenario("gamma = -0.1", &text, &["algorithm.gamma", "-0.1", "a finite number > 0"]);
+    let text = mutate(&[("eta_u = 1.0\n", "eta_u = 0.0\n")]);
+    assert_bad_scenario("eta_u = 0", &text, &["algorithm.eta_u", "a finite number > 0"]);
+    let text = mutate(&[("eta_v = 1.0\n", "eta_v = -2.0\n")]);
+    assert_bad_scenario("eta_v = -2", &text, &["algorithm.eta_v", "a finite number > 0"]);
+}
+
+#[test]
+fn nan_and_infinite_step() {
+    let text = mutate(&[("gamma = 0.05\n", "gamma = nan\n")]);
+    assert_bad_scenario("gamma = nan", &text, &["algorithm.gamma", "NaN", "a finite number > 0"]);
+    let text = mutate(&[("eta_u = 1.0\n", "eta_u = inf\n")]);
+    assert_bad_scenario("eta_u = inf", &text, &["algorithm.eta_u", "a finite number > 0"]);
+}
+
+#[test]
+fn step_rule_naming_unknown_claim_or_bad_factor() {
+    let text = mutate(&[("gamma = 0.05\n", "gamma = { admissible = \"NOPE\" }\n")]);
+    assert_bad_scenario("admissible = NOPE", &text, &["algorithm.gamma.admissible", "NOPE", "CCYW-T3.7"]);
+    let text = mutate(&[("gamma = 0.05\n", "gamma = { admissible = \"CCYW-T3.7\", factor = -1.0 }\n")]);
+    assert_bad_scenario("factor = -1", &text, &["algorithm.gamma.factor", "a finite number > 0"]);
+}
+
+#[test]
+fn run_parameters_out_of_range() {
+    let text = mutate(&[("rounds = 20\n", "rounds = 0\n")]);
+    assert_bad_scenario("rounds = 0", &text, &["rounds", "an integer >= 1"]);
+    let text = mutate(&[("replicates = 4\n", "replicates = 1\n")]);
+    assert_bad_scenario("replicates = 1", &text, &["replicates", "an integer >= 2"]);
+    let text = mutate(&[("seed = 7\n", "seed = 7\nconfidence = 1.5\n")]);
+    assert_bad_scenario("confidence = 1.5", &text, &["confidence", "0 < confidence < 1"]);
+    let text = mutate(&[("seed = 7\n", "seed = 7\nconfidence = nan\n")]);
+    assert_bad_scenario("confidence = nan", &text, &["confidence", "0 < confidence < 1"]);
+    let text = format!("{VALID}\n[expected]\n\"NOPE\" = \"holds\"\n");
+    assert_bad_scenario("expected.NOPE", &text, &["expected.NOPE", "unknown claim id", "CCYW-T3.7"]);
+}
+
+#[test]
+fn threads_zero() {
+    let (dir, file) = scenario_file(VALID);
+    let out = dir.path().join("OUT.json");
+    let got = run(&["run", file.to_str().unwrap(), "--threads", "0", "--out", out.to_str().unwrap()]);
+    assert_bad_input("run --threads 0", &got, &["--threads", "an integer >= 1"]);
+    assert_eq!(entries(dir.path()), vec!["scenario.toml".to_string()]);
+}
+
+#[test]
+fn non_symmetric_hessian() {
+    let text = mutate(&[("hessian = [[2.0, 0.5], [0.5, 1.0]]", "hessian = [[2.0, 0.5], [0.9, 1.0]]")]);
+    assert_bad_scenario("non-symmetric hessian", &text, &["instance.clients[0].hessian", "not symmetric", "a symmetric matrix"]);
+}
+
+#[test]
+fn wrong_sized_hessian() {
+    let text = mutate(&[(
+        "hessian = [[1.5, 0.2], [0.2, 2.0]]",
+        "hessian = [[1.5, 0.2, 0.0], [0.2, 2.0, 0.0], [0.0, 0.0, 1.0]]",
+    )]);
+    assert_bad_scenario("3x3 hessian", &text, &["instance.clients[1].hessian", "2 rows of length 2"]);
+    let text = mutate(&[("hessian = [[1.0, -0.3], [-0.3, 1.5]]", "hessian = [[1.0, -0.3], [-0.3]]")]);
+    assert_bad_scenario("ragged hessian", &text, &["instance.clients[2].hessian", "2 rows of length 2"]);
+}
+
+#[test]
+fn non_finite_hessian_entry() {
+    let text = mutate(&[("hessian = [[2.0, 0.5], [0.5, 1.0]]", "hessian = [[2.0, 0.5], [0.5, nan]]")]);
+    assert_bad_scenario("nan in hessian", &text, &["instance.clients[0].hessian", "a finite number"]);
+}
+
+#[test]
+fn indefinite_hessian_has_no_minimizer() {
+    // C_0 = -1: f is unbounded below in v_0, so F0 is undefined. Not a single field, but the
+    // message must say which matrix and why.
+    let text = mutate(&[("hessian = [[2.0, 0.5], [0.5, 1.0]]", "hessian = [[2.0, 0.5], [0.5, -1.0]]")]);
+    assert_bad_scenario("indefinite hessian", &text, &["Hessian", "eigenvalue"]);
+}
+
+#[test]
+fn wrong_length_linear_term() {
+    let text = mutate(&[("linear = [0.0, 1.0]", "linear = [0.0, 1.0, 2.0]")]);
+    assert_bad_scenario("linear of length 3", &text, &["instance.clients[1].linear", "length 3", "du + dv = 2"]);
+}
+
+#[test]
+fn wrong_length_initial_points() {
+    let text = mutate(&[("u0 = [1.0]", "u0 = [1.0, 2.0]")]);
+    assert_bad_scenario("u0 of length 2", &text, &["instance.u0", "length du = 1"]);
+    let text = mutate(&[("v0 = [-0.5]", "v0 = []")]);
+    assert_bad_scenario("v0 of length 0", &text, &["instance.clients[1].v0", "length dv = 1"]);
+}
+
+#[test]
+fn non_psd_noise_covariance() {
+    let text = mutate(&[("noise_u_cov = [[0.01]]", "noise_u_cov = [[-0.5]]")]);
+    assert_bad_scenario("noise_u_cov = [[-0.5]]", &text, &["noise_u_cov", "a positive semidefinite matrix"]);
+    let text = mutate(&[("noise_v_cov = [[0.02]]", "noise_v_cov = [[0.02, 0.0], [0.0, 0.02]]")]);
+    assert_bad_scenario("noise_v_cov 2x2", &text, &["instance.noise_v_cov", "1 rows of length 1"]);
+}
+
+#[test]
+fn bad_generated_instance() {
+    let generated = |fields: &str| {
+        format!(
+            "name = \"gen\"\nrounds = 5\nreplicates = 2\nseed = 1\n\
+             algorithm = {{ k = 1, m = 2, gamma = 0.01, eta_u = 1.0, eta_v = 1.0 }}\n\
+             [instance.generated]\n{fields}\n"
+        )
+    };
+    let ok = "n = 4\ndu = 2\ndv = 1\nl = 1.0\nmu = 0.1\nsigma_u = 0.1\nsigma_v = 0.1\nb = 0.5\ncoupling = \"decoupled\"\ninit_distance = 1.0\nseed = 3";
+    // The base recipe is valid (so each failure below is due to its one change).
+    let (_d, f) = scenario_file(&generated(ok));
+    let (code, _, stderr) = run(&["run", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "base generated scenario must run: {stderr}");
+
+    assert_bad_scenario("mu > l", &generated(&ok.replace("mu = 0.1", "mu = 2.0")), &["instance.mu", "0 < mu <= l"]);
+    assert_bad_scenario("l < 0", &generated(&ok.replace("l = 1.0", "l = -1.0")), &["instance.l", "a number in [1e-100, 1e100]"]);
+    assert_bad_scenario("n = 0", &generated(&ok.replace("n = 4", "n = 0")), &["instance.n", "an integer >= 1"]);
+    assert_bad_scenario("m > n (generated)", &generated(&ok.replace("n = 4", "n = 1").replace("b = 0.5", "b = 0.0")), &["algorithm.m", "1 <= m <= n = 1"]);
+    assert_bad_scenario("sigma_u < 0", &generated(&ok.replace("sigma_u = 0.1", "sigma_u = -0.1")), &["instance.sigma_u", ">= 0"]);
+    assert_bad_scenario("coupling typo", &generated(&ok.replace("\"decoupled\"", "\"loose\"")), &["loose", "decoupled"]);
+    assert_bad_scenario("generated bogus", &generated(&format!("{ok}\nbogus = 1")), &["bogus", "unknown field"]);
+}
+
+#[test]
+fn generated_noise_level_that_overflows_names_the_recipe_field() {
+    // sigma_u = 1e200 is finite and >= 0, but sigma_u^2 overflows to inf. The file has no
+    // `noise_u_cov`, so the message must name the field the user wrote, `instance.sigma_u`.
+    // (Fails at the time of writing: the message is "invalid `noise_u_cov[0][0]`: got inf", an
+    // internal matrix the generated recipe builds, without even the `instance.` prefix.)
+    let text = "name = \"gen\"\nrounds = 5\nreplicates = 2\nseed = 1\n\
+                algorithm = { k = 1, m = 1, gamma = 0.1, eta_u = 1.0, eta_v = 1.0 }\n\
+                instance.generated = { n = 3, du = 1, dv = 1, l = 1.0, mu = 0.5, sigma_u = 1e200, sigma_v = 0.0, \
+                b = 0.0, coupling = \"decoupled\", init_distance = 1.0, seed = 1 }\n";
+    assert_bad_scenario("sigma_u = 1e200", text, &["instance.sigma_u"]);
+}
+
+#[test]
+fn overflowing_initial_point_is_not_a_silent_success() {
+    // Every entry is finite, but f(z^0) overflows: F0 = inf. The run must not exit 0 with
+    // `"f0": null` and NaN metrics (JSON nulls); it must fail (bad input 2 or numerical failure 3)
+    // without a panic and without writing OUT.json.
+    // (Fails at the time of writing: exit 0, constants.f0/b0/b0_literal = null, f_gap = null,
+    // CCYW-T3.7 reported `inconclusive` with a null bound and null estimate.)
+    let text = mutate(&[("u0 = [1.0]", "u0 = [1e200]")]);
+    let (dir, file) = scenario_file(&text);
+    let out = dir.path().join("OUT.json");
+    let (code, stdout, stderr) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(code == 2 || code == 3, "u0 = 1e200 (F0 = inf): expected exit 2 or 3, got {code}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(!out.exists(), "OUT.json written for an instance with F0 = inf");
+    assert_eq!(entries(dir.path()), vec!["scenario.toml".to_string()]);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Case 4: `check` with an unknown claim or scenario writes nothing.
+
+#[test]
+fn check_unknown_claim() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("reports");
+    let got = run(&["check", "--out", out.to_str().unwrap(), "--claim", "NOPE"]);
+    assert_bad_input("check --claim NOPE", &got, &["unknown claim `NOPE`", "known:", "CCYW-T3.7", "CCYW-SC-FEDAVG-FULL"]);
+    assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
+    assert!(entries(tmp.path()).is_empty());
+}
+
+#[test]
+fn check_unknown_scenario() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("reports");
+    let got = run(&["check", "--out", out.to_str().unwrap(), "--scenario", "NOPE"]);
+    assert_bad_input("check --scenario NOPE", &got, &["unknown scenario `NOPE`", "known:", "paper-default", "fedavg-full"]);
+    assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
+    assert!(entries(tmp.path()).is_empty());
+}
+
+#[test]
+fn check_bad_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("reports");
+    let o = out.to_str().unwrap();
+    assert_bad_input("check --threads 0", &run(&["check", "--out", o, "--threads", "0"]), &["--threads", "an integer >= 1"]);
+    assert_bad_input("check --bound-scale 0", &run(&["check", "--out", o, "--bound-scale", "0"]), &["--bound-scale", "a finite number > 0"]);
+    assert_bad_input("check --bound-scale nan", &run(&["check", "--out", o, "--bound-scale", "nan"]), &["--bound-scale", "a finite number > 0"]);
+    assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Case 5: `check --card BADCARD`: validation of every scenario before any run or file.
+
+fn card_text() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("theorems/ccyw-fedavg-p.toml");
+    std::fs::read_to_string(path).expect("read the card")
+}
+
+/// The card with `from` replaced by `to` in the scenario named `scenario` (first match after its
+/// `name = ...` line).
+fn card_with(scenario: &str, from: &str, to: &str) -> String {
+    let text = card_text();
+    let anchor = format!("name = \"{scenario}\"");
+    let start = text.find(&anchor).unwrap_or_else(|| panic!("scenario {scenario} in card"));
+    let rel = text[start..].find(from).unwrap_or_else(|| panic!("`{from}` in scenario {scenario}"));
+    let at = start + rel;
+    // The replaced text must belong to this scenario (before the next [[scenarios]]).
+    if let Some(next) = text[start..].find("[[scenarios]]") {
+        assert!(rel < next, "`{from}` not inside scenario {scenario}");
+    }
+    format!("{}{}{}", &text[..at], to, &text[at + from.len()..])
+}
+
+fn assert_bad_card(what: &str, card: &str, extra: &[&str], needles: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let card_path = tmp.path().join("bad-card.toml");
+    std::fs::write(&card_path, card).unwrap();
+    let out = tmp.path().join("reports");
+    let mut args = vec!["check", "--card", card_path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-plots"];
+    args.extend_from_slice(extra);
+    let got = run(&args);
+    assert_bad_input(what, &got, needles);
+    assert!(files_under(&out).is_empty(), "{what}: report files written: {:?}", files_under(&out));
+    assert_eq!(entries(tmp.path()), vec!["bad-card.toml".to_string()], "{what}: files left behind");
+}
+
+#[test]
+fn card_copy_is_valid_before_mutation() {
+    // The unmutated copy must parse and pass validation, else the failures below prove nothing.
+    // Only the cheapest scenario is run, and only to check the card is accepted.
+    let card = card_text();
+    let parsed = fedbounds::card::parse_card(&card, "copy").expect("the card parses");
+    for s in &parsed.scenarios {
+        fedbounds::check::prepare(s).unwrap_or_else(|e| panic!("scenario {} prepares: {e}", s.name));
+    }
+    let bad = card_with("fedavg-full", "m = 10,", "m = 11,");
+    let parsed = fedbounds::card::parse_card(&bad, "bad").expect("m > n is not a parse error");
+    let s = parsed.scenarios.iter().find(|s| s.name == "fedavg-full").unwrap();
+    assert_eq!(s.algorithm.m, 11, "mutation applied");
+}
+
+#[test]
+fn card_scenario_with_m_above_n() {
+    // The last scenario is broken: if validation interleaved with runs, the earlier scenarios would
+    // run first; reports must still not exist.
+    let card = card_with("fedavg-full", "m = 10,", "m = 11,");
+    assert_bad_card("card m = 11 > n = 10", &card, &[], &["fedavg-full", "algorithm.m", "got 11", "1 <= m <= n = 10"]);
+    // Same when the bad scenario is selected explicitly alongside a good one.
+    assert_bad_card(
+        "card m > n, selected",
+        &card,
+        &["--scenario", "past-step-condition", "--scenario", "fedavg-full"],
+        &["fedavg-full", "algorithm.m", "1 <= m <= n = 10"],
+    );
+}
+
+#[test]
+fn card_scenario_with_other_bad_fields() {
+    let card = card_with("noiseless-partial-k1", "k = 1,", "k = 0,");
+    assert_bad_card("card k = 0", &card, &[], &["noiseless-partial-k1", "algorithm.k", "an integer >= 1"]);
+    let card = card_with("fedsim-partial", "eta_u = 1.0", "eta_u = -1.0");
+    assert_bad_card("card eta_u < 0", &card, &[], &["fedsim-partial", "algorithm.eta_u", "a finite number > 0"]);
+    let card = card_with("paper-default", "seed = 1\n", "seed = 1\nbogus = 1\n");
+    assert_bad_card("card unknown key", &card, &[], &["bogus", "unknown field"]);
+    let card = card_with("corollary-partial-k5", "name = \"corollary-partial-k5\"", "name = \"paper-default\"");
+    assert_bad_card("card duplicate scenario name", &card, &[], &["name", "appears twice", "unique scenario names"]);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Case 6: `conditions` with out-of-range arguments.
+
+const COND: &[&str] = &["conditions", "--n", "10", "--m", "5", "--k", "5", "--rounds", "100", "--l", "1", "--f0", "1"];
+
+fn conditions_with(over: &[(&str, &str)]) -> (i32, String, String) {
+    let mut args: Vec<String> = COND.iter().map(|s| s.to_string()).collect();
+    for (flag, value) in over {
+        match args.iter().position(|a| a == flag) {
+            Some(i) => args[i + 1] = value.to_string(),
+            None => {
+                args.push(flag.to_string());
+                args.push(value.to_string());
+            }
+        }
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&refs)
+}
+
+/// The base `conditions` arguments followed by `extra` verbatim (e.g. `--gamma=-0.1`).
+fn conditions_extra(extra: &[&str]) -> (i32, String, String) {
+    let mut args: Vec<&str> = COND.to_vec();
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+#[test]
+fn conditions_base_is_valid() {
+    let (code, stdout, stderr) = conditions_with(&[("--gamma", "0.001")]);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("CCYW-T3.7"));
+}
+
+#[test]
+fn conditions_m_above_n() {
+    assert_bad_input("conditions --m 11 --n 10", &conditions_with(&[("--m", "11")]), &["--m", "got 11", "1 <= m <= n = 10"]);
+    assert_bad_input("conditions --m 0", &conditions_with(&[("--m", "0")]), &["--m", "got 0", "1 <= m <= n = 10"]);
+    assert_bad_input("conditions --n 0", &conditions_with(&[("--n", "0")]), &["--n", "an integer >= 1"]);
+}
+
+#[test]
+fn conditions_negative_or_nan_gamma() {
+    // `--gamma=-0.1` reaches the range check; it must name the flag and the range.
+    assert_bad_input("conditions --gamma=-0.1", &conditions_extra(&["--gamma=-0.1"]), &["--gamma", "a finite number > 0"]);
+    assert_bad_input("conditions --gamma nan", &conditions_with(&[("--gamma", "nan")]), &["--gamma", "NaN", "a finite number > 0"]);
+    assert_bad_input("conditions --gamma 0", &conditions_with(&[("--gamma", "0")]), &["--gamma", "a finite number > 0"]);
+}
+
+#[test]
+fn conditions_negative_gamma_as_separate_value() {
+    // `--gamma -0.1`, the way a user types it. The message must name the flag and its range like
+    // `--gamma=-0.1` does. (Fails at the time of writing: clap takes `-0` for an unknown flag and
+    // prints "unexpected argument '-0' found", which names neither `--gamma` nor its range;
+    // the f64 options lack `allow_negative_numbers`.)
+    let got = conditions_with(&[("--gamma", "-0.1")]);
+    assert_bad_input("conditions --gamma -0.1", &got, &["--gamma", "a finite number > 0"]);
+}
+
+#[test]
+fn conditions_other_ranges() {
+    assert_bad_input("conditions --k 0", &conditions_with(&[("--k", "0")]), &["--k", "an integer >= 1"]);
+    assert_bad_input("conditions --rounds 0", &conditions_with(&[("--rounds", "0")]), &["--rounds", "an integer >= 1"]);
+    assert_bad_input("conditions --l 0", &conditions_with(&[("--l", "0")]), &["--l", "a finite number > 0"]);
+    assert_bad_input("conditions --f0 inf", &conditions_with(&[("--f0", "inf")]), &["--f0", "a finite number > 0"]);
+    assert_bad_input("conditions --sigma-u2=-1", &conditions_extra(&["--sigma-u2=-1"]), &["--sigma-u2", ">= 0"]);
+    assert_bad_input("conditions --b2 nan", &conditions_with(&[("--b2", "nan")]), &["--b2", ">= 0"]);
+    assert_bad_input("conditions --eta-u 0", &conditions_with(&[("--eta-u", "0")]), &["--eta-u", "a finite number > 0"]);
+    assert_bad_input("conditions --claim NOPE", &conditions_with(&[("--claim", "NOPE")]), &["unknown claim `NOPE`", "CCYW-T3.7"]);
+}
