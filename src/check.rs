@@ -4,11 +4,12 @@ use serde::Serialize;
 
 use crate::algorithm::{RoundConfig, RoundParams};
 use crate::card::{EstimatorChoice, Scenario, StepSpec};
-use crate::claims::{Claim, ClaimInputs, GammaRule, Reading};
+use crate::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
 use crate::error::{Error, Result};
 use crate::estimate::{exact_series, simulate, Estimator, InclusionMoments, Trajectory};
 use crate::problem::{GradientSummary, ProblemConstants, QuadraticInstance};
-use crate::verdict::{evaluate, Evaluation, VerdictKind};
+use crate::estimate::lemma::simulate_lemma_quantities;
+use crate::verdict::{evaluate, evaluate_lemma, Evaluation, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
 #[derive(Debug, Clone, Default)]
@@ -233,14 +234,112 @@ pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &RoundParams
     }
 }
 
-/// Runs a scenario and evaluates `claims` on it.
+/// The claims and lemmas a check evaluates.
+#[derive(Clone)]
+pub struct Selection {
+    /// Bound claims (theorems, corollaries, special cases).
+    pub claims: Vec<&'static dyn Claim>,
+    /// Lemma-level claims.
+    pub lemmas: Vec<&'static dyn LemmaClaim>,
+}
+
+impl Selection {
+    /// Every registered claim and lemma.
+    pub fn all() -> Self {
+        Self { claims: crate::claims::all_claims(), lemmas: crate::claims::all_lemmas() }
+    }
+
+    /// The claims and lemmas with these ids (all when `ids` is empty).
+    ///
+    /// # Errors
+    /// [`Error::Unknown`] naming an id that is neither.
+    pub fn by_ids(ids: &[String]) -> Result<Self> {
+        if ids.is_empty() {
+            return Ok(Self::all());
+        }
+        let mut sel = Self { claims: Vec::new(), lemmas: Vec::new() };
+        for id in ids {
+            if let Some(c) = crate::claims::by_id(id) {
+                sel.claims.push(c);
+            } else if let Some(l) = crate::claims::lemma_by_id(id) {
+                sel.lemmas.push(l);
+            } else {
+                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: crate::claims::all_ids().join(", ") });
+            }
+        }
+        Ok(sel)
+    }
+
+    /// Whether anything selected concerns `kind`.
+    pub fn concerns(&self, kind: crate::algorithm::AlgorithmKind) -> bool {
+        self.claims.iter().any(|c| c.algorithm() == kind) || self.lemmas.iter().any(|l| l.algorithm() == kind)
+    }
+}
+
+/// Lemmas are checked over the first `min(T, LEMMA_ROUNDS)` rounds (each round is a separate
+/// inequality; later rounds add cost, not new kinds of states).
+pub const LEMMA_ROUNDS: usize = 300;
+
+/// Runs a scenario and evaluates the selection on it.
 ///
 /// # Errors
 /// Any error of building the instance, computing its constants or resolving its steps.
-pub fn run_scenario(s: &Scenario, claims: &[&'static dyn Claim], opts: &CheckOptions) -> Result<ScenarioRun> {
+pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) -> Result<ScenarioRun> {
     let prepared = prepare(s)?;
     let runs = simulate_scenario(s, &prepared.instance, &prepared.params, opts)?;
-    Ok(evaluate_runs(s, prepared, &runs, claims, opts))
+    let lemma_quantities = if selection.lemmas.iter().any(|l| l.algorithm() == s.algorithm.kind) {
+        let alg = s.algorithm.kind.build(prepared.params);
+        let deterministic = prepared.instance.is_noiseless() && prepared.params.m == prepared.params.n;
+        let replicates = if deterministic { 1 } else { s.replicates };
+        let rounds = s.rounds.min(LEMMA_ROUNDS);
+        let q = in_pool(opts.threads, || simulate_lemma_quantities(&prepared.instance, alg.as_ref(), rounds, s.seed, replicates))?;
+        Some((q, if deterministic { Estimator::Deterministic } else { Estimator::MonteCarlo }))
+    } else {
+        None
+    };
+    let mut run = evaluate_runs(s, prepared, &runs, &selection.claims, opts);
+    if let Some((q, estimator)) = lemma_quantities {
+        let inputs = claim_inputs_of(&run, s.rounds);
+        let scale = opts.bound_scale.unwrap_or(1.0);
+        for lemma in selection.lemmas.iter().filter(|l| l.algorithm() == s.algorithm.kind) {
+            run.results.push(ClaimResult {
+                claim: lemma.id(),
+                title: lemma.title(),
+                source: lemma.source(),
+                reading: lemma.reading(),
+                metric: lemma.inequality(),
+                evaluation: evaluate_lemma(*lemma, &inputs, &q, estimator, s.confidence, scale),
+                empirical: None,
+                expected: s.expected.get(lemma.id()).copied(),
+                expected_empirical: s.expected_empirical.get(lemma.id()).copied(),
+            });
+        }
+    }
+    Ok(run)
+}
+
+fn claim_inputs_of(run: &ScenarioRun, rounds: usize) -> ClaimInputs {
+    let c = &run.constants;
+    let p = &run.params;
+    ClaimInputs {
+        n: run.layout.n,
+        m: p.m,
+        k: p.k,
+        t: rounds,
+        du: run.layout.du,
+        dv: run.layout.dv,
+        l: c.l,
+        f0: c.f0,
+        b2: c.bgd.finite(),
+        sigma_u2: c.sigma_u2,
+        sigma_v2: c.sigma_v2,
+        b0: c.b0,
+        b0_literal: c.b0_literal,
+        gamma_u: p.gamma_u,
+        gamma_v: p.gamma_v,
+        eta_u: p.eta_u,
+        eta_v: p.eta_v,
+    }
 }
 
 /// A scenario's instance, constants and resolved parameters (everything before the runs).

@@ -191,6 +191,7 @@ fn main() -> ExitCode {
 
 fn list(json: bool) -> anyhow::Result<ExitCode> {
     let all = claims::all_claims();
+    let lemmas = claims::all_lemmas();
     if json {
         let rows: Vec<serde_json::Value> = all
             .iter()
@@ -198,10 +199,18 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
                 serde_json::json!({"id": c.id(), "title": c.title(), "source": c.source(), "reading": c.reading(), "metric": c.metric().formula()})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let lemma_rows: Vec<serde_json::Value> = lemmas
+            .iter()
+            .map(|c| serde_json::json!({"id": c.id(), "title": c.title(), "source": c.source(), "reading": c.reading(), "inequality": c.inequality()}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"claims": rows, "lemmas": lemma_rows}))?);
     } else {
         println!("{:<24} {:<11} {:<34} title", "claim", "reading", "source");
         for c in all {
+            println!("{:<24} {:<11} {:<34} {}", c.id(), c.reading().name, c.source(), c.title());
+        }
+        println!("\n{:<24} {:<11} {:<34} title", "lemma", "reading", "source");
+        for c in lemmas {
             println!("{:<24} {:<11} {:<34} {}", c.id(), c.reading().name, c.source(), c.title());
         }
     }
@@ -223,7 +232,7 @@ fn select_claims(ids: &[String]) -> Result<Vec<&'static dyn Claim>, Error> {
         return Ok(claims::all_claims());
     }
     ids.iter()
-        .map(|id| claims::by_id(id).ok_or_else(|| Error::Unknown { kind: "claim", name: id.clone(), known: claims::all_ids().join(", ") }))
+        .map(|id| claims::by_id(id).ok_or_else(|| Error::Unknown { kind: "claim", name: id.clone(), known: claims::all_claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", ") }))
         .collect()
 }
 
@@ -253,7 +262,7 @@ fn canonical_command(a: &CheckArgs) -> String {
 fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let cards = load_cards(&a.card)?;
     let all_scenarios: Vec<&card::Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();
-    let claims = select_claims(&a.claims)?;
+    let selection = check::Selection::by_ids(&a.claims)?;
     if let Some(b) = a.bound_scale {
         if !(b.is_finite() && b > 0.0) {
             return Err(Error::field("--bound-scale", format!("got {b}"), "a finite number > 0").into());
@@ -271,7 +280,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let scenarios: Vec<&card::Scenario> = all_scenarios
         .into_iter()
         .filter(|s| a.scenarios.is_empty() || a.scenarios.contains(&s.name))
-        .filter(|s| claims.iter().any(|c| c.algorithm() == s.algorithm.kind))
+        .filter(|s| selection.concerns(s.algorithm.kind))
         .collect();
     // Resolve every scenario first: bad input fails before any run or any file is written.
     for s in &scenarios {
@@ -283,7 +292,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut runs: Vec<ScenarioRun> = Vec::new();
     for s in &scenarios {
         bar.set_message(s.name.clone());
-        runs.push(check::run_scenario(s, &claims, &opts)?);
+        runs.push(check::run_scenario(s, &selection, &opts)?);
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::claims::{Claim, ClaimInputs, ConditionCheck};
+use crate::claims::{Claim, ClaimInputs, ConditionCheck, LemmaClaim};
+use crate::estimate::lemma::LemmaQuantities;
 use crate::estimate::{running_average, student_t_interval, Estimator, Interval};
 use crate::prec;
 
@@ -73,7 +74,11 @@ pub fn decide(estimate: &Interval, bound: f64) -> VerdictKind {
         return VerdictKind::Inconclusive;
     }
     let tie = prec::approx_eq(estimate.upper, bound, prec::RELATIVE_TIE);
-    if estimate.upper < bound || (tie && estimate.lower == estimate.upper) {
+    // An identity that holds with equality (e.g. B^t = n G_u^t + n b^2 on decoupled instances)
+    // gives an interval of pure rounding around the bound: a tie, which holds.
+    let rounding = prec::RELATIVE_IDENTITY * bound.abs().max(f64::MIN_POSITIVE);
+    let rounding_tie = estimate.upper <= bound + rounding && estimate.lower >= bound - rounding;
+    if estimate.upper < bound || (tie && estimate.lower == estimate.upper) || rounding_tie {
         VerdictKind::Holds
     } else if estimate.lower > bound {
         VerdictKind::Violated
@@ -137,14 +142,21 @@ pub fn evaluate(
     let series: Vec<Checkpoint> =
         report_checkpoints(rounds).into_iter().map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: applicable_at(tp) }).collect();
     let compared: Vec<usize> = if claim.every_prefix() { (1..=rounds).collect() } else { vec![rounds] };
+    let points = compared.into_iter().filter_map(|tp| applicable_at(tp).map(|bound| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: Some(bound) }));
+    let (verdict, slack, decisive) = aggregate(points);
+    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
+}
+
+/// Combines checkpoint decisions: violated if any is (reporting the largest excess), else
+/// inconclusive if any straddles (reporting the first), else holds (reporting the smallest slack).
+fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f64>, Option<Checkpoint>) {
     let mut min_slack = f64::INFINITY;
     let mut holds_point = None;
     let mut worst_violation: Option<(f64, Checkpoint)> = None;
     let mut first_straddle = None;
-    for tp in compared {
-        let Some(bound) = applicable_at(tp) else { continue };
-        let estimate = interval_at(tp);
-        let point = Checkpoint { rounds: tp, estimate, bound: Some(bound) };
+    for point in points {
+        let bound = point.bound.unwrap_or(f64::NAN);
+        let estimate = point.estimate;
         match decide(&estimate, bound) {
             VerdictKind::Violated => {
                 let excess = estimate.lower / bound;
@@ -165,14 +177,53 @@ pub fn evaluate(
             holds_point = Some(point);
         }
     }
-    let (verdict, decisive) = if let Some((_, p)) = worst_violation {
-        (VerdictKind::Violated, Some(p))
+    let slack = Some(min_slack).filter(|s| s.is_finite());
+    if let Some((_, p)) = worst_violation {
+        (VerdictKind::Violated, slack, Some(p))
     } else if let Some(p) = first_straddle {
-        (VerdictKind::Inconclusive, Some(p))
+        (VerdictKind::Inconclusive, slack, Some(p))
     } else {
-        (VerdictKind::Holds, holds_point)
+        (VerdictKind::Holds, slack, holds_point)
+    }
+}
+
+/// Evaluates a per-round lemma `E lhs_t <= E rhs_t` from each replicate's quantities.
+///
+/// At each round the interval is that of `lhs - rhs` (Bonferroni-corrected over the rounds
+/// compared), shifted by the mean of `rhs`: the checkpoint's estimate is then below its bound
+/// exactly when the difference is below zero. `bound_scale` multiplies `rhs` (negative controls).
+pub fn evaluate_lemma(
+    lemma: &dyn LemmaClaim,
+    inputs: &ClaimInputs,
+    quantities: &[Vec<LemmaQuantities>],
+    estimator: Estimator,
+    confidence: f64,
+    bound_scale: f64,
+) -> Evaluation {
+    let checks = lemma.checks(inputs);
+    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
+    let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
+    if !failed.is_empty() {
+        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series: Vec::new() };
+    }
+    let rounds = quantities.first().map_or(0, Vec::len);
+    let sides_at = |t: usize| -> Option<Vec<(f64, f64)>> {
+        quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect()
     };
-    Evaluation { verdict, slack: Some(min_slack), decisive, checks, failed, notes, estimator, series }
+    let compared: Vec<usize> = (0..rounds).filter(|t| sides_at(*t).is_some()).collect();
+    let per_round_confidence = 1.0 - (1.0 - confidence) / compared.len().max(1) as f64;
+    let point_at = |t: usize| -> Option<Checkpoint> {
+        let sides = sides_at(t)?;
+        let r = sides.len() as f64;
+        let lhs = sides.iter().map(|s| s.0).sum::<f64>() / r;
+        let rhs = bound_scale * sides.iter().map(|s| s.1).sum::<f64>() / r;
+        let diffs: Vec<f64> = sides.iter().map(|(a, b)| a - bound_scale * b).collect();
+        let d = student_t_interval(&diffs, per_round_confidence);
+        Some(Checkpoint { rounds: t, estimate: Interval { mean: lhs, lower: rhs + d.lower, upper: rhs + d.upper }, bound: Some(rhs) })
+    };
+    let series = report_checkpoints(rounds).into_iter().filter_map(|t| point_at(t - 1)).collect();
+    let (verdict, slack, decisive) = aggregate(compared.into_iter().filter_map(point_at));
+    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
 }
 
 #[cfg(test)]
@@ -190,6 +241,8 @@ mod tests {
         assert_eq!(decide(&iv(1.0, 2.0), 1.5), VerdictKind::Inconclusive);
         assert_eq!(decide(&iv(2.0, 2.0), 2.0), VerdictKind::Holds, "exact tie holds");
         assert_eq!(decide(&iv(2.0, 2.0), 1.999), VerdictKind::Violated);
+        assert_eq!(decide(&iv(2.0 - 1e-13, 2.0 + 1e-13), 2.0), VerdictKind::Holds, "rounding around an equality");
+        assert_eq!(decide(&iv(1.9, 2.1), 2.0), VerdictKind::Inconclusive, "a real straddle stays inconclusive");
     }
 
     #[test]

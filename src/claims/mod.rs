@@ -6,6 +6,9 @@
 
 pub mod ccyw;
 pub mod ccyw_scaffold;
+pub mod lemmas;
+
+pub use lemmas::LemmaClaim;
 
 use serde::Serialize;
 use std::fmt;
@@ -280,9 +283,19 @@ pub fn all_claims() -> Vec<&'static dyn Claim> {
     fedavg.chain(scaffold).collect()
 }
 
-/// Every registered claim id.
+/// Every registered lemma, in report order.
+pub fn all_lemmas() -> Vec<&'static dyn LemmaClaim> {
+    lemmas::CCYW_LEMMAS.iter().map(|c| c as &dyn LemmaClaim).collect()
+}
+
+/// Every registered claim and lemma id.
 pub fn all_ids() -> Vec<&'static str> {
-    all_claims().iter().map(|c| c.id()).collect()
+    all_claims().iter().map(|c| c.id()).chain(all_lemmas().iter().map(|c| c.id())).collect()
+}
+
+/// Looks a lemma up by id.
+pub fn lemma_by_id(id: &str) -> Option<&'static dyn LemmaClaim> {
+    all_lemmas().into_iter().find(|c| c.id() == id)
 }
 
 /// Looks a claim up by id.

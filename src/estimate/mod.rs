@@ -2,6 +2,7 @@
 //! intervals, and the exact special case of deterministic runs.
 
 pub mod exact;
+pub mod lemma;
 mod monte_carlo;
 
 pub use exact::{exact_series, ExactSeries, InclusionMoments, RoundMaps};

@@ -1,0 +1,92 @@
+//! Per-round quantities of the proofs' lemmas, from seeded runs.
+//!
+//! - `E^t = sum_{i,k} E(||hat u_{i,k} - u^t||^2 + ||hat v_{i,k} - v_i^t||^2)` over the virtual
+//!   sequences of all `n` clients (000:L144): given the state it is computed exactly, as the
+//!   squared distance of the noiseless virtual path plus the (state-independent) noise energy of
+//!   the affine local map.
+//! - `C^t = sum_{i,k} E(||alpha_{i,k}^{t-1} - u^t||^2 + ||beta_{i,k}^{t-1} - v_i^t||^2)` (000:L547),
+//!   where `alpha, beta` remember each client's local iterates from the last round it was sampled
+//!   (`alpha^{-1} = u^0`, `beta^{-1} = v_i^0`): realized along each run.
+//! - `B^t`, `G_u^t`, `G_v^t` at the state, from [`GradientSummary`].
+//!
+//! Expectations over runs are then taken by the lemma checks (Monte Carlo with intervals).
+
+use nalgebra::DVector;
+use rayon::prelude::*;
+
+use crate::algorithm::{Algorithm, RoundDraws};
+use crate::problem::{GradientSummary, QuadraticInstance};
+
+/// The lemma quantities of one run at the start of one round.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LemmaQuantities {
+    /// `E^t` conditional on the state (exact given the state).
+    pub drift: f64,
+    /// `C^t` as realized along the run.
+    pub memory_drift: f64,
+    /// Gradient quantities at the state (`b_sum` is `B^t`).
+    pub summary: GradientSummary,
+}
+
+/// `sum_{k<K} E||x_{i,k} - x_i||^2` contributed by the noise alone, for each client: the squared
+/// Frobenius norm of the noise-to-iterate map (the same for every state, as the map is affine).
+fn noise_energy(inst: &QuadraticInstance, alg: &dyn Algorithm, state: &DVector<f64>) -> Vec<f64> {
+    let l = inst.layout();
+    let len = alg.local_steps() * l.local_dim();
+    (0..l.n)
+        .map(|i| {
+            let quiet = alg.virtual_iterates(inst, state, i, &vec![0.0; len]);
+            (0..len)
+                .map(|j| {
+                    let mut noise = vec![0.0; len];
+                    noise[j] = 1.0;
+                    let loud = alg.virtual_iterates(inst, state, i, &noise);
+                    loud.iter().zip(&quiet).map(|(a, b)| (a - b).norm_squared()).sum::<f64>()
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Lemma quantities of one replicate for `rounds` rounds.
+pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicate: u64, noise_energy: &[f64]) -> Vec<LemmaQuantities> {
+    let l = inst.layout();
+    let (n, d, k) = (l.n, l.local_dim(), alg.local_steps());
+    let init = if alg.random_initialization() {
+        RoundDraws::initialization(inst, k, seed, replicate)
+    } else {
+        RoundDraws { sampled: Vec::new(), local_dim: d, steps: 0, noise: Vec::new() }
+    };
+    let mut state = alg.initial_state(inst, &init);
+    // alpha^{-1}, beta^{-1}: every remembered iterate starts at the initial point.
+    let mut memory: Vec<Vec<DVector<f64>>> = (0..n).map(|i| vec![inst.local_point(&state, i); k]).collect();
+    let quiet = vec![0.0; k * d];
+    let mut out = Vec::with_capacity(rounds);
+    for t in 0..rounds {
+        let mut drift = 0.0;
+        let mut memory_drift = 0.0;
+        for i in 0..n {
+            let x = inst.local_point(&state, i);
+            let path = alg.virtual_iterates(inst, &state, i, &quiet);
+            drift += path.iter().map(|p| (p - &x).norm_squared()).sum::<f64>() + noise_energy[i];
+            memory_drift += memory[i].iter().map(|a| (a - &x).norm_squared()).sum::<f64>();
+        }
+        out.push(LemmaQuantities { drift, memory_drift, summary: GradientSummary::at(inst, &state) });
+        let draws = RoundDraws::draw(inst, alg.sampled_per_round(), k, seed, replicate, t as u64);
+        for (j, &i) in draws.sampled.iter().enumerate() {
+            memory[i] = alg.virtual_iterates(inst, &state, i, draws.client_noise(j));
+        }
+        state = alg.round(inst, &state, &draws);
+    }
+    out
+}
+
+/// Lemma quantities of `replicates` seeded replicates, in replicate order.
+pub fn simulate_lemma_quantities(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicates: usize) -> Vec<Vec<LemmaQuantities>> {
+    let l = inst.layout();
+    let (k, d) = (alg.local_steps(), l.local_dim());
+    // Any state serves (the noise map does not depend on it); take the noiseless initial one.
+    let zero_init = RoundDraws { sampled: (0..l.n).collect(), local_dim: d, steps: k, noise: vec![0.0; l.n * k * d] };
+    let energy = noise_energy(inst, alg, &alg.initial_state(inst, &zero_init));
+    (0..replicates as u64).into_par_iter().map(|r| lemma_replicate(inst, alg, rounds, seed, r, &energy)).collect()
+}
