@@ -50,7 +50,7 @@ pub struct ClaimResult {
 impl ClaimResult {
     /// Whether the computed verdicts agree with the card's expectations (where given).
     pub fn matches_expected(&self) -> bool {
-        let main = self.expected.map_or(true, |e| e == self.evaluation.verdict);
+        let main = self.expected.is_none_or(|e| e == self.evaluation.verdict);
         let emp = match (self.expected_empirical, &self.empirical) {
             (Some(e), Some(ev)) => e == ev.verdict,
             (Some(_), None) => false,
@@ -96,7 +96,8 @@ pub struct ScenarioRun {
     pub results: Vec<ClaimResult>,
 }
 
-fn base_inputs(inst: &QuadraticInstance, c: &ProblemConstants, k: usize, m: usize, t: usize) -> ClaimInputs {
+/// Claim inputs of an instance before steps are chosen (steps NaN).
+pub fn base_inputs(inst: &QuadraticInstance, c: &ProblemConstants, k: usize, m: usize, t: usize) -> ClaimInputs {
     let layout = inst.layout();
     ClaimInputs {
         n: layout.n,
@@ -180,7 +181,11 @@ pub struct Runs {
     pub min_covariance_eigenvalue: Option<f64>,
 }
 
-fn in_pool<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
+/// Runs `job` on a pool of `threads` workers (rayon's global pool when `None`).
+///
+/// # Errors
+/// [`Error::InvalidField`] when the pool cannot be built.
+pub fn in_pool<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
     match threads {
         Some(t) => Ok(rayon::ThreadPoolBuilder::new()
             .num_threads(t)

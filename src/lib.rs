@@ -19,6 +19,7 @@ pub mod check;
 pub mod claims;
 pub mod error;
 pub mod estimate;
+pub mod experiments;
 pub mod prec;
 pub mod problem;
 pub mod report;

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use fedbounds::card::{self, Card};
 use fedbounds::check::{self, CheckOptions, ScenarioRun};
 use fedbounds::claims::{self, fmt_num, Claim, ClaimInputs};
+use fedbounds::experiments;
 use fedbounds::report::{self, ReportMeta};
 use fedbounds::Error;
 
@@ -53,6 +54,23 @@ enum Command {
     /// Run one scenario file (explicit matrices or a generated instance) and print per-round metrics,
     /// constants and verdicts as JSON.
     Run(RunArgs),
+    /// Mirror the paper's figures (section 5) on quadratics and check each qualitative statement
+    /// drawn from them; writes OUT/experiments/ (JSON, CSV, one PNG per sweep). Part of a plain
+    /// `check`.
+    Experiments(ExperimentsArgs),
+}
+
+#[derive(Args)]
+struct ExperimentsArgs {
+    /// Output folder (files go to OUT/experiments/).
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// Worker threads (results do not depend on it).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Skip the PNG figures.
+    #[arg(long)]
+    no_plots: bool,
 }
 
 /// Estimators selectable on the command line.
@@ -175,6 +193,7 @@ fn main() -> ExitCode {
         Command::Check(a) => run_check(a),
         Command::Conditions(a) => conditions(a),
         Command::Run(a) => run_file(a),
+        Command::Experiments(a) => run_experiments(a),
     };
     match result {
         Ok(code) => code,
@@ -296,18 +315,60 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         bar.inc(1);
     }
     bar.finish_and_clear();
+    // A plain `check` (the main command) also mirrors the paper's figures.
+    let plain = a.claims.is_empty() && a.scenarios.is_empty() && a.card.is_none() && a.bound_scale.is_none() && a.estimator.is_none();
+    let experiments = if plain { Some(compute_experiments(a.threads)?) } else { None };
     let meta = ReportMeta::new(canonical_command(&a));
-    let written = report::write_all(&a.out, &runs, &meta, !a.no_plots)?;
+    let written = report::write_all(&a.out, &runs, experiments.as_ref(), &meta, !a.no_plots)?;
     print_table(&runs);
+    if let Some(e) = &experiments {
+        print_statements(e);
+    }
     println!("\nwrote {} files under {}", written.len(), a.out.display());
     let mismatches: Vec<String> = runs
         .iter()
         .flat_map(|r| r.results.iter().filter(|c| !c.matches_expected()).map(move |c| format!("{} on {}", c.claim, r.scenario)))
+        .chain(experiments.iter().flat_map(|e| e.mismatches().into_iter().map(|s| s.id.to_string())))
         .collect();
     if mismatches.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("verdicts differ from their claim cards: {}", mismatches.join(", "));
+        Ok(ExitCode::from(EXIT_MISMATCH))
+    }
+}
+
+fn compute_experiments(threads: Option<usize>) -> anyhow::Result<experiments::Experiments> {
+    if threads == Some(0) {
+        return Err(Error::field("--threads", "got 0", "an integer >= 1").into());
+    }
+    let bar = ProgressBar::new(experiments::curve_count() as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} experiment curves").expect("static template"));
+    let e = check::in_pool(threads, || experiments::Experiments::run(&|| bar.inc(1)))??;
+    bar.finish_and_clear();
+    Ok(e)
+}
+
+fn print_statements(e: &experiments::Experiments) {
+    println!("\n{:<28} {:<13} {:<13} statement", "figure statement", "verdict", "expected");
+    for s in &e.statements {
+        let mark = if s.matches_expected() { "" } else { " !" };
+        let expected = s.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+        println!("{:<28} {:<13} {:<13} {}", s.id, format!("{}{mark}", s.verdict), expected, s.statement);
+    }
+}
+
+fn run_experiments(a: ExperimentsArgs) -> anyhow::Result<ExitCode> {
+    let e = compute_experiments(a.threads)?;
+    let meta = ReportMeta::new("cargo run --release -- experiments");
+    let written = report::write_experiments(&a.out, &e, &meta, !a.no_plots)?;
+    print_statements(&e);
+    println!("\nwrote {} files under {}", written.len(), a.out.join("experiments").display());
+    let mismatches: Vec<&str> = e.mismatches().iter().map(|s| s.id).collect();
+    if mismatches.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("verdicts differ from the experiments card: {}", mismatches.join(", "));
         Ok(ExitCode::from(EXIT_MISMATCH))
     }
 }

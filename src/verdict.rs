@@ -160,15 +160,11 @@ fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f
         match decide(&estimate, bound) {
             VerdictKind::Violated => {
                 let excess = estimate.lower / bound;
-                if worst_violation.as_ref().map_or(true, |(e, _)| excess > *e) {
+                if worst_violation.as_ref().is_none_or(|(e, _)| excess > *e) {
                     worst_violation = Some((excess, point));
                 }
             }
-            VerdictKind::Inconclusive => {
-                if first_straddle.is_none() {
-                    first_straddle = Some(point);
-                }
-            }
+            VerdictKind::Inconclusive if first_straddle.is_none() => first_straddle = Some(point),
             _ => {}
         }
         let slack = bound / estimate.mean;

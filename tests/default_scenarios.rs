@@ -149,7 +149,7 @@ fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
 
 fn report_bytes(runs: &[ScenarioRun]) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
-    let files = write_all(dir.path(), runs, &ReportMeta::new("test"), true).unwrap();
+    let files = write_all(dir.path(), runs, None, &ReportMeta::new("test"), true).unwrap();
     let mut out: Vec<(String, Vec<u8>)> = files
         .iter()
         .map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap()))
@@ -194,7 +194,8 @@ fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
 #[test]
 fn committed_reports_match_a_fresh_run() {
     let runs = run_all(&CheckOptions::default());
-    let fresh = report_bytes_with(&runs, "cargo run --release -- check");
+    let experiments = fedbounds::experiments::Experiments::run(&|| {}).unwrap();
+    let fresh = report_bytes_with(&runs, Some(&experiments), "cargo run --release -- check");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let mut stale = Vec::new();
     for (rel, bytes) in &fresh {
@@ -207,8 +208,8 @@ fn committed_reports_match_a_fresh_run() {
     assert!(stale.is_empty(), "reports/ is stale; rerun `cargo run --release -- check`: {stale:#?}");
 }
 
-fn report_bytes_with(runs: &[ScenarioRun], command: &str) -> Vec<(String, Vec<u8>)> {
+fn report_bytes_with(runs: &[ScenarioRun], experiments: Option<&fedbounds::experiments::Experiments>, command: &str) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
-    let files = write_all(dir.path(), runs, &ReportMeta::new(command), true).unwrap();
+    let files = write_all(dir.path(), runs, experiments, &ReportMeta::new(command), true).unwrap();
     files.iter().map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap())).collect()
 }

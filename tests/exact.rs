@@ -183,3 +183,36 @@ fn scaffold_p_round_is_a_sum_of_per_client_terms() {
         assert!((alg.round(&inst, &z, &full) - sum).amax() < 1e-10, "round {round}");
     }
 }
+
+/// The stationary moments are a fixed point of the moment propagation, for FedAvg-P with an outer
+/// step as large as Theorem 3.11 asks (eta_u = 10^4, where the listing's `(1 - eta_u) u` form
+/// would cancel four digits) and for Scaffold-P (whose conserved `c - mean c_i` makes the
+/// equations singular); the exact curve ends there. Negative control: the moments after a few
+/// rounds from the start are not a fixed point.
+#[test]
+fn stationary_moments_are_a_fixed_point_the_curve_reaches() {
+    use fedbounds::estimate::exact::{initial_moments, stationary_moments, RoundMaps};
+    let inst = instance(5, Coupling::Coupled, 0.5, 1.0);
+    let gamma = 0.01;
+    let big = FedAvgP { params: RoundConfig { k: 3, m: 5, gamma_u: gamma / 1e4, gamma_v: gamma, eta_u: 1e4, eta_v: 1.0 }.check(5).unwrap() };
+    let scaffold = ScaffoldP { params: RoundConfig { k: 3, m: 2, gamma_u: gamma / 2f64.sqrt(), gamma_v: gamma / 2.5f64.sqrt(), eta_u: 2f64.sqrt(), eta_v: 2.5f64.sqrt() }.check(5).unwrap() };
+    let algs: [(&dyn Algorithm, usize); 2] = [(&big, 5), (&scaffold, 2)];
+    for (alg, m) in algs {
+        let inc = InclusionMoments::without_replacement(5, m);
+        let maps = RoundMaps::probe(&inst, alg);
+        let (mu0, p0) = initial_moments(&inst, alg);
+        let (mu, p) = stationary_moments(&maps, &inc, &mu0, &p0).expect("a steady state exists");
+        let (mu1, p1) = maps.propagate(&mu, &p, &inc);
+        let scale = p.amax().max(1.0);
+        assert!((&mu1 - &mu).amax() < 1e-12 * scale && (&p1 - &p).amax() < 1e-12 * scale, "{}: not a fixed point", alg.name());
+        let (mut mu_t, mut p_t) = (mu0.clone(), p0.clone());
+        for _ in 0..5 {
+            (mu_t, p_t) = maps.propagate(&mu_t, &p_t, &inc);
+        }
+        assert!((maps.propagate(&mu_t, &p_t, &inc).1 - &p_t).amax() > 1e-6 * scale, "negative control");
+        for _ in 0..20_000 {
+            (mu_t, p_t) = maps.propagate(&mu_t, &p_t, &inc);
+        }
+        assert!((&p_t - &p).amax() < 1e-8 * scale, "{}: the recursion ends {:e} away from the fixed point", alg.name(), (&p_t - &p).amax());
+    }
+}

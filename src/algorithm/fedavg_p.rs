@@ -48,14 +48,19 @@ impl Algorithm for FedAvgP {
         let mut u_sum = DVector::zeros(du);
         for (j, &i) in draws.sampled.iter().enumerate() {
             let x = local_sgd(inst, p, i, inst.local_point(state, i), None, draws.client_noise(j), |_| {});
-            u_sum += x.rows(0, du);
+            u_sum += x.rows(0, du) - state.rows(0, du);
             let off = layout.v_offset(i);
-            let v_new = state.rows(off, dv) * (1.0 - p.eta_v) + x.rows(du, dv) * p.eta_v;
+            // `v + eta_v (v_K - v)`, equal to line 9's `(1 - eta_v) v + eta_v v_K`, kept as a small
+            // displacement so that a large eta_v does not cancel digits.
+            let v_new = state.rows(off, dv) + (x.rows(du, dv) - state.rows(off, dv)) * p.eta_v;
             next.rows_mut(off, dv).copy_from(&v_new);
         }
         // Divide by m, not |S|: equal in every real round, and it keeps the round a sum of per-client
         // terms for any subset, which the exact engine relies on (see `Algorithm`).
-        let u_new = state.rows(0, du) * (1.0 - p.eta_u) + u_sum * (p.eta_u / p.m as f64);
+        // `u + (eta_u/m) sum_S (u_K - u)`: the listing's `(1 - eta_u) u + (eta_u/m) sum_S u_K` when
+        // |S| = m, written with displacements because eta_u can be as large as T (Theorem 3.11),
+        // where the listing's form cancels about log10(eta_u) digits.
+        let u_new = state.rows(0, du) + u_sum * (p.eta_u / p.m as f64);
         next.rows_mut(0, du).copy_from(&u_new);
         next
     }

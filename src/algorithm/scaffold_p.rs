@@ -100,16 +100,21 @@ impl Algorithm for ScaffoldP {
             let correction = Self::correction(inst, state, i);
             let x = local_sgd(inst, p, i, inst.local_point(state, i), Some(&correction), draws.client_noise(j), |_| {});
             let u_k = x.rows(0, du);
-            u_sum += u_k;
+            u_sum += u_k - state.rows(0, du);
             let off = l.v_offset(i);
-            let v_new = state.rows(off, dv) * (1.0 - p.eta_v) + x.rows(du, dv) * p.eta_v;
+            // `v + eta_v (v_K - v)`, equal to line 9's `(1 - eta_v) v + eta_v v_K`, kept as a small
+            // displacement so that a large eta_v does not cancel digits.
+            let v_new = state.rows(off, dv) + (x.rows(du, dv) - state.rows(off, dv)) * p.eta_v;
             next.rows_mut(off, dv).copy_from(&v_new);
             let c_i_new = &c_i - &c + (state.rows(0, du) - u_k) / (p.k as f64 * p.gamma_u);
             c_delta += &c_i_new - &c_i;
             next.rows_mut(Self::c_offset(inst, i), du).copy_from(&c_i_new);
         }
         // Divide by m and n, never by |S|: the round stays a sum of per-client terms (Algorithm contract).
-        let u_new = state.rows(0, du) * (1.0 - p.eta_u) + u_sum * (p.eta_u / p.m as f64);
+        // `u + (eta_u/m) sum_S (u_K - u)`: the listing's `(1 - eta_u) u + (eta_u/m) sum_S u_K` when
+        // |S| = m, written with displacements because eta_u can be as large as T (Theorem 3.11),
+        // where the listing's form cancels about log10(eta_u) digits.
+        let u_new = state.rows(0, du) + u_sum * (p.eta_u / p.m as f64);
         next.rows_mut(0, du).copy_from(&u_new);
         next.rows_mut(Self::c_global_offset(inst), du).copy_from(&(c + c_delta / n));
         next

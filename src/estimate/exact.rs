@@ -22,7 +22,7 @@
 //! `q = m (m-1) / (n (n-1))`. Every metric of Table 1 is `E||M z - c||^2 = tr(M P M^T) - 2 c^T M mu
 //! + ||c||^2` for an affine gradient map, so expected metrics are exact.
 
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 use serde::Serialize;
 
 use crate::algorithm::{Algorithm, RoundDraws};
@@ -368,4 +368,140 @@ pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize
         p = p2;
     }
     ExactSeries { summaries, min_covariance_eigenvalue: min_eig, second_moment_scale: p.amax() }
+}
+
+/// Refinement passes of the stationary second moment (each one solve with a stored SVD).
+const REFINEMENT_STEPS: usize = 20;
+
+/// Iteration cap of the SVD and Schur decompositions (nalgebra's default, 0, never gives up).
+const MAX_ITERATIONS: usize = 100_000;
+
+/// Directions `l` with `l^T z` conserved exactly by every round, whatever the sample and the
+/// noise (`l^T A0 = l^T`, `l^T A_i = 0`, `l^T b_i = 0`, `l^T W_i = 0`, `l^T c0 = 0`). Scaffold-P
+/// has them: `c - mean_i c_i` never changes. They make the fixed-point equations singular; the
+/// conserved values pin the solution down.
+fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64>) -> Vec<DVector<f64>> {
+    let d = maps.dim;
+    // l^T (I - A_eff) = 0: l spans the null space of (I - A_eff)^T, its right singular vectors.
+    let Some(svd) = SVD::try_new((DMatrix::identity(d, d) - a_eff).transpose(), false, true, f64::EPSILON, MAX_ITERATIONS) else { return Vec::new() };
+    let Some(v_t) = svd.v_t else { return Vec::new() };
+    let scale = a_eff.amax().max(1.0);
+    let tol = 1e-10 * scale;
+    let lift = |c: &ClientMap, l: &DVector<f64>| -> f64 {
+        // ||l^T A_i|| + |l^T b_i| + ||l^T W_i|| on the client's rows.
+        let lr = DVector::from_fn(c.rows.len(), |r, _| l[c.rows[r]]);
+        (c.a.transpose() * &lr).amax() + c.b.dot(&lr).abs() + (c.w.transpose() * &lr).amax()
+    };
+    (0..d)
+        .filter(|&j| svd.singular_values[j] <= tol)
+        .map(|j| v_t.row(j).transpose())
+        .filter(|l| (a0.transpose() * l - l).amax() <= tol && l.dot(&maps.c0).abs() <= tol && maps.clients.iter().all(|c| lift(c, l) <= tol))
+        .collect()
+}
+
+/// The stationary moments `(mu*, P*)`, the fixed point of [`RoundMaps::propagate`] reached from
+/// the initial moments `(mu0, P0)`: where the expected metrics of a run with a constant step
+/// settle ("steady state").
+///
+/// The propagation is affine in `P` for fixed `mu`, so the fixed point is solved for, not run to:
+/// `(I - A0 - p Abar) mu* = c0 + p bbar`, then `P* = Lmap(P*) + C(mu*)`, a linear system over the
+/// `D(D+1)/2` entries of a symmetric matrix whose operator is read off `propagate` itself (probing
+/// with symmetric basis matrices). Exactly conserved directions `l` (see `conserved_directions`)
+/// add the equations `l^T mu* = l^T mu0` and `P* l = (l^T mu0) mu*`; the stacked systems are solved
+/// by least squares (they are consistent). `None` when some other mode does not contract (no steady
+/// state) or a conserved value is random.
+pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
+    let d = maps.dim;
+    let a0 = match &maps.base {
+        BaseLinear::Diagonal(v) => DMatrix::from_diagonal(v),
+        BaseLinear::Dense(a) => a.clone(),
+    };
+    let a_eff = &a0 + &maps.a_sum * inc.p;
+    let conserved = conserved_directions(maps, &a0, &a_eff);
+    let schur = Schur::try_new(a_eff.clone(), 1e-12, MAX_ITERATIONS)?;
+    let unit_modes = schur.complex_eigenvalues().iter().filter(|z| z.norm() >= 1.0 - 1e-9).count();
+    if unit_modes > conserved.len() {
+        return None;
+    }
+    let values: Vec<f64> = conserved.iter().map(|l| l.dot(mu0)).collect();
+    for (l, v) in conserved.iter().zip(&values) {
+        if ((l.transpose() * p0 * l)[0] - v * v).abs() > 1e-9 * (1.0 + v * v) {
+            return None;
+        }
+    }
+    let solve = |a: DMatrix<f64>, b: DVector<f64>| -> Option<DVector<f64>> { SVD::try_new(a, true, true, f64::EPSILON, MAX_ITERATIONS)?.solve(&b, 1e-12).ok() };
+    let k = conserved.len();
+    let mut a_mu = DMatrix::zeros(d + k, d);
+    a_mu.view_mut((0, 0), (d, d)).copy_from(&(DMatrix::identity(d, d) - &a_eff));
+    let mut b_mu = DVector::zeros(d + k);
+    b_mu.rows_mut(0, d).copy_from(&(&maps.c0 + &maps.b_sum * inc.p));
+    for (j, (l, v)) in conserved.iter().zip(&values).enumerate() {
+        a_mu.row_mut(d + j).copy_from(&l.transpose());
+        b_mu[d + j] = *v;
+    }
+    let mu = solve(a_mu, b_mu)?;
+
+    let zero = DMatrix::zeros(d, d);
+    let constant = maps.propagate(&mu, &zero, inc).1;
+    let pairs: Vec<(usize, usize)> = (0..d).flat_map(|r| (r..d).map(move |c| (r, c))).collect();
+    let index = |r: usize, c: usize| -> usize {
+        let key = if r <= c { (r, c) } else { (c, r) };
+        pairs.binary_search(&key).expect("upper triangle")
+    };
+    let dim = pairs.len();
+    let mut system = DMatrix::zeros(dim + k * d, dim);
+    system.view_mut((0, 0), (dim, dim)).fill_with_identity();
+    for (col, &(r, c)) in pairs.iter().enumerate() {
+        let mut basis = DMatrix::zeros(d, d);
+        basis[(r, c)] = 1.0;
+        basis[(c, r)] = 1.0;
+        let image = maps.propagate(&mu, &basis, inc).1 - &constant;
+        for (row, &(a, b)) in pairs.iter().enumerate() {
+            system[(row, col)] -= image[(a, b)];
+        }
+    }
+    // Conserved directions: P l = (l^T mu0) mu.
+    for (j, l) in conserved.iter().enumerate() {
+        for a in 0..d {
+            for (b, lb) in l.iter().enumerate() {
+                system[(dim + j * d + a, index(a, b))] += lb;
+            }
+        }
+    }
+    // Right-hand side and residual of the stacked system at a symmetric `P`.
+    let equations = |p: &DMatrix<f64>| -> DVector<f64> {
+        let image = maps.propagate(&mu, p, inc).1;
+        let mut r = DVector::zeros(dim + k * d);
+        for (row, &(a, b)) in pairs.iter().enumerate() {
+            r[row] = image[(a, b)] - p[(a, b)];
+        }
+        for (j, (l, v)) in conserved.iter().zip(&values).enumerate() {
+            let pl = p * l;
+            for a in 0..d {
+                r[dim + j * d + a] = v * mu[a] - pl[a];
+            }
+        }
+        r
+    };
+    let svd = SVD::try_new(system, true, true, f64::EPSILON, MAX_ITERATIONS)?;
+    let to_matrix = |x: &DVector<f64>| DMatrix::from_fn(d, d, |r, c| x[index(r, c)]);
+    let mut p = to_matrix(&svd.solve(&equations(&zero), 1e-12).ok()?);
+    // Iterative refinement against `propagate` itself, in case the probed operator carries rounding.
+    for _ in 0..REFINEMENT_STEPS {
+        let residual = equations(&p);
+        if residual.amax() <= 1e-15 * p.amax().max(1.0) {
+            break;
+        }
+        p += to_matrix(&svd.solve(&residual, 1e-12).ok()?);
+    }
+    Some((mu, p))
+}
+
+/// Expected gradient summary at the steady state of `alg` on `inst` (see [`stationary_moments`]).
+pub fn stationary_summary(inst: &QuadraticInstance, alg: &dyn Algorithm, inc: &InclusionMoments) -> Option<GradientSummary> {
+    let maps = RoundMaps::probe(inst, alg);
+    let (mu0, p0) = initial_moments(inst, alg);
+    let (mu, p) = stationary_moments(&maps, inc, &mu0, &p0)?;
+    let base = inst.layout().state_dim();
+    Some(MetricMaps::new(inst).summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()))
 }

@@ -5,7 +5,7 @@ pub mod exact;
 pub mod lemma;
 mod monte_carlo;
 
-pub use exact::{exact_series, ExactSeries, InclusionMoments, RoundMaps};
+pub use exact::{exact_series, stationary_summary, ExactSeries, InclusionMoments, RoundMaps};
 pub use monte_carlo::{run_replicate, simulate, Trajectory};
 
 use serde::Serialize;

@@ -98,22 +98,16 @@ impl GradientSummary {
     /// Evaluates the gradient quantities at `state`.
     pub fn at(inst: &QuadraticInstance, state: &DVector<f64>) -> Self {
         let Layout { n, du, .. } = inst.layout();
-        let mut mean_u = DVector::zeros(du);
-        let mut sum_sq_u = 0.0;
-        let mut sum_sq_v = 0.0;
-        for i in 0..n {
-            let g = inst.local_gradient(i, &inst.local_point(state, i));
-            let gu = g.rows(0, du);
-            mean_u += gu;
-            sum_sq_u += gu.norm_squared();
-            sum_sq_v += g.rows(du, g.len() - du).norm_squared();
-        }
-        mean_u /= n as f64;
-        let g_u = mean_u.norm_squared();
+        let grads: Vec<DVector<f64>> = (0..n).map(|i| inst.local_gradient(i, &inst.local_point(state, i))).collect();
+        let mean_u = grads.iter().fold(DVector::zeros(du), |acc, g| acc + g.rows(0, du)) / n as f64;
+        let sum_sq_u: f64 = grads.iter().map(|g| g.rows(0, du).norm_squared()).sum();
+        let sum_sq_v: f64 = grads.iter().map(|g| g.rows(du, g.len() - du).norm_squared()).sum();
+        // The spread about the mean directly: no cancellation of mean-of-squares minus square-of-mean.
+        let spread: f64 = grads.iter().map(|g| (g.rows(0, du) - &mean_u).norm_squared()).sum();
         Self {
-            g_u,
+            g_u: mean_u.norm_squared(),
             g_v: sum_sq_v / n as f64,
-            dissimilarity: (sum_sq_u / n as f64 - g_u).max(0.0),
+            dissimilarity: spread / n as f64,
             b_sum: sum_sq_u,
             objective: inst.objective(state),
         }

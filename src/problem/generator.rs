@@ -16,8 +16,10 @@ pub enum Coupling {
     /// `A_i = A` for all clients and `B_i = 0`: the BGD constant `b^2` is finite and equals the
     /// spread of the linear terms.
     Decoupled,
-    /// Each `H_i` is a random rotation of a spectrum in `[mu, L]`: `A_i` differ and `B_i != 0`, so
-    /// `b^2` is infinite (Assumption 2.3 fails; see [`super::BgdConstant`]).
+    /// Each `H_i` is a random rotation of a spectrum in `[mu, L]`: in general `A_i` differ and
+    /// `B_i != 0`, so `b^2` is infinite (Assumption 2.3 fails; see [`super::BgdConstant`]).
+    /// Degenerate recipes are exceptions, and the computed constant says so: `mu = L` makes every
+    /// `H_i = L I`, and `du = 1, dv = 0` makes every `A_i = L`; both give a finite `b^2`.
     Coupled,
 }
 

@@ -4,10 +4,12 @@
 //! run never leaves a half-written report. Output is byte-identical for identical inputs: no
 //! timestamps, no host names, maps in sorted order.
 
+mod experiments;
 mod plot;
 mod run;
 
-pub use plot::plot_claim;
+pub use experiments::{experiments_markdown, write_experiments};
+pub use plot::{plot_claim, plot_sweep};
 pub use run::run_report;
 
 use std::fmt::Write as _;
@@ -113,11 +115,12 @@ pub fn results_of<'a>(runs: &'a [ScenarioRun], id: &str) -> Vec<(&'a ScenarioRun
     runs.iter().flat_map(|r| r.results.iter().filter(|c| c.claim == id).map(move |c| (r, c))).collect()
 }
 
-/// Writes every report file under `out` and returns their paths.
+/// Writes every report file under `out` and returns their paths; with `experiments`, also the
+/// mirrored figures (`experiments/`) and their section of `SUMMARY.md`.
 ///
 /// # Errors
 /// [`Error::Io`] when a file cannot be written.
-pub fn write_all(out: &Path, runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
+pub fn write_all(out: &Path, runs: &[ScenarioRun], experiments: Option<&crate::experiments::Experiments>, meta: &ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for id in claim_ids(runs) {
         let rows = results_of(runs, id);
@@ -163,8 +166,13 @@ pub fn write_all(out: &Path, runs: &[ScenarioRun], meta: &ReportMeta, plots: boo
             written.push(path);
         }
     }
+    let mut summary = summary_markdown(runs, meta);
+    if let Some(e) = experiments {
+        written.extend(write_experiments(out, e, meta, plots)?);
+        summary.push_str(&experiments_markdown(e));
+    }
     let path = out.join("SUMMARY.md");
-    write_atomic(&path, summary_markdown(runs, meta).as_bytes())?;
+    write_atomic(&path, summary.as_bytes())?;
     written.push(path);
     let path = out.join("summary.csv");
     write_atomic(&path, summary_csv(runs).as_bytes())?;

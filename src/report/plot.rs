@@ -170,3 +170,95 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     writer.finish().map_err(draw_err)?;
     Ok(out)
 }
+
+/// Colours of a sweep's settings (matplotlib's first five).
+const SETTING_COLOURS: [RGBColor; 6] =
+    [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189), RGBColor(140, 86, 75)];
+
+/// Renders one sweep of the mirrored experiments: per setting, the exact expected metric over
+/// rounds (solid), its exact steady state (dashed) and its theorem's bound as `T -> infinity`
+/// (dotted; marked when the theorem's conditions fail at that setting). Log-scale metric, linear
+/// rounds, as the paper's figures.
+///
+/// # Errors
+/// [`Error::Numerical`] if drawing fails.
+pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
+    ensure_font();
+    let (w, h) = (900u32, 600u32);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (header, body) = root.split_vertically(56);
+        header.draw(&Text::new(format!("{}: {}", sweep.id, sweep.title), (12, 8), ("sans-serif", 18).into_font())).map_err(draw_err)?;
+        header
+            .draw(&Text::new(
+                "solid: exact E(G_u + hat G_v) per round; dashed: exact steady state; dotted: theorem bound as T -> inf (* conditions fail)",
+                (12, 32),
+                ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
+            ))
+            .map_err(draw_err)?;
+        let positive = |y: f64| y.is_finite() && y > 0.0;
+        let ys = sweep.curves.iter().flat_map(|c| c.metric.iter().copied().chain([c.steady_state]).chain(c.steady_bound.as_ref().map(|b| b.value)));
+        let (lo, hi) = ys.filter(|y| positive(*y)).fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(y), b.max(y)));
+        let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 2.0, hi * 2.0) } else { (1e-12, 1.0) };
+        let rounds = sweep.curves.iter().map(|c| c.metric.len()).max().unwrap_or(2).max(2) as f64;
+        let mut chart = ChartBuilder::on(&body)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..rounds, (lo..hi).log_scale())
+            .map_err(draw_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("round t")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_desc("expected gradient norm")
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .label_style(("sans-serif", 12))
+            .draw()
+            .map_err(draw_err)?;
+        let clamp = |y: f64| y.max(lo);
+        for (i, c) in sweep.curves.iter().enumerate() {
+            let colour = SETTING_COLOURS[i % SETTING_COLOURS.len()];
+            chart
+                .draw_series(LineSeries::new(c.metric.iter().enumerate().map(|(t, y)| (t as f64, clamp(*y))), colour.stroke_width(2)))
+                .map_err(draw_err)?
+                .label(format!("{}  (steady {})", c.setting.label, fmt_num(c.steady_state)))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            chart.draw_series(dashed((0.0, rounds), c.steady_state, colour, 14.0, 8.0, rounds)).map_err(draw_err)?;
+            if let Some(b) = &c.steady_bound {
+                let mark = if b.failed.is_empty() { "" } else { "*" };
+                chart
+                    .draw_series(dashed((0.0, rounds), b.value, colour, 3.0, 6.0, rounds))
+                    .map_err(draw_err)?
+                    .label(format!("{} bound {}{mark}", b.claim, fmt_num(b.value)))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 6, y), (x + 10, y), (x + 16, y)], colour.stroke_width(1)));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(draw_err)?;
+        root.present().map_err(draw_err)?;
+    }
+    encode_png(&buf, w, h)
+}
+
+/// A horizontal dashed line at `y` over `x_range`, dash and gap lengths in pixels of a
+/// 900-pixel-wide chart spanning `x_span` data units.
+fn dashed(x_range: (f64, f64), y: f64, colour: RGBColor, dash: f64, gap: f64, x_span: f64) -> Vec<PathElement<(f64, f64)>> {
+    let per_pixel = x_span / 800.0;
+    let (dash, gap) = (dash * per_pixel, gap * per_pixel);
+    let mut out = Vec::new();
+    let mut x = x_range.0;
+    while x < x_range.1 {
+        out.push(PathElement::new(vec![(x, y), ((x + dash).min(x_range.1), y)], colour.stroke_width(1)));
+        x += dash + gap;
+    }
+    out
+}

@@ -1,0 +1,130 @@
+//! The paper's figures mirrored (section 5): each statement's verdict is computed, matches the
+//! experiments card, does not depend on the thread count, and can fail (negative controls that
+//! perturb the computed curves the way a contradicting figure would).
+
+use std::sync::OnceLock;
+
+use fedbounds::check::in_pool;
+use fedbounds::experiments::{
+    apply_card, embedded_experiment_card, parse_experiment_card, statements, Experiments, Sweep, EXPERIMENTS_CARD, STATEMENT_IDS,
+};
+use fedbounds::verdict::VerdictKind;
+use fedbounds::Error;
+
+fn computed() -> &'static Experiments {
+    static E: OnceLock<Experiments> = OnceLock::new();
+    E.get_or_init(|| in_pool(Some(2), || Experiments::run(&|| {})).unwrap().unwrap())
+}
+
+fn verdict_of(sweeps: &[Sweep], id: &str) -> VerdictKind {
+    statements(sweeps).into_iter().find(|s| s.id == id).unwrap_or_else(|| panic!("{id} not checked")).verdict
+}
+
+fn sweep_mut<'a>(sweeps: &'a mut [Sweep], id: &str) -> &'a mut Sweep {
+    sweeps.iter_mut().find(|s| s.id == id).unwrap()
+}
+
+#[test]
+fn every_statement_is_checked_and_matches_the_card() {
+    let e = computed();
+    let ids: Vec<&str> = e.statements.iter().map(|s| s.id).collect();
+    assert_eq!(ids, STATEMENT_IDS.to_vec());
+    for s in &e.statements {
+        assert!(s.expected.is_some(), "{} has no expected verdict", s.id);
+        assert!(s.matches_expected(), "{}: computed {} but the card expects {:?}; evidence {:?}", s.id, s.verdict, s.expected, s.evidence);
+        assert!(!s.evidence.is_empty(), "{} shows no numbers", s.id);
+    }
+    for c in e.sweeps.iter().flat_map(|s| &s.curves) {
+        assert!(c.at_steady_state, "{}: the curve never reaches its steady state", c.setting.label);
+        assert_eq!(c.metric.len(), c.setting.rounds);
+        // The exact fixed point is where the exact curve ends up.
+        let last = *c.metric.last().unwrap();
+        assert!((last / c.steady_state - 1.0).abs() < 0.02, "{}: last round {} vs steady state {}", c.setting.label, last, c.steady_state);
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let one = in_pool(Some(1), || Experiments::run(&|| {})).unwrap().unwrap();
+    let two = computed();
+    assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(two).unwrap());
+    for (a, b) in one.sweeps.iter().flat_map(|s| &s.curves).zip(two.sweeps.iter().flat_map(|s| &s.curves)) {
+        assert_eq!(a.metric, b.metric);
+    }
+}
+
+#[test]
+fn reversed_gamma_order_is_reported_violated() {
+    let mut sweeps = computed().sweeps.clone();
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1A-STEADY"), VerdictKind::Holds);
+    sweep_mut(&mut sweeps, "fig1a").curves.reverse();
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1A-STEADY"), VerdictKind::Violated);
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1A-RATE"), VerdictKind::Violated);
+}
+
+#[test]
+fn a_curve_short_of_its_steady_state_makes_speed_inconclusive() {
+    let mut sweeps = computed().sweeps.clone();
+    sweep_mut(&mut sweeps, "fig1c").curves[0].at_steady_state = false;
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1C-RATE"), VerdictKind::Inconclusive);
+    // Steady states are exact fixed points: statements about them stay decided.
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1C-STEADY"), VerdictKind::Holds);
+}
+
+#[test]
+fn a_dependence_on_k_or_b_breaks_independence() {
+    let mut sweeps = computed().sweeps.clone();
+    sweep_mut(&mut sweeps, "fig2c").curves[2].steady_state *= 1.2;
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG2C-STEADY"), VerdictKind::Violated);
+    let mut sweeps = computed().sweeps.clone();
+    sweep_mut(&mut sweeps, "fig1d-b").curves[0].steady_state *= 0.8;
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1D-STEADY"), VerdictKind::Violated);
+}
+
+#[test]
+fn scaffold_above_fedavg_is_reported_violated() {
+    let mut sweeps = computed().sweeps.clone();
+    let vs = sweep_mut(&mut sweeps, "fig2c-vs");
+    let fed = vs.curves[0].steady_state;
+    vs.curves[1].steady_state = fed * 1.01;
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG2C-VS"), VerdictKind::Violated);
+}
+
+#[test]
+fn a_bound_below_a_steady_state_is_reported_violated() {
+    let mut sweeps = computed().sweeps.clone();
+    let c = sweeps.iter_mut().flat_map(|s| s.curves.iter_mut()).find(|c| c.steady_bound.as_ref().is_some_and(|b| b.failed.is_empty())).unwrap();
+    let steady = c.steady_state;
+    c.steady_bound.as_mut().unwrap().value = steady * 0.99;
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG-BOUNDS"), VerdictKind::Violated);
+}
+
+#[test]
+fn a_card_expecting_another_verdict_is_a_mismatch() {
+    let mut card = embedded_experiment_card().unwrap();
+    card.statements.iter_mut().find(|s| s.id == "CCYW-FIG2C-VS").unwrap().expected = VerdictKind::Violated;
+    let mut st = statements(&computed().sweeps);
+    apply_card(&mut st, &card);
+    let bad: Vec<&str> = st.iter().filter(|s| !s.matches_expected()).map(|s| s.id).collect();
+    assert_eq!(bad, vec!["CCYW-FIG2C-VS"]);
+}
+
+#[test]
+fn experiment_cards_with_bad_statement_ids_are_rejected() {
+    let text = EXPERIMENTS_CARD.1;
+    let field = |r: fedbounds::error::Result<_>| match r {
+        Err(Error::InvalidField { field, .. }) => field,
+        Err(e) => panic!("wrong error {e}"),
+        Ok(_) => panic!("accepted"),
+    };
+    let unknown = text.replacen("id = \"CCYW-FIG1A-RATE\"", "id = \"CCYW-FIG9Z\"", 1);
+    assert_eq!(field(parse_experiment_card(&unknown, "x")), "statements[1].id");
+    let twice = text.replacen("id = \"CCYW-FIG1A-RATE\"", "id = \"CCYW-FIG1A-STEADY\"", 1);
+    assert_eq!(field(parse_experiment_card(&twice, "x")), "statements[1].id");
+    let cut = text.rsplit_once("[[statements]]").unwrap().0;
+    assert_eq!(field(parse_experiment_card(cut, "x")), "statements");
+    let extra = text.replacen("expected = \"holds\"", "expected = \"holds\"\nexpcted = \"holds\"", 1);
+    assert!(matches!(parse_experiment_card(&extra, "x"), Err(Error::Parse { .. })));
+    let bad_verdict = text.replacen("expected = \"holds\"", "expected = \"fine\"", 1);
+    assert!(matches!(parse_experiment_card(&bad_verdict, "x"), Err(Error::Parse { .. })));
+}
