@@ -23,6 +23,7 @@ pub mod experiments;
 pub mod prec;
 pub mod problem;
 pub mod report;
+pub mod search;
 pub mod rng;
 pub mod verdict;
 

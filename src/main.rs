@@ -14,6 +14,7 @@ use fedbounds::check::{self, CheckOptions, ScenarioRun};
 use fedbounds::claims::{self, fmt_num, Claim, ClaimInputs};
 use fedbounds::experiments;
 use fedbounds::report::{self, ReportMeta};
+use fedbounds::verdict::VerdictKind;
 use fedbounds::Error;
 
 const EXIT_MISMATCH: u8 = 1;
@@ -58,6 +59,32 @@ enum Command {
     /// drawn from them; writes OUT/experiments/ (JSON, CSV, one PNG per sweep). Part of a plain
     /// `check`.
     Experiments(ExperimentsArgs),
+    /// Search admissible quadratic instances for the one closest to a claim's bound (largest
+    /// observed / bound; above 1 is a counterexample), and measure how far gamma can grow past its
+    /// condition on it. Writes OUT/search/<ID>.{json,toml,png}; the .toml replays with `run`.
+    Search(SearchArgs),
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    /// Claims to search (repeatable; default: every claim).
+    #[arg(long = "claim")]
+    claims: Vec<String>,
+    /// Objective evaluations per claim (each one exact run); half random restarts, half refinement.
+    #[arg(long, default_value_t = fedbounds::search::DEFAULT_BUDGET)]
+    budget: usize,
+    /// Seed of the search (same seed, same result).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Multiply every bound by this factor (a negative control: the search must then find ratios above 1).
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    bound_scale: f64,
+    /// Output folder (files go to OUT/search/).
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// Skip the PNG figures.
+    #[arg(long)]
+    no_plots: bool,
 }
 
 #[derive(Args)]
@@ -194,6 +221,7 @@ fn main() -> ExitCode {
         Command::Conditions(a) => conditions(a),
         Command::Run(a) => run_file(a),
         Command::Experiments(a) => run_experiments(a),
+        Command::Search(a) => run_search(a),
     };
     match result {
         Ok(code) => code,
@@ -318,17 +346,27 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     // A plain `check` (the main command) also mirrors the paper's figures.
     let plain = a.claims.is_empty() && a.scenarios.is_empty() && a.card.is_none() && a.bound_scale.is_none() && a.estimator.is_none();
     let experiments = if plain { Some(compute_experiments(a.threads)?) } else { None };
+    let searches = if plain {
+        check::in_pool(a.threads, || compute_searches(&claims::all_claims(), &fedbounds::search::SearchOptions::default()))??
+    } else {
+        Vec::new()
+    };
     let meta = ReportMeta::new(canonical_command(&a));
-    let written = report::write_all(&a.out, &runs, experiments.as_ref(), &meta, !a.no_plots)?;
+    let extras = report::Extras { experiments: experiments.as_ref(), searches: &searches };
+    let written = report::write_all(&a.out, &runs, extras, &meta, !a.no_plots)?;
     print_table(&runs);
     if let Some(e) = &experiments {
         print_statements(e);
+    }
+    if !searches.is_empty() {
+        print_searches(&searches);
     }
     println!("\nwrote {} files under {}", written.len(), a.out.display());
     let mismatches: Vec<String> = runs
         .iter()
         .flat_map(|r| r.results.iter().filter(|c| !c.matches_expected()).map(move |c| format!("{} on {}", c.claim, r.scenario)))
         .chain(experiments.iter().flat_map(|e| e.mismatches().into_iter().map(|s| s.id.to_string())))
+        .chain(searches.iter().filter(|r| r.verdict == VerdictKind::Violated).map(|r| format!("{} (search counterexample, reports/search/{}.toml)", r.claim, r.claim)))
         .collect();
     if mismatches.is_empty() {
         Ok(ExitCode::SUCCESS)
@@ -355,6 +393,59 @@ fn print_statements(e: &experiments::Experiments) {
         let mark = if s.matches_expected() { "" } else { " !" };
         let expected = s.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
         println!("{:<28} {:<13} {:<13} {}", s.id, format!("{}{mark}", s.verdict), expected, s.statement);
+    }
+}
+
+fn compute_searches(claims: &[&'static dyn Claim], opts: &fedbounds::search::SearchOptions) -> anyhow::Result<Vec<fedbounds::search::SearchResult>> {
+    let bar = ProgressBar::new(claims.len() as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} claims searched").expect("static template"));
+    let r = fedbounds::search::search_all(claims, opts, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    Ok(r)
+}
+
+fn print_searches(results: &[fedbounds::search::SearchResult]) {
+    println!("\n{:<24} {:<10} {:>14} {:>22} {:>20}", "searched claim", "verdict", "worst obs/bnd", "bound holds to gamma x", "diverges at gamma x");
+    for r in results {
+        let c = r.conservativeness.as_ref();
+        let show = |x: Option<f64>| x.map(fmt_num).unwrap_or_else(|| format!(">{}", fedbounds::search::MAX_GAMMA_MULTIPLE));
+        println!(
+            "{:<24} {:<10} {:>14} {:>22} {:>20}",
+            r.claim,
+            r.verdict.to_string(),
+            fmt_num(r.worst_ratio),
+            c.map(|c| show(c.bound_holds_up_to)).unwrap_or_else(|| "-".into()),
+            c.map(|c| show(c.diverges_from)).unwrap_or_else(|| "-".into())
+        );
+    }
+}
+
+fn run_search(a: SearchArgs) -> anyhow::Result<ExitCode> {
+    if a.budget == 0 {
+        return Err(Error::field("--budget", "got 0", "an integer >= 1").into());
+    }
+    if !(a.bound_scale.is_finite() && a.bound_scale > 0.0) {
+        return Err(Error::field("--bound-scale", format!("got {}", a.bound_scale), "a finite number > 0").into());
+    }
+    let chosen = select_claims(&a.claims)?;
+    let opts = fedbounds::search::SearchOptions { budget: a.budget, seed: a.seed, bound_scale: a.bound_scale };
+    let results = compute_searches(&chosen, &opts)?;
+    let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
+    for c in &a.claims {
+        cmd.push_str(&format!(" --claim '{c}'"));
+    }
+    if a.bound_scale != 1.0 {
+        cmd.push_str(&format!(" --bound-scale {}", a.bound_scale));
+    }
+    let written = report::write_searches(&a.out, &results, &ReportMeta::new(cmd), !a.no_plots)?;
+    print_searches(&results);
+    println!("\nwrote {} files under {}", written.len(), a.out.join("search").display());
+    let found: Vec<&str> = results.iter().filter(|r| r.verdict == VerdictKind::Violated).map(|r| r.claim).collect();
+    if found.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("counterexamples found (observed / bound > 1): {}", found.join(", "));
+        Ok(ExitCode::from(EXIT_MISMATCH))
     }
 }
 

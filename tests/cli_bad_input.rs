@@ -450,6 +450,18 @@ fn check_bad_options() {
     assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
 }
 
+#[test]
+fn search_and_experiments_bad_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("reports");
+    let o = out.to_str().unwrap();
+    assert_bad_input("search --budget 0", &run(&["search", "--out", o, "--budget", "0"]), &["--budget", "an integer >= 1"]);
+    assert_bad_input("search --bound-scale -1", &run(&["search", "--out", o, "--bound-scale", "-1"]), &["--bound-scale", "a finite number > 0"]);
+    assert_bad_input("search --claim NOPE", &run(&["search", "--out", o, "--claim", "NOPE"]), &["NOPE", "CCYW-T3.7"]);
+    assert_bad_input("experiments --threads 0", &run(&["experiments", "--out", o, "--threads", "0"]), &["--threads", "an integer >= 1"]);
+    assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
+}
+
 // ------------------------------------------------------------------------------------------------
 // Case 5: `check --card BADCARD`: validation of every scenario before any run or file.
 

@@ -149,7 +149,7 @@ fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
 
 fn report_bytes(runs: &[ScenarioRun]) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
-    let files = write_all(dir.path(), runs, None, &ReportMeta::new("test"), true).unwrap();
+    let files = write_all(dir.path(), runs, Default::default(), &ReportMeta::new("test"), true).unwrap();
     let mut out: Vec<(String, Vec<u8>)> = files
         .iter()
         .map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap()))
@@ -195,7 +195,9 @@ fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
 fn committed_reports_match_a_fresh_run() {
     let runs = run_all(&CheckOptions::default());
     let experiments = fedbounds::experiments::Experiments::run(&|| {}).unwrap();
-    let fresh = report_bytes_with(&runs, Some(&experiments), "cargo run --release -- check");
+    let searches = fedbounds::search::search_all(&fedbounds::claims::all_claims(), &Default::default(), &|| {}).unwrap();
+    let extras = fedbounds::report::Extras { experiments: Some(&experiments), searches: &searches };
+    let fresh = report_bytes_with(&runs, extras, "cargo run --release -- check");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let mut stale = Vec::new();
     for (rel, bytes) in &fresh {
@@ -208,8 +210,8 @@ fn committed_reports_match_a_fresh_run() {
     assert!(stale.is_empty(), "reports/ is stale; rerun `cargo run --release -- check`: {stale:#?}");
 }
 
-fn report_bytes_with(runs: &[ScenarioRun], experiments: Option<&fedbounds::experiments::Experiments>, command: &str) -> Vec<(String, Vec<u8>)> {
+fn report_bytes_with(runs: &[ScenarioRun], extras: fedbounds::report::Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
-    let files = write_all(dir.path(), runs, experiments, &ReportMeta::new(command), true).unwrap();
+    let files = write_all(dir.path(), runs, extras, &ReportMeta::new(command), true).unwrap();
     files.iter().map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap())).collect()
 }

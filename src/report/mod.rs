@@ -7,9 +7,11 @@
 mod experiments;
 mod plot;
 mod run;
+mod search;
 
 pub use experiments::{experiments_markdown, write_experiments};
-pub use plot::{plot_claim, plot_sweep};
+pub use plot::{plot_claim, plot_search, plot_sweep};
+pub use search::{scenario_file, search_markdown, write_searches};
 pub use run::run_report;
 
 use std::fmt::Write as _;
@@ -115,12 +117,20 @@ pub fn results_of<'a>(runs: &'a [ScenarioRun], id: &str) -> Vec<(&'a ScenarioRun
     runs.iter().flat_map(|r| r.results.iter().filter(|c| c.claim == id).map(move |c| (r, c))).collect()
 }
 
-/// Writes every report file under `out` and returns their paths; with `experiments`, also the
-/// mirrored figures (`experiments/`) and their section of `SUMMARY.md`.
+/// What a full report carries besides the claim verdicts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extras<'a> {
+    /// The mirrored figures (`experiments/` and their section of `SUMMARY.md`).
+    pub experiments: Option<&'a crate::experiments::Experiments>,
+    /// Adversarial search results (`search/` and their section of `SUMMARY.md`).
+    pub searches: &'a [crate::search::SearchResult],
+}
+
+/// Writes every report file under `out` and returns their paths, with the `extras` present.
 ///
 /// # Errors
 /// [`Error::Io`] when a file cannot be written.
-pub fn write_all(out: &Path, runs: &[ScenarioRun], experiments: Option<&crate::experiments::Experiments>, meta: &ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
+pub fn write_all(out: &Path, runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for id in claim_ids(runs) {
         let rows = results_of(runs, id);
@@ -167,9 +177,13 @@ pub fn write_all(out: &Path, runs: &[ScenarioRun], experiments: Option<&crate::e
         }
     }
     let mut summary = summary_markdown(runs, meta);
-    if let Some(e) = experiments {
+    if let Some(e) = extras.experiments {
         written.extend(write_experiments(out, e, meta, plots)?);
         summary.push_str(&experiments_markdown(e));
+    }
+    if !extras.searches.is_empty() {
+        written.extend(write_searches(out, extras.searches, meta, plots)?);
+        summary.push_str(&search_markdown(extras.searches));
     }
     let path = out.join("SUMMARY.md");
     write_atomic(&path, summary.as_bytes())?;

@@ -262,3 +262,89 @@ fn dashed(x_range: (f64, f64), y: f64, colour: RGBColor, dash: f64, gap: f64, x_
     }
     out
 }
+
+/// Renders a search trace: observed / bound per evaluation (random restarts and refinement in two
+/// colours), the best so far, and the line ratio = 1 above which a counterexample lies.
+///
+/// # Errors
+/// [`Error::Numerical`] if drawing fails.
+pub fn plot_search(r: &crate::search::SearchResult) -> Result<Vec<u8>> {
+    ensure_font();
+    let (w, h) = (900u32, 560u32);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (header, body) = root.split_vertically(56);
+        let verdict = if r.worst_ratio > 1.0 { "counterexample found" } else { "no counterexample" };
+        header
+            .draw(&Text::new(format!("{}: worst observed/bound {} ({verdict})", r.claim, fmt_num(r.worst_ratio)), (12, 8), ("sans-serif", 18).into_font()))
+            .map_err(draw_err)?;
+        header
+            .draw(&Text::new(
+                format!("search seed {}, budget {}; points: one exact run each; not applicable candidates omitted", r.options.seed, r.options.budget),
+                (12, 32),
+                ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
+            ))
+            .map_err(draw_err)?;
+        let points: Vec<(f64, f64, bool)> =
+            r.trace.iter().filter_map(|e| e.ratio.filter(|x| x.is_finite() && *x > 0.0).map(|x| (e.eval as f64, x, e.phase == "random"))).collect();
+        let lo = points.iter().map(|p| p.1).fold(1.0f64, f64::min) / 2.0;
+        let hi = points.iter().map(|p| p.1).fold(1.0f64, f64::max) * 2.0;
+        let evals = (r.trace.len().max(2)) as f64;
+        let mut chart = ChartBuilder::on(&body)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..evals, (lo..hi).log_scale())
+            .map_err(draw_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("evaluation")
+            .y_desc("observed / bound")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .label_style(("sans-serif", 12))
+            .draw()
+            .map_err(draw_err)?;
+        let (blue, orange, red) = (RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(214, 39, 40));
+        chart
+            .draw_series(points.iter().filter(|p| p.2).map(|p| Circle::new((p.0, p.1), 3, blue.filled())))
+            .map_err(draw_err)?
+            .label("random restart")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 3, blue.filled()));
+        chart
+            .draw_series(points.iter().filter(|p| !p.2).map(|p| Circle::new((p.0, p.1), 3, orange.filled())))
+            .map_err(draw_err)?
+            .label("coordinate refinement")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 3, orange.filled()));
+        let mut best = 0.0f64;
+        let best_line: Vec<(f64, f64)> = points
+            .iter()
+            .map(|p| {
+                best = best.max(p.1);
+                (p.0, best)
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(best_line, BLACK.stroke_width(2)))
+            .map_err(draw_err)?
+            .label("best so far")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        chart
+            .draw_series(dashed((0.0, evals), 1.0, red, 10.0, 6.0, evals))
+            .map_err(draw_err)?
+            .label("bound (ratio 1)")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red.stroke_width(1)));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(draw_err)?;
+        root.present().map_err(draw_err)?;
+    }
+    encode_png(&buf, w, h)
+}

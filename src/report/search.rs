@@ -1,0 +1,115 @@
+//! The adversarial search's report: per claim `search/<ID>.json` (worst ratio, the instance, the
+//! step-multiple trials, the whole trace), `search/<ID>.toml` (the worst instance as a scenario
+//! file that `fedbounds run` replays exactly), `search/<ID>.png` (the trace), and a table.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::claims::fmt_num;
+use crate::error::{Error, Result};
+use crate::search::SearchResult;
+
+/// The worst instance of a search as a scenario file (TOML), with a header saying how to replay it.
+///
+/// # Errors
+/// [`Error::Numerical`] if the scenario cannot be serialized.
+pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
+    let Some(s) = &r.scenario else { return Ok(None) };
+    let body = toml::to_string(s).map_err(|e| Error::Numerical(format!("cannot serialize scenario: {e}")))?;
+    Ok(Some(format!(
+        "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n\
+         # Replay: cargo run --release -- run reports/search/{}.toml\n\n{body}",
+        r.claim,
+        r.worst_ratio,
+        r.options.seed,
+        r.options.budget,
+        r.claim
+    )))
+}
+
+/// Writes the search files under `out/search` and returns their paths.
+///
+/// # Errors
+/// [`Error::Io`] when a file cannot be written.
+pub fn write_searches(out: &Path, results: &[SearchResult], meta: &super::ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
+    let dir = out.join("search");
+    let mut written = Vec::new();
+    for r in results {
+        let path = dir.join(format!("{}.json", r.claim));
+        let json = super::to_json(&serde_json::json!({ "meta": meta, "coordinates": crate::search::COORDINATES, "result": r }))?;
+        super::write_atomic(&path, json.as_bytes())?;
+        written.push(path);
+        if let Some(text) = scenario_file(r)? {
+            let path = dir.join(format!("{}.toml", r.claim));
+            super::write_atomic(&path, text.as_bytes())?;
+            written.push(path);
+        }
+        if plots {
+            let path = dir.join(format!("{}.png", r.claim));
+            super::write_atomic(&path, &super::plot::plot_search(r)?)?;
+            written.push(path);
+        }
+    }
+    let path = dir.join("search.csv");
+    super::write_atomic(&path, search_csv(results).as_bytes())?;
+    written.push(path);
+    Ok(written)
+}
+
+fn multiple(x: Option<f64>) -> String {
+    x.map(fmt_num).unwrap_or_else(|| format!("> {}", crate::search::MAX_GAMMA_MULTIPLE))
+}
+
+fn search_csv(results: &[SearchResult]) -> String {
+    let mut s = String::from("claim,verdict,worst_ratio,evaluations,not_applicable,bound_holds_up_to_gamma_multiple,diverges_from_gamma_multiple,instance\n");
+    for r in results {
+        let c = r.conservativeness.as_ref();
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{}",
+            r.claim,
+            r.verdict,
+            r.worst_ratio,
+            r.trace.len(),
+            r.not_applicable,
+            c.and_then(|c| c.bound_holds_up_to).map(|x| x.to_string()).unwrap_or_default(),
+            c.and_then(|c| c.diverges_from).map(|x| x.to_string()).unwrap_or_default(),
+            r.scenario.as_ref().map(|_| format!("search/{}.toml", r.claim)).unwrap_or_default(),
+        );
+    }
+    s
+}
+
+/// The search's section of `SUMMARY.md`.
+pub fn search_markdown(results: &[SearchResult]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Adversarial search: worst admissible instance per claim\n");
+    let _ = writeln!(
+        s,
+        "Largest observed / bound over admissible quadratic instances and steps (exact expectations; \
+         seeded random restarts, then coordinate refinement; `fedbounds search --claim ID --budget N`). \
+         A ratio above 1 is a counterexample. The gamma multiples are measured on the worst instance: \
+         how far gamma can grow past its condition (or prescribed value) before the printed bound fails, \
+         and before the expected metric diverges (growth by {} within {} rounds).\n",
+        fmt_num(crate::search::DIVERGENCE_GROWTH),
+        crate::search::DIVERGENCE_ROUNDS
+    );
+    let _ = writeln!(s, "| claim | verdict | worst observed/bound | evaluations (not applicable) | bound holds up to gamma x | diverges from gamma x | instance |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for r in results {
+        let c = r.conservativeness.as_ref();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} ({}) | {} | {} | {} |",
+            r.claim,
+            r.verdict,
+            fmt_num(r.worst_ratio),
+            r.trace.len(),
+            r.not_applicable,
+            c.map(|c| multiple(c.bound_holds_up_to)).unwrap_or_else(|| "-".into()),
+            c.map(|c| multiple(c.diverges_from)).unwrap_or_else(|| "-".into()),
+            r.scenario.as_ref().map(|_| format!("`search/{}.toml`", r.claim)).unwrap_or_else(|| "-".into()),
+        );
+    }
+    s
+}

@@ -1,0 +1,456 @@
+//! Adversarial search: the admissible instance that comes closest to a claim's bound, and how much
+//! room the claim's step-size condition leaves.
+//!
+//! A candidate is a point of the unit cube (plus an instance seed) decoded into a scenario: an
+//! instance recipe (`mu/L`, `sigma_u`, `sigma_v`, `b`, `||z^0 - z*||`, coupling, `n`), the
+//! algorithm's `K`, `m`, `T`, and steps set *inside* the claim's conditions: `gamma` a fraction
+//! of the largest admissible one (or exactly the prescribed one), `eta_u`, `eta_v` multiples of the
+//! smallest admissible ones. The claim's structure (its `du`, `dv`, and `K = 1` or `m = n` where
+//! its scope says so) comes from its default scenario. Every constant the bound uses is computed
+//! from the instance, so any decoded candidate satisfies the assumptions or is reported not
+//! applicable, never silently out of range.
+//!
+//! The objective is `observed / bound` with exact expectations (noise-free), maximized over the
+//! checkpoints the claim compares. The search is seeded random restarts followed by coordinate
+//! refinement with halving steps. A ratio above 1 is a counterexample.
+//!
+//! Conservativeness: on the worst instance found, `gamma` is multiplied by `c >= 1` (outer steps
+//! fixed) and the printed bound is compared with the run even though the condition no longer
+//! holds; the report gives the largest `c` for which the bound still holds and the smallest `c` at
+//! which the expected metric diverges.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::algorithm::AlgorithmKind;
+use crate::card::{AlgorithmSpec, EstimatorChoice, InstanceSource, Scenario, StepSpec};
+use crate::check::{self, CheckOptions, Selection};
+use crate::claims::{Claim, ConditionKind, GammaRule};
+use crate::error::{Error, Result};
+use crate::estimate::{exact_series, running_average, InclusionMoments};
+use crate::problem::{Coupling, InstanceSpec};
+use crate::verdict::VerdictKind;
+
+/// Number of coordinates of a candidate.
+pub const DIMENSIONS: usize = 13;
+
+/// Names of the coordinates, in order (for reports).
+pub const COORDINATES: [&str; DIMENSIONS] = [
+    "log10(mu/L) in [-3, 0]",
+    "sigma_u in [0, 2]",
+    "sigma_v in [0, 2]",
+    "b in [0, 4]",
+    "log10 ||z0 - z*|| in [-1, 1.5]",
+    "coupling (< 0.5 decoupled)",
+    "K in {1, 2, 3, 5, 10, 20}",
+    "m/n in (0, 1]",
+    "n in {1, 2, 3, 5, 10}",
+    "T in {1, 2, 5, 10, 30, 100}",
+    "log10(gamma / gamma_max) in [-3, 0]",
+    "log10(eta_u / eta_u_min) in [0, 1]",
+    "log10(eta_v / eta_v_min) in [0, 1]",
+];
+
+const K_CHOICES: [usize; 6] = [1, 2, 3, 5, 10, 20];
+const N_CHOICES: [usize; 5] = [1, 2, 3, 5, 10];
+const T_CHOICES: [usize; 6] = [1, 2, 5, 10, 30, 100];
+
+/// Rounds over which a step multiple must keep the expected metric bounded.
+pub const DIVERGENCE_ROUNDS: usize = 400;
+
+/// Growth of the expected metric (last round over the largest of the first rounds) that counts as
+/// divergence within [`DIVERGENCE_ROUNDS`].
+pub const DIVERGENCE_GROWTH: f64 = 1e6;
+
+/// Evaluations per claim in the main command's search.
+pub const DEFAULT_BUDGET: usize = 200;
+
+/// Search settings.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SearchOptions {
+    /// Objective evaluations (each one exact run of the claim's algorithm).
+    pub budget: usize,
+    /// Seed of the search.
+    pub seed: u64,
+    /// Multiply the bound by this factor (negative controls).
+    pub bound_scale: f64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0 }
+    }
+}
+
+/// A candidate: unit-cube coordinates and the instance seed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Coordinates in `[0, 1]`, see [`COORDINATES`].
+    pub x: [f64; DIMENSIONS],
+    /// Seed of the instance recipe (rotations, spectra, linear terms).
+    pub instance_seed: u64,
+}
+
+/// The structure a claim fixes (from its default scenario and scope conditions).
+#[derive(Debug, Clone, Serialize)]
+pub struct Structure {
+    /// The claim.
+    pub claim: &'static str,
+    /// Its algorithm.
+    pub algorithm: AlgorithmKind,
+    /// Shared and personal dimensions.
+    pub du: usize,
+    /// Personal dimension.
+    pub dv: usize,
+    /// `K = 1` by scope.
+    pub single_step: bool,
+    /// `m = n` by scope.
+    pub full_participation: bool,
+    /// The step is prescribed (a corollary), not bounded.
+    pub prescribed_gamma: bool,
+    /// The default scenario the structure comes from.
+    pub base_scenario: String,
+}
+
+impl Structure {
+    /// The structure of `claim`, from its first default scenario that expects it to hold.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] when no embedded scenario checks the claim.
+    pub fn of(claim: &'static dyn Claim) -> Result<Self> {
+        let cards = crate::card::embedded_cards()?;
+        let base = cards
+            .iter()
+            .flat_map(|c| c.scenarios.iter())
+            .find(|s| s.algorithm.kind == claim.algorithm() && s.expected.get(claim.id()) == Some(&VerdictKind::Holds))
+            .ok_or_else(|| Error::field("claim", format!("no default scenario where `{}` holds", claim.id()), "a claim with a default scenario"))?;
+        let prepared = check::prepare(base)?;
+        let x = check::claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, base.rounds);
+        let scope: Vec<String> = claim.checks(&x).into_iter().filter(|c| c.kind == ConditionKind::Scope).map(|c| c.name).collect();
+        let layout = prepared.instance.layout();
+        Ok(Self {
+            claim: claim.id(),
+            algorithm: claim.algorithm(),
+            du: layout.du,
+            dv: layout.dv,
+            single_step: scope.iter().any(|s| s.starts_with("K = 1")),
+            full_participation: scope.iter().any(|s| s.starts_with("m = n")),
+            prescribed_gamma: matches!(claim.admissible(&x).gamma, GammaRule::Exactly(_)),
+            base_scenario: base.name.clone(),
+        })
+    }
+}
+
+fn pick<T: Copy>(choices: &[T], u: f64) -> T {
+    choices[((u * choices.len() as f64) as usize).min(choices.len() - 1)]
+}
+
+fn lerp(lo: f64, hi: f64, u: f64) -> f64 {
+    lo + (hi - lo) * u
+}
+
+/// Decodes a candidate into a scenario whose steps are numbers inside the claim's conditions, so
+/// the saved file replays exactly.
+///
+/// # Errors
+/// When the instance cannot be built or the claim admits no positive step at it.
+pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &str) -> Result<Scenario> {
+    let x = &c.x;
+    let n = pick(&N_CHOICES, x[8]);
+    let k = if st.single_step { 1 } else { pick(&K_CHOICES, x[6]) };
+    let m = if st.full_participation { n } else { ((x[7] * n as f64).ceil() as usize).clamp(1, n) };
+    let rounds = pick(&T_CHOICES, x[9]);
+    let spec = InstanceSpec {
+        n,
+        du: st.du,
+        dv: st.dv,
+        l: 1.0,
+        mu: 10f64.powf(lerp(-3.0, 0.0, x[0])),
+        sigma_u: if st.du > 0 { lerp(0.0, 2.0, x[1]) } else { 0.0 },
+        sigma_v: if st.dv > 0 { lerp(0.0, 2.0, x[2]) } else { 0.0 },
+        // Heterogeneity needs a shared block and two clients (the recipe rejects it otherwise).
+        b: if st.du > 0 && n >= 2 { lerp(0.0, 4.0, x[3]) } else { 0.0 },
+        coupling: if x[5] < 0.5 { Coupling::Decoupled } else { Coupling::Coupled },
+        init_distance: 10f64.powf(lerp(-1.0, 1.5, x[4])),
+        seed: c.instance_seed,
+    };
+    let instance = spec.build()?;
+    let constants = crate::problem::ProblemConstants::compute(&instance)?;
+    let inputs = check::base_inputs(&instance, &constants, k, m, rounds);
+    let admissible = claim.admissible(&inputs);
+    let gamma = match admissible.gamma {
+        GammaRule::Exactly(g) => g,
+        GammaRule::AtMost(g) => g * 10f64.powf(lerp(-3.0, 0.0, x[10])),
+    };
+    let eta_u = admissible.eta_u_min.max(f64::MIN_POSITIVE) * 10f64.powf(x[11]);
+    let eta_v = admissible.eta_v_min.max(f64::MIN_POSITIVE) * 10f64.powf(x[12]);
+    for (field, v) in [("gamma", gamma), ("eta_u", eta_u), ("eta_v", eta_v)] {
+        if !(v.is_finite() && v > 0.0) {
+            return Err(Error::field(format!("algorithm.{field}"), format!("the claim admits {v} at this instance"), "a finite number > 0"));
+        }
+    }
+    Ok(Scenario {
+        name: name.to_string(),
+        description: format!("adversarial search for {}: worst admissible instance found", claim.id()),
+        rounds,
+        replicates: 2,
+        seed: 1,
+        confidence: 0.99,
+        estimator: EstimatorChoice::Exact,
+        instance: InstanceSource::Generated(spec),
+        algorithm: AlgorithmSpec { kind: st.algorithm, k, m, gamma: StepSpec::Value(gamma), eta_u: StepSpec::Value(eta_u), eta_v: StepSpec::Value(eta_v) },
+        expected: Default::default(),
+        expected_empirical: Default::default(),
+    })
+}
+
+/// One objective evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluated {
+    /// Index in the search.
+    pub eval: usize,
+    /// `random` or `refine`.
+    pub phase: &'static str,
+    /// `observed / bound` (largest over compared checkpoints); `None` when not applicable.
+    pub ratio: Option<f64>,
+    /// Why the candidate was not applicable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `observed / bound` of `claim` on a scenario: `Ok(None)` when a condition fails.
+///
+/// # Errors
+/// When the scenario cannot be prepared.
+pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
+    let opts = CheckOptions { threads: None, bound_scale: Some(bound_scale), estimator: Some(EstimatorChoice::Exact) };
+    let run = check::run_scenario(s, &Selection { claims: vec![claim], lemmas: Vec::new() }, &opts)?;
+    let e = &run.results[0].evaluation;
+    Ok(match e.verdict {
+        VerdictKind::NotApplicable => (None, Some(e.failed.join("; "))),
+        _ => (Some(e.slack.map_or(f64::INFINITY, |s| 1.0 / s)), None),
+    })
+}
+
+fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, bound_scale: f64) -> (Option<f64>, Option<String>) {
+    match decode(claim, st, c, "candidate").and_then(|s| ratio(claim, &s, bound_scale)) {
+        Ok(r) => r,
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
+/// `gamma` multiples on the worst instance.
+#[derive(Debug, Clone, Serialize)]
+pub struct Conservativeness {
+    /// Largest multiple `c` of the (admissible or prescribed) `gamma` at which the printed bound
+    /// still holds on this instance; `None` if it holds up to the largest multiple tried.
+    pub bound_holds_up_to: Option<f64>,
+    /// Smallest multiple tried at which the expected metric diverges within
+    /// [`DIVERGENCE_ROUNDS`]; `None` if none did.
+    pub diverges_from: Option<f64>,
+    /// `(c, observed/bound, diverged)` for each multiple tried.
+    pub trials: Vec<(f64, f64, bool)>,
+}
+
+/// Largest multiple of `gamma` tried.
+pub const MAX_GAMMA_MULTIPLE: f64 = 1024.0;
+
+/// Observed/bound and divergence at `gamma` times `c` (outer steps fixed, conditions ignored).
+fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64) -> Result<(f64, bool)> {
+    let prepared = check::prepare(s)?;
+    let mut p = prepared.params;
+    p.gamma_u *= c;
+    p.gamma_v *= c;
+    let alg = s.algorithm.kind.build(p);
+    let inc = InclusionMoments::without_replacement(p.n, p.m);
+    let metric = claim.metric();
+    let long = exact_series(&prepared.instance, alg.as_ref(), DIVERGENCE_ROUNDS.max(s.rounds), &inc);
+    let values: Vec<f64> = long.summaries.iter().map(|g| metric.value(g, p.m, p.n)).collect();
+    let start = values.iter().take(5).fold(f64::MIN_POSITIVE, |a, v| a.max(*v));
+    let last = *values.last().unwrap_or(&0.0);
+    let diverged = !last.is_finite() || last > DIVERGENCE_GROWTH * start;
+    let avg = running_average(&values[..s.rounds]);
+    let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
+    let compared: Vec<usize> = if claim.every_prefix() { (1..=s.rounds).collect() } else { vec![s.rounds] };
+    let worst = compared
+        .into_iter()
+        .map(|t| {
+            let bound = claim.bound(&x.at_horizon(t)) * bound_scale;
+            if bound > 0.0 && bound.is_finite() { avg[t - 1] / bound } else { f64::INFINITY }
+        })
+        .fold(0.0f64, |a, r| if r.is_nan() { f64::INFINITY } else { a.max(r) });
+    Ok((worst, diverged))
+}
+
+/// Multiplies `gamma` by `sqrt(2)` steps from 1 to [`MAX_GAMMA_MULTIPLE`], then bisects the first
+/// failure of the bound six times.
+///
+/// # Errors
+/// When the scenario cannot be prepared.
+pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<Conservativeness> {
+    let mut trials = Vec::new();
+    let mut last_ok: Option<f64> = None;
+    let mut first_bad: Option<f64> = None;
+    let mut diverges_from = None;
+    let mut c = 1.0f64;
+    while c <= MAX_GAMMA_MULTIPLE * (1.0 + 1e-12) {
+        let (r, div) = at_multiple(claim, s, c, bound_scale)?;
+        trials.push((c, r, div));
+        if div && diverges_from.is_none() {
+            diverges_from = Some(c);
+        }
+        if r <= 1.0 && first_bad.is_none() {
+            last_ok = Some(c);
+        } else if first_bad.is_none() {
+            first_bad = Some(c);
+        }
+        if first_bad.is_some() && diverges_from.is_some() {
+            break;
+        }
+        c *= std::f64::consts::SQRT_2;
+    }
+    if let (Some(mut lo), Some(mut hi)) = (last_ok, first_bad) {
+        for _ in 0..6 {
+            let mid = (lo * hi).sqrt();
+            let (r, div) = at_multiple(claim, s, mid, bound_scale)?;
+            trials.push((mid, r, div));
+            if r <= 1.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        last_ok = Some(lo);
+    }
+    trials.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let bound_holds_up_to = match (last_ok, first_bad) {
+        (_, None) => None,
+        (ok, Some(_)) => Some(ok.unwrap_or(0.0)),
+    };
+    Ok(Conservativeness { bound_holds_up_to, diverges_from, trials })
+}
+
+/// The outcome of a search for one claim.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    /// Claim id.
+    pub claim: &'static str,
+    /// The structure searched over.
+    pub structure: Structure,
+    /// Settings.
+    pub options: SearchOptions,
+    /// Largest `observed / bound` found (0 if no candidate was applicable).
+    pub worst_ratio: f64,
+    /// `violated` (a ratio above 1: a counterexample) or `holds` on every candidate tried.
+    pub verdict: VerdictKind,
+    /// The candidate attaining it.
+    pub worst: Option<Candidate>,
+    /// Its scenario (saved as a file that `fedbounds run` replays).
+    pub scenario: Option<Scenario>,
+    /// `gamma` multiples on the worst instance.
+    pub conservativeness: Option<Conservativeness>,
+    /// Every evaluation, in order.
+    pub trace: Vec<Evaluated>,
+    /// Candidates not applicable (a condition or the instance recipe failed).
+    pub not_applicable: usize,
+}
+
+fn random_candidate(rng: &mut ChaCha8Rng) -> Candidate {
+    let mut x = [0.0; DIMENSIONS];
+    for v in &mut x {
+        *v = rng.gen::<f64>();
+    }
+    Candidate { x, instance_seed: rng.gen::<u32>() as u64 }
+}
+
+/// Searches for the admissible instance with the largest `observed / bound` for `claim`.
+///
+/// Half the budget goes to random candidates (evaluated in parallel, reduced in order), the rest to
+/// coordinate refinement from the best one with steps 1/4, 1/8, ..., 1/64 of each coordinate's
+/// range; a finished refinement restarts from the next-best random candidate.
+///
+/// # Errors
+/// When the claim has no default scenario to take its structure from.
+pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchResult> {
+    let st = Structure::of(claim)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let budget = opts.budget.max(1);
+    let randoms: Vec<Candidate> = (0..budget.div_ceil(2)).map(|_| random_candidate(&mut rng)).collect();
+    let scored: Vec<(Option<f64>, Option<String>)> = randoms.par_iter().map(|c| evaluate(claim, &st, c, opts.bound_scale)).collect();
+    let mut trace: Vec<Evaluated> =
+        scored.iter().enumerate().map(|(i, (r, why))| Evaluated { eval: i, phase: "random", ratio: *r, reason: why.clone() }).collect();
+    let mut order: Vec<usize> = (0..randoms.len()).filter(|i| scored[*i].0.is_some()).collect();
+    order.sort_by(|a, b| scored[*b].0.unwrap_or(0.0).total_cmp(&scored[*a].0.unwrap_or(0.0)).then(a.cmp(b)));
+    let mut best: Option<(f64, Candidate)> = order.first().map(|&i| (scored[i].0.unwrap_or(0.0), randoms[i].clone()));
+    let mut starts = order.into_iter();
+    'restarts: while trace.len() < budget {
+        let Some(start) = starts.next() else { break };
+        let mut here = (scored[start].0.unwrap_or(0.0), randoms[start].clone());
+        let mut step = 0.25;
+        while step >= 1.0 / 64.0 {
+            let mut improved = false;
+            for j in 0..DIMENSIONS {
+                for dir in [1.0, -1.0] {
+                    if trace.len() >= budget {
+                        break 'restarts;
+                    }
+                    let mut c = here.1.clone();
+                    c.x[j] = (c.x[j] + dir * step).clamp(0.0, 1.0);
+                    if c.x[j] == here.1.x[j] {
+                        continue;
+                    }
+                    let (r, why) = evaluate(claim, &st, &c, opts.bound_scale);
+                    trace.push(Evaluated { eval: trace.len(), phase: "refine", ratio: r, reason: why });
+                    if let Some(r) = r {
+                        if r > here.0 {
+                            if best.as_ref().is_none_or(|b| r > b.0) {
+                                best = Some((r, c.clone()));
+                            }
+                            here = (r, c);
+                            improved = true;
+                        }
+                    }
+                }
+            }
+            if !improved {
+                step /= 2.0;
+            }
+        }
+    }
+    let (worst_ratio, worst) = match best {
+        Some((r, c)) => (r, Some(c)),
+        None => (0.0, None),
+    };
+    let scenario = worst.as_ref().map(|c| decode(claim, &st, c, &format!("search-worst-{}", claim.id()))).transpose()?;
+    let conservativeness = scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()?;
+    let not_applicable = trace.iter().filter(|e| e.ratio.is_none()).count();
+    Ok(SearchResult {
+        claim: claim.id(),
+        structure: st,
+        options: *opts,
+        worst_ratio,
+        verdict: if worst_ratio > 1.0 { VerdictKind::Violated } else { VerdictKind::Holds },
+        worst,
+        scenario,
+        conservativeness,
+        trace,
+        not_applicable,
+    })
+}
+
+/// Searches every claim in `claims` (in order), calling `progress` after each.
+///
+/// # Errors
+/// As [`search`].
+pub fn search_all(claims: &[&'static dyn Claim], opts: &SearchOptions, progress: &dyn Fn()) -> Result<Vec<SearchResult>> {
+    claims
+        .iter()
+        .map(|c| {
+            let r = search(*c, opts);
+            progress();
+            r
+        })
+        .collect()
+}
