@@ -76,11 +76,15 @@ pub struct SearchOptions {
     pub seed: u64,
     /// Multiply the bound by this factor (negative controls).
     pub bound_scale: f64,
+    /// Run every candidate with `gamma` times this multiple (1: inside the condition). Above 1 the
+    /// candidate must still satisfy every condition at multiple 1, and the printed bound is
+    /// compared although the step condition fails: this measures the condition's room.
+    pub gamma_multiple: f64,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0 }
+        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0 }
     }
 }
 
@@ -234,8 +238,15 @@ pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Resul
     })
 }
 
-fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, bound_scale: f64) -> (Option<f64>, Option<String>) {
-    match decode(claim, st, c, "candidate").and_then(|s| ratio(claim, &s, bound_scale)) {
+fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
+    let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
+        let inside = ratio(claim, &s, opts.bound_scale)?;
+        if opts.gamma_multiple == 1.0 || inside.0.is_none() {
+            return Ok(inside);
+        }
+        Ok((Some(at_multiple(claim, &s, opts.gamma_multiple, opts.bound_scale)?.0), None))
+    };
+    match decode(claim, st, c, "candidate").and_then(at) {
         Ok(r) => r,
         Err(e) => (None, Some(e.to_string())),
     }
@@ -282,6 +293,15 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64
         })
         .fold(0.0f64, |a, r| if r.is_nan() { f64::INFINITY } else { a.max(r) });
     Ok((worst, diverged))
+}
+
+/// Observed / bound of `s` run with `gamma` times `c` (conditions ignored; the room's counterexamples
+/// replay through this).
+///
+/// # Errors
+/// When the scenario cannot be prepared.
+pub fn at_multiple_ratio(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64) -> Result<f64> {
+    Ok(at_multiple(claim, s, c, bound_scale)?.0)
 }
 
 /// Multiplies `gamma` by `sqrt(2)` steps from 1 to [`MAX_GAMMA_MULTIPLE`], then bisects the first
@@ -355,6 +375,8 @@ pub struct SearchResult {
     pub trace: Vec<Evaluated>,
     /// Candidates not applicable (a condition or the instance recipe failed).
     pub not_applicable: usize,
+    /// The room of the step condition across instances (filled by [`search_all`]).
+    pub room: Option<ConditionRoom>,
 }
 
 fn random_candidate(rng: &mut ChaCha8Rng) -> Candidate {
@@ -378,7 +400,7 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let budget = opts.budget.max(1);
     let randoms: Vec<Candidate> = (0..budget.div_ceil(2)).map(|_| random_candidate(&mut rng)).collect();
-    let scored: Vec<(Option<f64>, Option<String>)> = randoms.par_iter().map(|c| evaluate(claim, &st, c, opts.bound_scale)).collect();
+    let scored: Vec<(Option<f64>, Option<String>)> = randoms.par_iter().map(|c| evaluate(claim, &st, c, opts)).collect();
     let mut trace: Vec<Evaluated> =
         scored.iter().enumerate().map(|(i, (r, why))| Evaluated { eval: i, phase: "random", ratio: *r, reason: why.clone() }).collect();
     let mut order: Vec<usize> = (0..randoms.len()).filter(|i| scored[*i].0.is_some()).collect();
@@ -401,7 +423,7 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
                     if c.x[j] == here.1.x[j] {
                         continue;
                     }
-                    let (r, why) = evaluate(claim, &st, &c, opts.bound_scale);
+                    let (r, why) = evaluate(claim, &st, &c, opts);
                     trace.push(Evaluated { eval: trace.len(), phase: "refine", ratio: r, reason: why });
                     if let Some(r) = r {
                         if r > here.0 {
@@ -424,7 +446,8 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
         None => (0.0, None),
     };
     let scenario = worst.as_ref().map(|c| decode(claim, &st, c, &format!("search-worst-{}", claim.id()))).transpose()?;
-    let conservativeness = scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()?;
+    let conservativeness =
+        if opts.gamma_multiple == 1.0 { scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()? } else { None };
     let not_applicable = trace.iter().filter(|e| e.ratio.is_none()).count();
     Ok(SearchResult {
         claim: claim.id(),
@@ -437,10 +460,12 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
         conservativeness,
         trace,
         not_applicable,
+        room: None,
     })
 }
 
-/// Searches every claim in `claims` (in order), calling `progress` after each.
+/// Searches every claim in `claims` (in order) and measures each step condition's room with
+/// [`ROOM_BUDGET`] evaluations per multiple, calling `progress` after each claim.
 ///
 /// # Errors
 /// As [`search`].
@@ -448,9 +473,74 @@ pub fn search_all(claims: &[&'static dyn Claim], opts: &SearchOptions, progress:
     claims
         .iter()
         .map(|c| {
-            let r = search(*c, opts);
+            let mut r = search(*c, opts)?;
+            r.room = Some(condition_room(*c, &SearchOptions { budget: ROOM_BUDGET, ..*opts }, r.worst_ratio)?);
             progress();
-            r
+            Ok(r)
         })
         .collect()
+}
+
+/// How far a claim's step condition can be relaxed before *some* admissible instance breaks the
+/// printed bound: searches at `gamma` multiples `2^e`, bisecting on `e` in `0..=10`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConditionRoom {
+    /// Largest multiple tried at which no counterexample was found.
+    pub holds_up_to: f64,
+    /// Smallest multiple tried at which one was (`None`: none up to [`MAX_GAMMA_MULTIPLE`]).
+    pub broken_at: Option<f64>,
+    /// The counterexample there: its scenario at multiple 1 (gamma inside the condition; run it
+    /// with gamma times `broken_at` to reproduce) and its observed / bound.
+    pub counterexample: Option<(Scenario, f64)>,
+    /// `(multiple, worst observed / bound found)` per search, in the order run.
+    pub searches: Vec<(f64, f64)>,
+    /// Evaluations per search.
+    pub budget: usize,
+}
+
+/// Evaluations per search of [`condition_room`] in the main command.
+pub const ROOM_BUDGET: usize = 60;
+
+/// Measures the room of `claim`'s step condition (see [`ConditionRoom`]); `at_one` is the worst
+/// ratio the search inside the condition found.
+///
+/// # Errors
+/// As [`search`].
+pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, at_one: f64) -> Result<ConditionRoom> {
+    let mut searches = Vec::new();
+    let mut run = |e: u32| -> Result<SearchResult> {
+        let r = search(claim, &SearchOptions { gamma_multiple: 2f64.powi(e as i32), ..*opts })?;
+        searches.push((2f64.powi(e as i32), r.worst_ratio));
+        Ok(r)
+    };
+    let top = MAX_GAMMA_MULTIPLE.log2() as u32;
+    let (mut lo, mut hi) = (0u32, top);
+    let mut broken = run(hi)?;
+    if broken.worst_ratio <= 1.0 || at_one > 1.0 {
+        let found = at_one > 1.0;
+        return Ok(ConditionRoom {
+            holds_up_to: if found { 0.0 } else { MAX_GAMMA_MULTIPLE },
+            broken_at: found.then_some(1.0),
+            counterexample: None,
+            searches,
+            budget: opts.budget,
+        });
+    }
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        let r = run(mid)?;
+        if r.worst_ratio > 1.0 {
+            hi = mid;
+            broken = r;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(ConditionRoom {
+        holds_up_to: 2f64.powi(lo as i32),
+        broken_at: Some(2f64.powi(hi as i32)),
+        counterexample: broken.scenario.map(|s| (s, broken.worst_ratio)),
+        searches,
+        budget: opts.budget,
+    })
 }

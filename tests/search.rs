@@ -9,7 +9,7 @@ use fedbounds::search::{ratio, search, SearchOptions};
 use fedbounds::verdict::VerdictKind;
 
 fn opts(budget: usize, seed: u64, bound_scale: f64) -> SearchOptions {
-    SearchOptions { budget, seed, bound_scale }
+    SearchOptions { budget, seed, bound_scale, gamma_multiple: 1.0 }
 }
 
 #[test]
@@ -22,6 +22,8 @@ fn the_search_is_deterministic_per_seed() {
     assert_eq!(json(&a), json(&b), "same seed, same search");
     assert_ne!(json(&a), json(&c), "the seed must reach the search");
     assert_eq!(a.trace.len(), 40, "the budget is spent");
+    let one_thread = fedbounds::check::in_pool(Some(1), || search(claim, &opts(40, 7, 1.0))).unwrap().unwrap();
+    assert_eq!(json(&a), json(&one_thread), "the thread count must not matter");
 }
 
 #[test]
@@ -66,4 +68,22 @@ fn candidates_stay_inside_the_conditions_of_claims_without_bgd() {
     let r = search(by_id("CCYW-T3.7").unwrap(), &opts(60, 5, 1.0)).unwrap();
     assert!(r.not_applicable > 0);
     assert!(r.trace.iter().filter_map(|e| e.reason.as_ref()).any(|why| why.contains("A2.3")), "{:?}", r.trace.iter().filter_map(|e| e.reason.as_ref()).next());
+}
+
+#[test]
+fn the_condition_room_is_bracketed_by_a_counterexample() {
+    use fedbounds::search::{at_multiple_ratio, condition_room};
+    let claim = by_id("CCYW-T3.7").unwrap();
+    let base = opts(30, 1, 1.0);
+    let at_one = search(claim, &base).unwrap().worst_ratio;
+    let room = condition_room(claim, &base, at_one).unwrap();
+    let broken = room.broken_at.expect("gamma x 1024 must break the bound somewhere");
+    assert!(broken > 1.0 && room.holds_up_to < broken, "{room:?}");
+    // The counterexample reproduces: its scenario (gamma inside the condition) run at the multiple.
+    let (s, r) = room.counterexample.clone().unwrap();
+    assert!(r > 1.0);
+    assert_eq!(at_multiple_ratio(claim, &s, broken, 1.0).unwrap(), r);
+    // Negative control: an already violated claim has no room.
+    let tightened = condition_room(claim, &opts(30, 1, 0.2), 1.5).unwrap();
+    assert_eq!(tightened.broken_at, Some(1.0));
 }

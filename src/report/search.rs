@@ -61,12 +61,14 @@ fn multiple(x: Option<f64>) -> String {
 }
 
 fn search_csv(results: &[SearchResult]) -> String {
-    let mut s = String::from("claim,verdict,worst_ratio,evaluations,not_applicable,bound_holds_up_to_gamma_multiple,diverges_from_gamma_multiple,instance\n");
+    let mut s = String::from(
+        "claim,verdict,worst_ratio,evaluations,not_applicable,bound_holds_up_to_gamma_multiple,diverges_from_gamma_multiple,any_instance_holds_up_to,any_instance_broken_at,instance\n",
+    );
     for r in results {
         let c = r.conservativeness.as_ref();
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             r.claim,
             r.verdict,
             r.worst_ratio,
@@ -74,6 +76,8 @@ fn search_csv(results: &[SearchResult]) -> String {
             r.not_applicable,
             c.and_then(|c| c.bound_holds_up_to).map(|x| x.to_string()).unwrap_or_default(),
             c.and_then(|c| c.diverges_from).map(|x| x.to_string()).unwrap_or_default(),
+            r.room.as_ref().map(|m| m.holds_up_to.to_string()).unwrap_or_default(),
+            r.room.as_ref().and_then(|m| m.broken_at).map(|x| x.to_string()).unwrap_or_default(),
             r.scenario.as_ref().map(|_| format!("search/{}.toml", r.claim)).unwrap_or_default(),
         );
     }
@@ -88,19 +92,25 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
         s,
         "Largest observed / bound over admissible quadratic instances and steps (exact expectations; \
          seeded random restarts, then coordinate refinement; `fedbounds search --claim ID --budget N`). \
-         A ratio above 1 is a counterexample. The gamma multiples are measured on the worst instance: \
-         how far gamma can grow past its condition (or prescribed value) before the printed bound fails, \
-         and before the expected metric diverges (growth by {} within {} rounds).\n",
+         A ratio above 1 is a counterexample. The gamma multiples say how far gamma can grow past its \
+         condition (or prescribed value): on the worst instance, before the printed bound fails and \
+         before the expected metric diverges (growth by {} within {} rounds); over any instance, the \
+         largest power of 2 at which a search of {} evaluations finds no counterexample and the \
+         smallest at which it finds one.\n",
         fmt_num(crate::search::DIVERGENCE_GROWTH),
-        crate::search::DIVERGENCE_ROUNDS
+        crate::search::DIVERGENCE_ROUNDS,
+        crate::search::ROOM_BUDGET
     );
-    let _ = writeln!(s, "| claim | verdict | worst observed/bound | evaluations (not applicable) | bound holds up to gamma x | diverges from gamma x | instance |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| claim | verdict | worst observed/bound | evaluations (not applicable) | worst instance: bound holds up to gamma x | worst instance: diverges from gamma x | any instance: holds up to gamma x | any instance: broken at gamma x | instance |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
     for r in results {
         let c = r.conservativeness.as_ref();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
             r.claim,
             r.verdict,
             fmt_num(r.worst_ratio),
@@ -108,6 +118,8 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
             r.not_applicable,
             c.map(|c| multiple(c.bound_holds_up_to)).unwrap_or_else(|| "-".into()),
             c.map(|c| multiple(c.diverges_from)).unwrap_or_else(|| "-".into()),
+            r.room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
+            r.room.as_ref().map(|m| multiple(m.broken_at)).unwrap_or_else(|| "-".into()),
             r.scenario.as_ref().map(|_| format!("`search/{}.toml`", r.claim)).unwrap_or_else(|| "-".into()),
         );
     }
