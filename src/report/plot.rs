@@ -89,7 +89,10 @@ pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) 
     encode_png(&buf, w, h)
 }
 
-fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, run: &ScenarioRun, e: &Evaluation, empirical: bool) -> Result<()> {
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, run: &ScenarioRun, e: &Evaluation, empirical: bool) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
     let s = &e.series;
     let positive = |x: f64| x.is_finite() && x > 0.0;
     let mut ys: Vec<f64> = s.iter().flat_map(|p| [p.estimate.mean, p.estimate.upper]).filter(|x| positive(*x)).collect();
@@ -149,14 +152,7 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>
             .label("bound at T (gamma depends on T)")
             .legend(move |(x, y)| Circle::new((x + 10, y), 5, red.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
-        .map_err(draw_err)?;
+    draw_legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     Ok(())
 }
 
@@ -169,6 +165,29 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     writer.write_image_data(rgb).map_err(draw_err)?;
     writer.finish().map_err(draw_err)?;
     Ok(out)
+}
+
+/// A 56-pixel header (title and grey subtitle) over `root`; returns the area below it.
+fn draw_header<'a>(root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>, title: &str, subtitle: &str) -> Result<DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>> {
+    let (header, body) = root.split_vertically(56);
+    header.draw(&Text::new(title.to_string(), (12, 8), ("sans-serif", 18).into_font())).map_err(draw_err)?;
+    header.draw(&Text::new(subtitle.to_string(), (12, 32), ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)))).map_err(draw_err)?;
+    Ok(body)
+}
+
+/// The legend box every figure uses.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(chart: &mut ChartContext<'a, DB, CT>, position: SeriesLabelPosition) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(draw_err)
 }
 
 /// Colours of a sweep's settings (matplotlib's first five).
@@ -189,15 +208,11 @@ pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
-        let (header, body) = root.split_vertically(56);
-        header.draw(&Text::new(format!("{}: {}", sweep.id, sweep.title), (12, 8), ("sans-serif", 18).into_font())).map_err(draw_err)?;
-        header
-            .draw(&Text::new(
-                "solid: exact E(G_u + hat G_v) per round; dashed: exact steady state; dotted: theorem bound as T -> inf (* conditions fail)",
-                (12, 32),
-                ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
-            ))
-            .map_err(draw_err)?;
+        let body = draw_header(
+            &root,
+            &format!("{}: {}", sweep.id, sweep.title),
+            "solid: exact E(G_u + hat G_v) per round; dashed: exact steady state; dotted: theorem bound as T -> inf (* conditions fail)",
+        )?;
         let positive = |y: f64| y.is_finite() && y > 0.0;
         let ys = sweep.curves.iter().flat_map(|c| c.metric.iter().copied().chain([c.steady_state]).chain(c.steady_bound.as_ref().map(|b| b.value)));
         let (lo, hi) = ys.filter(|y| positive(*y)).fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(y), b.max(y)));
@@ -236,14 +251,7 @@ pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 6, y), (x + 10, y), (x + 16, y)], colour.stroke_width(1)));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(draw_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(draw_err)?;
     }
     encode_png(&buf, w, h)
@@ -275,18 +283,12 @@ pub fn plot_search(r: &crate::search::SearchResult) -> Result<Vec<u8>> {
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
-        let (header, body) = root.split_vertically(56);
         let verdict = if r.worst_ratio > 1.0 { "counterexample found" } else { "no counterexample" };
-        header
-            .draw(&Text::new(format!("{}: worst observed/bound {} ({verdict})", r.claim, fmt_num(r.worst_ratio)), (12, 8), ("sans-serif", 18).into_font()))
-            .map_err(draw_err)?;
-        header
-            .draw(&Text::new(
-                format!("search seed {}, budget {}; points: one exact run each; not applicable candidates omitted", r.options.seed, r.options.budget),
-                (12, 32),
-                ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
-            ))
-            .map_err(draw_err)?;
+        let body = draw_header(
+            &root,
+            &format!("{}: worst observed/bound {} ({verdict})", r.claim, fmt_num(r.worst_ratio)),
+            &format!("search seed {}, budget {}; points: one exact run each; not applicable candidates omitted", r.options.seed, r.options.budget),
+        )?;
         let points: Vec<(f64, f64, bool)> =
             r.trace.iter().filter_map(|e| e.ratio.filter(|x| x.is_finite() && *x > 0.0).map(|x| (e.eval as f64, x, e.phase == "random"))).collect();
         let lo = points.iter().map(|p| p.1).fold(1.0f64, f64::min) / 2.0;
@@ -336,14 +338,7 @@ pub fn plot_search(r: &crate::search::SearchResult) -> Result<Vec<u8>> {
             .map_err(draw_err)?
             .label("bound (ratio 1)")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red.stroke_width(1)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(draw_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         root.present().map_err(draw_err)?;
     }
     encode_png(&buf, w, h)
