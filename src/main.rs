@@ -366,7 +366,12 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .flat_map(|r| r.results.iter().filter(|c| !c.matches_expected()).map(move |c| format!("{} on {}", c.claim, r.scenario)))
         .chain(experiments.iter().flat_map(|e| e.mismatches().into_iter().map(|s| s.id.to_string())))
-        .chain(searches.iter().filter(|r| r.verdict == VerdictKind::Violated).map(|r| format!("{} (search counterexample, reports/search/{}.toml)", r.claim, r.claim)))
+        .chain(
+            searches
+                .iter()
+                .filter(|r| r.verdict != VerdictKind::Holds)
+                .map(|r| format!("{} (search: {}, {})", r.claim, r.verdict, a.out.join("search").join(format!("{}.toml", r.claim)).display())),
+        )
         .collect();
     if mismatches.is_empty() {
         Ok(ExitCode::SUCCESS)
@@ -446,11 +451,11 @@ fn run_search(a: SearchArgs) -> anyhow::Result<ExitCode> {
     let written = report::write_searches(&a.out, &results, &ReportMeta::new(cmd), !a.no_plots)?;
     print_searches(&results);
     println!("\nwrote {} files under {}", written.len(), a.out.join("search").display());
-    let found: Vec<&str> = results.iter().filter(|r| r.verdict == VerdictKind::Violated).map(|r| r.claim).collect();
+    let found: Vec<String> = results.iter().filter(|r| r.verdict != VerdictKind::Holds).map(|r| format!("{} ({})", r.claim, r.verdict)).collect();
     if found.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("counterexamples found (observed / bound > 1): {}", found.join(", "));
+        eprintln!("counterexamples (observed / bound > 1) or nothing applicable: {}", found.join(", "));
         Ok(ExitCode::from(EXIT_MISMATCH))
     }
 }

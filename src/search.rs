@@ -147,6 +147,23 @@ impl Structure {
     }
 }
 
+impl Structure {
+    /// Coordinates that can change the decoded scenario (refinement skips the others).
+    pub fn live_coordinates(&self) -> Vec<usize> {
+        (0..DIMENSIONS)
+            .filter(|j| match j {
+                1 | 11 => self.du > 0,
+                2 | 12 => self.dv > 0,
+                3 => self.du > 0,
+                6 => !self.single_step,
+                7 => !self.full_participation,
+                10 => !self.prescribed_gamma,
+                _ => true,
+            })
+            .collect()
+    }
+}
+
 fn pick<T: Copy>(choices: &[T], u: f64) -> T {
     choices[((u * choices.len() as f64) as usize).min(choices.len() - 1)]
 }
@@ -188,8 +205,8 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         GammaRule::Exactly(g) => g,
         GammaRule::AtMost(g) => g * 10f64.powf(lerp(-3.0, 0.0, x[10])),
     };
-    let eta_u = admissible.eta_u_min.max(f64::MIN_POSITIVE) * 10f64.powf(x[11]);
-    let eta_v = admissible.eta_v_min.max(f64::MIN_POSITIVE) * 10f64.powf(x[12]);
+    let eta_u = admissible.eta_u_min * 10f64.powf(x[11]);
+    let eta_v = admissible.eta_v_min * 10f64.powf(x[12]);
     for (field, v) in [("gamma", gamma), ("eta_u", eta_u), ("eta_v", eta_v)] {
         if !(v.is_finite() && v > 0.0) {
             return Err(Error::field(format!("algorithm.{field}"), format!("the claim admits {v} at this instance"), "a finite number > 0"));
@@ -231,20 +248,34 @@ pub struct Evaluated {
 pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
     let opts = CheckOptions { threads: None, bound_scale: Some(bound_scale), estimator: Some(EstimatorChoice::Exact) };
     let run = check::run_scenario(s, &Selection { claims: vec![claim], lemmas: Vec::new() }, &opts)?;
-    let e = &run.results[0].evaluation;
-    Ok(match e.verdict {
-        VerdictKind::NotApplicable => (None, Some(e.failed.join("; "))),
-        _ => (Some(e.slack.map_or(f64::INFINITY, |s| 1.0 / s)), None),
+    let e = &run
+        .results
+        .first()
+        .ok_or_else(|| Error::field("algorithm.kind", format!("`{}` is about another algorithm", claim.id()), claim.algorithm().name()))?
+        .evaluation;
+    // No slack means no finite bound/mean was compared (infinite bounds, zero metric): the
+    // verdict decides.
+    Ok(match (e.verdict, e.slack) {
+        (VerdictKind::NotApplicable, _) => (None, Some(e.failed.join("; "))),
+        (_, Some(slack)) => (Some(1.0 / slack), None),
+        (VerdictKind::Holds, None) => (Some(0.0), None),
+        (_, None) => (Some(f64::INFINITY), None),
     })
 }
 
 fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
     let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
-        let inside = ratio(claim, &s, opts.bound_scale)?;
-        if opts.gamma_multiple == 1.0 || inside.0.is_none() {
-            return Ok(inside);
+        if opts.gamma_multiple == 1.0 {
+            return ratio(claim, &s, opts.bound_scale);
         }
-        Ok((Some(at_multiple(claim, &s, opts.gamma_multiple, opts.bound_scale)?.0), None))
+        // Past the condition: the candidate must satisfy every condition at multiple 1.
+        let prepared = check::prepare(&s)?;
+        let x = check::claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
+        let failed: Vec<String> = claim.checks(&x).iter().filter(|k| !k.holds && k.is_binding()).map(|k| k.to_string()).collect();
+        if !failed.is_empty() {
+            return Ok((None, Some(failed.join("; "))));
+        }
+        Ok((Some(at_multiple(claim, &s, opts.gamma_multiple, opts.bound_scale, false)?.0), None))
     };
     match decode(claim, st, c, "candidate").and_then(at) {
         Ok(r) => r,
@@ -268,8 +299,12 @@ pub struct Conservativeness {
 /// Largest multiple of `gamma` tried.
 pub const MAX_GAMMA_MULTIPLE: f64 = 1024.0;
 
-/// Observed/bound and divergence at `gamma` times `c` (outer steps fixed, conditions ignored).
-fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64) -> Result<(f64, bool)> {
+/// Observed/bound at `gamma` times `c` (outer steps fixed, conditions ignored) and, with
+/// `divergence`, whether the expected metric diverges within [`DIVERGENCE_ROUNDS`].
+///
+/// The ratio is the largest over the checkpoints the claim compares; an infinite bound counts as
+/// holding (ratio 0), a bound that is not positive as failing (ratio infinity).
+fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64, divergence: bool) -> Result<(f64, bool)> {
     let prepared = check::prepare(s)?;
     let mut p = prepared.params;
     p.gamma_u *= c;
@@ -277,11 +312,12 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64
     let alg = s.algorithm.kind.build(p);
     let inc = InclusionMoments::without_replacement(p.n, p.m);
     let metric = claim.metric();
-    let long = exact_series(&prepared.instance, alg.as_ref(), DIVERGENCE_ROUNDS.max(s.rounds), &inc);
-    let values: Vec<f64> = long.summaries.iter().map(|g| metric.value(g, p.m, p.n)).collect();
+    let rounds = if divergence { DIVERGENCE_ROUNDS.max(s.rounds) } else { s.rounds };
+    let series = exact_series(&prepared.instance, alg.as_ref(), rounds, &inc);
+    let values: Vec<f64> = series.summaries.iter().map(|g| metric.value(g, p.m, p.n)).collect();
     let start = values.iter().take(5).fold(f64::MIN_POSITIVE, |a, v| a.max(*v));
     let last = *values.last().unwrap_or(&0.0);
-    let diverged = !last.is_finite() || last > DIVERGENCE_GROWTH * start;
+    let diverged = divergence && (!last.is_finite() || last > DIVERGENCE_GROWTH * start);
     let avg = running_average(&values[..s.rounds]);
     let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
     let compared: Vec<usize> = if claim.every_prefix() { (1..=s.rounds).collect() } else { vec![s.rounds] };
@@ -289,7 +325,13 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64
         .into_iter()
         .map(|t| {
             let bound = claim.bound(&x.at_horizon(t)) * bound_scale;
-            if bound > 0.0 && bound.is_finite() { avg[t - 1] / bound } else { f64::INFINITY }
+            if bound == f64::INFINITY {
+                0.0
+            } else if bound > 0.0 {
+                avg[t - 1] / bound
+            } else {
+                f64::INFINITY
+            }
         })
         .fold(0.0f64, |a, r| if r.is_nan() { f64::INFINITY } else { a.max(r) });
     Ok((worst, diverged))
@@ -301,7 +343,7 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn at_multiple_ratio(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64) -> Result<f64> {
-    Ok(at_multiple(claim, s, c, bound_scale)?.0)
+    Ok(at_multiple(claim, s, c, bound_scale, false)?.0)
 }
 
 /// Multiplies `gamma` by `sqrt(2)` steps from 1 to [`MAX_GAMMA_MULTIPLE`], then bisects the first
@@ -316,7 +358,7 @@ pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f6
     let mut diverges_from = None;
     let mut c = 1.0f64;
     while c <= MAX_GAMMA_MULTIPLE * (1.0 + 1e-12) {
-        let (r, div) = at_multiple(claim, s, c, bound_scale)?;
+        let (r, div) = at_multiple(claim, s, c, bound_scale, true)?;
         trials.push((c, r, div));
         if div && diverges_from.is_none() {
             diverges_from = Some(c);
@@ -334,9 +376,9 @@ pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f6
     if let (Some(mut lo), Some(mut hi)) = (last_ok, first_bad) {
         for _ in 0..6 {
             let mid = (lo * hi).sqrt();
-            let (r, div) = at_multiple(claim, s, mid, bound_scale)?;
+            let (r, div) = at_multiple(claim, s, mid, bound_scale, true)?;
             trials.push((mid, r, div));
-            if r <= 1.0 {
+            if r <= 1.0 + crate::prec::RELATIVE_TIE {
                 lo = mid;
             } else {
                 hi = mid;
@@ -363,7 +405,8 @@ pub struct SearchResult {
     pub options: SearchOptions,
     /// Largest `observed / bound` found (0 if no candidate was applicable).
     pub worst_ratio: f64,
-    /// `violated` (a ratio above 1: a counterexample) or `holds` on every candidate tried.
+    /// `violated` (a ratio above 1: a counterexample), `holds` on every candidate tried, or
+    /// `not-applicable` when no candidate was.
     pub verdict: VerdictKind,
     /// The candidate attaining it.
     pub worst: Option<Candidate>,
@@ -377,6 +420,19 @@ pub struct SearchResult {
     pub not_applicable: usize,
     /// The room of the step condition across instances (filled by [`search_all`]).
     pub room: Option<ConditionRoom>,
+}
+
+/// Violated when a ratio exceeds 1 beyond the rounding tie the verdicts allow
+/// ([`crate::prec::RELATIVE_TIE`]), so a replay through `run` decides the same; not applicable
+/// when no candidate was.
+fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
+    if !any_applicable {
+        VerdictKind::NotApplicable
+    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_TIE {
+        VerdictKind::Violated
+    } else {
+        VerdictKind::Holds
+    }
 }
 
 fn random_candidate(rng: &mut ChaCha8Rng) -> Candidate {
@@ -407,13 +463,14 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
     order.sort_by(|a, b| scored[*b].0.unwrap_or(0.0).total_cmp(&scored[*a].0.unwrap_or(0.0)).then(a.cmp(b)));
     let mut best: Option<(f64, Candidate)> = order.first().map(|&i| (scored[i].0.unwrap_or(0.0), randoms[i].clone()));
     let mut starts = order.into_iter();
+    let live = st.live_coordinates();
     'restarts: while trace.len() < budget {
         let Some(start) = starts.next() else { break };
         let mut here = (scored[start].0.unwrap_or(0.0), randoms[start].clone());
         let mut step = 0.25;
         while step >= 1.0 / 64.0 {
             let mut improved = false;
-            for j in 0..DIMENSIONS {
+            for j in live.iter().copied() {
                 for dir in [1.0, -1.0] {
                     if trace.len() >= budget {
                         break 'restarts;
@@ -454,7 +511,7 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
         structure: st,
         options: *opts,
         worst_ratio,
-        verdict: if worst_ratio > 1.0 { VerdictKind::Violated } else { VerdictKind::Holds },
+        verdict: search_verdict(worst.is_some(), worst_ratio),
         worst,
         scenario,
         conservativeness,
@@ -485,7 +542,8 @@ pub fn search_all(claims: &[&'static dyn Claim], opts: &SearchOptions, progress:
 /// printed bound: searches at `gamma` multiples `2^e`, bisecting on `e` in `0..=10`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConditionRoom {
-    /// Largest multiple tried at which no counterexample was found.
+    /// Largest multiple tried at which no counterexample was found (0 when the claim is violated
+    /// inside its condition; multiple 1 is the main search, with its own budget).
     pub holds_up_to: f64,
     /// Smallest multiple tried at which one was (`None`: none up to [`MAX_GAMMA_MULTIPLE`]).
     pub broken_at: Option<f64>,
@@ -513,23 +571,19 @@ pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, at_one: f
         searches.push((2f64.powi(e as i32), r.worst_ratio));
         Ok(r)
     };
+    if search_verdict(true, at_one) == VerdictKind::Violated {
+        return Ok(ConditionRoom { holds_up_to: 0.0, broken_at: Some(1.0), counterexample: None, searches, budget: opts.budget });
+    }
     let top = MAX_GAMMA_MULTIPLE.log2() as u32;
     let (mut lo, mut hi) = (0u32, top);
     let mut broken = run(hi)?;
-    if broken.worst_ratio <= 1.0 || at_one > 1.0 {
-        let found = at_one > 1.0;
-        return Ok(ConditionRoom {
-            holds_up_to: if found { 0.0 } else { MAX_GAMMA_MULTIPLE },
-            broken_at: found.then_some(1.0),
-            counterexample: None,
-            searches,
-            budget: opts.budget,
-        });
+    if search_verdict(true, broken.worst_ratio) != VerdictKind::Violated {
+        return Ok(ConditionRoom { holds_up_to: MAX_GAMMA_MULTIPLE, broken_at: None, counterexample: None, searches, budget: opts.budget });
     }
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         let r = run(mid)?;
-        if r.worst_ratio > 1.0 {
+        if search_verdict(true, r.worst_ratio) == VerdictKind::Violated {
             hi = mid;
             broken = r;
         } else {

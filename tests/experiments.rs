@@ -128,3 +128,21 @@ fn experiment_cards_with_bad_statement_ids_are_rejected() {
     let bad_verdict = text.replacen("expected = \"holds\"", "expected = \"fine\"", 1);
     assert!(matches!(parse_experiment_card(&bad_verdict, "x"), Err(Error::Parse { .. })));
 }
+
+#[test]
+fn missing_sweeps_leave_statements_undecided_not_holding() {
+    // No sweeps at all: every ordering or independence statement would hold vacuously on empty
+    // lists; it must be inconclusive instead (the bound statement: nothing applicable).
+    for s in statements(&[]) {
+        let want = if s.id == "CCYW-FIG-BOUNDS" { VerdictKind::NotApplicable } else { VerdictKind::Inconclusive };
+        assert_eq!(s.verdict, want, "{}", s.id);
+    }
+    // One sweep cut to a single curve.
+    let mut sweeps = computed().sweeps.clone();
+    sweep_mut(&mut sweeps, "fig2c-b").curves.truncate(1);
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG2C-STEADY"), VerdictKind::Inconclusive);
+    // A NaN steady state.
+    let mut sweeps = computed().sweeps.clone();
+    sweep_mut(&mut sweeps, "fig1b").curves[1].steady_state = f64::NAN;
+    assert_eq!(verdict_of(&sweeps, "CCYW-FIG1B-STEADY"), VerdictKind::Inconclusive);
+}

@@ -243,6 +243,8 @@ struct MetricMaps {
     v_all: (DMatrix<f64>, DVector<f64>),
     /// All `grad_u f_i` stacked.
     u_all: (DMatrix<f64>, DVector<f64>),
+    /// All `grad_u f_i - grad_u f` stacked.
+    u_dev: (DMatrix<f64>, DVector<f64>),
     /// `f(z) = 1/2 z^T Hf z - gf^T z`.
     objective: (DMatrix<f64>, DVector<f64>),
     n: usize,
@@ -283,9 +285,18 @@ impl MetricMaps {
             }
             v
         });
+        // Deviations grad_u f_i - grad_u f, stacked: the dissimilarity without subtracting squares.
+        let u_dev = build(n * du, &|g| {
+            let mean = g.iter().fold(DVector::zeros(du), |a, gi| a + gi.rows(0, du)) / n as f64;
+            let mut v = DVector::zeros(n * du);
+            for (i, gi) in g.iter().enumerate() {
+                v.rows_mut(i * du, du).copy_from(&(gi.rows(0, du) - &mean));
+            }
+            v
+        });
         let (h, g) = joint_quadratic(inst);
         let objective = (h / n as f64, g / n as f64);
-        Self { u_mean, v_all, u_all, objective, n }
+        Self { u_mean, v_all, u_all, u_dev, objective, n }
     }
 
     /// `E||M z + o||^2 = tr(M P M^T) + 2 o^T M mu + ||o||^2` for a map stored as `(M, o)`.
@@ -306,7 +317,7 @@ impl MetricMaps {
         GradientSummary {
             g_u,
             g_v: Self::expected_sq(&self.v_all, mu, p) / n,
-            dissimilarity: (b_sum / n - g_u).max(0.0),
+            dissimilarity: Self::expected_sq(&self.u_dev, mu, p) / n,
             b_sum,
             objective: 0.5 * h.component_mul(p).sum() - g.dot(mu),
         }
@@ -408,8 +419,11 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// `D(D+1)/2` entries of a symmetric matrix whose operator is read off `propagate` itself (probing
 /// with symmetric basis matrices). Exactly conserved directions `l` (see `conserved_directions`)
 /// add the equations `l^T mu* = l^T mu0` and `P* l = (l^T mu0) mu*`; the stacked systems are solved
-/// by least squares (they are consistent). `None` when some other mode does not contract (no steady
-/// state) or a conserved value is random.
+/// by least squares and refined against `propagate`. `None` when some other mode of the mean does
+/// not contract, a conserved value is random, the answer leaves a residual (the equations were not
+/// consistent) or its covariance `P* - mu* mu*^T` is not PSD. A fixed point of an expanding
+/// second-moment recursion would pass these checks; callers that run the recursion compare its end
+/// with the fixed point (the experiments' tests do).
 pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
     let d = maps.dim;
     let a0 = match &maps.base {
@@ -493,6 +507,16 @@ pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVecto
             break;
         }
         p += to_matrix(&svd.solve(&residual, 1e-12).ok()?);
+    }
+    // A least-squares answer is a fixed point only if it solves the equations, and a second moment
+    // only if its covariance is PSD; otherwise there is no steady state to report.
+    let scale = p.amax().max(1.0);
+    if equations(&p).amax() > 1e-9 * scale {
+        return None;
+    }
+    let cov = &p - &mu * mu.transpose();
+    if SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min() < -1e-9 * scale {
+        return None;
     }
     Some((mu, p))
 }

@@ -190,7 +190,7 @@ where
         .map_err(draw_err)
 }
 
-/// Colours of a sweep's settings (matplotlib's first five).
+/// Colours of a sweep's settings (matplotlib's first six).
 const SETTING_COLOURS: [RGBColor; 6] =
     [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189), RGBColor(140, 86, 75)];
 
@@ -241,11 +241,11 @@ pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
                 .map_err(draw_err)?
                 .label(format!("{}  (steady {})", c.setting.label, fmt_num(c.steady_state)))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-            chart.draw_series(dashed((0.0, rounds), c.steady_state, colour, 14.0, 8.0, rounds)).map_err(draw_err)?;
+            chart.draw_series(horizontal_dashes(rounds, c.steady_state, 14, 8, colour)).map_err(draw_err)?;
             if let Some(b) = &c.steady_bound {
                 let mark = if b.failed.is_empty() { "" } else { "*" };
                 chart
-                    .draw_series(dashed((0.0, rounds), b.value, colour, 3.0, 6.0, rounds))
+                    .draw_series(horizontal_dashes(rounds, b.value, 3, 6, colour))
                     .map_err(draw_err)?
                     .label(format!("{} bound {}{mark}", b.claim, fmt_num(b.value)))
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 6, y), (x + 10, y), (x + 16, y)], colour.stroke_width(1)));
@@ -257,18 +257,9 @@ pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
     encode_png(&buf, w, h)
 }
 
-/// A horizontal dashed line at `y` over `x_range`, dash and gap lengths in pixels of a
-/// 900-pixel-wide chart spanning `x_span` data units.
-fn dashed(x_range: (f64, f64), y: f64, colour: RGBColor, dash: f64, gap: f64, x_span: f64) -> Vec<PathElement<(f64, f64)>> {
-    let per_pixel = x_span / 800.0;
-    let (dash, gap) = (dash * per_pixel, gap * per_pixel);
-    let mut out = Vec::new();
-    let mut x = x_range.0;
-    while x < x_range.1 {
-        out.push(PathElement::new(vec![(x, y), ((x + dash).min(x_range.1), y)], colour.stroke_width(1)));
-        x += dash + gap;
-    }
-    out
+/// A horizontal dashed line at `y` from `x = 0` to `x_max`; dash and gap in pixels.
+fn horizontal_dashes(x_max: f64, y: f64, dash: u32, gap: u32, colour: RGBColor) -> DashedLineSeries<std::vec::IntoIter<(f64, f64)>, u32> {
+    DashedLineSeries::new(vec![(0.0, y), (x_max, y)], dash, gap, colour.stroke_width(1))
 }
 
 /// Renders a search trace: observed / bound per evaluation (random restarts and refinement in two
@@ -334,7 +325,7 @@ pub fn plot_search(r: &crate::search::SearchResult) -> Result<Vec<u8>> {
             .label("best so far")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
         chart
-            .draw_series(dashed((0.0, evals), 1.0, red, 10.0, 6.0, evals))
+            .draw_series(horizontal_dashes(evals, 1.0, 10, 6, red))
             .map_err(draw_err)?
             .label("bound (ratio 1)")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red.stroke_width(1)));

@@ -18,12 +18,11 @@ pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
     let body = toml::to_string(s).map_err(|e| Error::Numerical(format!("cannot serialize scenario: {e}")))?;
     Ok(Some(format!(
         "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n\
-         # Replay: cargo run --release -- run reports/search/{}.toml\n\n{body}",
+         # Replay: cargo run --release -- run <this file>\n\n{body}",
         r.claim,
         r.worst_ratio,
         r.options.seed,
         r.options.budget,
-        r.claim
     )))
 }
 
@@ -95,8 +94,8 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
          A ratio above 1 is a counterexample. The gamma multiples say how far gamma can grow past its \
          condition (or prescribed value): on the worst instance, before the printed bound fails and \
          before the expected metric diverges (growth by {} within {} rounds); over any instance, the \
-         largest power of 2 at which a search of {} evaluations finds no counterexample and the \
-         smallest at which it finds one.\n",
+         largest multiple 2^e (e = 1..10, a search of {} evaluations each; e = 0 is the search above) \
+         with no counterexample and the smallest with one.\n",
         fmt_num(crate::search::DIVERGENCE_GROWTH),
         crate::search::DIVERGENCE_ROUNDS,
         crate::search::ROOM_BUDGET
