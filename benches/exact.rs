@@ -1,11 +1,12 @@
-//! Exact engine vs Monte Carlo on the paper-default scenario (n = 10, m = 9, K = 25, T = 1000), and
-//! how the exact engine's cost grows with the number of clients n and the dimension du.
+//! Exact engine vs Monte Carlo on the paper-default scenario (n = 10, m = 9, K = 25, T = 1000), how
+//! the exact engine's cost grows with the number of clients n and the dimension du, the exact
+//! steady state (the experiments' instance, both algorithms), and one adversarial search.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
-use fedbounds::algorithm::{FedAvgP, RoundConfig};
-use fedbounds::estimate::{exact_series, simulate, InclusionMoments};
+use fedbounds::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
+use fedbounds::estimate::{exact_series, simulate, stationary_summary, InclusionMoments};
 use fedbounds::problem::{Coupling, InstanceSpec, QuadraticInstance};
 
 fn instance(n: usize, du: usize, dv: usize) -> QuadraticInstance {
@@ -52,5 +53,20 @@ fn scaling(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, paper_default, scaling);
+fn steady_state_and_search(c: &mut Criterion) {
+    let mut g = c.benchmark_group("steady_state_and_search");
+    g.sample_size(10).measurement_time(Duration::from_secs(6));
+    let inst = instance(10, 2, 1);
+    let fedavg = fedavg_p(10, 9, 25);
+    let scaffold = ScaffoldP { params: fedavg.params };
+    let inc = InclusionMoments::without_replacement(10, 9);
+    g.bench_function("stationary_fedavg_p_n10_du2_dv1", |b| b.iter(|| stationary_summary(&inst, &fedavg, &inc)));
+    g.bench_function("stationary_scaffold_p_n10_du2_dv1", |b| b.iter(|| stationary_summary(&inst, &scaffold, &inc)));
+    let claim = fedbounds::claims::by_id("CCYW-T4.5").expect("registered");
+    let opts = fedbounds::search::SearchOptions { budget: 50, ..Default::default() };
+    g.bench_function("search_t4_5_budget_50", |b| b.iter(|| fedbounds::search::search(claim, &opts)));
+    g.finish();
+}
+
+criterion_group!(benches, paper_default, scaling, steady_state_and_search);
 criterion_main!(benches);
