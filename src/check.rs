@@ -368,6 +368,15 @@ pub fn prepare(s: &Scenario) -> Result<Prepared> {
     Ok(Prepared { instance, constants, params })
 }
 
+/// Replaces a failed A2.3 line by one that says why this instance's `b^2` is infinite.
+pub fn explain_infinite_bgd(failed: &mut [String], constants: &ProblemConstants) {
+    if let crate::problem::BgdConstant::Infinite { reason } = &constants.bgd {
+        for f in failed.iter_mut().filter(|f| f.starts_with("A2.3")) {
+            *f = format!("A2.3 bounded gradient dissimilarity fails: b^2 is infinite because {reason}");
+        }
+    }
+}
+
 /// Evaluates `claims` on finished runs.
 pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'static dyn Claim], opts: &CheckOptions) -> ScenarioRun {
     let Prepared { instance: inst, constants, params } = prepared;
@@ -383,13 +392,7 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
             let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
             let bgd_fails = inputs.b2.is_none() && evaluation.checks.iter().any(|c| c.name.starts_with("A2.3") && !c.holds);
             let empirical = if bgd_fails {
-                if let crate::problem::BgdConstant::Infinite { reason } = &constants.bgd {
-                    for f in &mut evaluation.failed {
-                        if f.starts_with("A2.3") {
-                            *f = format!("A2.3 bounded gradient dissimilarity fails: b^2 is infinite because {reason}");
-                        }
-                    }
-                }
+                explain_infinite_bgd(&mut evaluation.failed, &constants);
                 let emp_inputs = ClaimInputs { b2: Some(empirical_b2), ..inputs };
                 Some(evaluate(*claim, &emp_inputs, &metric, runs.estimator, s.confidence, scale))
             } else {

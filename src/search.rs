@@ -246,6 +246,11 @@ pub struct Evaluated {
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
+    if let Some(why) = failed_conditions(claim, s)? {
+        // Decided without running (and without the Monte Carlo runs an infinite b^2 would trigger
+        // for its empirical verdict, which the search does not use).
+        return Ok((None, Some(why)));
+    }
     let opts = CheckOptions { threads: None, bound_scale: Some(bound_scale), estimator: Some(EstimatorChoice::Exact) };
     let run = check::run_scenario(s, &Selection { claims: vec![claim], lemmas: Vec::new() }, &opts)?;
     let e = &run
@@ -263,17 +268,23 @@ pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Resul
     })
 }
 
+/// The claim's binding conditions that fail on `s` (joined), or `None` when all hold.
+fn failed_conditions(claim: &'static dyn Claim, s: &Scenario) -> Result<Option<String>> {
+    let prepared = check::prepare(s)?;
+    let x = check::claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
+    let mut failed: Vec<String> = claim.checks(&x).iter().filter(|k| !k.holds && k.is_binding()).map(|k| k.to_string()).collect();
+    check::explain_infinite_bgd(&mut failed, &prepared.constants);
+    Ok((!failed.is_empty()).then(|| failed.join("; ")))
+}
+
 fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
     let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
         if opts.gamma_multiple == 1.0 {
             return ratio(claim, &s, opts.bound_scale);
         }
         // Past the condition: the candidate must satisfy every condition at multiple 1.
-        let prepared = check::prepare(&s)?;
-        let x = check::claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
-        let failed: Vec<String> = claim.checks(&x).iter().filter(|k| !k.holds && k.is_binding()).map(|k| k.to_string()).collect();
-        if !failed.is_empty() {
-            return Ok((None, Some(failed.join("; "))));
+        if let Some(why) = failed_conditions(claim, &s)? {
+            return Ok((None, Some(why)));
         }
         Ok((Some(at_multiple(claim, &s, opts.gamma_multiple, opts.bound_scale, false)?.0), None))
     };
