@@ -411,15 +411,15 @@ fn compute_searches(claims: &[&'static dyn Claim], opts: &fedbounds::search::Sea
 
 fn print_searches(results: &[fedbounds::search::SearchResult]) {
     println!(
-        "\n{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}",
-        "searched claim", "verdict", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken"
+        "\n{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}",
+        "searched claim", "verdict", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken", "eta: holds", "eta: broken"
     );
-    println!("{:<24} {:<8} {:>10}  {:>27}  {:>27}", "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)");
+    println!("{:<24} {:<8} {:>10}  {:>27}  {:>27}  {:>23}", "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)", "(eta divisor, any inst.)");
     for r in results {
         let c = r.conservativeness.as_ref();
         let show = |x: Option<f64>| x.map(fmt_num).unwrap_or_else(|| format!(">{}", fedbounds::search::MAX_GAMMA_MULTIPLE));
         println!(
-            "{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}",
+            "{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}",
             r.claim,
             r.verdict.to_string(),
             fmt_num(r.worst_ratio),
@@ -427,6 +427,8 @@ fn print_searches(results: &[fedbounds::search::SearchResult]) {
             c.map(|c| show(c.diverges_from)).unwrap_or_else(|| "-".into()),
             r.room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
             r.room.as_ref().map(|m| show(m.broken_at)).unwrap_or_else(|| "-".into()),
+            r.eta_room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
+            r.eta_room.as_ref().map(|m| show(m.broken_at)).unwrap_or_else(|| "-".into()),
         );
     }
 }
@@ -439,7 +441,7 @@ fn run_search(a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--bound-scale", format!("got {}", a.bound_scale), "a finite number > 0").into());
     }
     let chosen = select_claims(&a.claims)?;
-    let opts = fedbounds::search::SearchOptions { budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, gamma_multiple: 1.0 };
+    let opts = fedbounds::search::SearchOptions { budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, ..Default::default() };
     let results = compute_searches(&chosen, &opts)?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
     for c in &a.claims {

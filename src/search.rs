@@ -80,11 +80,14 @@ pub struct SearchOptions {
     /// candidate must still satisfy every condition at multiple 1, and the printed bound is
     /// compared although the step condition fails: this measures the condition's room.
     pub gamma_multiple: f64,
+    /// Run every candidate with `eta_u`, `eta_v` divided by this factor and `gamma` unchanged (so
+    /// the inner steps grow by it): the room of the outer-step conditions, as `gamma_multiple`.
+    pub eta_divisor: f64,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0 }
+        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0, eta_divisor: 1.0 }
     }
 }
 
@@ -279,14 +282,14 @@ fn failed_conditions(claim: &'static dyn Claim, s: &Scenario) -> Result<Option<S
 
 fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
     let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
-        if opts.gamma_multiple == 1.0 {
+        if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
             return ratio(claim, &s, opts.bound_scale);
         }
         // Past the condition: the candidate must satisfy every condition at multiple 1.
         if let Some(why) = failed_conditions(claim, &s)? {
             return Ok((None, Some(why)));
         }
-        Ok((Some(at_multiple(claim, &s, opts.gamma_multiple, opts.bound_scale, false)?.0), None))
+        Ok((Some(at_multiple(claim, &s, Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor }, opts.bound_scale, false)?.0), None))
     };
     match decode(claim, st, c, "candidate").and_then(at) {
         Ok(r) => r,
@@ -315,11 +318,14 @@ pub const MAX_GAMMA_MULTIPLE: f64 = 1024.0;
 ///
 /// The ratio is the largest over the checkpoints the claim compares; an infinite bound counts as
 /// holding (ratio 0), a bound that is not positive as failing (ratio infinity).
-fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64, divergence: bool) -> Result<(f64, bool)> {
+fn at_multiple(claim: &'static dyn Claim, s: &Scenario, relax: Relaxation, bound_scale: f64, divergence: bool) -> Result<(f64, bool)> {
     let prepared = check::prepare(s)?;
     let mut p = prepared.params;
-    p.gamma_u *= c;
-    p.gamma_v *= c;
+    // gamma = gamma_u eta_u = gamma_v eta_v grows by `relax.gamma`; the eta shrink by `relax.eta`.
+    p.eta_u /= relax.eta;
+    p.eta_v /= relax.eta;
+    p.gamma_u *= relax.gamma * relax.eta;
+    p.gamma_v *= relax.gamma * relax.eta;
     let alg = s.algorithm.kind.build(p);
     let inc = InclusionMoments::without_replacement(p.n, p.m);
     let metric = claim.metric();
@@ -348,13 +354,22 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64
     Ok((worst, diverged))
 }
 
-/// Observed / bound of `s` run with `gamma` times `c` (conditions ignored; the room's counterexamples
+/// Steps past a claim's conditions: `gamma` times `gamma`, the outer steps divided by `eta`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Relaxation {
+    /// Multiple of the effective step `gamma`.
+    pub gamma: f64,
+    /// Divisor of `eta_u` and `eta_v` (at fixed `gamma`).
+    pub eta: f64,
+}
+
+/// Observed / bound of `s` run with relaxed steps (conditions ignored; the room's counterexamples
 /// replay through this).
 ///
 /// # Errors
 /// When the scenario cannot be prepared.
-pub fn at_multiple_ratio(claim: &'static dyn Claim, s: &Scenario, c: f64, bound_scale: f64) -> Result<f64> {
-    Ok(at_multiple(claim, s, c, bound_scale, false)?.0)
+pub fn at_multiple_ratio(claim: &'static dyn Claim, s: &Scenario, relax: Relaxation, bound_scale: f64) -> Result<f64> {
+    Ok(at_multiple(claim, s, relax, bound_scale, false)?.0)
 }
 
 /// Multiplies `gamma` by `sqrt(2)` steps from 1 to [`MAX_GAMMA_MULTIPLE`], then bisects the first
@@ -369,7 +384,7 @@ pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f6
     let mut diverges_from = None;
     let mut c = 1.0f64;
     while c <= MAX_GAMMA_MULTIPLE * (1.0 + 1e-12) {
-        let (r, div) = at_multiple(claim, s, c, bound_scale, true)?;
+        let (r, div) = at_multiple(claim, s, Relaxation { gamma: c, eta: 1.0 }, bound_scale, true)?;
         trials.push((c, r, div));
         if div && diverges_from.is_none() {
             diverges_from = Some(c);
@@ -387,7 +402,7 @@ pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f6
     if let (Some(mut lo), Some(mut hi)) = (last_ok, first_bad) {
         for _ in 0..6 {
             let mid = (lo * hi).sqrt();
-            let (r, div) = at_multiple(claim, s, mid, bound_scale, true)?;
+            let (r, div) = at_multiple(claim, s, Relaxation { gamma: mid, eta: 1.0 }, bound_scale, true)?;
             trials.push((mid, r, div));
             if r <= 1.0 + crate::prec::RELATIVE_TIE {
                 lo = mid;
@@ -429,8 +444,10 @@ pub struct SearchResult {
     pub trace: Vec<Evaluated>,
     /// Candidates not applicable (a condition or the instance recipe failed).
     pub not_applicable: usize,
-    /// The room of the step condition across instances (filled by [`search_all`]).
+    /// The room of the `gamma` condition across instances (filled by [`search_all`]).
     pub room: Option<ConditionRoom>,
+    /// The room of the `eta` conditions across instances (filled by [`search_all`]).
+    pub eta_room: Option<ConditionRoom>,
 }
 
 /// Violated when a ratio exceeds 1 beyond the rounding tie the verdicts allow
@@ -515,7 +532,11 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
     };
     let scenario = worst.as_ref().map(|c| decode(claim, &st, c, &format!("search-worst-{}", claim.id()))).transpose()?;
     let conservativeness =
-        if opts.gamma_multiple == 1.0 { scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()? } else { None };
+        if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
+            scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()?
+        } else {
+            None
+        };
     let not_applicable = trace.iter().filter(|e| e.ratio.is_none()).count();
     Ok(SearchResult {
         claim: claim.id(),
@@ -529,6 +550,7 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
         trace,
         not_applicable,
         room: None,
+        eta_room: None,
     })
 }
 
@@ -542,15 +564,18 @@ pub fn search_all(claims: &[&'static dyn Claim], opts: &SearchOptions, progress:
         .iter()
         .map(|c| {
             let mut r = search(*c, opts)?;
-            r.room = Some(condition_room(*c, &SearchOptions { budget: ROOM_BUDGET, ..*opts }, r.worst_ratio)?);
+            let room_opts = SearchOptions { budget: ROOM_BUDGET, ..*opts };
+            r.room = Some(condition_room(*c, &room_opts, Knob::Gamma, r.worst_ratio)?);
+            r.eta_room = Some(condition_room(*c, &room_opts, Knob::Eta, r.worst_ratio)?);
             progress();
             Ok(r)
         })
         .collect()
 }
 
-/// How far a claim's step condition can be relaxed before *some* admissible instance breaks the
-/// printed bound: searches at `gamma` multiples `2^e`, bisecting on `e` in `0..=10`.
+/// How far a claim's step conditions can be relaxed before *some* admissible instance breaks the
+/// printed bound: searches at `gamma` times `2^e` (or `eta` divided by `2^e`), bisecting on `e` in
+/// `0..=10`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConditionRoom {
     /// Largest multiple tried at which no counterexample was found (0 when the claim is violated
@@ -558,8 +583,8 @@ pub struct ConditionRoom {
     pub holds_up_to: f64,
     /// Smallest multiple tried at which one was (`None`: none up to [`MAX_GAMMA_MULTIPLE`]).
     pub broken_at: Option<f64>,
-    /// The counterexample there: its scenario at multiple 1 (gamma inside the condition; run it
-    /// with gamma times `broken_at` to reproduce) and its observed / bound.
+    /// The counterexample there: its scenario at multiple 1 (steps inside the conditions; run it
+    /// relaxed by `broken_at` to reproduce) and its observed / bound.
     pub counterexample: Option<(Scenario, f64)>,
     /// `(multiple, worst observed / bound found)` per search, in the order run.
     pub searches: Vec<(f64, f64)>,
@@ -570,15 +595,30 @@ pub struct ConditionRoom {
 /// Evaluations per search of [`condition_room`] in the main command.
 pub const ROOM_BUDGET: usize = 60;
 
-/// Measures the room of `claim`'s step condition (see [`ConditionRoom`]); `at_one` is the worst
-/// ratio the search inside the condition found.
+/// Which step a room measurement relaxes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Knob {
+    /// `gamma` times the multiple.
+    Gamma,
+    /// `eta_u`, `eta_v` divided by the multiple, `gamma` fixed.
+    Eta,
+}
+
+/// Measures the room of `claim`'s step conditions on `knob` (see [`ConditionRoom`]); `at_one` is
+/// the worst ratio the search inside the conditions found.
 ///
 /// # Errors
 /// As [`search`].
-pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, at_one: f64) -> Result<ConditionRoom> {
+pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, knob: Knob, at_one: f64) -> Result<ConditionRoom> {
     let mut searches = Vec::new();
     let mut run = |e: u32| -> Result<SearchResult> {
-        let r = search(claim, &SearchOptions { gamma_multiple: 2f64.powi(e as i32), ..*opts })?;
+        let m = 2f64.powi(e as i32);
+        let relaxed = match knob {
+            Knob::Gamma => SearchOptions { gamma_multiple: m, ..*opts },
+            Knob::Eta => SearchOptions { eta_divisor: m, ..*opts },
+        };
+        let r = search(claim, &relaxed)?;
         searches.push((2f64.powi(e as i32), r.worst_ratio));
         Ok(r)
     };

@@ -9,7 +9,7 @@ use fedbounds::search::{ratio, search, SearchOptions};
 use fedbounds::verdict::VerdictKind;
 
 fn opts(budget: usize, seed: u64, bound_scale: f64) -> SearchOptions {
-    SearchOptions { budget, seed, bound_scale, gamma_multiple: 1.0 }
+    SearchOptions { budget, seed, bound_scale, gamma_multiple: 1.0, eta_divisor: 1.0 }
 }
 
 #[test]
@@ -74,23 +74,29 @@ fn candidates_stay_inside_the_conditions_of_claims_without_bgd() {
 
 #[test]
 fn the_condition_room_is_bracketed_by_a_counterexample() {
-    use fedbounds::search::{at_multiple_ratio, condition_room};
+    use fedbounds::search::{at_multiple_ratio, condition_room, Knob, Relaxation};
     let claim = by_id("CCYW-T3.7").unwrap();
     let base = opts(30, 1, 1.0);
     let at_one = search(claim, &base).unwrap().worst_ratio;
-    let room = condition_room(claim, &base, at_one).unwrap();
+    let room = condition_room(claim, &base, Knob::Gamma, at_one).unwrap();
     let broken = room.broken_at.expect("gamma x 1024 must break the bound somewhere");
     assert!(broken > 1.0 && room.holds_up_to < broken, "{room:?}");
     // The counterexample reproduces: its scenario (gamma inside the condition) run at the multiple.
     let (s, r) = room.counterexample.clone().unwrap();
     assert!(r > 1.0);
-    assert_eq!(at_multiple_ratio(claim, &s, broken, 1.0).unwrap(), r);
+    assert_eq!(at_multiple_ratio(claim, &s, Relaxation { gamma: broken, eta: 1.0 }, 1.0).unwrap(), r);
     assert!(room.holds_up_to >= 1.0, "T3.7's condition leaves room: {room:?}");
     // Negative control: with the bound x 0.1 the claim is violated inside its condition, so it has
     // no room at all.
     let tight = opts(30, 1, 0.1);
     let at_one_tight = search(claim, &tight).unwrap().worst_ratio;
     assert!(at_one_tight > 1.0);
-    let none = condition_room(claim, &tight, at_one_tight).unwrap();
+    let none = condition_room(claim, &tight, Knob::Gamma, at_one_tight).unwrap();
     assert_eq!((none.holds_up_to, none.broken_at), (0.0, Some(1.0)));
+    // The outer-step conditions: shrinking eta at fixed gamma grows the inner steps until some
+    // instance breaks the bound, and that counterexample reproduces too.
+    let eta = condition_room(claim, &opts(60, 1, 1.0), Knob::Eta, at_one).unwrap();
+    let broken = eta.broken_at.expect("eta / 1024 must break the bound somewhere");
+    let (s, r) = eta.counterexample.clone().unwrap();
+    assert_eq!(at_multiple_ratio(claim, &s, Relaxation { gamma: 1.0, eta: broken }, 1.0).unwrap(), r);
 }

@@ -61,13 +61,13 @@ fn multiple(x: Option<f64>) -> String {
 
 fn search_csv(results: &[SearchResult]) -> String {
     let mut s = String::from(
-        "claim,verdict,worst_ratio,evaluations,not_applicable,bound_holds_up_to_gamma_multiple,diverges_from_gamma_multiple,any_instance_holds_up_to,any_instance_broken_at,instance\n",
+        "claim,verdict,worst_ratio,evaluations,not_applicable,bound_holds_up_to_gamma_multiple,diverges_from_gamma_multiple,any_instance_holds_up_to,any_instance_broken_at,eta_divisor_holds_up_to,eta_divisor_broken_at,instance\n",
     );
     for r in results {
         let c = r.conservativeness.as_ref();
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.claim,
             r.verdict,
             r.worst_ratio,
@@ -77,6 +77,8 @@ fn search_csv(results: &[SearchResult]) -> String {
             c.and_then(|c| c.diverges_from).map(|x| x.to_string()).unwrap_or_default(),
             r.room.as_ref().map(|m| m.holds_up_to.to_string()).unwrap_or_default(),
             r.room.as_ref().and_then(|m| m.broken_at).map(|x| x.to_string()).unwrap_or_default(),
+            r.eta_room.as_ref().map(|m| m.holds_up_to.to_string()).unwrap_or_default(),
+            r.eta_room.as_ref().and_then(|m| m.broken_at).map(|x| x.to_string()).unwrap_or_default(),
             r.scenario.as_ref().map(|_| format!("search/{}.toml", r.claim)).unwrap_or_default(),
         );
     }
@@ -95,21 +97,22 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
          condition (or prescribed value): on the worst instance, before the printed bound fails and \
          before the expected metric diverges (growth by {} within {} rounds); over any instance, the \
          largest multiple 2^e (e = 1..10, a search of {} evaluations each; e = 0 is the search above) \
-         with no counterexample and the smallest with one.\n",
+         with no counterexample and the smallest with one. The eta columns do the same for the \
+         outer-step conditions: eta_u and eta_v divided by 2^e at fixed gamma.\n",
         fmt_num(crate::search::DIVERGENCE_GROWTH),
         crate::search::DIVERGENCE_ROUNDS,
         crate::search::ROOM_BUDGET
     );
     let _ = writeln!(
         s,
-        "| claim | verdict | worst observed/bound | evaluations (not applicable) | worst instance: bound holds up to gamma x | worst instance: diverges from gamma x | any instance: holds up to gamma x | any instance: broken at gamma x | instance |"
+        "| claim | verdict | worst observed/bound | evaluations (not applicable) | worst instance: bound holds up to gamma x | worst instance: diverges from gamma x | any instance: holds up to gamma x | any instance: broken at gamma x | any instance: holds down to eta / | any instance: broken at eta / | instance |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for r in results {
         let c = r.conservativeness.as_ref();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} |",
             r.claim,
             r.verdict,
             fmt_num(r.worst_ratio),
@@ -119,6 +122,8 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
             c.map(|c| multiple(c.diverges_from)).unwrap_or_else(|| "-".into()),
             r.room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
             r.room.as_ref().map(|m| multiple(m.broken_at)).unwrap_or_else(|| "-".into()),
+            r.eta_room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
+            r.eta_room.as_ref().map(|m| multiple(m.broken_at)).unwrap_or_else(|| "-".into()),
             r.scenario.as_ref().map(|_| format!("`search/{}.toml`", r.claim)).unwrap_or_else(|| "-".into()),
         );
     }
