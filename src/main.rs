@@ -31,8 +31,10 @@ algorithm on quadratic instances whose constants (L, sigma, b, F0, ...) are comp
 reports a verdict per claim and scenario: holds (with slack = bound/observed), violated (with the \
 counterexample), inconclusive, or not applicable (which assumption or step-size condition fails, by \
 how much).\n\nStart with `fedbounds list`, then `fedbounds check` (all claims on the default \
-scenarios of theorems/*.toml; writes reports/). `fedbounds conditions` tells which step sizes a claim \
-admits; `fedbounds run FILE` runs one scenario file and prints per-round metrics as JSON.",
+scenarios of theorems/*.toml, the paper's figures mirrored, and an adversarial search per claim; \
+writes reports/). `fedbounds conditions` tells which step sizes a claim admits; `fedbounds run FILE` \
+runs one scenario file and prints per-round metrics as JSON; `fedbounds search` and `fedbounds \
+experiments` run those parts alone with their own settings.",
     after_help = "Exit codes: 0 verdicts as expected, 1 a verdict differs from its claim card, 2 bad input, 3 I/O or numerical failure."
 )]
 struct Cli {
@@ -49,6 +51,8 @@ enum Command {
         json: bool,
     },
     /// Check claims on the card's default scenarios and write reports (JSON, Markdown, CSV, PNG).
+    /// Without filters (--claim, --scenario, --card, --bound-scale, --estimator) it also mirrors
+    /// the paper's figures and runs the adversarial search for every claim.
     Check(CheckArgs),
     /// Which conditions of each claim hold for given constants and step sizes, and the admissible steps.
     Conditions(ConditionsArgs),
