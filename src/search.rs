@@ -337,8 +337,7 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, relax: Relaxation, bound
     let diverged = divergence && (!last.is_finite() || last > DIVERGENCE_GROWTH * start);
     let avg = running_average(&values[..s.rounds]);
     let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
-    let compared: Vec<usize> = if claim.every_prefix() { (1..=s.rounds).collect() } else { vec![s.rounds] };
-    let worst = compared
+    let worst = crate::verdict::compared_horizons(claim, s.rounds)
         .into_iter()
         .map(|t| {
             let bound = claim.bound(&x.at_horizon(t)) * bound_scale;

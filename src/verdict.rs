@@ -141,10 +141,20 @@ pub fn evaluate(
     }
     let series: Vec<Checkpoint> =
         report_checkpoints(rounds).into_iter().map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: applicable_at(tp) }).collect();
-    let compared: Vec<usize> = if claim.every_prefix() { (1..=rounds).collect() } else { vec![rounds] };
+    let compared = compared_horizons(claim, rounds);
     let points = compared.into_iter().filter_map(|tp| applicable_at(tp).map(|bound| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: Some(bound) }));
     let (verdict, slack, decisive) = aggregate(points);
     Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
+}
+
+/// The horizons `T'` at which a claim's bound is compared with a run of `rounds` rounds: every
+/// prefix when the claim holds for each (conditions independent of `T`), else `T` alone.
+pub fn compared_horizons(claim: &dyn Claim, rounds: usize) -> Vec<usize> {
+    if claim.every_prefix() {
+        (1..=rounds).collect()
+    } else {
+        vec![rounds]
+    }
 }
 
 /// Combines checkpoint decisions: violated if any is (reporting the largest excess), else
