@@ -468,8 +468,9 @@ fn rate_verdict(groups: &[&[Curve]], holds: bool) -> VerdictKind {
     }
 }
 
-fn spread(values: &[f64]) -> f64 {
-    let (lo, hi) = values.iter().fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(*v), b.max(*v)));
+/// Relative spread `max/min - 1` of the curves' steady states.
+fn spread(curves: &[Curve]) -> f64 {
+    let (lo, hi) = curves.iter().fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c.steady_state), b.max(c.steady_state)));
     hi / lo - 1.0
 }
 
@@ -534,7 +535,7 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
         "FedAvg-P, K = 5, 10, 25 at m = 9 of 10, b = 2".into(),
     ));
     let f2cb = find(sweeps, "fig2c-b");
-    let (sk, sb) = (spread(&f2c.iter().map(steady).collect::<Vec<_>>()), spread(&f2cb.iter().map(steady).collect::<Vec<_>>()));
+    let (sk, sb) = (spread(f2c), spread(f2cb));
     out.push(Statement::new(
         "CCYW-FIG2C-STEADY",
         "K and b^2 do not influence Scaffold-P's steady-state error",
@@ -556,7 +557,7 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
     ));
     let f1d = find(sweeps, "fig1d");
     let f1db = find(sweeps, "fig1d-b");
-    let (dk, db) = (spread(&f1d.iter().map(steady).collect::<Vec<_>>()), spread(&f1db.iter().map(steady).collect::<Vec<_>>()));
+    let (dk, db) = (spread(f1d), spread(f1db));
     out.push(Statement::new(
         "CCYW-FIG1D-STEADY",
         "with full participation, FedAvg-P's steady-state error is independent of K and b^2",
@@ -568,7 +569,7 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
         ),
     ));
     let small = find(sweeps, "fig1d-b-small-eta");
-    let ds = spread(&small.iter().map(steady).collect::<Vec<_>>());
+    let ds = spread(small);
     out.push(Statement::new(
         "CCYW-FIG1D-STEADY~any-eta",
         "with full participation, FedAvg-P's steady-state error is independent of the heterogeneity, whatever eta_u (the figure's text names no eta_u)",

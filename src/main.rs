@@ -420,19 +420,18 @@ fn print_searches(results: &[fedbounds::search::SearchResult]) {
     );
     println!("{:<24} {:<8} {:>10}  {:>27}  {:>27}  {:>23}", "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)", "(eta divisor, any inst.)");
     for r in results {
-        let c = r.conservativeness.as_ref();
-        let show = |x: Option<f64>| x.map(fmt_num).unwrap_or_else(|| format!(">{}", fedbounds::search::MAX_GAMMA_MULTIPLE));
+        let [a, b, c, d, e, f] = report::step_multiple_cells(r);
         println!(
             "{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}",
             r.claim,
             r.verdict.to_string(),
             fmt_num(r.worst_ratio),
-            c.map(|c| show(c.bound_holds_up_to)).unwrap_or_else(|| "-".into()),
-            c.map(|c| show(c.diverges_from)).unwrap_or_else(|| "-".into()),
-            r.room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
-            r.room.as_ref().map(|m| show(m.broken_at)).unwrap_or_else(|| "-".into()),
-            r.eta_room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
-            r.eta_room.as_ref().map(|m| show(m.broken_at)).unwrap_or_else(|| "-".into()),
+            a,
+            b,
+            c,
+            d,
+            e,
+            f
         );
     }
 }

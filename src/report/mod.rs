@@ -11,7 +11,7 @@ mod search;
 
 pub use experiments::{experiments_markdown, write_experiments};
 pub use plot::{plot_claim, plot_search, plot_sweep};
-pub use search::{scenario_file, search_markdown, write_searches};
+pub use search::{scenario_file, search_markdown, step_multiple_cells, step_multiples, write_searches};
 pub use run::run_report;
 
 use std::fmt::Write as _;

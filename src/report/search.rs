@@ -55,8 +55,30 @@ pub fn write_searches(out: &Path, results: &[SearchResult], meta: &super::Report
     Ok(written)
 }
 
-fn multiple(x: Option<f64>) -> String {
-    x.map(fmt_num).unwrap_or_else(|| format!("> {}", crate::search::MAX_GAMMA_MULTIPLE))
+/// The six step multiples of a result, in table order: on the worst instance, where the bound
+/// stops holding and where the metric diverges; over any instance, for gamma and then for eta,
+/// where no counterexample was found and where one was. Outer `None`: not measured; inner `None`:
+/// not reached up to [`crate::search::MAX_GAMMA_MULTIPLE`].
+pub fn step_multiples(r: &SearchResult) -> [Option<Option<f64>>; 6] {
+    let c = r.conservativeness.as_ref();
+    let (g, e) = (r.room.as_ref(), r.eta_room.as_ref());
+    [
+        c.map(|c| c.bound_holds_up_to),
+        c.map(|c| c.diverges_from),
+        g.map(|m| Some(m.holds_up_to)),
+        g.map(|m| m.broken_at),
+        e.map(|m| Some(m.holds_up_to)),
+        e.map(|m| m.broken_at),
+    ]
+}
+
+/// [`step_multiples`] for people: `-` not measured, `> 1024` not reached.
+pub fn step_multiple_cells(r: &SearchResult) -> [String; 6] {
+    step_multiples(r).map(|x| match x {
+        None => "-".into(),
+        Some(None) => format!("> {}", crate::search::MAX_GAMMA_MULTIPLE),
+        Some(Some(v)) => fmt_num(v),
+    })
 }
 
 fn search_csv(results: &[SearchResult]) -> String {
@@ -64,21 +86,16 @@ fn search_csv(results: &[SearchResult]) -> String {
         "claim,verdict,worst_ratio,evaluations,not_applicable,bound_holds_up_to_gamma_multiple,diverges_from_gamma_multiple,any_instance_holds_up_to,any_instance_broken_at,eta_divisor_holds_up_to,eta_divisor_broken_at,instance\n",
     );
     for r in results {
-        let c = r.conservativeness.as_ref();
+        let multiples: Vec<String> = step_multiples(r).iter().map(|x| x.flatten().map(|v| v.to_string()).unwrap_or_default()).collect();
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{}",
             r.claim,
             r.verdict,
             r.worst_ratio,
             r.trace.len(),
             r.not_applicable,
-            c.and_then(|c| c.bound_holds_up_to).map(|x| x.to_string()).unwrap_or_default(),
-            c.and_then(|c| c.diverges_from).map(|x| x.to_string()).unwrap_or_default(),
-            r.room.as_ref().map(|m| m.holds_up_to.to_string()).unwrap_or_default(),
-            r.room.as_ref().and_then(|m| m.broken_at).map(|x| x.to_string()).unwrap_or_default(),
-            r.eta_room.as_ref().map(|m| m.holds_up_to.to_string()).unwrap_or_default(),
-            r.eta_room.as_ref().and_then(|m| m.broken_at).map(|x| x.to_string()).unwrap_or_default(),
+            multiples.join(","),
             r.scenario.as_ref().map(|_| format!("search/{}.toml", r.claim)).unwrap_or_default(),
         );
     }
@@ -109,21 +126,15 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for r in results {
-        let c = r.conservativeness.as_ref();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {} | {} |",
             r.claim,
             r.verdict,
             fmt_num(r.worst_ratio),
             r.trace.len(),
             r.not_applicable,
-            c.map(|c| multiple(c.bound_holds_up_to)).unwrap_or_else(|| "-".into()),
-            c.map(|c| multiple(c.diverges_from)).unwrap_or_else(|| "-".into()),
-            r.room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
-            r.room.as_ref().map(|m| multiple(m.broken_at)).unwrap_or_else(|| "-".into()),
-            r.eta_room.as_ref().map(|m| fmt_num(m.holds_up_to)).unwrap_or_else(|| "-".into()),
-            r.eta_room.as_ref().map(|m| multiple(m.broken_at)).unwrap_or_else(|| "-".into()),
+            step_multiple_cells(r).join(" | "),
             r.scenario.as_ref().map(|_| format!("`search/{}.toml`", r.claim)).unwrap_or_else(|| "-".into()),
         );
     }
