@@ -5,9 +5,11 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
-use fedbounds::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
-use fedbounds::estimate::{exact_series, simulate, stationary_summary, InclusionMoments};
-use fedbounds::problem::{Coupling, InstanceSpec, QuadraticInstance};
+use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
+use fedbounds::engine::InclusionMoments;
+use fedbounds::families::ccyw::exact::{exact_series, stationary_summary};
+use fedbounds::families::ccyw::monte_carlo::simulate;
+use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec, QuadraticInstance};
 
 fn instance(n: usize, du: usize, dv: usize) -> QuadraticInstance {
     InstanceSpec { n, du, dv, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b: 1.0, coupling: Coupling::Decoupled, init_distance: 3.0, seed: 11 }
@@ -62,9 +64,9 @@ fn steady_state_and_search(c: &mut Criterion) {
     let inc = InclusionMoments::without_replacement(10, 9);
     g.bench_function("stationary_fedavg_p_n10_du2_dv1", |b| b.iter(|| stationary_summary(&inst, &fedavg, &inc)));
     g.bench_function("stationary_scaffold_p_n10_du2_dv1", |b| b.iter(|| stationary_summary(&inst, &scaffold, &inc)));
-    let claim = fedbounds::claims::by_id("CCYW-T4.5").expect("registered");
-    let opts = fedbounds::search::SearchOptions { budget: 50, ..Default::default() };
-    g.bench_function("search_t4_5_budget_50", |b| b.iter(|| fedbounds::search::search(claim, &opts)));
+    let claim = fedbounds::families::ccyw::claims::by_id("CCYW-T4.5").expect("registered");
+    let opts = fedbounds::families::ccyw::search::SearchOptions { budget: 50, ..Default::default() };
+    g.bench_function("search_t4_5_budget_50", |b| b.iter(|| fedbounds::families::ccyw::search::search(claim, &opts)));
     g.finish();
 }
 

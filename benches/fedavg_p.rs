@@ -12,9 +12,9 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::time::Duration;
 
-use fedbounds::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws};
-use fedbounds::estimate::run_replicate;
-use fedbounds::problem::{Coupling, InstanceSpec, ProblemConstants, QuadraticInstance};
+use fedbounds::families::ccyw::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws};
+use fedbounds::families::ccyw::monte_carlo::run_replicate;
+use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants, QuadraticInstance};
 
 const N: usize = 10;
 const M: usize = 9;

@@ -5,25 +5,20 @@
 //! Data flows one way through the crate:
 //!
 //! ```text
-//! scenario (theorems/*.toml) -> instance + exact constants (problem)
-//!        -> seeded runs (algorithm, rng) -> estimates (estimate)
-//!        -> verdict per claim (claims, verdict) -> report (report)
+//! scenario (theorems/*.toml) -> instance + exact constants (family's problem model)
+//!        -> seeded runs (family's algorithms, rng) -> estimates (engine)
+//!        -> verdict per claim (claim, verdict) -> report (report)
 //! ```
 //!
-//! Every bound function cites the paper line it encodes; every constant is computed from the
-//! instance by the paper's own definition (see [`problem::ProblemConstants`]).
+//! The shared core ([`engine`], [`claim`], [`verdict`], [`report`], [`family`], [`rng`],
+//! [`prec`], [`error`]) never names a paper; each paper is one folder under [`families`].
 
-pub mod algorithm;
-pub mod card;
-pub mod check;
-pub mod claims;
+pub mod claim;
+pub mod engine;
 pub mod error;
-pub mod estimate;
-pub mod experiments;
+pub mod families;
 pub mod prec;
-pub mod problem;
 pub mod report;
-pub mod search;
 pub mod rng;
 pub mod verdict;
 

@@ -9,11 +9,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use fedbounds::card::{self, Card};
-use fedbounds::check::{self, CheckOptions, ScenarioRun};
-use fedbounds::claims::{self, fmt_num, Claim, ClaimInputs};
-use fedbounds::experiments;
-use fedbounds::report::{self, ReportMeta};
+use fedbounds::families::ccyw::card::{self, Card};
+use fedbounds::families::ccyw::check::{self, CheckOptions, ScenarioRun};
+use fedbounds::families::ccyw::claims::{self, fmt_num, Claim, ClaimInputs};
+use fedbounds::families::ccyw::experiments;
+use fedbounds::families::ccyw::report::{self, ReportMeta};
 use fedbounds::verdict::VerdictKind;
 use fedbounds::Error;
 
@@ -75,7 +75,7 @@ struct SearchArgs {
     #[arg(long = "claim")]
     claims: Vec<String>,
     /// Objective evaluations per claim (each one exact run); half random restarts, half refinement.
-    #[arg(long, default_value_t = fedbounds::search::DEFAULT_BUDGET)]
+    #[arg(long, default_value_t = fedbounds::families::ccyw::search::DEFAULT_BUDGET)]
     budget: usize,
     /// Seed of the search (same seed, same result).
     #[arg(long, default_value_t = 1)]
@@ -351,7 +351,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let plain = a.claims.is_empty() && a.scenarios.is_empty() && a.card.is_none() && a.bound_scale.is_none() && a.estimator.is_none();
     let experiments = if plain { Some(compute_experiments(a.threads)?) } else { None };
     let searches = if plain {
-        check::in_pool(a.threads, || compute_searches(&claims::all_claims(), &fedbounds::search::SearchOptions::default()))??
+        check::in_pool(a.threads, || compute_searches(&claims::all_claims(), &fedbounds::families::ccyw::search::SearchOptions::default()))??
     } else {
         Vec::new()
     };
@@ -405,15 +405,15 @@ fn print_statements(e: &experiments::Experiments) {
     }
 }
 
-fn compute_searches(claims: &[&'static dyn Claim], opts: &fedbounds::search::SearchOptions) -> anyhow::Result<Vec<fedbounds::search::SearchResult>> {
+fn compute_searches(claims: &[&'static dyn Claim], opts: &fedbounds::families::ccyw::search::SearchOptions) -> anyhow::Result<Vec<fedbounds::families::ccyw::search::SearchResult>> {
     let bar = ProgressBar::new(claims.len() as u64);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} claims searched").expect("static template"));
-    let r = fedbounds::search::search_all(claims, opts, &|| bar.inc(1))?;
+    let r = fedbounds::families::ccyw::search::search_all(claims, opts, &|| bar.inc(1))?;
     bar.finish_and_clear();
     Ok(r)
 }
 
-fn print_searches(results: &[fedbounds::search::SearchResult]) {
+fn print_searches(results: &[fedbounds::families::ccyw::search::SearchResult]) {
     println!(
         "\n{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}",
         "searched claim", "verdict", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken", "eta: holds", "eta: broken"
@@ -444,7 +444,7 @@ fn run_search(a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--bound-scale", format!("got {}", a.bound_scale), "a finite number > 0").into());
     }
     let chosen = select_claims(&a.claims)?;
-    let opts = fedbounds::search::SearchOptions { budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, ..Default::default() };
+    let opts = fedbounds::families::ccyw::search::SearchOptions { budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, ..Default::default() };
     let results = compute_searches(&chosen, &opts)?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
     for c in &a.claims {
@@ -601,7 +601,7 @@ fn run_file(a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.threads == Some(0) {
         return Err(Error::field("--threads", "got 0", "an integer >= 1").into());
     }
-    let json = fedbounds::report::run_report(&scenario, a.threads)?;
+    let json = report::run_report(&scenario, a.threads)?;
     match a.out {
         Some(p) => report::write_atomic(&p, json.as_bytes())?,
         None => print!("{json}"),

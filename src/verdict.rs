@@ -1,10 +1,11 @@
-//! Verdicts: a claim's bound compared with the estimated metric, checkpoint by checkpoint.
+//! Verdicts: a claim's bound compared with the estimated metric, checkpoint by checkpoint. Shared
+//! by every family: a family supplies the claim, its inputs and the per-round metric of each
+//! replicate (one series for exact expectations).
 
 use serde::Serialize;
 
-use crate::claims::{Claim, ClaimInputs, ConditionCheck, LemmaClaim};
-use crate::estimate::lemma::LemmaQuantities;
-use crate::estimate::{running_average, student_t_interval, Estimator, Interval};
+use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon};
+use crate::engine::{running_average, student_t_interval, Estimator, Interval};
 use crate::prec;
 
 /// The four verdicts.
@@ -106,13 +107,15 @@ pub fn report_checkpoints(rounds: usize) -> Vec<usize> {
     v
 }
 
-/// Evaluates `claim` given each replicate's per-round metric values (`metric[r][t]`, `t < T`).
+/// Evaluates `claim` given each replicate's per-round metric values (`metric[r][t]`, `t < T`):
+/// the metric's running average `(1/T') sum_{t<T'} metric_t` (or, for a per-round claim,
+/// `metric_{T'-1}`) against the bound at `T'`, at every `T'` the claim speaks of.
 ///
 /// `bound_scale` multiplies the bound (1 for the claim as printed; below 1 only in negative
 /// controls, which must then come out violated).
-pub fn evaluate(
-    claim: &dyn Claim,
-    inputs: &ClaimInputs,
+pub fn evaluate<C: BoundClaim + ?Sized>(
+    claim: &C,
+    inputs: &C::Inputs,
     metric: &[Vec<f64>],
     estimator: Estimator,
     confidence: f64,
@@ -121,8 +124,11 @@ pub fn evaluate(
     let checks = claim.checks(inputs);
     let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
     let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
-    let rounds = inputs.t;
-    let averages: Vec<Vec<f64>> = metric.iter().map(|m| running_average(&m[..rounds])).collect();
+    let rounds = inputs.horizon();
+    let averages: Vec<Vec<f64>> = match claim.comparison() {
+        Comparison::RunningAverage => metric.iter().map(|m| running_average(&m[..rounds])).collect(),
+        Comparison::PerRound => metric.iter().map(|m| m[..rounds].to_vec()).collect(),
+    };
     let interval_at = |tp: usize| {
         let samples: Vec<f64> = averages.iter().map(|a| a[tp - 1]).collect();
         student_t_interval(&samples, confidence)
@@ -149,7 +155,7 @@ pub fn evaluate(
 
 /// The horizons `T'` at which a claim's bound is compared with a run of `rounds` rounds: every
 /// prefix when the claim holds for each (conditions independent of `T`), else `T` alone.
-pub fn compared_horizons(claim: &dyn Claim, rounds: usize) -> Vec<usize> {
+pub fn compared_horizons<C: BoundClaim + ?Sized>(claim: &C, rounds: usize) -> Vec<usize> {
     if claim.every_prefix() {
         (1..=rounds).collect()
     } else {
@@ -193,29 +199,26 @@ fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f
     }
 }
 
-/// Evaluates a per-round lemma `E lhs_t <= E rhs_t` from each replicate's quantities.
+/// Evaluates a per-round inequality `E lhs_t <= E rhs_t` (a lemma of a proof) from each
+/// replicate's sides: `sides_at(t)` gives `(lhs, rhs)` per replicate at round `t < rounds`, or
+/// `None` where the inequality says nothing (a recursion at `t = 0`).
 ///
 /// At each round the interval is that of `lhs - rhs` (Bonferroni-corrected over the rounds
 /// compared), shifted by the mean of `rhs`: the checkpoint's estimate is then below its bound
 /// exactly when the difference is below zero. `bound_scale` multiplies `rhs` (negative controls).
-pub fn evaluate_lemma(
-    lemma: &dyn LemmaClaim,
-    inputs: &ClaimInputs,
-    quantities: &[Vec<LemmaQuantities>],
+pub fn evaluate_inequality(
+    checks: Vec<ConditionCheck>,
+    rounds: usize,
+    sides_at: &dyn Fn(usize) -> Option<Vec<(f64, f64)>>,
     estimator: Estimator,
     confidence: f64,
     bound_scale: f64,
 ) -> Evaluation {
-    let checks = lemma.checks(inputs);
     let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
     let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
     if !failed.is_empty() {
         return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series: Vec::new() };
     }
-    let rounds = quantities.first().map_or(0, Vec::len);
-    let sides_at = |t: usize| -> Option<Vec<(f64, f64)>> {
-        quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect()
-    };
     let compared: Vec<usize> = (0..rounds).filter(|t| sides_at(*t).is_some()).collect();
     let per_round_confidence = 1.0 - (1.0 - confidence) / compared.len().max(1) as f64;
     let point_at = |t: usize| -> Option<Checkpoint> {

@@ -503,12 +503,12 @@ fn card_copy_is_valid_before_mutation() {
     // The unmutated copy must parse and pass validation, else the failures below prove nothing.
     // Only the cheapest scenario is run, and only to check the card is accepted.
     let card = card_text();
-    let parsed = fedbounds::card::parse_card(&card, "copy").expect("the card parses");
+    let parsed = fedbounds::families::ccyw::card::parse_card(&card, "copy").expect("the card parses");
     for s in &parsed.scenarios {
-        fedbounds::check::prepare(s).unwrap_or_else(|e| panic!("scenario {} prepares: {e}", s.name));
+        fedbounds::families::ccyw::check::prepare(s).unwrap_or_else(|e| panic!("scenario {} prepares: {e}", s.name));
     }
     let bad = card_with("fedavg-full", "m = 10,", "m = 11,");
-    let parsed = fedbounds::card::parse_card(&bad, "bad").expect("m > n is not a parse error");
+    let parsed = fedbounds::families::ccyw::card::parse_card(&bad, "bad").expect("m > n is not a parse error");
     let s = parsed.scenarios.iter().find(|s| s.name == "fedavg-full").unwrap();
     assert_eq!(s.algorithm.m, 11, "mutation applied");
 }

@@ -1,11 +1,11 @@
 //! The embedded card's default scenarios: every verdict reproduced, negative controls that show
 //! each check can fail, and byte-identical reports whatever the thread count.
 
-use fedbounds::card::{embedded_cards, Card, EstimatorChoice, Scenario};
-use fedbounds::estimate::Estimator;
-use fedbounds::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
-use fedbounds::claims;
-use fedbounds::report::{write_all, ReportMeta};
+use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Scenario};
+use fedbounds::engine::Estimator;
+use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
+use fedbounds::families::ccyw::claims;
+use fedbounds::families::ccyw::report::{write_all, ReportMeta};
 use fedbounds::verdict::VerdictKind;
 
 fn cards() -> Vec<Card> {
@@ -70,7 +70,7 @@ fn default_scenarios_cover_the_required_settings() {
     assert!(all.len() == runs.len());
     let names: std::collections::BTreeSet<&str> = all.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names.len(), all.len(), "scenario names are unique across cards");
-    assert!(has(&|r| r.algorithm == fedbounds::algorithm::AlgorithmKind::ScaffoldP && r.params.m == 1), "Scaffold-P edge m = 1");
+    assert!(has(&|r| r.algorithm == fedbounds::families::ccyw::algorithm::AlgorithmKind::ScaffoldP && r.params.m == 1), "Scaffold-P edge m = 1");
 }
 
 /// A holds verdict a shrunk bound must overturn: its deciding checkpoint has a positive lower
@@ -194,9 +194,9 @@ fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
 #[test]
 fn committed_reports_match_a_fresh_run() {
     let runs = run_all(&CheckOptions::default());
-    let experiments = fedbounds::experiments::Experiments::run(&|| {}).unwrap();
-    let searches = fedbounds::search::search_all(&fedbounds::claims::all_claims(), &Default::default(), &|| {}).unwrap();
-    let extras = fedbounds::report::Extras { experiments: Some(&experiments), searches: &searches };
+    let experiments = fedbounds::families::ccyw::experiments::Experiments::run(&|| {}).unwrap();
+    let searches = fedbounds::families::ccyw::search::search_all(&fedbounds::families::ccyw::claims::all_claims(), &Default::default(), &|| {}).unwrap();
+    let extras = fedbounds::families::ccyw::report::Extras { experiments: Some(&experiments), searches: &searches };
     let fresh = report_bytes_with(&runs, extras, "cargo run --release -- check");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let mut stale = Vec::new();
@@ -210,7 +210,7 @@ fn committed_reports_match_a_fresh_run() {
     assert!(stale.is_empty(), "reports/ is stale; rerun `cargo run --release -- check`: {stale:#?}");
 }
 
-fn report_bytes_with(runs: &[ScenarioRun], extras: fedbounds::report::Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
+fn report_bytes_with(runs: &[ScenarioRun], extras: fedbounds::families::ccyw::report::Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
     let files = write_all(dir.path(), runs, extras, &ReportMeta::new(command), true).unwrap();
     files.iter().map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap())).collect()

@@ -4,9 +4,11 @@
 
 use nalgebra::DVector;
 
-use fedbounds::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws, ScaffoldP};
-use fedbounds::estimate::{exact_series, simulate, student_t_interval, InclusionMoments};
-use fedbounds::problem::{Coupling, GradientSummary, InstanceSpec, QuadraticInstance};
+use fedbounds::families::ccyw::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws, ScaffoldP};
+use fedbounds::engine::{student_t_interval, InclusionMoments};
+use fedbounds::families::ccyw::exact::exact_series;
+use fedbounds::families::ccyw::monte_carlo::simulate;
+use fedbounds::families::ccyw::problem::{Coupling, GradientSummary, InstanceSpec, QuadraticInstance};
 
 fn instance(n: usize, coupling: Coupling, sigma: f64, b: f64) -> QuadraticInstance {
     InstanceSpec { n, du: 2, dv: 1, l: 1.0, mu: 0.2, sigma_u: sigma, sigma_v: sigma, b, coupling, init_distance: 2.0, seed: 3 }
@@ -191,7 +193,8 @@ fn scaffold_p_round_is_a_sum_of_per_client_terms() {
 /// rounds from the start are not a fixed point.
 #[test]
 fn stationary_moments_are_a_fixed_point_the_curve_reaches() {
-    use fedbounds::estimate::exact::{initial_moments, stationary_moments, RoundMaps};
+    use fedbounds::engine::stationary_moments;
+    use fedbounds::families::ccyw::exact::{initial_moments, probe_round};
     let inst = instance(5, Coupling::Coupled, 0.5, 1.0);
     let gamma = 0.01;
     let big = FedAvgP { params: RoundConfig { k: 3, m: 5, gamma_u: gamma / 1e4, gamma_v: gamma, eta_u: 1e4, eta_v: 1.0 }.check(5).unwrap() };
@@ -199,7 +202,7 @@ fn stationary_moments_are_a_fixed_point_the_curve_reaches() {
     let algs: [(&dyn Algorithm, usize); 2] = [(&big, 5), (&scaffold, 2)];
     for (alg, m) in algs {
         let inc = InclusionMoments::without_replacement(5, m);
-        let maps = RoundMaps::probe(&inst, alg);
+        let maps = probe_round(&inst, alg);
         let (mu0, p0) = initial_moments(&inst, alg);
         let (mu, p) = stationary_moments(&maps, &inc, &mu0, &p0).expect("a steady state exists");
         let (mu1, p1) = maps.propagate(&mu, &p, &inc);

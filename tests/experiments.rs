@@ -4,8 +4,8 @@
 
 use std::sync::OnceLock;
 
-use fedbounds::check::in_pool;
-use fedbounds::experiments::{
+use fedbounds::families::ccyw::check::in_pool;
+use fedbounds::families::ccyw::experiments::{
     apply_card, embedded_experiment_card, parse_experiment_card, statements, Experiments, Sweep, EXPERIMENTS_CARD, STATEMENT_IDS,
 };
 use fedbounds::verdict::VerdictKind;

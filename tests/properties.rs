@@ -13,16 +13,16 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-use fedbounds::claims::ccyw::{
+use fedbounds::families::ccyw::claims::fedavg_p::{
     corollary_3_8_bound, corollary_3_8_gamma, theorem_3_11_bound, theorem_3_11_eta_u_min, theorem_3_11_rate_bound,
     theorem_3_11_rate_gamma, theorem_3_7_bound, CcywClaim,
 };
-use fedbounds::claims::ccyw_scaffold::{
+use fedbounds::families::ccyw::claims::scaffold_p::{
     corollary_4_6_bound, corollary_4_6_gamma, participation_factor, rate_4_6_factor, rate_4_7_factor, theorem_4_5_bound,
     theorem_4_5_gamma_max, ScaffoldClaim,
 };
-use fedbounds::claims::{Claim, ClaimInputs};
-use fedbounds::problem::{
+use fedbounds::families::ccyw::claims::{BoundClaim, ClaimInputs};
+use fedbounds::families::ccyw::problem::{
     BgdConstant, Coupling, ExplicitInstance, GradientSummary, InstanceSpec, ProblemConstants, QuadraticInstance,
 };
 
@@ -558,7 +558,7 @@ fn nonconvex_explicit(n: usize, du: usize, dv: usize, b_scale: f64, seed: u64) -
         u0: (0..du).map(|_| rng.sample(StandardNormal)).collect(),
         clients: hs
             .iter()
-            .map(|h| fedbounds::problem::ExplicitClient {
+            .map(|h| fedbounds::families::ccyw::problem::ExplicitClient {
                 hessian: rows(h),
                 linear: (0..d).map(|_| rng.sample(StandardNormal)).collect(),
                 v0: (0..dv).map(|_| rng.sample(StandardNormal)).collect(),
@@ -600,7 +600,7 @@ proptest! {
 /// B_1 = 1.2 > A_i = C_i = 1 (f still strongly convex). L = L_uv = 1.2.
 #[test]
 fn coupling_block_can_set_l() {
-    let client = |h: [[f64; 2]; 2]| fedbounds::problem::ExplicitClient {
+    let client = |h: [[f64; 2]; 2]| fedbounds::families::ccyw::problem::ExplicitClient {
         hessian: h.iter().map(|r| r.to_vec()).collect(),
         linear: vec![0.3, -0.2],
         v0: vec![1.0],
@@ -668,7 +668,7 @@ fn joint_lipschitz_ratio_can_exceed_l() {
         noise_u_cov: vec![vec![0.0]],
         noise_v_cov: vec![vec![0.0]],
         u0: vec![0.0],
-        clients: vec![fedbounds::problem::ExplicitClient {
+        clients: vec![fedbounds::families::ccyw::problem::ExplicitClient {
             hessian: vec![vec![1.0, 1.0], vec![1.0, 1.25]],
             linear: vec![0.0, 0.0],
             v0: vec![1.0],

@@ -2,10 +2,10 @@
 //! counterexample when the bound is deliberately tightened (negative control), and its worst
 //! instance replays to the same ratio, bit for bit, from the saved scenario file.
 
-use fedbounds::card::parse_scenario;
-use fedbounds::claims::by_id;
-use fedbounds::report::scenario_file;
-use fedbounds::search::{ratio, search, SearchOptions};
+use fedbounds::families::ccyw::card::parse_scenario;
+use fedbounds::families::ccyw::claims::by_id;
+use fedbounds::families::ccyw::report::scenario_file;
+use fedbounds::families::ccyw::search::{ratio, search, SearchOptions};
 use fedbounds::verdict::VerdictKind;
 
 fn opts(budget: usize, seed: u64, bound_scale: f64) -> SearchOptions {
@@ -22,7 +22,7 @@ fn the_search_is_deterministic_per_seed() {
     assert_eq!(json(&a), json(&b), "same seed, same search");
     assert_ne!(json(&a), json(&c), "the seed must reach the search");
     assert_eq!(a.trace.len(), 40, "the budget is spent");
-    let one_thread = fedbounds::check::in_pool(Some(1), || search(claim, &opts(40, 7, 1.0))).unwrap().unwrap();
+    let one_thread = fedbounds::families::ccyw::check::in_pool(Some(1), || search(claim, &opts(40, 7, 1.0))).unwrap().unwrap();
     assert_eq!(json(&a), json(&one_thread), "the thread count must not matter");
 }
 
@@ -74,7 +74,7 @@ fn candidates_stay_inside_the_conditions_of_claims_without_bgd() {
 
 #[test]
 fn the_condition_room_is_bracketed_by_a_counterexample() {
-    use fedbounds::search::{at_multiple_ratio, condition_room, Knob, Relaxation};
+    use fedbounds::families::ccyw::search::{at_multiple_ratio, condition_room, Knob, Relaxation};
     let claim = by_id("CCYW-T3.7").unwrap();
     let base = opts(30, 1, 1.0);
     let at_one = search(claim, &base).unwrap().worst_ratio;

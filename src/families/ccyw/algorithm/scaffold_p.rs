@@ -19,7 +19,7 @@
 use nalgebra::DVector;
 
 use super::{local_sgd, noisy_gradient, Algorithm, RoundDraws, RoundParams};
-use crate::problem::QuadraticInstance;
+use crate::families::ccyw::problem::QuadraticInstance;
 
 /// Scaffold-P with validated parameters (the same step sizes as FedAvg-P).
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,10 @@
-use nalgebra::DVector;
-use rayon::prelude::*;
+//! Seeded Monte Carlo runs of FedAvg-P and Scaffold-P: per-round gradient summaries of each
+//! replicate.
 
-use crate::algorithm::{Algorithm, RoundDraws};
-use crate::problem::{GradientSummary, QuadraticInstance};
+use nalgebra::DVector;
+
+use crate::families::ccyw::algorithm::{Algorithm, RoundDraws};
+use crate::families::ccyw::problem::{GradientSummary, QuadraticInstance};
 
 /// The gradient summaries of one replicate at the start of rounds `t = 0..T-1`, plus the final
 /// state.
@@ -34,8 +36,5 @@ pub fn run_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usiz
 /// Runs `replicates` replicates in parallel; the result is in replicate order, so every reduction
 /// over it is independent of the thread count.
 pub fn simulate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicates: usize) -> Vec<Trajectory> {
-    (0..replicates as u64)
-        .into_par_iter()
-        .map(|r| run_replicate(inst, alg, rounds, seed, r))
-        .collect()
+    crate::engine::monte_carlo::replicates(replicates, |r| run_replicate(inst, alg, rounds, seed, r))
 }

@@ -10,15 +10,15 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::algorithm::AlgorithmKind;
+use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::error::{Error, Result};
-use crate::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
+use crate::families::ccyw::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
 use crate::verdict::VerdictKind;
 
 /// The embedded claim cards (file name, text), so the main command needs no files at run time.
 pub const EMBEDDED_CARDS: [(&str, &str); 2] = [
-    ("theorems/ccyw-fedavg-p.toml", include_str!("../theorems/ccyw-fedavg-p.toml")),
-    ("theorems/ccyw-scaffold-p.toml", include_str!("../theorems/ccyw-scaffold-p.toml")),
+    ("theorems/ccyw-fedavg-p.toml", include_str!("../../../theorems/ccyw-fedavg-p.toml")),
+    ("theorems/ccyw-scaffold-p.toml", include_str!("../../../theorems/ccyw-scaffold-p.toml")),
 ];
 
 /// A claim family's card.
@@ -235,7 +235,7 @@ impl Scenario {
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(Error::field(format!("{field}.confidence"), format!("got {}", self.confidence), "0 < confidence < 1"));
         }
-        let ids = crate::claims::all_ids();
+        let ids = crate::families::ccyw::claims::all_ids();
         let a = &self.algorithm;
         for (name, spec) in [("gamma", &a.gamma), ("eta_u", &a.eta_u), ("eta_v", &a.eta_v)] {
             match spec {

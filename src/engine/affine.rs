@@ -1,16 +1,17 @@
-//! Exact expectations by moment propagation.
+//! Exact expectations of random affine rounds, by moment propagation.
 //!
-//! On a quadratic with additive Gaussian noise a round is affine in the state and the noise for
-//! each sampled set, and (by the [`Algorithm`] contract) a sum of per-client terms:
+//! A round of an algorithm on a quadratic with additive Gaussian noise is, for each choice `s` of
+//! active components (sampled clients, a minibatch, ...), an affine map of the state and the noise.
+//! Every such round here is also a sum of per-component terms:
 //!
 //! ```text
-//! z' = A0 z + c0 + sum_i delta_i (A_i z + b_i + W_i xi_i),   delta_i = 1{i in S},  xi_i ~ N(0, I)
+//! z' = A0 z + c0 + sum_i delta_i (A_i z + b_i + W_i xi_i),   delta_i = 1{i in s},  xi_i ~ N(0, I)
 //! ```
 //!
-//! The maps are recovered by probing the algorithm's own `round` with basis vectors and unit
-//! noise ([`RoundMaps::probe`]), never written a second time. With `p = E delta_i`,
-//! `q = E delta_i delta_j (i != j)` and `p2 = E delta_i^2`, the first and second moments
-//! `mu = E z`, `P = E z z^T` propagate exactly:
+//! with `s` drawn from a [`Design`](super::Design). The maps are recovered by probing the round's
+//! own code with basis vectors and unit noise ([`RoundMaps::probe`]), never written a second time.
+//! With `p = E delta_i`, `q = E delta_i delta_j (i != j)` and `p2 = E delta_i^2` (an exchangeable
+//! design), the first and second moments `mu = E z`, `P = E z z^T` propagate exactly:
 //!
 //! ```text
 //! mu' = A0 mu + c0 + p (Abar mu + bbar),               Abar = sum_i A_i, bbar = sum_i b_i
@@ -18,44 +19,41 @@
 //!       + p2 sum_i W_i W_i^T,                          w = A0 z + c0, y_i = A_i z + b_i, Y = sum_i y_i
 //! ```
 //!
-//! For uniform sampling of m of n without replacement `p = p2 = m/n` and
-//! `q = m (m-1) / (n (n-1))`. Every metric of Table 1 is `E||M z - c||^2 = tr(M P M^T) - 2 c^T M mu
-//! + ||c||^2` for an affine gradient map, so expected metrics are exact.
+//! ([`RoundMaps::propagate`], the structured path). For any finite design the same moments are a
+//! mixture over its outcomes ([`RoundMaps::propagate_enumerated`]):
+//!
+//! ```text
+//! mu' = sum_s P(s) (A_s mu + c_s),   P' = sum_s P(s) (A_s P A_s^T + A_s mu c_s^T + c_s mu^T A_s^T
+//!                                                     + c_s c_s^T + sum_{i in s} W_i W_i^T)
+//! ```
+//!
+//! with `A_s = A0 + sum_{i in s} A_i` and `c_s = c0 + sum_{i in s} b_i`. A component's term is
+//! stored on the rows and columns it touches only, so a client that reads `u` and its own block
+//! costs its block's size, not the state's. An observable `E||M z + o||^2 = tr(M P M^T) +
+//! 2 o^T M mu + ||o||^2` of an affine map is then exact ([`Observable`](super::Observable)).
 
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
-use serde::Serialize;
 
-use crate::algorithm::{Algorithm, RoundDraws};
-use crate::problem::{joint_quadratic, GradientSummary, QuadraticInstance};
+use super::design::{InclusionMoments, Outcome};
 
-/// The first and second moments of the client inclusion indicators `delta_i`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct InclusionMoments {
-    /// `E delta_i`.
-    pub p: f64,
-    /// `E delta_i delta_j`, `i != j`.
-    pub q: f64,
-    /// `E delta_i^2`.
-    pub p2: f64,
-}
-
-impl InclusionMoments {
-    /// Uniform sampling of `m` of `n` clients without replacement (Algorithm 1, line 2):
-    /// `P(i in S) = m/n`, `P(i, j in S) = m (m-1) / (n (n-1))`.
-    pub fn without_replacement(n: usize, m: usize) -> Self {
-        let (n, m) = (n as f64, m as f64);
-        let q = if n > 1.0 { m * (m - 1.0) / (n * (n - 1.0)) } else { m };
-        Self { p: m / n, q, p2: m / n }
-    }
-
-    /// `m` draws with replacement, `delta_i` the number of times client `i` is drawn (multinomial):
-    /// `E delta_i = m/n`, `E delta_i delta_j = m (m-1)/n^2`, `E delta_i^2 = m/n + m (m-1)/n^2`.
-    /// Not the paper's sampling: kept as the named wrong model that the cross-validation test
-    /// must detect.
-    pub fn with_replacement(n: usize, m: usize) -> Self {
-        let (n, m) = (n as f64, m as f64);
-        Self { p: m / n, q: m * (m - 1.0) / (n * n), p2: m / n + m * (m - 1.0) / (n * n) }
-    }
+/// A round whose outcome, for each set of active components and their noise, is affine in the
+/// state and the noise, and a sum of per-component terms.
+///
+/// # Contract
+/// For every set `S` of components (any size), `apply(z, S, xi) = apply(z, {}, .) + sum_{i in S}
+/// [apply(z, {i}, xi_i) - apply(z, {}, .)]`, each term affine in `(z, xi_i)`. The exact engine
+/// recovers the maps by probing [`apply`](Self::apply) and would be wrong for a round that breaks
+/// the contract; families test the identity on their rounds.
+pub trait RandomAffineRound {
+    /// Length of the state `z`.
+    fn state_dim(&self) -> usize;
+    /// Number of components the design chooses among (clients, samples).
+    fn components(&self) -> usize;
+    /// Standard normal values one active component consumes per round.
+    fn noise_per_component(&self) -> usize;
+    /// The round from `state` with the components `active` (ascending) and their noise: the
+    /// `j`-th active component's values at offset `j * noise_per_component()`.
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64>;
 }
 
 /// One client's affine term of a round, restricted to the coordinates it touches.
@@ -98,44 +96,40 @@ fn support(v: &DVector<f64>) -> impl Iterator<Item = usize> + '_ {
 }
 
 impl RoundMaps {
-    /// Probes `alg.round` on `inst`: `1 + dim` calls with no client sampled, and for each client
-    /// `1 + dim + K (du + dv)` calls with that client alone.
-    pub fn probe(inst: &QuadraticInstance, alg: &dyn Algorithm) -> Self {
-        let layout = inst.layout();
-        let (n, dim, d, k) = (layout.n, alg.state_dim(inst), layout.local_dim(), alg.local_steps());
-        let draws = |sampled: Vec<usize>, noise: Vec<f64>| RoundDraws { sampled, local_dim: d, steps: k, noise };
+    /// Probes `round`: `1 + dim` calls with no component active, and for each component
+    /// `1 + dim + noise_per_component` calls with that component alone.
+    pub fn probe(round: &dyn RandomAffineRound) -> Self {
+        let (n, dim, noise_len) = (round.components(), round.state_dim(), round.noise_per_component());
         let basis = |j: usize| {
             let mut e = DVector::zeros(dim);
             e[j] = 1.0;
             e
         };
         let zero = DVector::zeros(dim);
-        let empty = draws(Vec::new(), Vec::new());
-        let c0 = alg.round(inst, &zero, &empty);
-        let base_cols: Vec<DVector<f64>> = (0..dim).map(|j| alg.round(inst, &basis(j), &empty) - &c0).collect();
+        let c0 = round.apply(&zero, &[], &[]);
+        let base_cols: Vec<DVector<f64>> = (0..dim).map(|j| round.apply(&basis(j), &[], &[]) - &c0).collect();
         let base_dense = DMatrix::from_columns(&base_cols);
         let is_diagonal = (0..dim).all(|c| (0..dim).all(|r| r == c || base_dense[(r, c)] == 0.0));
         let base = if is_diagonal { BaseLinear::Diagonal(base_dense.diagonal()) } else { BaseLinear::Dense(base_dense) };
 
-        let noise_len = k * d;
         let mut a_sum = DMatrix::zeros(dim, dim);
         let mut b_sum = DVector::zeros(dim);
         let mut noise_cov = DMatrix::zeros(dim, dim);
         let mut clients = Vec::with_capacity(n);
         for i in 0..n {
-            let quiet = draws(vec![i], vec![0.0; noise_len]);
-            let b = alg.round(inst, &zero, &quiet) - &c0;
+            let quiet = vec![0.0; noise_len];
+            let b = round.apply(&zero, &[i], &quiet) - &c0;
             let a_cols: Vec<DVector<f64>> = (0..dim)
                 .map(|j| {
                     let e = basis(j);
-                    alg.round(inst, &e, &quiet) - alg.round(inst, &e, &empty) - &b
+                    round.apply(&e, &[i], &quiet) - round.apply(&e, &[], &[]) - &b
                 })
                 .collect();
             let w_cols: Vec<DVector<f64>> = (0..noise_len)
                 .map(|l| {
                     let mut noise = vec![0.0; noise_len];
                     noise[l] = 1.0;
-                    alg.round(inst, &zero, &draws(vec![i], noise)) - &c0 - &b
+                    round.apply(&zero, &[i], &noise) - &c0 - &b
                 })
                 .collect();
             let cols: Vec<usize> = (0..dim).filter(|j| a_cols[*j].iter().any(|x| *x != 0.0)).collect();
@@ -233,152 +227,60 @@ impl RoundMaps {
     pub fn client_noise_columns(&self, i: usize) -> usize {
         self.clients[i].w.ncols()
     }
-}
 
-/// The affine gradient maps of Table 1, each stored as `(M, o)` with gradient `M z + o`.
-struct MetricMaps {
-    /// `grad_u f = (1/n) sum_i grad_u f_i`.
-    u_mean: (DMatrix<f64>, DVector<f64>),
-    /// All `grad_{v_i} f_i` stacked.
-    v_all: (DMatrix<f64>, DVector<f64>),
-    /// All `grad_u f_i` stacked.
-    u_all: (DMatrix<f64>, DVector<f64>),
-    /// All `grad_u f_i - grad_u f` stacked.
-    u_dev: (DMatrix<f64>, DVector<f64>),
-    /// `f(z) = 1/2 z^T Hf z - gf^T z`.
-    objective: (DMatrix<f64>, DVector<f64>),
-    n: usize,
-}
+    /// Number of components probed.
+    pub fn components(&self) -> usize {
+        self.clients.len()
+    }
 
-impl MetricMaps {
-    /// Probes `inst.local_gradient` (the same code the Monte Carlo path evaluates).
-    fn new(inst: &QuadraticInstance) -> Self {
-        let layout = inst.layout();
-        let (n, du, dv, dim) = (layout.n, layout.du, layout.dv, layout.state_dim());
-        let grads = |z: &DVector<f64>| -> Vec<DVector<f64>> { (0..n).map(|i| inst.local_gradient(i, &inst.local_point(z, i))).collect() };
-        let zero = DVector::zeros(dim);
-        let g0 = grads(&zero);
-        let cols: Vec<Vec<DVector<f64>>> = (0..dim)
-            .map(|j| {
-                let mut e = DVector::zeros(dim);
-                e[j] = 1.0;
-                grads(&e).into_iter().zip(&g0).map(|(g, g0)| g - g0).collect()
-            })
-            .collect();
-        let build = |rows: usize, pick: &dyn Fn(&[DVector<f64>]) -> DVector<f64>| {
-            let m = DMatrix::from_columns(&cols.iter().map(|c| pick(c)).collect::<Vec<_>>());
-            let m = if m.ncols() == 0 { DMatrix::zeros(rows, 0) } else { m };
-            (m, pick(&g0))
-        };
-        let u_mean = build(du, &|g| g.iter().fold(DVector::zeros(du), |a, gi| a + gi.rows(0, du)) / n as f64);
-        let v_all = build(n * dv, &|g| {
-            let mut v = DVector::zeros(n * dv);
-            for (i, gi) in g.iter().enumerate() {
-                v.rows_mut(i * dv, dv).copy_from(&gi.rows(du, dv));
+    /// The dense linear part `A0` of the round with no component active.
+    pub fn base_matrix(&self) -> DMatrix<f64> {
+        match &self.base {
+            BaseLinear::Diagonal(v) => DMatrix::from_diagonal(v),
+            BaseLinear::Dense(a) => a.clone(),
+        }
+    }
+
+    /// The dense affine map of one outcome: `(A_s, c_s, sum_{i in s} W_i W_i^T)`.
+    fn outcome_map(&self, active: &[usize]) -> (DMatrix<f64>, DVector<f64>, DMatrix<f64>) {
+        let mut a = self.base_matrix();
+        let mut c = self.c0.clone();
+        let mut noise = DMatrix::zeros(self.dim, self.dim);
+        for &i in active {
+            let m = &self.clients[i];
+            for (ci, &col) in m.cols.iter().enumerate() {
+                for (ri, &row) in m.rows.iter().enumerate() {
+                    a[(row, col)] += m.a[(ri, ci)];
+                }
             }
-            v
-        });
-        let u_all = build(n * du, &|g| {
-            let mut v = DVector::zeros(n * du);
-            for (i, gi) in g.iter().enumerate() {
-                v.rows_mut(i * du, du).copy_from(&gi.rows(0, du));
+            let ww = &m.w * m.w.transpose();
+            for (ri, &row) in m.rows.iter().enumerate() {
+                c[row] += m.b[ri];
+                for (rj, &col) in m.rows.iter().enumerate() {
+                    noise[(row, col)] += ww[(ri, rj)];
+                }
             }
-            v
-        });
-        // Deviations grad_u f_i - grad_u f, stacked: the dissimilarity without subtracting squares.
-        let u_dev = build(n * du, &|g| {
-            let mean = g.iter().fold(DVector::zeros(du), |a, gi| a + gi.rows(0, du)) / n as f64;
-            let mut v = DVector::zeros(n * du);
-            for (i, gi) in g.iter().enumerate() {
-                v.rows_mut(i * du, du).copy_from(&(gi.rows(0, du) - &mean));
-            }
-            v
-        });
-        let (h, g) = joint_quadratic(inst);
-        let objective = (h / n as f64, g / n as f64);
-        Self { u_mean, v_all, u_all, u_dev, objective, n }
-    }
-
-    /// `E||M z + o||^2 = tr(M P M^T) + 2 o^T M mu + ||o||^2` for a map stored as `(M, o)`.
-    fn expected_sq(map: &(DMatrix<f64>, DVector<f64>), mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
-        let (m, offset) = map;
-        if m.nrows() == 0 {
-            return 0.0;
         }
-        let tr = (m * p).component_mul(m).sum();
-        (tr + 2.0 * offset.dot(&(m * mu)) + offset.norm_squared()).max(0.0)
+        (a, c, noise)
     }
 
-    fn summary(&self, mu: &DVector<f64>, p: &DMatrix<f64>) -> GradientSummary {
-        let n = self.n as f64;
-        let g_u = Self::expected_sq(&self.u_mean, mu, p);
-        let b_sum = Self::expected_sq(&self.u_all, mu, p);
-        let (h, g) = &self.objective;
-        GradientSummary {
-            g_u,
-            g_v: Self::expected_sq(&self.v_all, mu, p) / n,
-            dissimilarity: Self::expected_sq(&self.u_dev, mu, p) / n,
-            b_sum,
-            objective: 0.5 * h.component_mul(p).sum() - g.dot(mu),
+    /// One round of moment propagation over an enumerated design: the mixture, over the
+    /// outcomes `s` with probability `P(s)`, of the moments after the affine map of `s` (see the
+    /// module's formula). Exact for any finite design, exchangeable or not; its cost grows with
+    /// the number of outcomes, so it serves small designs and cross-checks of the structured path.
+    pub fn propagate_enumerated(&self, mu: &DVector<f64>, p: &DMatrix<f64>, outcomes: &[Outcome]) -> (DVector<f64>, DMatrix<f64>) {
+        let mut mu_next = DVector::zeros(self.dim);
+        let mut next = DMatrix::zeros(self.dim, self.dim);
+        for outcome in outcomes {
+            let (a, c, noise) = self.outcome_map(&outcome.active);
+            let a_mu = &a * mu;
+            mu_next += (&a_mu + &c) * outcome.probability;
+            let second = &a * p * a.transpose() + &a_mu * c.transpose() + &c * a_mu.transpose() + &c * c.transpose() + noise;
+            next += second * outcome.probability;
         }
+        let sym = (&next + next.transpose()) * 0.5;
+        (mu_next, sym)
     }
-}
-
-/// Exact expected gradient summaries of rounds `0..rounds`, with a PSD diagnostic.
-#[derive(Debug, Clone, Serialize)]
-pub struct ExactSeries {
-    /// `E` of each [`GradientSummary`] field at the start of each round.
-    #[serde(skip)]
-    pub summaries: Vec<GradientSummary>,
-    /// Smallest eigenvalue of the covariance `P - mu mu^T` over the rounds inspected (every 25th
-    /// and the last); a value below `-1e-9 * ||P||` means rounding has broken positive
-    /// semidefiniteness.
-    pub min_covariance_eigenvalue: f64,
-    /// `||P||_max` at the last round, the scale for the diagnostic.
-    pub second_moment_scale: f64,
-}
-
-/// The first and second moments of the initial state: `z^0` itself, or, for an algorithm whose
-/// initialization draws noise, `s0 + N xi` probed like a round (`mu = s0`, `P = s0 s0^T + N N^T`).
-pub fn initial_moments(inst: &QuadraticInstance, alg: &dyn Algorithm) -> (DVector<f64>, DMatrix<f64>) {
-    let layout = inst.layout();
-    let (n, d, k) = (layout.n, layout.local_dim(), alg.local_steps());
-    let draws = |noise: Vec<f64>| RoundDraws { sampled: (0..n).collect(), local_dim: d, steps: k, noise };
-    let len = n * k * d;
-    let s0 = alg.initial_state(inst, &draws(vec![0.0; len]));
-    let mut p = &s0 * s0.transpose();
-    if alg.random_initialization() && !inst.is_noiseless() {
-        for l in 0..len {
-            let mut noise = vec![0.0; len];
-            noise[l] = 1.0;
-            let col = alg.initial_state(inst, &draws(noise)) - &s0;
-            p += &col * col.transpose();
-        }
-    }
-    (s0, p)
-}
-
-/// Propagates the moments of `alg` on `inst` for `rounds` rounds.
-pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, inc: &InclusionMoments) -> ExactSeries {
-    let maps = RoundMaps::probe(inst, alg);
-    let metrics = MetricMaps::new(inst);
-    let base = inst.layout().state_dim();
-    let (mut mu, mut p) = initial_moments(inst, alg);
-    let mut summaries = Vec::with_capacity(rounds);
-    let mut min_eig = f64::INFINITY;
-    for t in 0..rounds {
-        // Metrics read the [u; v] prefix of the state (the Algorithm contract).
-        summaries.push(metrics.summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()));
-        if t % 25 == 0 || t + 1 == rounds {
-            let cov = &p - &mu * mu.transpose();
-            let e = SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min();
-            min_eig = min_eig.min(e);
-        }
-        let (m2, p2) = maps.propagate(&mu, &p, inc);
-        mu = m2;
-        p = p2;
-    }
-    ExactSeries { summaries, min_covariance_eigenvalue: min_eig, second_moment_scale: p.amax() }
 }
 
 /// Refinement passes of the stationary second moment (each one solve with a stored SVD).
@@ -426,10 +328,7 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// with the fixed point (the experiments' tests do).
 pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
     let d = maps.dim;
-    let a0 = match &maps.base {
-        BaseLinear::Diagonal(v) => DMatrix::from_diagonal(v),
-        BaseLinear::Dense(a) => a.clone(),
-    };
+    let a0 = maps.base_matrix();
     let a_eff = &a0 + &maps.a_sum * inc.p;
     let conserved = conserved_directions(maps, &a0, &a_eff);
     let schur = Schur::try_new(a_eff.clone(), 1e-12, MAX_ITERATIONS)?;
@@ -521,11 +420,3 @@ pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVecto
     Some((mu, p))
 }
 
-/// Expected gradient summary at the steady state of `alg` on `inst` (see [`stationary_moments`]).
-pub fn stationary_summary(inst: &QuadraticInstance, alg: &dyn Algorithm, inc: &InclusionMoments) -> Option<GradientSummary> {
-    let maps = RoundMaps::probe(inst, alg);
-    let (mu0, p0) = initial_moments(inst, alg);
-    let (mu, p) = stationary_moments(&maps, inc, &mu0, &p0)?;
-    let base = inst.layout().state_dim();
-    Some(MetricMaps::new(inst).summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()))
-}

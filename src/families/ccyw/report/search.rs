@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::claims::fmt_num;
+use crate::families::ccyw::claims::fmt_num;
 use crate::error::{Error, Result};
-use crate::search::SearchResult;
+use crate::families::ccyw::search::SearchResult;
 
 /// The worst instance of a search as a scenario file (TOML), with a header saying how to replay it.
 ///
@@ -35,7 +35,7 @@ pub fn write_searches(out: &Path, results: &[SearchResult], meta: &super::Report
     let mut written = Vec::new();
     for r in results {
         let path = dir.join(format!("{}.json", r.claim));
-        let json = super::to_json(&serde_json::json!({ "meta": meta, "coordinates": crate::search::COORDINATES, "result": r }))?;
+        let json = super::to_json(&serde_json::json!({ "meta": meta, "coordinates": crate::families::ccyw::search::COORDINATES, "result": r }))?;
         super::write_atomic(&path, json.as_bytes())?;
         written.push(path);
         if let Some(text) = scenario_file(r)? {
@@ -58,7 +58,7 @@ pub fn write_searches(out: &Path, results: &[SearchResult], meta: &super::Report
 /// The six step multiples of a result, in table order: on the worst instance, where the bound
 /// stops holding and where the metric diverges; over any instance, for gamma and then for eta,
 /// where no counterexample was found and where one was. Outer `None`: not measured; inner `None`:
-/// not reached up to [`crate::search::MAX_GAMMA_MULTIPLE`].
+/// not reached up to [`crate::families::ccyw::search::MAX_GAMMA_MULTIPLE`].
 pub fn step_multiples(r: &SearchResult) -> [Option<Option<f64>>; 6] {
     let c = r.conservativeness.as_ref();
     let (g, e) = (r.room.as_ref(), r.eta_room.as_ref());
@@ -76,7 +76,7 @@ pub fn step_multiples(r: &SearchResult) -> [Option<Option<f64>>; 6] {
 pub fn step_multiple_cells(r: &SearchResult) -> [String; 6] {
     step_multiples(r).map(|x| match x {
         None => "-".into(),
-        Some(None) => format!("> {}", crate::search::MAX_GAMMA_MULTIPLE),
+        Some(None) => format!("> {}", crate::families::ccyw::search::MAX_GAMMA_MULTIPLE),
         Some(Some(v)) => fmt_num(v),
     })
 }
@@ -116,9 +116,9 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
          largest multiple 2^e (e = 1..10, a search of {} evaluations each; e = 0 is the search above) \
          with no counterexample and the smallest with one. The eta columns do the same for the \
          outer-step conditions: eta_u and eta_v divided by 2^e at fixed gamma.\n",
-        fmt_num(crate::search::DIVERGENCE_GROWTH),
-        crate::search::DIVERGENCE_ROUNDS,
-        crate::search::ROOM_BUDGET
+        fmt_num(crate::families::ccyw::search::DIVERGENCE_GROWTH),
+        crate::families::ccyw::search::DIVERGENCE_ROUNDS,
+        crate::families::ccyw::search::ROOM_BUDGET
     );
     let _ = writeln!(
         s,

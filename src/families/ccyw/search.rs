@@ -24,13 +24,15 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::algorithm::AlgorithmKind;
-use crate::card::{AlgorithmSpec, EstimatorChoice, InstanceSource, Scenario, StepSpec};
-use crate::check::{self, CheckOptions, Selection};
-use crate::claims::{Claim, ConditionKind, GammaRule};
+use crate::families::ccyw::algorithm::AlgorithmKind;
+use crate::families::ccyw::card::{AlgorithmSpec, EstimatorChoice, InstanceSource, Scenario, StepSpec};
+use crate::families::ccyw::check::{self, CheckOptions, Selection};
+use crate::families::ccyw::claims::{Claim, ConditionKind, GammaRule};
 use crate::error::{Error, Result};
-use crate::estimate::{exact_series, running_average, InclusionMoments};
-use crate::problem::{Coupling, InstanceSpec};
+use crate::engine::{running_average, InclusionMoments};
+use crate::families::ccyw::exact::exact_series;
+use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+use crate::claim::Horizon;
 use crate::verdict::VerdictKind;
 
 /// Number of coordinates of a candidate.
@@ -127,7 +129,7 @@ impl Structure {
     /// # Errors
     /// [`Error::InvalidField`] when no embedded scenario checks the claim.
     pub fn of(claim: &'static dyn Claim) -> Result<Self> {
-        let cards = crate::card::embedded_cards()?;
+        let cards = crate::families::ccyw::card::embedded_cards()?;
         let base = cards
             .iter()
             .flat_map(|c| c.scenarios.iter())
@@ -201,7 +203,7 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         seed: c.instance_seed,
     };
     let instance = spec.build()?;
-    let constants = crate::problem::ProblemConstants::compute(&instance)?;
+    let constants = crate::families::ccyw::problem::ProblemConstants::compute(&instance)?;
     let inputs = check::base_inputs(&instance, &constants, k, m, rounds);
     let admissible = claim.admissible(&inputs);
     let gamma = match admissible.gamma {

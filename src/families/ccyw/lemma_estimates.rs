@@ -14,8 +14,8 @@
 use nalgebra::DVector;
 use rayon::prelude::*;
 
-use crate::algorithm::{Algorithm, RoundDraws};
-use crate::problem::{GradientSummary, QuadraticInstance};
+use crate::families::ccyw::algorithm::{Algorithm, RoundDraws};
+use crate::families::ccyw::problem::{GradientSummary, QuadraticInstance};
 
 /// The lemma quantities of one run at the start of one round.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,8 +1,8 @@
 //! Scaffold-P claims of Chen, Cao, Yuan, Wen, section 4 (000 numbering; CLAIMS.md section 1.3).
 
-use crate::algorithm::AlgorithmKind;
+use crate::families::ccyw::algorithm::AlgorithmKind;
 
-use super::{AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
+use super::{AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
 
 /// `sigma_u^2/m + m sigma_v^2/n`, the noise factor of Theorem 4.5 and Corollary 4.6.
 pub fn sampled_noise(x: &ClaimInputs) -> f64 {
@@ -78,16 +78,15 @@ fn step(name: &str, given: f64, relation: Relation, required: f64) -> ConditionC
     ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
 }
 
-impl Claim for ScaffoldClaim {
+impl BoundClaim for ScaffoldClaim {
+    type Inputs = ClaimInputs;
+
     fn id(&self) -> &'static str {
         match self {
             ScaffoldClaim::Theorem45 => "CCYW-T4.5",
             ScaffoldClaim::Corollary46 => "CCYW-C4.6",
             ScaffoldClaim::SpecialScaffold => "CCYW-SC-SCAFFOLD",
         }
-    }
-    fn algorithm(&self) -> AlgorithmKind {
-        AlgorithmKind::ScaffoldP
     }
     fn title(&self) -> &'static str {
         match self {
@@ -110,9 +109,6 @@ impl Claim for ScaffoldClaim {
             description: "as printed; 148 = 4 x 37 and 37 = 21 + 72 x 4/18 re-derived with the 21 of 000:L618 \
                           (I-CCYW2: 000:L624 prints 2, a garble of an intermediate display)",
         }
-    }
-    fn metric(&self) -> Metric {
-        Metric::SharedPlusWeightedPersonal
     }
     fn every_prefix(&self) -> bool {
         matches!(self, ScaffoldClaim::Theorem45)
@@ -152,6 +148,15 @@ impl Claim for ScaffoldClaim {
             ScaffoldClaim::Theorem45 => theorem_4_5_bound(x),
             _ => corollary_4_6_bound(x),
         }
+    }
+}
+
+impl Claim for ScaffoldClaim {
+    fn algorithm(&self) -> AlgorithmKind {
+        AlgorithmKind::ScaffoldP
+    }
+    fn metric(&self) -> Metric {
+        Metric::SharedPlusWeightedPersonal
     }
     fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps {
         let (n, m) = (x.n as f64, x.m as f64);

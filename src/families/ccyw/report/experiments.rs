@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::claims::fmt_num;
+use crate::families::ccyw::claims::fmt_num;
 use crate::error::Result;
-use crate::experiments::{Curve, Experiments, Statement, INDEPENDENCE_TOLERANCE};
+use crate::families::ccyw::experiments::{Curve, Experiments, Statement, INDEPENDENCE_TOLERANCE};
 
 #[derive(Serialize)]
 struct CurveEntry<'a> {
@@ -44,7 +44,7 @@ pub fn write_experiments(out: &Path, e: &Experiments, meta: &super::ReportMeta, 
     let mut written = Vec::new();
     let report = ExperimentsReport {
         meta,
-        card: crate::experiments::EXPERIMENTS_CARD.0,
+        card: crate::families::ccyw::experiments::EXPERIMENTS_CARD.0,
         independence_tolerance: INDEPENDENCE_TOLERANCE,
         statements: &e.statements,
         sweeps: e
@@ -98,7 +98,7 @@ pub fn experiments_markdown(e: &Experiments) -> String {
         s,
         "Exact expected curves and exact steady states on quadratics (card `{}`; figures and numbers \
          under `experiments/`). Independence means a relative spread of steady states <= {}.\n",
-        crate::experiments::EXPERIMENTS_CARD.0,
+        crate::families::ccyw::experiments::EXPERIMENTS_CARD.0,
         INDEPENDENCE_TOLERANCE
     );
     let _ = writeln!(s, "| statement | verdict | expected | claim | numbers |");

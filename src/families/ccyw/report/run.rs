@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-use crate::card::Scenario;
-use crate::check::{self, CheckOptions};
+use crate::families::ccyw::card::Scenario;
+use crate::families::ccyw::check::{self, CheckOptions};
 use crate::error::Result;
-use crate::estimate::{student_t_interval, Estimator, Interval};
+use crate::engine::{student_t_interval, Estimator, Interval};
 
 #[derive(Serialize)]
 struct RoundRow {
@@ -25,8 +25,8 @@ struct RunReport<'a> {
     seed: u64,
     replicates: usize,
     estimator: Estimator,
-    constants: &'a crate::problem::ProblemConstants,
-    params: crate::algorithm::RoundParams,
+    constants: &'a crate::families::ccyw::problem::ProblemConstants,
+    params: crate::families::ccyw::algorithm::RoundParams,
     rounds: Vec<RoundRow>,
     verdicts: Vec<serde_json::Value>,
 }
@@ -41,7 +41,7 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>) -> Result<String>
     let runs = check::simulate_scenario(scenario, &prepared.instance, &prepared.params, &opts)?;
     let (m, n) = (prepared.params.m as f64, prepared.params.n as f64);
     let f_star = prepared.constants.f_star;
-    let stat = |t: usize, f: &dyn Fn(&crate::problem::GradientSummary) -> f64| {
+    let stat = |t: usize, f: &dyn Fn(&crate::families::ccyw::problem::GradientSummary) -> f64| {
         let xs: Vec<f64> = runs.summaries.iter().map(|series| f(&series[t])).collect();
         student_t_interval(&xs, scenario.confidence)
     };
@@ -59,7 +59,7 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>) -> Result<String>
         scenario,
         check::Prepared { instance: prepared.instance.clone(), constants: prepared.constants.clone(), params: prepared.params },
         &runs,
-        &crate::claims::all_claims(),
+        &crate::families::ccyw::claims::all_claims(),
         &opts,
     );
     let verdicts = run

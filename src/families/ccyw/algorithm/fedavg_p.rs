@@ -16,7 +16,7 @@
 use nalgebra::DVector;
 
 use super::{local_sgd, Algorithm, RoundDraws, RoundParams};
-use crate::problem::QuadraticInstance;
+use crate::families::ccyw::problem::QuadraticInstance;
 
 /// FedAvg-P with validated parameters.
 #[derive(Debug, Clone, Copy)]

@@ -2,14 +2,18 @@
 
 use serde::Serialize;
 
-use crate::algorithm::{RoundConfig, RoundParams};
-use crate::card::{EstimatorChoice, Scenario, StepSpec};
-use crate::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
+use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
+use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
+use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
 use crate::error::{Error, Result};
-use crate::estimate::{exact_series, simulate, Estimator, InclusionMoments, Trajectory};
-use crate::problem::{GradientSummary, ProblemConstants, QuadraticInstance};
-use crate::estimate::lemma::simulate_lemma_quantities;
-use crate::verdict::{evaluate, evaluate_lemma, Evaluation, VerdictKind};
+use crate::engine::{Estimator, InclusionMoments};
+pub use crate::engine::monte_carlo::in_pool;
+use crate::families::ccyw::exact::exact_series;
+use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
+use crate::families::ccyw::problem::{GradientSummary, ProblemConstants, QuadraticInstance};
+use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
+use crate::families::ccyw::claims::lemmas::evaluate_lemma;
+use crate::verdict::{evaluate, Evaluation, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
 #[derive(Debug, Clone, Default)]
@@ -68,7 +72,7 @@ pub struct ScenarioRun {
     /// Its description.
     pub description: String,
     /// The algorithm run.
-    pub algorithm: crate::algorithm::AlgorithmKind,
+    pub algorithm: crate::families::ccyw::algorithm::AlgorithmKind,
     /// Hash of the scenario's canonical form.
     pub scenario_hash: String,
     /// Seed.
@@ -84,7 +88,7 @@ pub struct ScenarioRun {
     /// Exact constants.
     pub constants: ProblemConstants,
     /// Sizes.
-    pub layout: crate::problem::Layout,
+    pub layout: crate::families::ccyw::problem::Layout,
     /// Resolved parameters.
     pub params: RoundParams,
     /// Supremum of the BGD quantity over visited iterates (the empirical `b^2`; NaN when not computed).
@@ -139,8 +143,8 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
         let v = match spec {
             StepSpec::Value(v) => *v,
             StepSpec::Admissible { admissible, factor } => {
-                let claim = crate::claims::by_id(admissible).ok_or_else(|| {
-                    Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), crate::claims::all_ids().join(", "))
+                let claim = crate::families::ccyw::claims::by_id(admissible).ok_or_else(|| {
+                    Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), crate::families::ccyw::claims::all_ids().join(", "))
                 })?;
                 pick(claim) * factor
             }
@@ -181,21 +185,6 @@ pub struct Runs {
     pub min_covariance_eigenvalue: Option<f64>,
 }
 
-/// Runs `job` on a pool of `threads` workers (rayon's global pool when `None`).
-///
-/// # Errors
-/// [`Error::InvalidField`] when the pool cannot be built.
-pub fn in_pool<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
-    match threads {
-        Some(t) => Ok(rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .map_err(|e| Error::field("threads", e.to_string(), "an integer >= 1"))?
-            .install(job)),
-        None => Ok(job()),
-    }
-}
-
 fn sup_dissimilarity(trajectories: &[Trajectory]) -> f64 {
     trajectories.iter().flat_map(|tr| tr.summaries.iter().map(|g| g.dissimilarity)).fold(0.0, f64::max)
 }
@@ -204,7 +193,7 @@ fn sup_dissimilarity(trajectories: &[Trajectory]) -> f64 {
 /// (a single run when the run is deterministic).
 pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &RoundParams, opts: &CheckOptions) -> Result<Runs> {
     let alg_box = s.algorithm.kind.build(*p);
-    let alg: &dyn crate::algorithm::Algorithm = alg_box.as_ref();
+    let alg: &dyn crate::families::ccyw::algorithm::Algorithm = alg_box.as_ref();
     let choice = opts.estimator.unwrap_or(s.estimator);
     let bgd_infinite = ProblemConstants::compute(inst)?.bgd.finite().is_none();
     match choice {
@@ -251,7 +240,7 @@ pub struct Selection {
 impl Selection {
     /// Every registered claim and lemma.
     pub fn all() -> Self {
-        Self { claims: crate::claims::all_claims(), lemmas: crate::claims::all_lemmas() }
+        Self { claims: crate::families::ccyw::claims::all_claims(), lemmas: crate::families::ccyw::claims::all_lemmas() }
     }
 
     /// The claims and lemmas with these ids (all when `ids` is empty).
@@ -264,19 +253,19 @@ impl Selection {
         }
         let mut sel = Self { claims: Vec::new(), lemmas: Vec::new() };
         for id in ids {
-            if let Some(c) = crate::claims::by_id(id) {
+            if let Some(c) = crate::families::ccyw::claims::by_id(id) {
                 sel.claims.push(c);
-            } else if let Some(l) = crate::claims::lemma_by_id(id) {
+            } else if let Some(l) = crate::families::ccyw::claims::lemma_by_id(id) {
                 sel.lemmas.push(l);
             } else {
-                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: crate::claims::all_ids().join(", ") });
+                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: crate::families::ccyw::claims::all_ids().join(", ") });
             }
         }
         Ok(sel)
     }
 
     /// Whether anything selected concerns `kind`.
-    pub fn concerns(&self, kind: crate::algorithm::AlgorithmKind) -> bool {
+    pub fn concerns(&self, kind: crate::families::ccyw::algorithm::AlgorithmKind) -> bool {
         self.claims.iter().any(|c| c.algorithm() == kind) || self.lemmas.iter().any(|l| l.algorithm() == kind)
     }
 }
@@ -370,7 +359,7 @@ pub fn prepare(s: &Scenario) -> Result<Prepared> {
 
 /// Replaces a failed A2.3 line by one that says why this instance's `b^2` is infinite.
 pub fn explain_infinite_bgd(failed: &mut [String], constants: &ProblemConstants) {
-    if let crate::problem::BgdConstant::Infinite { reason } = &constants.bgd {
+    if let crate::families::ccyw::problem::BgdConstant::Infinite { reason } = &constants.bgd {
         for f in failed.iter_mut().filter(|f| f.starts_with("A2.3")) {
             *f = format!("A2.3 bounded gradient dissimilarity fails: b^2 is infinite because {reason}");
         }

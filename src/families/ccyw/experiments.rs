@@ -4,21 +4,23 @@
 //!
 //! Curves are exact expected metrics `G_u^t + hat G_v^t` (moment propagation, no sampling
 //! error). The steady state of a setting is exact too: the metric at the fixed point of the moment
-//! recursion ([`crate::estimate::exact::stationary_moments`]). The descent time is the first round
+//! recursion ([`crate::engine::stationary_moments`]). The descent time is the first round
 //! at which the curve is within 10% of its steady state; a curve that does not get there within its
 //! rounds makes a statement about speed inconclusive.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{AlgorithmKind, RoundConfig};
-use crate::check;
-use crate::claims::ccyw::CcywClaim;
-use crate::claims::ccyw_scaffold::ScaffoldClaim;
-use crate::claims::{fmt_num, Claim, ConditionKind};
+use crate::families::ccyw::algorithm::{AlgorithmKind, RoundConfig};
+use crate::families::ccyw::check;
+use crate::families::ccyw::claims::fedavg_p::CcywClaim;
+use crate::families::ccyw::claims::scaffold_p::ScaffoldClaim;
+use crate::families::ccyw::claims::{fmt_num, Claim, ConditionKind};
 use crate::error::{Error, Result};
-use crate::estimate::{exact_series, stationary_summary, InclusionMoments};
-use crate::problem::{Coupling, InstanceSpec, ProblemConstants};
+use crate::engine::InclusionMoments;
+use crate::families::ccyw::exact::{exact_series, stationary_summary};
+use crate::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants};
+use crate::claim::Horizon;
 use crate::verdict::VerdictKind;
 
 /// Relative spread (max/min - 1) of steady states below which they count as "not depending" on a
@@ -304,7 +306,7 @@ pub fn curve_count() -> usize {
 }
 
 /// The experiments card (`theorems/ccyw-experiments.toml`): the verdict expected of each statement.
-pub const EXPERIMENTS_CARD: (&str, &str) = ("theorems/ccyw-experiments.toml", include_str!("../theorems/ccyw-experiments.toml"));
+pub const EXPERIMENTS_CARD: (&str, &str) = ("theorems/ccyw-experiments.toml", include_str!("../../../theorems/ccyw-experiments.toml"));
 
 /// The experiments card.
 #[derive(Debug, Clone, Serialize, Deserialize)]

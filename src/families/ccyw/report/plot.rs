@@ -1,35 +1,19 @@
 //! PNG figures: per claim, one panel per scenario with the observed running average (and its
 //! confidence band) against the bound over rounds, both axes logarithmic.
 //!
-//! Text is drawn with the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence), registered
-//! once, so figures need no system fonts and render identically everywhere.
-
-use std::sync::Once;
+//! Sweeps of the mirrored experiments and search traces have their own figures below. The font,
+//! header, legend and encoding are the shared ones of [`crate::report::figure`].
 
 use plotters::prelude::*;
-use plotters::style::{register_font, FontStyle};
 
-use crate::check::{ClaimResult, ScenarioRun};
-use crate::claims::fmt_num;
-use crate::error::{Error, Result};
+use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
+use crate::families::ccyw::claims::fmt_num;
+use crate::error::Result;
+use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font, horizontal_dashes};
 use crate::verdict::{Evaluation, VerdictKind};
-
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-static REGISTER: Once = Once::new();
-
-fn ensure_font() {
-    REGISTER.call_once(|| {
-        // The bundled font is a valid TTF; a failure here would show as missing text, not a panic.
-        let _ = register_font("sans-serif", FontStyle::Normal, FONT);
-    });
-}
 
 const PANEL_W: u32 = 640;
 const PANEL_H: u32 = 420;
-
-fn draw_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Numerical(format!("cannot draw figure: {e:?}"))
-}
 
 /// Renders the claim's figure and returns PNG bytes.
 ///
@@ -156,40 +140,6 @@ where
     Ok(())
 }
 
-fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(draw_err)?;
-    writer.write_image_data(rgb).map_err(draw_err)?;
-    writer.finish().map_err(draw_err)?;
-    Ok(out)
-}
-
-/// A 56-pixel header (title and grey subtitle) over `root`; returns the area below it.
-fn draw_header<'a>(root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>, title: &str, subtitle: &str) -> Result<DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>> {
-    let (header, body) = root.split_vertically(56);
-    header.draw(&Text::new(title.to_string(), (12, 8), ("sans-serif", 18).into_font())).map_err(draw_err)?;
-    header.draw(&Text::new(subtitle.to_string(), (12, 32), ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)))).map_err(draw_err)?;
-    Ok(body)
-}
-
-/// The legend box every figure uses.
-fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(chart: &mut ChartContext<'a, DB, CT>, position: SeriesLabelPosition) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
-        .map_err(draw_err)
-}
-
 /// Colours of a sweep's settings (matplotlib's first six).
 const SETTING_COLOURS: [RGBColor; 6] =
     [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189), RGBColor(140, 86, 75)];
@@ -201,7 +151,7 @@ const SETTING_COLOURS: [RGBColor; 6] =
 ///
 /// # Errors
 /// [`Error::Numerical`] if drawing fails.
-pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
+pub fn plot_sweep(sweep: &crate::families::ccyw::experiments::Sweep) -> Result<Vec<u8>> {
     ensure_font();
     let (w, h) = (900u32, 600u32);
     let mut buf = vec![255u8; (w * h * 3) as usize];
@@ -257,17 +207,12 @@ pub fn plot_sweep(sweep: &crate::experiments::Sweep) -> Result<Vec<u8>> {
     encode_png(&buf, w, h)
 }
 
-/// A horizontal dashed line at `y` from `x = 0` to `x_max`; dash and gap in pixels.
-fn horizontal_dashes(x_max: f64, y: f64, dash: u32, gap: u32, colour: RGBColor) -> DashedLineSeries<std::vec::IntoIter<(f64, f64)>, u32> {
-    DashedLineSeries::new(vec![(0.0, y), (x_max, y)], dash, gap, colour.stroke_width(1))
-}
-
 /// Renders a search trace: observed / bound per evaluation (random restarts and refinement in two
 /// colours), the best so far, and the line ratio = 1 above which a counterexample lies.
 ///
 /// # Errors
 /// [`Error::Numerical`] if drawing fails.
-pub fn plot_search(r: &crate::search::SearchResult) -> Result<Vec<u8>> {
+pub fn plot_search(r: &crate::families::ccyw::search::SearchResult) -> Result<Vec<u8>> {
     ensure_font();
     let (w, h) = (900u32, 560u32);
     let mut buf = vec![255u8; (w * h * 3) as usize];

@@ -5,8 +5,10 @@
 //! Each lemma maps the [`LemmaQuantities`] of a run at round `t` (and `t-1` for recursions) to
 //! `(lhs, rhs)`; the verdict compares `E lhs` with `E rhs` round by round.
 
-use crate::algorithm::AlgorithmKind;
-use crate::estimate::lemma::LemmaQuantities;
+use crate::engine::Estimator;
+use crate::families::ccyw::algorithm::AlgorithmKind;
+use crate::families::ccyw::lemma_estimates::LemmaQuantities;
+use crate::verdict::{evaluate_inequality, Evaluation};
 
 use super::{ClaimInputs, ConditionCheck, ConditionKind, Reading, Relation};
 
@@ -228,4 +230,21 @@ impl LemmaClaim for CcywLemma {
             CcywLemma::MemoryRecursion => before.map(|b| (now.memory_drift, lemma_4_4_rhs(x, b))),
         }
     }
+}
+
+/// Evaluates `lemma` on each replicate's per-round quantities (see
+/// [`evaluate_inequality`]); `bound_scale` multiplies the right-hand side (negative controls).
+pub fn evaluate_lemma(
+    lemma: &dyn LemmaClaim,
+    inputs: &ClaimInputs,
+    quantities: &[Vec<LemmaQuantities>],
+    estimator: Estimator,
+    confidence: f64,
+    bound_scale: f64,
+) -> Evaluation {
+    let rounds = quantities.first().map_or(0, Vec::len);
+    let sides_at = |t: usize| -> Option<Vec<(f64, f64)>> {
+        quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect()
+    };
+    evaluate_inequality(lemma.checks(inputs), rounds, &sides_at, estimator, confidence, bound_scale)
 }

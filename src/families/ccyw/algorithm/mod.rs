@@ -45,7 +45,7 @@ use nalgebra::DVector;
 use rand::Rng;
 use rand_distr::StandardNormal;
 
-use crate::problem::QuadraticInstance;
+use crate::families::ccyw::problem::QuadraticInstance;
 use crate::rng::{StreamKey, SAMPLING_SLOT};
 
 /// The random inputs of one round.
@@ -114,7 +114,7 @@ impl RoundDraws {
 /// For every subset `S` of clients (any size, not only `m`), the round is a sum of per-client terms:
 /// `round(z, S, xi) = round(z, {}, .) + sum_{i in S} [round(z, {i}, xi_i) - round(z, {}, .)]`, and
 /// each term is affine in `(z, xi_i)`. Every algorithm here has this form on quadratics; the exact
-/// engine ([`crate::estimate::exact`]) recovers the affine maps by probing `round` and would be
+/// engine ([`crate::engine`], through [`super::exact::AlgorithmRound`]) recovers the affine maps by probing `round` and would be
 /// wrong for an algorithm that breaks it (a test checks the identity).
 pub trait Algorithm: Sync {
     /// Short name for reports.

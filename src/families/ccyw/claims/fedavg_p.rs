@@ -4,10 +4,10 @@
 //! formula evaluator) can call them directly; the [`CcywClaim`] values wire each one to its
 //! metric, assumptions and conditions.
 
-use crate::algorithm::AlgorithmKind;
+use crate::families::ccyw::algorithm::AlgorithmKind;
 
 use super::{
-    AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation,
+    AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation,
 };
 
 /// `X = 4 (n-m) K b^2 / (m n) + sigma_u^2 / m + m sigma_v^2 / n`, the heterogeneity-and-noise
@@ -237,10 +237,8 @@ impl CcywClaim {
     }
 }
 
-impl Claim for CcywClaim {
-    fn algorithm(&self) -> AlgorithmKind {
-        AlgorithmKind::FedavgP
-    }
+impl BoundClaim for CcywClaim {
+    type Inputs = ClaimInputs;
 
     fn id(&self) -> &'static str {
         match self {
@@ -296,13 +294,6 @@ impl Claim for CcywClaim {
         }
     }
 
-    fn metric(&self) -> Metric {
-        match self {
-            CcywClaim::Theorem37 | CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial => Metric::SharedPlusWeightedPersonal,
-            _ => Metric::SharedPlusPersonal,
-        }
-    }
-
     fn every_prefix(&self) -> bool {
         matches!(self, CcywClaim::Theorem37 | CcywClaim::Theorem311 { .. })
     }
@@ -335,6 +326,19 @@ impl Claim for CcywClaim {
             CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial | CcywClaim::SpecialParallelSgd => corollary_3_8_bound(x, b2),
             CcywClaim::Theorem311 { .. } => theorem_3_11_bound(x),
             CcywClaim::Theorem311Rate | CcywClaim::SpecialFedAvgFull => theorem_3_11_rate_bound(x),
+        }
+    }
+}
+
+impl Claim for CcywClaim {
+    fn algorithm(&self) -> AlgorithmKind {
+        AlgorithmKind::FedavgP
+    }
+
+    fn metric(&self) -> Metric {
+        match self {
+            CcywClaim::Theorem37 | CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial => Metric::SharedPlusWeightedPersonal,
+            _ => Metric::SharedPlusPersonal,
         }
     }
 

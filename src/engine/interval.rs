@@ -1,12 +1,5 @@
-//! Estimation of expected metrics: seeded Monte Carlo replicates with Student-t confidence
-//! intervals, and the exact special case of deterministic runs.
-
-pub mod exact;
-pub mod lemma;
-mod monte_carlo;
-
-pub use exact::{exact_series, stationary_summary, ExactSeries, InclusionMoments, RoundMaps};
-pub use monte_carlo::{run_replicate, simulate, Trajectory};
+//! Estimates of expectations: Student-t confidence intervals of seeded replicates, and which
+//! estimator produced a value.
 
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -15,7 +8,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Estimator {
-    /// Exact expectations by moment propagation ([`exact`]): no sampling error.
+    /// Exact expectations by moment propagation ([`super::affine`]): no sampling error.
     Exact,
     /// Noiseless gradients and full participation: the run is deterministic, one replicate is
     /// the expectation exactly.
@@ -39,7 +32,9 @@ pub struct Interval {
 ///
 /// # Formula
 /// `mean +- t_{(1+c)/2, R-1} s / sqrt(R)` with `s` the sample standard deviation. With a single
-/// sample, or zero spread, the interval collapses to the mean (used only for deterministic runs).
+/// sample the interval collapses to it. When every sample has the same value `x` the interval is
+/// `[x, x]` exactly: the rounded sum `(x + ... + x) / R` can miss `x` by an ulp, and an interval
+/// of rounding width around it would exclude the one value every replicate saw.
 pub fn student_t_interval(samples: &[f64], confidence: f64) -> Interval {
     let r = samples.len();
     let mean = samples.iter().sum::<f64>() / r as f64;

@@ -1,0 +1,176 @@
+//! What every claim shares: its identity, the checks of its assumptions and conditions, and its
+//! bound as a function of the family's inputs.
+//!
+//! A claim never sees a run. It maps its family's inputs (exact constants of the instance, the
+//! algorithm's parameters, the horizon `T`) to a bound and to a list of checks, each of which
+//! carries the required and the given value, so a verdict of "not applicable" says by how much.
+
+use serde::Serialize;
+use std::fmt;
+
+use crate::prec;
+
+/// How a condition compares the given value with the required one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// given <= required
+    AtMost,
+    /// given >= required
+    AtLeast,
+    /// given = required (up to [`prec::RELATIVE_IDENTITY`])
+    Equal,
+}
+
+/// One checked assumption, scope restriction or step-size condition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConditionCheck {
+    /// What is compared, in the paper's words, e.g. `gamma <= 1/(32 L K)`.
+    pub name: String,
+    /// Kind: assumption, scope, step-size, or implicit (a condition the proof uses but the
+    /// statement omits; reported, never a reason for "not applicable").
+    pub kind: ConditionKind,
+    /// The quantity's given value.
+    pub given: f64,
+    /// The bound it must respect.
+    pub required: f64,
+    /// The comparison.
+    pub relation: Relation,
+    /// Whether it holds.
+    pub holds: bool,
+    /// Free-text detail (e.g. why an assumption fails).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+/// What a [`ConditionCheck`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConditionKind {
+    /// An assumption of the theorem on the instance (e.g. bounded dissimilarity).
+    Assumption,
+    /// The setting the claim is about (e.g. `m = n`, no personal variable).
+    Scope,
+    /// A step-size or parameter condition stated by the theorem.
+    StepSize,
+    /// A condition the proof needs but the statement does not print.
+    Implicit,
+}
+
+impl ConditionCheck {
+    /// A numeric comparison.
+    pub fn compare(name: impl Into<String>, kind: ConditionKind, given: f64, relation: Relation, required: f64) -> Self {
+        let holds = match relation {
+            Relation::AtMost => prec::le_tol(given, required),
+            Relation::AtLeast => prec::ge_tol(given, required),
+            Relation::Equal => prec::approx_eq(given, required, prec::RELATIVE_IDENTITY),
+        };
+        Self { name: name.into(), kind, given, required, relation, holds, detail: String::new() }
+    }
+
+    /// An assumption that holds or fails as a whole (given/required are 1/0 flags).
+    pub fn assumption(name: impl Into<String>, holds: bool, detail: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            kind: ConditionKind::Assumption,
+            given: if holds { 1.0 } else { 0.0 },
+            required: 1.0,
+            relation: Relation::Equal,
+            holds,
+            detail: detail.into(),
+        }
+    }
+
+    /// Whether a failure of this check makes the claim not applicable.
+    pub fn is_binding(&self) -> bool {
+        self.kind != ConditionKind::Implicit
+    }
+}
+
+impl fmt::Display for ConditionCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kind == ConditionKind::Assumption {
+            let state = if self.holds { "holds" } else { "fails" };
+            return if self.detail.is_empty() {
+                write!(f, "{} {state}", self.name)
+            } else {
+                write!(f, "{} {state}: {}", self.name, self.detail)
+            };
+        }
+        let op = match (self.relation, self.holds) {
+            (Relation::AtMost, true) => "<=",
+            (Relation::AtMost, false) => ">",
+            (Relation::AtLeast, true) => ">=",
+            (Relation::AtLeast, false) => "<",
+            (Relation::Equal, true) => "=",
+            (Relation::Equal, false) => "!=",
+        };
+        write!(f, "{}: given {} {op} required {}", self.name, fmt_num(self.given), fmt_num(self.required))
+    }
+}
+
+/// Compact number formatting for messages.
+pub fn fmt_num(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e5).contains(&x.abs()) {
+        let s = format!("{x:.6}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        s.to_string()
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+/// The reading of a statement a claim encodes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reading {
+    /// `primary` for the reading the proof supports, else the variant's name.
+    pub name: &'static str,
+    /// Whether this is a flagged variant (an alternative reading of an inconsistent statement).
+    pub is_variant: bool,
+    /// What the reading is and why.
+    pub description: &'static str,
+}
+
+/// Inputs of a claim at a horizon `T`: the same inputs can be re-evaluated at every prefix.
+pub trait Horizon: Copy {
+    /// `T`.
+    fn horizon(&self) -> usize;
+    /// The same inputs at horizon `t`.
+    fn at_horizon(&self, t: usize) -> Self;
+}
+
+/// How a claim's bound is compared with the metric of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Comparison {
+    /// The running average `(1/T') sum_{t<T'} E metric_t` against the bound at `T'`.
+    #[default]
+    RunningAverage,
+    /// The value `E metric_{T'}` itself against the bound at `T'` (per-round statements).
+    PerRound,
+}
+
+/// An executable bound: identity, checks and bound over a family's inputs.
+pub trait BoundClaim: Sync + Send {
+    /// What the bound and checks read (constants, parameters, horizon).
+    type Inputs: Horizon;
+    /// ID as in CLAIMS.md; variants append `~name`.
+    fn id(&self) -> &'static str;
+    /// One-line title.
+    fn title(&self) -> &'static str;
+    /// Source lines in the paper text.
+    fn source(&self) -> &'static str;
+    /// Which reading this is.
+    fn reading(&self) -> Reading;
+    /// How the bound is compared with a run.
+    fn comparison(&self) -> Comparison {
+        Comparison::RunningAverage
+    }
+    /// Whether the bound holds for every prefix `T' <= T` of a run (conditions re-checked at
+    /// each `T'`), or only at the horizon `T` itself (e.g. when a step is a function of `T`).
+    fn every_prefix(&self) -> bool;
+    /// All checks (assumptions, scope, step sizes) at these inputs.
+    fn checks(&self, x: &Self::Inputs) -> Vec<ConditionCheck>;
+    /// The bound at `T = x.horizon()`.
+    fn bound(&self, x: &Self::Inputs) -> f64;
+}

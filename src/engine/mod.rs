@@ -1,0 +1,19 @@
+//! The numerical engine every family shares: exact moments of random affine rounds, designs,
+//! observables, and Monte Carlo intervals.
+//!
+//! ```text
+//! RandomAffineRound --probe--> RoundMaps --propagate (Design)--> (mu, P) per round --Observable--> E||M z + o||^2
+//! ```
+
+pub mod affine;
+pub mod design;
+pub mod interval;
+pub mod monte_carlo;
+pub mod observable;
+pub mod series;
+
+pub use affine::{stationary_moments, RandomAffineRound, RoundMaps};
+pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};
+pub use interval::{running_average, student_t_interval, Estimator, Interval};
+pub use observable::Observable;
+pub use series::{affine_gaussian_moments, propagate_series, MomentSeries};

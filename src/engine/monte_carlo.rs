@@ -1,0 +1,25 @@
+//! Seeded Monte Carlo replicates, run in parallel and returned in replicate order, so that every
+//! reduction over them is independent of the thread count.
+
+use rayon::prelude::*;
+
+/// Runs `replicate(r)` for `r = 0..replicates` on the current rayon pool; the result is in
+/// replicate order whatever the number of threads.
+pub fn replicates<T: Send>(replicates: usize, replicate: impl Fn(u64) -> T + Sync + Send) -> Vec<T> {
+    (0..replicates as u64).into_par_iter().map(replicate).collect()
+}
+
+/// Runs `job` on a pool of `threads` workers (rayon's global pool when `None`).
+///
+/// # Errors
+/// [`crate::Error::Numerical`] naming the failure when the pool cannot be built.
+pub fn in_pool<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> crate::Result<T> {
+    match threads {
+        Some(t) => Ok(rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| crate::Error::Numerical(format!("cannot start a pool of {t} worker threads: {e}")))?
+            .install(job)),
+        None => Ok(job()),
+    }
+}
