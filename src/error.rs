@@ -42,6 +42,15 @@ pub enum Error {
     /// A numerical routine failed (e.g. a factorization of a matrix that should be PSD).
     #[error("numerical failure: {0}")]
     Numerical(String),
+    /// An error in one scenario of a card, with the scenario's name.
+    #[error("scenario `{scenario}`: {source}")]
+    InScenario {
+        /// The scenario's name.
+        scenario: String,
+        /// What is wrong with it.
+        #[source]
+        source: Box<Error>,
+    },
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -57,6 +66,22 @@ impl Error {
     /// Shorthand for [`Error::InvalidField`].
     pub fn field(field: impl Into<String>, message: impl Into<String>, allowed: impl Into<String>) -> Self {
         Error::InvalidField { field: field.into(), message: message.into(), allowed: allowed.into() }
+    }
+}
+
+impl Error {
+    /// The same error, said of scenario `name`.
+    pub fn in_scenario(self, name: &str) -> Self {
+        Error::InScenario { scenario: name.to_string(), source: Box::new(self) }
+    }
+
+    /// Whether the error is the user's input (exit code 2), not an I/O or numerical failure.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            Error::InvalidField { .. } | Error::Parse { .. } | Error::Unknown { .. } | Error::Instance(_) => true,
+            Error::InScenario { source, .. } => source.is_bad_input(),
+            Error::Numerical(_) | Error::Io { .. } => false,
+        }
     }
 }
 

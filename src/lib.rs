@@ -17,6 +17,7 @@ pub mod claim;
 pub mod engine;
 pub mod error;
 pub mod families;
+pub mod family;
 pub mod prec;
 pub mod report;
 pub mod rng;

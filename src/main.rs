@@ -1,7 +1,9 @@
 //! `fedbounds`: a thin command line over the library.
 //!
-//! Exit codes: 0 all verdicts as expected; 1 a computed verdict differs from its card; 2 bad
-//! input (unknown field, value out of range, unknown claim); 3 an I/O or numerical failure.
+//! Every paper family is reached through the registry ([`fedbounds::families::registry`]); this
+//! file parses flags, calls the library, prints, and maps the outcome to an exit code: 0 all
+//! verdicts as expected; 1 a computed verdict differs from its card; 2 bad input (unknown field,
+//! value out of range, unknown claim); 3 an I/O or numerical failure.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,12 +11,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use fedbounds::families::ccyw::card::{self, Card};
-use fedbounds::families::ccyw::check::{self, CheckOptions, ScenarioRun};
-use fedbounds::families::ccyw::claims::{self, fmt_num, Claim, ClaimInputs};
-use fedbounds::families::ccyw::experiments;
-use fedbounds::families::ccyw::report::{self, ReportMeta};
-use fedbounds::verdict::VerdictKind;
+use fedbounds::error::require_positive;
+use fedbounds::families::registry;
+use fedbounds::family::{self, CardText, CheckOutcome, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, Registry, RunOptions, SearchRequest};
+use fedbounds::report::{write_atomic, ReportMeta};
 use fedbounds::Error;
 
 const EXIT_MISMATCH: u8 = 1;
@@ -113,11 +113,11 @@ enum EstimatorArg {
     MonteCarlo,
 }
 
-impl From<EstimatorArg> for card::EstimatorChoice {
+impl From<EstimatorArg> for EstimatorChoice {
     fn from(a: EstimatorArg) -> Self {
         match a {
-            EstimatorArg::Exact => card::EstimatorChoice::Exact,
-            EstimatorArg::MonteCarlo => card::EstimatorChoice::MonteCarlo,
+            EstimatorArg::Exact => EstimatorChoice::Exact,
+            EstimatorArg::MonteCarlo => EstimatorChoice::MonteCarlo,
         }
     }
 }
@@ -130,7 +130,8 @@ struct CheckArgs {
     /// Only these scenarios (repeatable), by name.
     #[arg(long = "scenario")]
     scenarios: Vec<String>,
-    /// A claim card to use instead of the embedded one.
+    /// A claim card to use instead of the embedded ones (its family: `[family] module = "..."`,
+    /// default the first registered).
     #[arg(long)]
     card: Option<PathBuf>,
     /// Output folder.
@@ -200,6 +201,12 @@ struct ConditionsArgs {
     /// Only these claims (repeatable).
     #[arg(long = "claim")]
     claims: Vec<String>,
+    /// Further named values for families whose claims need them, as NAME=VALUE (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// The family whose claims are queried (default: the first registered; see `list`).
+    #[arg(long)]
+    family: Option<String>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -215,76 +222,110 @@ struct RunArgs {
     /// Worker threads.
     #[arg(long)]
     threads: Option<usize>,
+    /// Override the scenario's estimator: exact (moment propagation) or monte-carlo.
+    #[arg(long, value_enum)]
+    estimator: Option<EstimatorArg>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let families = registry();
     let result = match cli.command {
-        Command::List { json } => list(json),
-        Command::Check(a) => run_check(a),
-        Command::Conditions(a) => conditions(a),
-        Command::Run(a) => run_file(a),
-        Command::Experiments(a) => run_experiments(a),
-        Command::Search(a) => run_search(a),
+        Command::List { json } => list(&families, json),
+        Command::Check(a) => run_check(&families, a),
+        Command::Conditions(a) => conditions(&families, a),
+        Command::Run(a) => run_file(&families, a),
+        Command::Experiments(a) => run_experiments(&families, a),
+        Command::Search(a) => run_search(&families, a),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            let code = match e.downcast_ref::<Error>() {
-                Some(Error::InvalidField { .. } | Error::Parse { .. } | Error::Unknown { .. } | Error::Instance(_)) => EXIT_BAD_INPUT,
-                _ => EXIT_FAILURE,
-            };
-            ExitCode::from(code)
+            let bad_input = e.downcast_ref::<Error>().is_some_and(Error::is_bad_input);
+            ExitCode::from(if bad_input { EXIT_BAD_INPUT } else { EXIT_FAILURE })
         }
     }
 }
 
-fn list(json: bool) -> anyhow::Result<ExitCode> {
-    let all = claims::all_claims();
-    let lemmas = claims::all_lemmas();
-    if json {
-        let rows: Vec<serde_json::Value> = all
-            .iter()
-            .map(|c| {
-                serde_json::json!({"id": c.id(), "title": c.title(), "source": c.source(), "reading": c.reading(), "metric": c.metric().formula()})
-            })
-            .collect();
-        let lemma_rows: Vec<serde_json::Value> = lemmas
-            .iter()
-            .map(|c| serde_json::json!({"id": c.id(), "title": c.title(), "source": c.source(), "reading": c.reading(), "inequality": c.inequality()}))
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"claims": rows, "lemmas": lemma_rows}))?);
-    } else {
-        println!("{:<24} {:<11} {:<34} title", "claim", "reading", "source");
-        for c in all {
-            println!("{:<24} {:<11} {:<34} {}", c.id(), c.reading().name, c.source(), c.title());
+/// Writes `text` to standard output. A closed pipe (`fedbounds list | head`) ends the output
+/// quietly instead of aborting.
+fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+/// Progress bars on standard error (indicatif draws nothing when it is not a terminal).
+struct Bars {
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    fn new() -> Self {
+        Self { bar: std::sync::Mutex::new(None) }
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, len: usize, label: &str) {
+        let bar = ProgressBar::new(len as u64);
+        let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} {label}  {{elapsed}} (eta {{eta}})")).unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        if let Ok(mut slot) = self.bar.lock() {
+            *slot = Some(bar);
         }
-        println!("\n{:<24} {:<11} {:<34} title", "lemma", "reading", "source");
-        for c in lemmas {
-            println!("{:<24} {:<11} {:<34} {}", c.id(), c.reading().name, c.source(), c.title());
+    }
+    fn step(&self) {
+        if let Ok(slot) = self.bar.lock() {
+            if let Some(bar) = slot.as_ref() {
+                bar.inc(1);
+            }
+        }
+    }
+    fn finish(&self) {
+        if let Ok(mut slot) = self.bar.lock() {
+            if let Some(bar) = slot.take() {
+                bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+fn require_threads(threads: Option<usize>) -> Result<(), Error> {
+    if threads == Some(0) {
+        return Err(Error::field("--threads", "got 0", "an integer >= 1"));
+    }
+    Ok(())
+}
+
+fn list(families: &Registry, json: bool) -> anyhow::Result<ExitCode> {
+    if json {
+        let rows: Vec<serde_json::Value> = families
+            .families()
+            .iter()
+            .map(|f| serde_json::json!({"family": f.id(), "title": f.title(), "claims": f.claims()}))
+            .collect();
+        emit(&format!("{}\n", serde_json::to_string_pretty(&serde_json::json!({ "families": rows }))?));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for f in families.families() {
+        emit(&format!("{} ({})\n\n", f.title(), f.id()));
+        for (kind, word) in [(family::ClaimKind::Bound, "claim"), (family::ClaimKind::Lemma, "lemma")] {
+            let claims: Vec<_> = f.claims().into_iter().filter(|c| c.kind == kind).collect();
+            if claims.is_empty() {
+                continue;
+            }
+            emit(&format!("{:<24} {:<11} {:<34} title\n", word, "reading", "source"));
+            for c in claims {
+                emit(&format!("{:<24} {:<11} {:<34} {}\n", c.id, c.reading.name, c.source, c.title));
+            }
+            emit("\n");
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn load_cards(path: &Option<PathBuf>) -> anyhow::Result<Vec<Card>> {
-    Ok(match path {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| Error::Io { path: p.display().to_string(), source: e })?;
-            vec![card::parse_card(&text, &p.display().to_string())?]
-        }
-        None => card::embedded_cards()?,
-    })
-}
-
-fn select_claims(ids: &[String]) -> Result<Vec<&'static dyn Claim>, Error> {
-    if ids.is_empty() {
-        return Ok(claims::all_claims());
-    }
-    ids.iter()
-        .map(|id| claims::by_id(id).ok_or_else(|| Error::Unknown { kind: "claim", name: id.clone(), known: claims::all_claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", ") }))
-        .collect()
 }
 
 fn canonical_command(a: &CheckArgs) -> String {
@@ -310,142 +351,124 @@ fn canonical_command(a: &CheckArgs) -> String {
     cmd
 }
 
-fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
-    let cards = load_cards(&a.card)?;
-    let all_scenarios: Vec<&card::Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();
-    let selection = check::Selection::by_ids(&a.claims)?;
-    if let Some(b) = a.bound_scale {
-        if !(b.is_finite() && b > 0.0) {
-            return Err(Error::field("--bound-scale", format!("got {b}"), "a finite number > 0").into());
-        }
-    }
-    if a.threads == Some(0) {
-        return Err(Error::field("--threads", "got 0", "an integer >= 1").into());
-    }
-    for name in &a.scenarios {
-        if !all_scenarios.iter().any(|s| &s.name == name) {
-            let known: Vec<&str> = all_scenarios.iter().map(|s| s.name.as_str()).collect();
-            return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") }.into());
-        }
-    }
-    let scenarios: Vec<&card::Scenario> = all_scenarios
-        .into_iter()
-        .filter(|s| a.scenarios.is_empty() || a.scenarios.contains(&s.name))
-        .filter(|s| selection.concerns(s.algorithm.kind))
-        .collect();
-    // Resolve every scenario first: bad input fails before any run or any file is written.
-    for s in &scenarios {
-        check::prepare(s).map_err(|e| anyhow::Error::new(e).context(format!("scenario `{}`", s.name)))?;
-    }
-    let opts = CheckOptions { threads: a.threads, bound_scale: a.bound_scale, estimator: a.estimator.map(Into::into) };
-    let bar = ProgressBar::new(scenarios.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} scenarios  {msg}").expect("static template"));
-    let mut runs: Vec<ScenarioRun> = Vec::new();
-    for s in &scenarios {
-        bar.set_message(s.name.clone());
-        runs.push(check::run_scenario(s, &selection, &opts)?);
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    // A plain `check` (the main command) also mirrors the paper's figures.
-    let plain = a.claims.is_empty() && a.scenarios.is_empty() && a.card.is_none() && a.bound_scale.is_none() && a.estimator.is_none();
-    let experiments = if plain { Some(compute_experiments(a.threads)?) } else { None };
-    let searches = if plain {
-        check::in_pool(a.threads, || compute_searches(&claims::all_claims(), &fedbounds::families::ccyw::search::SearchOptions::default()))??
+fn read_file(path: &std::path::Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })
+}
+
+/// Prints what a command produced and returns its exit code: 1 when anything differs from the
+/// cards.
+fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path) -> ExitCode {
+    emit(&outcome.terminal_table());
+    emit(&format!("\nwrote {written} files under {}\n", out.display()));
+    let mismatches = outcome.mismatches();
+    if mismatches.is_empty() {
+        ExitCode::SUCCESS
     } else {
-        Vec::new()
+        eprintln!("verdicts differ from their claim cards: {}", mismatches.join(", "));
+        ExitCode::from(EXIT_MISMATCH)
+    }
+}
+
+fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
+    if let Some(b) = a.bound_scale {
+        require_positive("--bound-scale", b)?;
+    }
+    require_threads(a.threads)?;
+    let card = match &a.card {
+        Some(p) => Some(CardText { what: p.display().to_string(), text: read_file(p)? }),
+        None => None,
     };
-    let meta = ReportMeta::new(canonical_command(&a));
-    let extras = report::Extras { experiments: experiments.as_ref(), searches: &searches };
-    let written = report::write_all(&a.out, &runs, extras, &meta, !a.no_plots)?;
-    print_table(&runs);
-    if let Some(e) = &experiments {
-        print_statements(e);
+    // A plain `check` (the main command) also runs the families' extra work (mirrored figures,
+    // adversarial search).
+    let full = a.claims.is_empty() && a.scenarios.is_empty() && a.card.is_none() && a.bound_scale.is_none() && a.estimator.is_none();
+    let request = CheckRequest {
+        claims: a.claims.clone(),
+        scenarios: a.scenarios.clone(),
+        card,
+        threads: a.threads,
+        bound_scale: a.bound_scale,
+        estimator: a.estimator.map(Into::into),
+        full,
+        plots: !a.no_plots,
+        meta: ReportMeta::new(canonical_command(&a)),
+    };
+    let outcome = families.check(&request, &Bars::new())?;
+    let written = family::write_files(&a.out, &outcome.files(&request.meta))?;
+    Ok(finish(&outcome, written.len(), &a.out))
+}
+
+fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode> {
+    let target = match &a.family {
+        Some(id) => families.by_id(id)?,
+        None => families.default_family(),
+    };
+    let mut given = Given::new();
+    for (name, v) in [("n", Some(a.n as f64)), ("m", Some(a.m as f64)), ("k", Some(a.k as f64)), ("rounds", Some(a.t as f64)), ("du", Some(a.du as f64)), ("dv", Some(a.dv as f64))] {
+        if let Some(v) = v {
+            given.insert(name.to_string(), v);
+        }
     }
-    if !searches.is_empty() {
-        print_searches(&searches);
+    for (name, v) in [
+        ("l", Some(a.l)),
+        ("f0", Some(a.f0)),
+        ("b2", a.b2),
+        ("sigma-u2", Some(a.sigma_u2)),
+        ("sigma-v2", Some(a.sigma_v2)),
+        ("b0", Some(a.b0)),
+        ("gamma", a.gamma),
+        ("eta-u", a.eta_u),
+        ("eta-v", a.eta_v),
+    ] {
+        if let Some(v) = v {
+            given.insert(name.to_string(), v);
+        }
     }
-    println!("\nwrote {} files under {}", written.len(), a.out.display());
-    let mismatches: Vec<String> = runs
-        .iter()
-        .flat_map(|r| r.results.iter().filter(|c| !c.matches_expected()).map(move |c| format!("{} on {}", c.claim, r.scenario)))
-        .chain(experiments.iter().flat_map(|e| e.mismatches().into_iter().map(|s| s.id.to_string())))
-        .chain(
-            searches
-                .iter()
-                .filter(|r| r.verdict != VerdictKind::Holds)
-                .map(|r| format!("{} (search: {}, {})", r.claim, r.verdict, a.out.join("search").join(format!("{}.toml", r.claim)).display())),
-        )
-        .collect();
+    for pair in &a.set {
+        let (name, v) = pair.split_once('=').ok_or_else(|| Error::field("--set", format!("got `{pair}`"), "NAME=VALUE"))?;
+        let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
+        given.insert(name.trim().to_string(), v);
+    }
+    families.require_known_claims(&a.claims)?;
+    emit(&target.conditions(&given, &a.claims, a.json)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
+    let text = read_file(&a.file)?;
+    let what = a.file.display().to_string();
+    let target = families.family_of(&text, &what)?;
+    require_threads(a.threads)?;
+    let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into) })?;
+    match a.out {
+        Some(p) => write_atomic(&p, json.as_bytes())?,
+        None => emit(&json),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the families' reports of a command that is not `check` and prints them.
+fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::Path, folder: &str) -> anyhow::Result<ExitCode> {
+    let files: Vec<_> = reports.iter().flat_map(|(_, r)| r.files.iter().cloned()).collect();
+    let written = family::write_files(out, &files)?;
+    for (_, r) in &reports {
+        emit(&r.terminal);
+    }
+    emit(&format!("\nwrote {} files under {}\n", written.len(), out.join(folder).display()));
+    let mismatches: Vec<String> = reports.iter().flat_map(|(_, r)| r.mismatches.iter().cloned()).collect();
     if mismatches.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("verdicts differ from their claim cards: {}", mismatches.join(", "));
+        eprintln!("findings that differ from the cards: {}", mismatches.join(", "));
         Ok(ExitCode::from(EXIT_MISMATCH))
     }
 }
 
-fn compute_experiments(threads: Option<usize>) -> anyhow::Result<experiments::Experiments> {
-    if threads == Some(0) {
-        return Err(Error::field("--threads", "got 0", "an integer >= 1").into());
-    }
-    let bar = ProgressBar::new(experiments::curve_count() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} experiment curves").expect("static template"));
-    let e = check::in_pool(threads, || experiments::Experiments::run(&|| bar.inc(1)))??;
-    bar.finish_and_clear();
-    Ok(e)
-}
-
-fn print_statements(e: &experiments::Experiments) {
-    println!("\n{:<28} {:<13} {:<13} statement", "figure statement", "verdict", "expected");
-    for s in &e.statements {
-        let mark = if s.matches_expected() { "" } else { " !" };
-        let expected = s.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-        println!("{:<28} {:<13} {:<13} {}", s.id, format!("{}{mark}", s.verdict), expected, s.statement);
-    }
-}
-
-fn compute_searches(claims: &[&'static dyn Claim], opts: &fedbounds::families::ccyw::search::SearchOptions) -> anyhow::Result<Vec<fedbounds::families::ccyw::search::SearchResult>> {
-    let bar = ProgressBar::new(claims.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} claims searched").expect("static template"));
-    let r = fedbounds::families::ccyw::search::search_all(claims, opts, &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    Ok(r)
-}
-
-fn print_searches(results: &[fedbounds::families::ccyw::search::SearchResult]) {
-    println!(
-        "\n{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}",
-        "searched claim", "verdict", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken", "eta: holds", "eta: broken"
-    );
-    println!("{:<24} {:<8} {:>10}  {:>27}  {:>27}  {:>23}", "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)", "(eta divisor, any inst.)");
-    for r in results {
-        let [a, b, c, d, e, f] = report::step_multiple_cells(r);
-        println!(
-            "{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}",
-            r.claim,
-            r.verdict.to_string(),
-            fmt_num(r.worst_ratio),
-            a,
-            b,
-            c,
-            d,
-            e,
-            f
-        );
-    }
-}
-
-fn run_search(a: SearchArgs) -> anyhow::Result<ExitCode> {
+fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
     if a.budget == 0 {
         return Err(Error::field("--budget", "got 0", "an integer >= 1").into());
     }
-    if !(a.bound_scale.is_finite() && a.bound_scale > 0.0) {
-        return Err(Error::field("--bound-scale", format!("got {}", a.bound_scale), "a finite number > 0").into());
-    }
-    let chosen = select_claims(&a.claims)?;
-    let opts = fedbounds::families::ccyw::search::SearchOptions { budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, ..Default::default() };
-    let results = compute_searches(&chosen, &opts)?;
+    require_positive("--bound-scale", a.bound_scale)?;
+    families.require_known_claims(&a.claims)?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
     for c in &a.claims {
         cmd.push_str(&format!(" --claim '{c}'"));
@@ -453,158 +476,27 @@ fn run_search(a: SearchArgs) -> anyhow::Result<ExitCode> {
     if a.bound_scale != 1.0 {
         cmd.push_str(&format!(" --bound-scale {}", a.bound_scale));
     }
-    let written = report::write_searches(&a.out, &results, &ReportMeta::new(cmd), !a.no_plots)?;
-    print_searches(&results);
-    println!("\nwrote {} files under {}", written.len(), a.out.join("search").display());
-    let found: Vec<String> = results.iter().filter(|r| r.verdict != VerdictKind::Holds).map(|r| format!("{} ({})", r.claim, r.verdict)).collect();
-    if found.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!("counterexamples (observed / bound > 1) or nothing applicable: {}", found.join(", "));
-        Ok(ExitCode::from(EXIT_MISMATCH))
+    let request = SearchRequest { claims: a.claims.clone(), budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, plots: !a.no_plots, meta: ReportMeta::new(cmd) };
+    let mut reports = Vec::new();
+    for f in families.families() {
+        let concerned = a.claims.is_empty() || f.claims().iter().any(|c| a.claims.iter().any(|id| id == c.id));
+        if concerned {
+            if let Some(r) = f.search(&request, &Bars::new())? {
+                reports.push((f.id(), r));
+            }
+        }
     }
+    finish_reports(reports, &a.out, "search")
 }
 
-fn run_experiments(a: ExperimentsArgs) -> anyhow::Result<ExitCode> {
-    let e = compute_experiments(a.threads)?;
+fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<ExitCode> {
+    require_threads(a.threads)?;
     let meta = ReportMeta::new("cargo run --release -- experiments");
-    let written = report::write_experiments(&a.out, &e, &meta, !a.no_plots)?;
-    print_statements(&e);
-    println!("\nwrote {} files under {}", written.len(), a.out.join("experiments").display());
-    let mismatches: Vec<&str> = e.mismatches().iter().map(|s| s.id).collect();
-    if mismatches.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!("verdicts differ from the experiments card: {}", mismatches.join(", "));
-        Ok(ExitCode::from(EXIT_MISMATCH))
-    }
-}
-
-fn print_table(runs: &[ScenarioRun]) {
-    println!("{:<24} {:<30} {:<15} {:<15} {:>10}  detail", "claim", "scenario", "verdict", "expected", "slack");
-    for r in runs {
-        for c in &r.results {
-            let mark = if c.matches_expected() { "" } else { " !" };
-            println!(
-                "{:<24} {:<30} {:<15} {:<15} {:>10}  {}",
-                c.claim,
-                r.scenario,
-                format!("{}{mark}", c.evaluation.verdict),
-                c.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
-                c.evaluation.slack.map(fmt_num).unwrap_or_else(|| "-".into()),
-                report::describe(&c.evaluation)
-            );
-            if let Some(e) = &c.empirical {
-                println!(
-                    "{:<24} {:<30} {:<15} {:<15} {:>10}  {}",
-                    "  (empirical b^2)",
-                    r.scenario,
-                    e.verdict.to_string(),
-                    c.expected_empirical.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
-                    e.slack.map(fmt_num).unwrap_or_else(|| "-".into()),
-                    report::describe(e)
-                );
-            }
+    let mut reports = Vec::new();
+    for f in families.families() {
+        if let Some(r) = f.experiments(a.threads, &meta, !a.no_plots, &Bars::new())? {
+            reports.push((f.id(), r));
         }
     }
-}
-
-fn conditions(a: ConditionsArgs) -> anyhow::Result<ExitCode> {
-    if a.n == 0 {
-        return Err(Error::field("--n", "got 0", "an integer >= 1").into());
-    }
-    if a.m == 0 || a.m > a.n {
-        return Err(Error::field("--m", format!("got {}", a.m), format!("1 <= m <= n = {}", a.n)).into());
-    }
-    if a.k == 0 || a.t == 0 {
-        return Err(Error::field(if a.k == 0 { "--k" } else { "--rounds" }, "got 0", "an integer >= 1").into());
-    }
-    fedbounds::error::require_positive("--l", a.l)?;
-    fedbounds::error::require_positive("--f0", a.f0)?;
-    for (name, v) in [("--sigma-u2", a.sigma_u2), ("--sigma-v2", a.sigma_v2), ("--b0", a.b0)] {
-        fedbounds::error::require_non_negative(name, v)?;
-    }
-    if let Some(b2) = a.b2 {
-        fedbounds::error::require_non_negative("--b2", b2)?;
-    }
-    for (name, v) in [("--gamma", a.gamma), ("--eta-u", a.eta_u), ("--eta-v", a.eta_v)] {
-        if let Some(v) = v {
-            fedbounds::error::require_positive(name, v)?;
-        }
-    }
-    let claims = select_claims(&a.claims)?;
-    let base = ClaimInputs {
-        n: a.n,
-        m: a.m,
-        k: a.k,
-        t: a.t,
-        du: a.du,
-        dv: a.dv,
-        l: a.l,
-        f0: a.f0,
-        b2: a.b2,
-        sigma_u2: a.sigma_u2,
-        sigma_v2: a.sigma_v2,
-        b0: a.b0,
-        b0_literal: a.b0,
-        gamma_u: f64::NAN,
-        gamma_v: f64::NAN,
-        eta_u: f64::NAN,
-        eta_v: f64::NAN,
-    };
-    let mut rows = Vec::new();
-    for c in claims {
-        let adm = c.admissible(&base);
-        let eta_u = a.eta_u.unwrap_or(adm.eta_u_min);
-        let eta_v = a.eta_v.unwrap_or(adm.eta_v_min);
-        let gamma = a.gamma.unwrap_or(adm.gamma.value());
-        let x = ClaimInputs { gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v, ..base };
-        let checks = c.checks(&x);
-        let applicable = checks.iter().all(|k| k.holds || !k.is_binding());
-        rows.push(serde_json::json!({
-            "claim": c.id(),
-            "admissible": adm,
-            "checked": {"gamma": gamma, "eta_u": eta_u, "eta_v": eta_v},
-            "applicable": applicable,
-            "bound": if applicable { Some(c.bound(&x)) } else { None },
-            "checks": checks.iter().map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
-        }));
-        if !a.json {
-            let gamma_word = match adm.gamma {
-                claims::GammaRule::AtMost(g) => format!("gamma <= {}", fmt_num(g)),
-                claims::GammaRule::Exactly(g) => format!("gamma = {}", fmt_num(g)),
-            };
-            println!(
-                "{}: admissible {gamma_word}, eta_u >= {}, eta_v >= {}",
-                c.id(),
-                fmt_num(adm.eta_u_min),
-                fmt_num(adm.eta_v_min)
-            );
-            println!("  at gamma = {}, eta_u = {}, eta_v = {}: {}", fmt_num(gamma), fmt_num(eta_u), fmt_num(eta_v), if applicable { "applicable" } else { "NOT applicable" });
-            for k in &checks {
-                println!("    [{}] {k}", if k.holds { "ok" } else { "FAIL" });
-            }
-            if applicable {
-                println!("  bound = {}", fmt_num(c.bound(&x)));
-            }
-        }
-    }
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_file(a: RunArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&a.file).map_err(|e| Error::Io { path: a.file.display().to_string(), source: e })?;
-    let scenario = card::parse_scenario(&text, &a.file.display().to_string())?;
-    if a.threads == Some(0) {
-        return Err(Error::field("--threads", "got 0", "an integer >= 1").into());
-    }
-    let json = report::run_report(&scenario, a.threads)?;
-    match a.out {
-        Some(p) => report::write_atomic(&p, json.as_bytes())?,
-        None => print!("{json}"),
-    }
-    Ok(ExitCode::SUCCESS)
+    finish_reports(reports, &a.out, "experiments")
 }

@@ -5,7 +5,8 @@ use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Sce
 use fedbounds::engine::Estimator;
 use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
 use fedbounds::families::ccyw::claims;
-use fedbounds::families::ccyw::report::{write_all, ReportMeta};
+use fedbounds::families::ccyw::report::{report_files, verdict_rows, Extras, ReportMeta};
+use fedbounds::family::{CheckOutcome, CheckRequest, FamilyReport, ReportFile, Silent};
 use fedbounds::verdict::VerdictKind;
 
 fn cards() -> Vec<Card> {
@@ -147,13 +148,13 @@ fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
     assert!(t311.empirical.is_none());
 }
 
+/// The report files of `runs` as the command line writes them (through the shared summary).
 fn report_bytes(runs: &[ScenarioRun]) -> Vec<(String, Vec<u8>)> {
-    let dir = tempfile::tempdir().unwrap();
-    let files = write_all(dir.path(), runs, Default::default(), &ReportMeta::new("test"), true).unwrap();
-    let mut out: Vec<(String, Vec<u8>)> = files
-        .iter()
-        .map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap()))
-        .collect();
+    report_bytes_with(runs, Extras::default(), "test")
+}
+
+fn sorted_bytes(files: Vec<ReportFile>) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = files.into_iter().map(|f| (f.path.display().to_string(), f.bytes)).collect();
     out.sort();
     out
 }
@@ -189,15 +190,14 @@ fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
     assert_eq!(mc_a.estimator, Estimator::MonteCarlo);
 }
 
-/// Snapshot: the committed `reports/` are exactly what the main command produces now. Regenerate
-/// them with `cargo run --release -- check` after an intended change.
+/// Snapshot: the committed `reports/` are exactly what the main command produces now, through
+/// the same registry and check driver as the command line. Regenerate them with
+/// `cargo run --release -- check` after an intended change.
 #[test]
 fn committed_reports_match_a_fresh_run() {
-    let runs = run_all(&CheckOptions::default());
-    let experiments = fedbounds::families::ccyw::experiments::Experiments::run(&|| {}).unwrap();
-    let searches = fedbounds::families::ccyw::search::search_all(&fedbounds::families::ccyw::claims::all_claims(), &Default::default(), &|| {}).unwrap();
-    let extras = fedbounds::families::ccyw::report::Extras { experiments: Some(&experiments), searches: &searches };
-    let fresh = report_bytes_with(&runs, extras, "cargo run --release -- check");
+    let request = CheckRequest { full: true, plots: true, meta: ReportMeta::new("cargo run --release -- check"), ..Default::default() };
+    let outcome = fedbounds::families::registry().check(&request, &Silent).unwrap();
+    let fresh = sorted_bytes(outcome.files(&request.meta));
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let mut stale = Vec::new();
     for (rel, bytes) in &fresh {
@@ -207,11 +207,14 @@ fn committed_reports_match_a_fresh_run() {
             Err(_) => stale.push(format!("{rel} missing")),
         }
     }
+    assert!(fresh.len() > 50, "the main job writes every report ({} files)", fresh.len());
     assert!(stale.is_empty(), "reports/ is stale; rerun `cargo run --release -- check`: {stale:#?}");
 }
 
-fn report_bytes_with(runs: &[ScenarioRun], extras: fedbounds::families::ccyw::report::Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = tempfile::tempdir().unwrap();
-    let files = write_all(dir.path(), runs, extras, &ReportMeta::new(command), true).unwrap();
-    files.iter().map(|p| (p.strip_prefix(dir.path()).unwrap().display().to_string(), std::fs::read(p).unwrap())).collect()
+fn report_bytes_with(runs: &[ScenarioRun], extras: Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
+    let meta = ReportMeta::new(command);
+    let (files, summary_markdown) = report_files(runs, extras, &meta, true).unwrap();
+    let family = FamilyReport { rows: verdict_rows(runs), summary_markdown, files, ..Default::default() };
+    let outcome = CheckOutcome { families: vec![("ccyw", family)] };
+    sorted_bytes(outcome.files(&meta))
 }

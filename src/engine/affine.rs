@@ -228,6 +228,11 @@ impl RoundMaps {
         self.clients[i].w.ncols()
     }
 
+    /// The rows of the state component `i`'s term writes (its block).
+    pub fn client_rows(&self, i: usize) -> Vec<usize> {
+        self.clients[i].rows.clone()
+    }
+
     /// Number of components probed.
     pub fn components(&self) -> usize {
         self.clients.len()
@@ -290,8 +295,8 @@ const REFINEMENT_STEPS: usize = 20;
 const MAX_ITERATIONS: usize = 100_000;
 
 /// Directions `l` with `l^T z` conserved exactly by every round, whatever the sample and the
-/// noise (`l^T A0 = l^T`, `l^T A_i = 0`, `l^T b_i = 0`, `l^T W_i = 0`, `l^T c0 = 0`). Scaffold-P
-/// has them: `c - mean_i c_i` never changes. They make the fixed-point equations singular; the
+/// noise (`l^T A0 = l^T`, `l^T A_i = 0`, `l^T b_i = 0`, `l^T W_i = 0`, `l^T c0 = 0`). Control-variate
+/// methods have them (the server variate minus the mean of the clients' never changes). They make the fixed-point equations singular; the
 /// conserved values pin the solution down.
 fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64>) -> Vec<DVector<f64>> {
     let d = maps.dim;

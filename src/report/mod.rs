@@ -24,6 +24,13 @@ pub struct ReportMeta {
     pub command: String,
 }
 
+impl Default for ReportMeta {
+    /// The main command.
+    fn default() -> Self {
+        Self::new("cargo run --release -- check")
+    }
+}
+
 impl ReportMeta {
     /// Metadata for a command line.
     pub fn new(command: impl Into<String>) -> Self {

@@ -198,16 +198,7 @@ pub struct Scenario {
     pub expected_empirical: BTreeMap<String, VerdictKind>,
 }
 
-/// Which estimator a scenario asks for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EstimatorChoice {
-    /// Exact expectations (no sampling error); applies to every algorithm here on quadratics.
-    #[default]
-    Exact,
-    /// Seeded Monte Carlo replicates with a Student-t interval.
-    MonteCarlo,
-}
+pub use crate::family::EstimatorChoice;
 
 fn default_confidence() -> f64 {
     0.99

@@ -2,7 +2,9 @@
 //! behind them, sweeps with thinned curves), `experiments/statements.csv`, one PNG per sweep.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::family::ReportFile;
 
 use serde::Serialize;
 
@@ -35,13 +37,13 @@ struct ExperimentsReport<'a> {
     sweeps: Vec<SweepEntry<'a>>,
 }
 
-/// Writes the experiments' files under `out/experiments` and returns their paths.
+/// The experiments' files under `experiments/`.
 ///
 /// # Errors
-/// [`crate::error::Error::Io`] when a file cannot be written.
-pub fn write_experiments(out: &Path, e: &Experiments, meta: &super::ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
-    let dir = out.join("experiments");
-    let mut written = Vec::new();
+/// [`crate::error::Error::Numerical`] when a file cannot be rendered.
+pub fn experiments_files(e: &Experiments, meta: &super::ReportMeta, plots: bool) -> Result<Vec<ReportFile>> {
+    let dir = PathBuf::from("experiments");
+    let mut files = Vec::new();
     let report = ExperimentsReport {
         meta,
         card: crate::families::ccyw::experiments::EXPERIMENTS_CARD.0,
@@ -58,20 +60,14 @@ pub fn write_experiments(out: &Path, e: &Experiments, meta: &super::ReportMeta, 
             })
             .collect(),
     };
-    let path = dir.join("experiments.json");
-    super::write_atomic(&path, super::to_json(&report)?.as_bytes())?;
-    written.push(path);
-    let path = dir.join("statements.csv");
-    super::write_atomic(&path, statements_csv(&e.statements).as_bytes())?;
-    written.push(path);
+    files.push(ReportFile { path: dir.join("experiments.json"), bytes: super::to_json(&report)?.into_bytes() });
+    files.push(ReportFile { path: dir.join("statements.csv"), bytes: statements_csv(&e.statements).into_bytes() });
     if plots {
         for s in &e.sweeps {
-            let path = dir.join(format!("{}.png", s.id));
-            super::write_atomic(&path, &super::plot::plot_sweep(s)?)?;
-            written.push(path);
+            files.push(ReportFile { path: dir.join(format!("{}.png", s.id)), bytes: super::plot::plot_sweep(s)? });
         }
     }
-    Ok(written)
+    Ok(files)
 }
 
 fn statements_csv(statements: &[Statement]) -> String {

@@ -7,13 +7,13 @@ mod plot;
 mod run;
 mod search;
 
-pub use experiments::{experiments_markdown, write_experiments};
+pub use experiments::{experiments_files, experiments_markdown};
 pub use plot::{plot_claim, plot_search, plot_sweep};
-pub use search::{scenario_file, search_markdown, step_multiple_cells, step_multiples, write_searches};
+pub use search::{scenario_file, search_files, search_markdown, step_multiple_cells, step_multiples};
 pub use run::run_report;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -22,6 +22,7 @@ pub use crate::report::{describe, opt_num, reproduce_command, to_json, write_ato
 use crate::claim::fmt_num;
 use crate::error::Result;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
+use crate::family::{ReportFile, VerdictRow};
 use crate::verdict::{Evaluation, VerdictKind};
 
 #[derive(Serialize)]
@@ -84,12 +85,13 @@ pub struct Extras<'a> {
     pub searches: &'a [crate::families::ccyw::search::SearchResult],
 }
 
-/// Writes every report file under `out` and returns their paths, with the `extras` present.
+/// This family's report files (per-claim JSON and figures, the extras' folders) and its section
+/// of `SUMMARY.md`.
 ///
 /// # Errors
-/// [`Error::Io`] when a file cannot be written.
-pub fn write_all(out: &Path, runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
+/// [`crate::Error::Numerical`] when a file cannot be rendered.
+pub fn report_files(runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
+    let mut files = Vec::new();
     for id in claim_ids(runs) {
         let rows = results_of(runs, id);
         let (_, first) = rows[0];
@@ -124,39 +126,59 @@ pub fn write_all(out: &Path, runs: &[ScenarioRun], extras: Extras<'_>, meta: &Re
                 })
                 .collect(),
         };
-        let path = out.join("claims").join(format!("{id}.json"));
-        write_atomic(&path, to_json(&report)?.as_bytes())?;
-        written.push(path);
+        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&report)?.into_bytes() });
         if plots {
-            let path = out.join("figures").join(format!("{id}.png"));
-            let png = plot_claim(id, first.title, &rows)?;
-            write_atomic(&path, &png)?;
-            written.push(path);
+            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{id}.png")), bytes: plot_claim(id, first.title, &rows)? });
         }
     }
-    let mut summary = summary_markdown(runs, meta);
+    let mut summary = summary_markdown(runs);
     if let Some(e) = extras.experiments {
-        written.extend(write_experiments(out, e, meta, plots)?);
+        files.extend(experiments_files(e, meta, plots)?);
         summary.push_str(&experiments_markdown(e));
     }
     if !extras.searches.is_empty() {
-        written.extend(write_searches(out, extras.searches, meta, plots)?);
+        files.extend(search_files(extras.searches, meta, plots)?);
         summary.push_str(&search_markdown(extras.searches));
     }
-    let path = out.join("SUMMARY.md");
-    write_atomic(&path, summary.as_bytes())?;
-    written.push(path);
-    let path = out.join("summary.csv");
-    write_atomic(&path, summary_csv(runs).as_bytes())?;
-    written.push(path);
-    Ok(written)
+    Ok((files, summary))
 }
 
-/// The Markdown summary table.
-pub fn summary_markdown(runs: &[ScenarioRun], meta: &ReportMeta) -> String {
+/// Verdict rows of finished runs, for the shared summary table and CSV.
+pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
+    let mut rows = Vec::new();
+    for id in claim_ids(runs) {
+        for (run, c) in results_of(runs, id) {
+            rows.push(VerdictRow {
+                family: super::FAMILY_ID,
+                claim: id,
+                reading: c.reading.name,
+                scenario: run.scenario.clone(),
+                constants: "exact",
+                label: None,
+                evaluation: c.evaluation.clone(),
+                expected: c.expected,
+            });
+            if let Some(emp) = &c.empirical {
+                rows.push(VerdictRow {
+                    family: super::FAMILY_ID,
+                    claim: id,
+                    reading: c.reading.name,
+                    scenario: run.scenario.clone(),
+                    constants: "empirical",
+                    label: Some(format!("empirical b^2 = {}", fmt_num(run.empirical_b2))),
+                    evaluation: emp.clone(),
+                    expected: c.expected_empirical,
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// This family's section of `SUMMARY.md`: how verdicts are computed, the verdict table and the
+/// scenarios' constants.
+pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "# fedbounds verdicts\n");
-    let _ = writeln!(s, "fedbounds {} — reproduce with `{}`\n", meta.crate_version, meta.command);
     let _ = writeln!(
         s,
         "Verdicts compare the bound with the expected metric: computed exactly by moment propagation \
@@ -231,39 +253,6 @@ pub fn summary_markdown(runs: &[ScenarioRun], meta: &ReportMeta) -> String {
             fmt_num(p.eta_u),
             fmt_num(p.eta_v),
         );
-    }
-    s
-}
-
-/// The summary as CSV (one row per claim, scenario and reading).
-pub fn summary_csv(runs: &[ScenarioRun]) -> String {
-    let mut s = String::from("claim,reading,scenario,b2_source,verdict,expected,slack,checkpoint,estimate,lower,upper,bound\n");
-    let row = |s: &mut String, id: &str, reading: &str, scen: &str, src: &str, e: &Evaluation, exp: Option<VerdictKind>| {
-        let p = e.decisive.as_ref();
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            id,
-            reading,
-            scen,
-            src,
-            e.verdict,
-            exp.map(|v| v.to_string()).unwrap_or_default(),
-            e.slack.map(|x| x.to_string()).unwrap_or_default(),
-            p.map(|p| p.rounds.to_string()).unwrap_or_default(),
-            p.map(|p| p.estimate.mean.to_string()).unwrap_or_default(),
-            p.map(|p| p.estimate.lower.to_string()).unwrap_or_default(),
-            p.map(|p| p.estimate.upper.to_string()).unwrap_or_default(),
-            p.and_then(|p| p.bound).map(|b| b.to_string()).unwrap_or_default(),
-        );
-    };
-    for id in claim_ids(runs) {
-        for (run, c) in results_of(runs, id) {
-            row(&mut s, id, c.reading.name, &run.scenario, "exact", &c.evaluation, c.expected);
-            if let Some(emp) = &c.empirical {
-                row(&mut s, id, c.reading.name, &run.scenario, "empirical", emp, c.expected_empirical);
-            }
-        }
     }
     s
 }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::families::ccyw::card::Scenario;
+use crate::families::ccyw::card::{EstimatorChoice, Scenario};
 use crate::families::ccyw::check::{self, CheckOptions};
 use crate::error::Result;
 use crate::engine::{student_t_interval, Estimator, Interval};
@@ -31,13 +31,14 @@ struct RunReport<'a> {
     verdicts: Vec<serde_json::Value>,
 }
 
-/// Runs `scenario` and returns the `run` command's JSON.
+/// Runs `scenario` (with `estimator` instead of its own when given) and returns the `run`
+/// command's JSON.
 ///
 /// # Errors
 /// Any error of preparing the scenario.
-pub fn run_report(scenario: &Scenario, threads: Option<usize>) -> Result<String> {
+pub fn run_report(scenario: &Scenario, threads: Option<usize>, estimator: Option<EstimatorChoice>) -> Result<String> {
     let prepared = check::prepare(scenario)?;
-    let opts = CheckOptions { threads, ..Default::default() };
+    let opts = CheckOptions { threads, estimator, ..Default::default() };
     let runs = check::simulate_scenario(scenario, &prepared.instance, &prepared.params, &opts)?;
     let (m, n) = (prepared.params.m as f64, prepared.params.n as f64);
     let f_star = prepared.constants.f_star;

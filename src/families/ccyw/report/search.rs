@@ -3,7 +3,9 @@
 //! file that `fedbounds run` replays exactly), `search/<ID>.png` (the trace), and a table.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::family::ReportFile;
 
 use crate::families::ccyw::claims::fmt_num;
 use crate::error::{Error, Result};
@@ -29,30 +31,22 @@ pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
 /// Writes the search files under `out/search` and returns their paths.
 ///
 /// # Errors
-/// [`Error::Io`] when a file cannot be written.
-pub fn write_searches(out: &Path, results: &[SearchResult], meta: &super::ReportMeta, plots: bool) -> Result<Vec<PathBuf>> {
-    let dir = out.join("search");
-    let mut written = Vec::new();
+/// [`Error::Numerical`] when a file cannot be rendered.
+pub fn search_files(results: &[SearchResult], meta: &super::ReportMeta, plots: bool) -> Result<Vec<ReportFile>> {
+    let dir = PathBuf::from("search");
+    let mut files = Vec::new();
     for r in results {
-        let path = dir.join(format!("{}.json", r.claim));
         let json = super::to_json(&serde_json::json!({ "meta": meta, "coordinates": crate::families::ccyw::search::COORDINATES, "result": r }))?;
-        super::write_atomic(&path, json.as_bytes())?;
-        written.push(path);
+        files.push(ReportFile { path: dir.join(format!("{}.json", r.claim)), bytes: json.into_bytes() });
         if let Some(text) = scenario_file(r)? {
-            let path = dir.join(format!("{}.toml", r.claim));
-            super::write_atomic(&path, text.as_bytes())?;
-            written.push(path);
+            files.push(ReportFile { path: dir.join(format!("{}.toml", r.claim)), bytes: text.into_bytes() });
         }
         if plots {
-            let path = dir.join(format!("{}.png", r.claim));
-            super::write_atomic(&path, &super::plot::plot_search(r)?)?;
-            written.push(path);
+            files.push(ReportFile { path: dir.join(format!("{}.png", r.claim)), bytes: super::plot::plot_search(r)? });
         }
     }
-    let path = dir.join("search.csv");
-    super::write_atomic(&path, search_csv(results).as_bytes())?;
-    written.push(path);
-    Ok(written)
+    files.push(ReportFile { path: dir.join("search.csv"), bytes: search_csv(results).into_bytes() });
+    Ok(files)
 }
 
 /// The six step multiples of a result, in table order: on the worst instance, where the bound

@@ -1,0 +1,231 @@
+//! A paper family written outside the crate, against the public core only: gradient descent on
+//! one strongly convex quadratic `f(x) = (1/n) sum_i (1/2 x^T H_i x - g_i^T x)`, with the
+//! textbook claim `||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2` for `gamma <= 1/L`.
+//! It shows that a family plugs into the registry, the check driver, the exact engine and the
+//! shared reports with no change to the core, and that the engine's curve is the exact one.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+
+use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
+use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
+use fedbounds::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Registry, RunOptions, Silent, VerdictRow};
+use fedbounds::verdict::{evaluate, VerdictKind};
+use fedbounds::{Error, Result};
+
+// ---------------------------------------------------------------------------------------------
+// The family: problem, round, claim, scenarios, and the Family implementation.
+
+/// `n` diagonal components; `H = (1/n) sum H_i` has eigenvalues in `[mu, L]`.
+struct Problem {
+    hessians: Vec<DMatrix<f64>>,
+    linear: Vec<DVector<f64>>,
+    x0: DVector<f64>,
+    gamma_times_l: f64,
+}
+
+impl Problem {
+    fn new(gamma_times_l: f64) -> Self {
+        let spectra = [[1.0, 0.1, 0.4], [0.6, 0.3, 0.2], [1.1, 0.2, 0.9]];
+        let hessians = spectra.iter().map(|s| DMatrix::from_diagonal(&DVector::from_column_slice(s))).collect();
+        let linear = (0..3).map(|i| DVector::from_fn(3, |r, _| (i + r) as f64 - 1.0)).collect();
+        Self { hessians, linear, x0: DVector::from_element(3, 4.0), gamma_times_l }
+    }
+    fn hessian(&self) -> DMatrix<f64> {
+        self.hessians.iter().fold(DMatrix::zeros(3, 3), |a, h| a + h) / self.hessians.len() as f64
+    }
+    /// `(mu, L)`, the extreme eigenvalues of `H`.
+    fn spectrum(&self) -> (f64, f64) {
+        let e = SymmetricEigen::new(self.hessian()).eigenvalues;
+        (e.min(), e.max())
+    }
+    fn minimizer(&self) -> DVector<f64> {
+        let g = self.linear.iter().fold(DVector::zeros(3), |a, g| a + g) / self.linear.len() as f64;
+        self.hessian().lu().solve(&g).expect("H is positive definite")
+    }
+    fn gamma(&self) -> f64 {
+        self.gamma_times_l / self.spectrum().1
+    }
+}
+
+/// One GD step as a random affine round whose design always activates every component.
+struct GdRound<'a>(&'a Problem);
+
+impl RandomAffineRound for GdRound<'_> {
+    fn state_dim(&self) -> usize {
+        3
+    }
+    fn components(&self) -> usize {
+        self.0.hessians.len()
+    }
+    fn noise_per_component(&self) -> usize {
+        0
+    }
+    fn apply(&self, x: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
+        let scale = self.0.gamma() / self.0.hessians.len() as f64;
+        active.iter().fold(x.clone(), |acc, &i| acc - (&self.0.hessians[i] * x - &self.0.linear[i]) * scale)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Inputs {
+    l: f64,
+    mu: f64,
+    gamma: f64,
+    initial_distance2: f64,
+    t: usize,
+}
+
+impl Horizon for Inputs {
+    fn horizon(&self) -> usize {
+        self.t
+    }
+    fn at_horizon(&self, t: usize) -> Self {
+        Self { t, ..*self }
+    }
+}
+
+struct Rate;
+
+impl BoundClaim for Rate {
+    type Inputs = Inputs;
+    fn id(&self) -> &'static str {
+        "GD-RATE"
+    }
+    fn title(&self) -> &'static str {
+        "gradient descent contracts at rate 1 - gamma mu"
+    }
+    fn source(&self) -> &'static str {
+        "textbook"
+    }
+    fn reading(&self) -> Reading {
+        Reading { name: "primary", is_variant: false, description: "as stated" }
+    }
+    fn comparison(&self) -> Comparison {
+        Comparison::PerRound
+    }
+    fn every_prefix(&self) -> bool {
+        true
+    }
+    fn checks(&self, x: &Inputs) -> Vec<ConditionCheck> {
+        vec![ConditionCheck::compare("gamma <= 1/L", ConditionKind::StepSize, x.gamma, Relation::AtMost, 1.0 / x.l)]
+    }
+    /// At horizon `T'` the metric compared is `||x_{T'-1} - x*||^2`.
+    fn bound(&self, x: &Inputs) -> f64 {
+        (1.0 - x.gamma * x.mu).powi(2 * (x.t as i32 - 1)) * x.initial_distance2
+    }
+}
+
+/// `(name, gamma L, expected verdict)`.
+const SCENARIOS: [(&str, f64, VerdictKind); 2] = [("at-the-condition", 1.0, VerdictKind::Holds), ("past-the-condition", 1.5, VerdictKind::NotApplicable)];
+const ROUNDS: usize = 60;
+
+/// The exact curve `E||x_t - x*||^2`, `t < rounds`, from the shared engine.
+fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
+    let maps = RoundMaps::probe(&GdRound(p));
+    let inc = Design::Full { n: p.hessians.len() }.inclusion_moments().unwrap();
+    let distance = Observable::new(DMatrix::identity(3, 3), -p.minimizer());
+    propagate_series(&maps, &inc, p.x0.clone(), &p.x0 * p.x0.transpose(), rounds, |mu, pp| distance.expected_square(mu, pp)).values
+}
+
+struct GdFamily;
+static GD: GdFamily = GdFamily;
+
+impl Family for GdFamily {
+    fn id(&self) -> &'static str {
+        "gd"
+    }
+    fn title(&self) -> &'static str {
+        "Gradient descent on one quadratic (a test family)"
+    }
+    fn claims(&self) -> Vec<ClaimSummary> {
+        vec![ClaimSummary { id: Rate.id(), kind: ClaimKind::Bound, title: Rate.title(), source: Rate.source(), reading: Rate.reading(), metric: "||x_t - x*||^2" }]
+    }
+    fn scenario_names(&self) -> Result<Vec<String>> {
+        Ok(SCENARIOS.iter().map(|s| s.0.to_string()).collect())
+    }
+    fn check(&self, request: &CheckRequest, _progress: &dyn fedbounds::family::Progress) -> Result<FamilyReport> {
+        let mut rows = Vec::new();
+        for (name, gamma_times_l, expected) in SCENARIOS.iter().filter(|s| request.scenarios.is_empty() || request.scenarios.iter().any(|n| n == s.0)) {
+            let p = Problem::new(*gamma_times_l);
+            let (mu, l) = p.spectrum();
+            let inputs = Inputs { l, mu, gamma: p.gamma(), initial_distance2: (&p.x0 - p.minimizer()).norm_squared(), t: ROUNDS };
+            let evaluation = evaluate(&Rate, &inputs, &[exact_curve(&p, ROUNDS)], Estimator::Exact, 0.99, request.bound_scale.unwrap_or(1.0));
+            rows.push(VerdictRow { family: "gd", claim: Rate.id(), reading: "primary", scenario: name.to_string(), constants: "exact", label: None, evaluation, expected: Some(*expected) });
+        }
+        Ok(FamilyReport { rows, summary_markdown: "## Gradient descent\n".into(), ..Default::default() })
+    }
+    fn run(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+        let gamma_times_l = table.get("gamma_times_l").and_then(|v| v.as_float()).ok_or_else(|| Error::field("gamma_times_l", "missing", "a number > 0"))?;
+        Ok(serde_json::json!({ "curve": exact_curve(&Problem::new(gamma_times_l), 5) }).to_string())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests.
+
+#[test]
+fn the_engine_gives_the_exact_curve() {
+    let p = Problem::new(1.0);
+    let (h, x_star, gamma) = (p.hessian(), p.minimizer(), p.gamma());
+    let step = DMatrix::identity(3, 3) - h * gamma;
+    let mut e = &p.x0 - &x_star;
+    for (t, got) in exact_curve(&p, 40).into_iter().enumerate() {
+        let want = e.norm_squared();
+        // The observable is tr(P) - 2 x*^T mu + ||x*||^2 from the second moment: exact up to
+        // the rounding of those terms, whose size is ||x_t||^2 + ||x*||^2.
+        let scale = (&e + &x_star).norm_squared() + x_star.norm_squared();
+        assert!((got - want).abs() <= 1e-13 * scale, "t = {t}: engine {got:e}, closed form {want:e}");
+        e = &step * e;
+    }
+    // Negative control: a curve off by one step is told apart.
+    let curve = exact_curve(&p, 3);
+    assert!((curve[2] - (&step * (&p.x0 - &x_star)).norm_squared()).abs() > 1e-6);
+}
+
+#[test]
+fn the_core_drives_a_family_it_has_never_seen() {
+    let registry = Registry::new(vec![&GD]).unwrap();
+    let outcome = registry.check(&CheckRequest::default(), &Silent).unwrap();
+    let verdicts: Vec<(String, VerdictKind)> = outcome.rows().map(|r| (r.scenario.clone(), r.evaluation.verdict)).collect();
+    assert_eq!(verdicts, vec![("at-the-condition".to_string(), VerdictKind::Holds), ("past-the-condition".to_string(), VerdictKind::NotApplicable)]);
+    assert!(outcome.mismatches().is_empty(), "{:?}", outcome.mismatches());
+    let slack = outcome.rows().next().unwrap().evaluation.slack.unwrap();
+    assert!(slack >= 1.0 && slack.is_finite(), "slack {slack}");
+    let failed = &outcome.rows().nth(1).unwrap().evaluation.failed;
+    assert!(failed[0].contains("gamma <= 1/L"), "{failed:?}");
+    // The shared summary names the family's rows.
+    let files = outcome.files(&Default::default());
+    let csv = String::from_utf8(files.iter().find(|f| f.path.ends_with("summary.csv")).unwrap().bytes.clone()).unwrap();
+    assert!(csv.contains("GD-RATE,primary,at-the-condition,exact,holds,holds"), "{csv}");
+}
+
+#[test]
+fn a_bound_shrunk_below_the_curve_is_violated() {
+    // The rate is tight along the slowest eigendirection, so halving the bound must fail.
+    let registry = Registry::new(vec![&GD]).unwrap();
+    let request = CheckRequest { bound_scale: Some(0.5), scenarios: vec!["at-the-condition".into()], ..Default::default() };
+    let outcome = registry.check(&request, &Silent).unwrap();
+    let row = outcome.rows().next().unwrap();
+    assert_eq!(row.evaluation.verdict, VerdictKind::Violated);
+    assert_eq!(outcome.mismatches(), vec!["GD-RATE on at-the-condition".to_string()]);
+}
+
+#[test]
+fn files_and_claims_route_to_their_family() {
+    let registry = Registry::new(vec![&fedbounds::families::ccyw::FAMILY, &GD]).unwrap();
+    assert_eq!(registry.family_of("family = \"gd\"\ngamma_times_l = 0.5", "f").unwrap().id(), "gd");
+    assert_eq!(registry.family_of("name = \"old\"", "f").unwrap().id(), "ccyw", "files naming no family are the default's");
+    let unknown = registry.family_of("family = \"nope\"", "f").err().unwrap();
+    assert!(unknown.is_bad_input() && unknown.to_string().contains("ccyw, gd"), "{unknown}");
+    assert_eq!(registry.family_of_claim("GD-RATE").unwrap().id(), "gd");
+    assert!(registry.require_known_claims(&["NOPE".into()]).is_err());
+    // A check that asks only for this family's claim runs only this family.
+    let outcome = registry.check(&CheckRequest { claims: vec!["GD-RATE".into()], ..Default::default() }, &Silent).unwrap();
+    assert_eq!(outcome.families.len(), 1);
+    assert_eq!(outcome.families[0].0, "gd");
+    let json = registry.by_id("gd").unwrap().run("gamma_times_l = 1.0", "f", &RunOptions::default()).unwrap();
+    assert!(json.starts_with("{\"curve\":["), "{json}");
+    // Two families may not declare the same id.
+    assert!(Registry::new(vec![&GD, &GD]).is_err());
+}
