@@ -207,6 +207,33 @@ fn valid_explicit_scenario_writes_json() {
     assert_eq!(json2["rounds"], json["rounds"]);
 }
 
+#[test]
+fn a_scenario_names_its_family() {
+    // Naming the family explicitly runs the same scenario to the same numbers.
+    let (_dir, plain) = scenario_file(VALID);
+    let (_dir2, named) = scenario_file(&format!("family = \"ccyw\"\n{VALID}"));
+    let (code_a, out_a, err_a) = run(&["run", plain.to_str().unwrap()]);
+    let (code_b, out_b, err_b) = run(&["run", named.to_str().unwrap()]);
+    assert_eq!((code_a, code_b), (0, 0), "{err_a}\n{err_b}");
+    assert_eq!(out_a, out_b, "the family key changes nothing else, not even the scenario hash");
+    // An unknown family is bad input that lists the registered ones.
+    assert_bad_scenario("family = nope", &format!("family = \"nope\"\n{VALID}"), &["unknown family `nope`", "ccyw"]);
+}
+
+#[test]
+fn run_takes_the_estimator_flag() {
+    let (_dir, file) = scenario_file(VALID);
+    let (code, stdout, stderr) = run(&["run", file.to_str().unwrap(), "--estimator", "monte-carlo"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(json["estimator"], "monte-carlo");
+    assert_eq!(json["replicates"], 4);
+    let (code, stdout, _) = run(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(json["estimator"], "exact", "the scenario's own estimator without the flag");
+}
+
 // ------------------------------------------------------------------------------------------------
 // Cases 1-3: `run FILE` with a bad scenario (each also run with --out: no OUT.json, no *.partial).
 
@@ -268,6 +295,16 @@ fn negative_step() {
     assert_bad_scenario("eta_u = 0", &text, &["algorithm.eta_u", "a finite number > 0"]);
     let text = mutate(&[("eta_v = 1.0\n", "eta_v = -2.0\n")]);
     assert_bad_scenario("eta_v = -2", &text, &["algorithm.eta_v", "a finite number > 0"]);
+}
+
+#[test]
+fn effective_and_inner_steps_together_or_half_given() {
+    let both = mutate(&[("gamma = 0.05\n", "gamma = 0.05\ngamma_u = 0.01\ngamma_v = 0.01\n")]);
+    assert_bad_scenario("gamma with gamma_u", &both, &["algorithm.gamma", "either gamma, or both gamma_u and gamma_v"]);
+    let half = mutate(&[("gamma = 0.05\n", "gamma_u = 0.01\n")]);
+    assert_bad_scenario("gamma_u alone", &half, &["algorithm.gamma", "either gamma, or both gamma_u and gamma_v"]);
+    let negative = mutate(&[("gamma = 0.05\n", "gamma_u = 0.01\ngamma_v = -0.01\n")]);
+    assert_bad_scenario("gamma_v < 0", &negative, &["algorithm.gamma_v", "a finite number > 0"]);
 }
 
 #[test]

@@ -132,6 +132,38 @@ fn a_step_past_its_condition_is_not_applicable_and_names_the_condition() {
 }
 
 #[test]
+fn inner_steps_set_separately_can_break_the_standing_condition() {
+    use fedbounds::families::ccyw::card::StepSpec;
+    let all = scenarios();
+    let mut s = all.iter().find(|s| s.name == "paper-default").unwrap().clone();
+    s.rounds = 50;
+    let opts = CheckOptions::default();
+    let reference = run_scenario(&s, &Selection::all(), &opts).unwrap();
+    let p = reference.params;
+    let verdict = |run: &ScenarioRun| run.results.iter().find(|c| c.claim == "CCYW-T3.7").unwrap().evaluation.clone();
+    // The same steps given as gamma_u and gamma_v reproduce the effective-step run exactly.
+    s.algorithm.gamma = None;
+    s.algorithm.eta_u = StepSpec::Value(p.eta_u);
+    s.algorithm.eta_v = StepSpec::Value(p.eta_v);
+    s.algorithm.gamma_u = Some(StepSpec::Value(p.gamma_u));
+    s.algorithm.gamma_v = Some(StepSpec::Value(p.gamma_v));
+    let same = run_scenario(&s, &Selection::all(), &opts).unwrap();
+    assert_eq!(verdict(&same).verdict, VerdictKind::Holds);
+    assert_eq!(verdict(&same).slack, verdict(&reference).slack);
+    // A personal step 20% larger breaks gamma_u eta_u = gamma_v eta_v: the theorem no longer
+    // applies, and the report says which condition fails and by how much.
+    s.algorithm.gamma_v = Some(StepSpec::Value(1.2 * p.gamma_v));
+    let broken = run_scenario(&s, &Selection::all(), &opts).unwrap();
+    let e = verdict(&broken);
+    assert_eq!(e.verdict, VerdictKind::NotApplicable);
+    assert!(e.failed.iter().any(|f| f.starts_with("gamma_v eta_v = gamma_u eta_u")), "{:?}", e.failed);
+    // Giving both forms, or neither, is bad input naming the field.
+    s.algorithm.gamma = Some(StepSpec::Value(0.001));
+    let err = s.check("scenario").unwrap_err().to_string();
+    assert!(err.contains("algorithm.gamma") && err.contains("gamma_u and gamma_v"), "{err}");
+}
+
+#[test]
 fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
     let run = run_named("coupled-partial-k25", &CheckOptions::default());
     assert!(run.constants.bgd.finite().is_none());

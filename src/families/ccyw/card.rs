@@ -48,6 +48,9 @@ pub struct FamilyInfo {
     pub source_files: Vec<String>,
     /// Algorithm and its listing.
     pub algorithm: String,
+    /// The code family that reads this card (`"ccyw"`; cards without the key are this family's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
 }
 
 /// One claim's human-readable card.
@@ -157,8 +160,18 @@ pub struct AlgorithmSpec {
     pub k: usize,
     /// Sampled clients `m`.
     pub m: usize,
-    /// Effective step `gamma = gamma_u eta_u = gamma_v eta_v`.
-    pub gamma: StepSpec,
+    /// Effective step `gamma = gamma_u eta_u = gamma_v eta_v`: the inner steps follow as
+    /// `gamma / eta_u` and `gamma / eta_v`. Give either this or both `gamma_u` and `gamma_v`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gamma: Option<StepSpec>,
+    /// Inner step for `u`, set on its own (with `gamma_v`, instead of `gamma`); the paper's
+    /// standing condition `gamma_u eta_u = gamma_v eta_v` is then checked, not forced. An
+    /// `admissible` rule gives the claim's `gamma` divided by `eta_u`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gamma_u: Option<StepSpec>,
+    /// Inner step for `v`, set on its own (see `gamma_u`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gamma_v: Option<StepSpec>,
     /// Outer step for `u`.
     pub eta_u: StepSpec,
     /// Outer step for `v`.
@@ -169,6 +182,10 @@ pub struct AlgorithmSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// The family the scenario belongs to (`"ccyw"`; files without the key are this family's).
+    /// Not part of the scenario's hash.
+    #[serde(default, skip_serializing)]
+    pub family: Option<String>,
     /// Unique name.
     pub name: String,
     /// What it probes.
@@ -217,6 +234,9 @@ impl Scenario {
     /// # Errors
     /// [`Error::InvalidField`].
     pub fn check(&self, field: &str) -> Result<()> {
+        if let Some(family) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
+            return Err(Error::field(format!("{field}.family"), format!("`{family}` in a scenario of family `{}`", super::FAMILY_ID), super::FAMILY_ID));
+        }
         if self.rounds == 0 {
             return Err(Error::field(format!("{field}.rounds"), "got 0", "an integer >= 1"));
         }
@@ -228,7 +248,18 @@ impl Scenario {
         }
         let ids = crate::families::ccyw::claims::all_ids();
         let a = &self.algorithm;
-        for (name, spec) in [("gamma", &a.gamma), ("eta_u", &a.eta_u), ("eta_v", &a.eta_v)] {
+        match (&a.gamma, &a.gamma_u, &a.gamma_v) {
+            (Some(_), None, None) | (None, Some(_), Some(_)) => {}
+            _ => {
+                return Err(Error::field(
+                    format!("{field}.algorithm.gamma"),
+                    "give either gamma, or both gamma_u and gamma_v",
+                    "gamma (effective step), or gamma_u and gamma_v (inner steps set separately)",
+                ))
+            }
+        }
+        let steps = [("gamma", a.gamma.as_ref()), ("gamma_u", a.gamma_u.as_ref()), ("gamma_v", a.gamma_v.as_ref()), ("eta_u", Some(&a.eta_u)), ("eta_v", Some(&a.eta_v))];
+        for (name, spec) in steps.into_iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
             match spec {
                 StepSpec::Value(v) if !(v.is_finite() && *v > 0.0) => {
                     return Err(Error::field(format!("{field}.algorithm.{name}"), format!("got {v}"), "a finite number > 0"));

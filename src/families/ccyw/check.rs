@@ -159,12 +159,23 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
             ))
         }
     };
-    let gamma = resolve("gamma", &a.gamma, &|cl| match cl.admissible(&x).gamma {
+    let admissible_gamma = |cl: &dyn Claim| match cl.admissible(&x).gamma {
         GammaRule::AtMost(g) | GammaRule::Exactly(g) => g,
-    })?;
+    };
     let eta_u = resolve("eta_u", &a.eta_u, &|cl| cl.admissible(&x).eta_u_min)?;
     let eta_v = resolve("eta_v", &a.eta_v, &|cl| cl.admissible(&x).eta_v_min)?;
-    RoundConfig { k: a.k, m: a.m, gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v }.check(n)
+    let (gamma_u, gamma_v) = match (&a.gamma, &a.gamma_u, &a.gamma_v) {
+        (Some(gamma), _, _) => {
+            let gamma = resolve("gamma", gamma, &admissible_gamma)?;
+            (gamma / eta_u, gamma / eta_v)
+        }
+        (None, Some(gu), Some(gv)) => (
+            resolve("gamma_u", gu, &|cl| admissible_gamma(cl) / eta_u)?,
+            resolve("gamma_v", gv, &|cl| admissible_gamma(cl) / eta_v)?,
+        ),
+        _ => return Err(Error::field("algorithm.gamma", "give either gamma, or both gamma_u and gamma_v", "gamma, or gamma_u and gamma_v")),
+    };
+    RoundConfig { k: a.k, m: a.m, gamma_u, gamma_v, eta_u, eta_v }.check(n)
 }
 
 /// Claim inputs of a run with resolved parameters.

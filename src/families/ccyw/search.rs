@@ -218,6 +218,7 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         }
     }
     Ok(Scenario {
+        family: None,
         name: name.to_string(),
         description: format!("adversarial search for {}: worst admissible instance found", claim.id()),
         rounds,
@@ -226,7 +227,16 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         confidence: 0.99,
         estimator: EstimatorChoice::Exact,
         instance: InstanceSource::Generated(spec),
-        algorithm: AlgorithmSpec { kind: st.algorithm, k, m, gamma: StepSpec::Value(gamma), eta_u: StepSpec::Value(eta_u), eta_v: StepSpec::Value(eta_v) },
+        algorithm: AlgorithmSpec {
+            kind: st.algorithm,
+            k,
+            m,
+            gamma: Some(StepSpec::Value(gamma)),
+            gamma_u: None,
+            gamma_v: None,
+            eta_u: StepSpec::Value(eta_u),
+            eta_v: StepSpec::Value(eta_v),
+        },
         expected: Default::default(),
         expected_empirical: Default::default(),
     })
