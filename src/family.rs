@@ -425,7 +425,7 @@ impl CheckOutcome {
 
     /// `summary.csv`: one row per claim, scenario and constants source, for every family.
     pub fn summary_csv(&self) -> String {
-        let mut s = String::from("claim,reading,scenario,b2_source,verdict,expected,slack,checkpoint,estimate,lower,upper,bound\n");
+        let mut s = String::from("claim,reading,scenario,constants,verdict,expected,slack,checkpoint,estimate,lower,upper,bound\n");
         for r in self.rows() {
             let e = &r.evaluation;
             let p = e.decisive.as_ref();

@@ -37,6 +37,11 @@ pub struct Interval {
 /// of rounding width around it would exclude the one value every replicate saw.
 pub fn student_t_interval(samples: &[f64], confidence: f64) -> Interval {
     let r = samples.len();
+    if let Some(&first) = samples.first() {
+        if samples.iter().all(|&x| x == first) {
+            return Interval { mean: first, lower: first, upper: first };
+        }
+    }
     let mean = samples.iter().sum::<f64>() / r as f64;
     if r < 2 {
         return Interval { mean, lower: mean, upper: mean };
@@ -75,6 +80,18 @@ mod tests {
         let iv = student_t_interval(&[1.0, 2.0, 3.0, 4.0], 0.99);
         assert!((iv.mean - 2.5).abs() < 1e-12);
         assert!((iv.upper - iv.mean - 3.7704).abs() < 1e-3, "{iv:?}");
+    }
+
+    #[test]
+    fn identical_replicates_give_their_value_exactly() {
+        // 0.1 three times sums to 0.30000000000000004, whose third is not 0.1.
+        let x = 0.1;
+        assert_ne!((x + x + x) / 3.0, x, "the rounding this test is about");
+        let iv = student_t_interval(&[x, x, x], 0.99);
+        assert_eq!((iv.mean, iv.lower, iv.upper), (x, x, x));
+        // Negative control: a real spread still gives a real interval.
+        let iv = student_t_interval(&[x, x, 0.2], 0.99);
+        assert!(iv.lower < x && iv.upper > 0.2);
     }
 
     #[test]
