@@ -5,8 +5,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
-use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::engine::InclusionMoments;
+use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::families::ccyw::exact::{exact_series, stationary_summary};
 use fedbounds::families::ccyw::monte_carlo::simulate;
 use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec, QuadraticInstance};

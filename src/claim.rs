@@ -91,11 +91,7 @@ impl fmt::Display for ConditionCheck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.kind == ConditionKind::Assumption {
             let state = if self.holds { "holds" } else { "fails" };
-            return if self.detail.is_empty() {
-                write!(f, "{} {state}", self.name)
-            } else {
-                write!(f, "{} {state}: {}", self.name, self.detail)
-            };
+            return if self.detail.is_empty() { write!(f, "{} {state}", self.name) } else { write!(f, "{} {state}: {}", self.name, self.detail) };
         }
         let op = match (self.relation, self.holds) {
             (Relation::AtMost, true) => "<=",

@@ -272,7 +272,8 @@ impl Bars {
 impl Progress for Bars {
     fn start(&self, len: usize, label: &str) {
         let bar = ProgressBar::new(len as u64);
-        let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} {label}  {{elapsed}} (eta {{eta}})")).unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} {label}  {{elapsed}} (eta {{eta}})"))
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         if let Ok(mut slot) = self.bar.lock() {
             *slot = Some(bar);
@@ -303,11 +304,8 @@ fn require_threads(threads: Option<usize>) -> Result<(), Error> {
 
 fn list(families: &Registry, json: bool) -> anyhow::Result<ExitCode> {
     if json {
-        let rows: Vec<serde_json::Value> = families
-            .families()
-            .iter()
-            .map(|f| serde_json::json!({"family": f.id(), "title": f.title(), "claims": f.claims()}))
-            .collect();
+        let rows: Vec<serde_json::Value> =
+            families.families().iter().map(|f| serde_json::json!({"family": f.id(), "title": f.title(), "claims": f.claims()})).collect();
         emit(&format!("{}\n", serde_json::to_string_pretty(&serde_json::json!({ "families": rows }))?));
         return Ok(ExitCode::SUCCESS);
     }
@@ -403,7 +401,14 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         None => families.default_family(),
     };
     let mut given = Given::new();
-    for (name, v) in [("n", Some(a.n as f64)), ("m", Some(a.m as f64)), ("k", Some(a.k as f64)), ("rounds", Some(a.t as f64)), ("du", Some(a.du as f64)), ("dv", Some(a.dv as f64))] {
+    for (name, v) in [
+        ("n", Some(a.n as f64)),
+        ("m", Some(a.m as f64)),
+        ("k", Some(a.k as f64)),
+        ("rounds", Some(a.t as f64)),
+        ("du", Some(a.du as f64)),
+        ("dv", Some(a.dv as f64)),
+    ] {
         if let Some(v) = v {
             given.insert(name.to_string(), v);
         }
@@ -476,7 +481,8 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
     if a.bound_scale != 1.0 {
         cmd.push_str(&format!(" --bound-scale {}", a.bound_scale));
     }
-    let request = SearchRequest { claims: a.claims.clone(), budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, plots: !a.no_plots, meta: ReportMeta::new(cmd) };
+    let request =
+        SearchRequest { claims: a.claims.clone(), budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, plots: !a.no_plots, meta: ReportMeta::new(cmd) };
     let mut reports = Vec::new();
     for f in families.families() {
         let concerned = a.claims.is_empty() || f.claims().iter().any(|c| a.claims.iter().any(|id| id == c.id));

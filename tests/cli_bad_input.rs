@@ -13,17 +13,8 @@ type Outcome = (i32, String, String);
 
 /// Runs the binary with `args`; returns (exit code, stdout, stderr). A death by signal is -1.
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
-        .output()
-        .expect("the fedbounds binary starts");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = Command::new(BIN).args(args).env_remove("RUST_BACKTRACE").env_remove("RUST_LIB_BACKTRACE").output().expect("the fedbounds binary starts");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// Asserts a bad-input outcome: exit code 2, no panic, nothing on standard output, and a message
@@ -354,10 +345,7 @@ fn non_symmetric_hessian() {
 
 #[test]
 fn wrong_sized_hessian() {
-    let text = mutate(&[(
-        "hessian = [[1.5, 0.2], [0.2, 2.0]]",
-        "hessian = [[1.5, 0.2, 0.0], [0.2, 2.0, 0.0], [0.0, 0.0, 1.0]]",
-    )]);
+    let text = mutate(&[("hessian = [[1.5, 0.2], [0.2, 2.0]]", "hessian = [[1.5, 0.2, 0.0], [0.2, 2.0, 0.0], [0.0, 0.0, 1.0]]")]);
     assert_bad_scenario("3x3 hessian", &text, &["instance.clients[1].hessian", "2 rows of length 2"]);
     let text = mutate(&[("hessian = [[1.0, -0.3], [-0.3, 1.5]]", "hessian = [[1.0, -0.3], [-0.3]]")]);
     assert_bad_scenario("ragged hessian", &text, &["instance.clients[2].hessian", "2 rows of length 2"]);

@@ -1,8 +1,8 @@
 //! The embedded card's default scenarios: every verdict reproduced, negative controls that show
 //! each check can fail, and byte-identical reports whatever the thread count.
 
-use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Scenario};
 use fedbounds::engine::Estimator;
+use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Scenario};
 use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
 use fedbounds::families::ccyw::claims;
 use fedbounds::families::ccyw::report::{report_files, verdict_rows, Extras, ReportMeta};
@@ -44,7 +44,14 @@ fn every_default_scenario_reproduces_its_expected_verdicts() {
         .iter()
         .flat_map(|r| {
             r.results.iter().filter(|c| !c.matches_expected()).map(move |c| {
-                format!("{} on {}: got {} (empirical {:?}), expected {:?}", c.claim, r.scenario, c.evaluation.verdict, c.empirical.as_ref().map(|e| e.verdict), c.expected)
+                format!(
+                    "{} on {}: got {} (empirical {:?}), expected {:?}",
+                    c.claim,
+                    r.scenario,
+                    c.evaluation.verdict,
+                    c.empirical.as_ref().map(|e| e.verdict),
+                    c.expected
+                )
             })
         })
         .collect();
@@ -92,8 +99,7 @@ fn shrunk_bounds_are_reported_violated() {
     let base = run_all(&CheckOptions::default());
     let mut controlled = 0;
     for run in &base {
-        let ratios: Vec<f64> =
-            run.results.iter().flat_map(|c| std::iter::once(&c.evaluation).chain(c.empirical.as_ref())).filter_map(controllable).collect();
+        let ratios: Vec<f64> = run.results.iter().flat_map(|c| std::iter::once(&c.evaluation).chain(c.empirical.as_ref())).filter_map(controllable).collect();
         if ratios.is_empty() {
             continue;
         }

@@ -145,7 +145,14 @@ fn lopsided(n: usize) -> Design {
 
 /// Monte Carlo of `E z_T z_T^T` and `E z_T` for `round` under `design`, with a Student-t interval
 /// of every entry; returns the entries the exact moments fall outside of.
-fn monte_carlo_disagreements(round: &ToyRound, design: &Design, exact_mu: &DVector<f64>, exact_p: &DMatrix<f64>, z0: &DVector<f64>, rounds: usize) -> Vec<String> {
+fn monte_carlo_disagreements(
+    round: &ToyRound,
+    design: &Design,
+    exact_mu: &DVector<f64>,
+    exact_p: &DMatrix<f64>,
+    z0: &DVector<f64>,
+    rounds: usize,
+) -> Vec<String> {
     let outcomes = design.outcomes(MAX_ENUMERATED_OUTCOMES).unwrap();
     let replicates = 4000;
     let finals: Vec<DVector<f64>> = (0..replicates as u64)
@@ -155,10 +162,14 @@ fn monte_carlo_disagreements(round: &ToyRound, design: &Design, exact_mu: &DVect
             for _ in 0..rounds {
                 let u: f64 = rng.gen();
                 let mut acc = 0.0;
-                let active = &outcomes.iter().find(|o| {
-                    acc += o.probability;
-                    u < acc
-                }).unwrap_or(outcomes.last().unwrap()).active;
+                let active = &outcomes
+                    .iter()
+                    .find(|o| {
+                        acc += o.probability;
+                        u < acc
+                    })
+                    .unwrap_or(outcomes.last().unwrap())
+                    .active;
                 let noise: Vec<f64> = (0..active.len() * 2).map(|_| rng.sample(StandardNormal)).collect();
                 z = round.apply(&z, active, &noise);
             }

@@ -4,16 +4,14 @@
 
 use nalgebra::DVector;
 
-use fedbounds::families::ccyw::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws, ScaffoldP};
 use fedbounds::engine::{student_t_interval, InclusionMoments};
+use fedbounds::families::ccyw::algorithm::{Algorithm, FedAvgP, RoundConfig, RoundDraws, ScaffoldP};
 use fedbounds::families::ccyw::exact::exact_series;
 use fedbounds::families::ccyw::monte_carlo::simulate;
 use fedbounds::families::ccyw::problem::{Coupling, GradientSummary, InstanceSpec, QuadraticInstance};
 
 fn instance(n: usize, coupling: Coupling, sigma: f64, b: f64) -> QuadraticInstance {
-    InstanceSpec { n, du: 2, dv: 1, l: 1.0, mu: 0.2, sigma_u: sigma, sigma_v: sigma, b, coupling, init_distance: 2.0, seed: 3 }
-        .build()
-        .unwrap()
+    InstanceSpec { n, du: 2, dv: 1, l: 1.0, mu: 0.2, sigma_u: sigma, sigma_v: sigma, b, coupling, init_distance: 2.0, seed: 3 }.build().unwrap()
 }
 
 fn fedavg_p(n: usize, m: usize, k: usize) -> FedAvgP {
@@ -23,12 +21,7 @@ fn fedavg_p(n: usize, m: usize, k: usize) -> FedAvgP {
 }
 
 type Field = (&'static str, fn(&GradientSummary) -> f64);
-const FIELDS: [Field; 4] = [
-    ("g_u", |g| g.g_u),
-    ("g_v", |g| g.g_v),
-    ("objective", |g| g.objective),
-    ("dissimilarity", |g| g.dissimilarity),
-];
+const FIELDS: [Field; 4] = [("g_u", |g| g.g_u), ("g_v", |g| g.g_v), ("objective", |g| g.objective), ("dissimilarity", |g| g.dissimilarity)];
 
 /// Rounds and fields where the exact value lies outside the Monte Carlo interval, with
 /// Bonferroni-corrected confidence over all comparisons.
@@ -138,9 +131,10 @@ fn a_round_is_a_sum_of_per_client_terms() {
 
 #[test]
 fn second_moments_stay_psd_at_a_hundred_clients() {
-    let inst = InstanceSpec { n: 100, du: 3, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b: 1.0, coupling: Coupling::Coupled, init_distance: 3.0, seed: 5 }
-        .build()
-        .unwrap();
+    let inst =
+        InstanceSpec { n: 100, du: 3, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b: 1.0, coupling: Coupling::Coupled, init_distance: 3.0, seed: 5 }
+            .build()
+            .unwrap();
     let alg = fedavg_p(100, 10, 5);
     let series = exact_series(&inst, &alg, 60, &InclusionMoments::without_replacement(100, 10));
     assert_eq!(inst.layout().state_dim(), 203);
@@ -198,7 +192,11 @@ fn stationary_moments_are_a_fixed_point_the_curve_reaches() {
     let inst = instance(5, Coupling::Coupled, 0.5, 1.0);
     let gamma = 0.01;
     let big = FedAvgP { params: RoundConfig { k: 3, m: 5, gamma_u: gamma / 1e4, gamma_v: gamma, eta_u: 1e4, eta_v: 1.0 }.check(5).unwrap() };
-    let scaffold = ScaffoldP { params: RoundConfig { k: 3, m: 2, gamma_u: gamma / 2f64.sqrt(), gamma_v: gamma / 2.5f64.sqrt(), eta_u: 2f64.sqrt(), eta_v: 2.5f64.sqrt() }.check(5).unwrap() };
+    let scaffold = ScaffoldP {
+        params: RoundConfig { k: 3, m: 2, gamma_u: gamma / 2f64.sqrt(), gamma_v: gamma / 2.5f64.sqrt(), eta_u: 2f64.sqrt(), eta_v: 2.5f64.sqrt() }
+            .check(5)
+            .unwrap(),
+    };
     let algs: [(&dyn Algorithm, usize); 2] = [(&big, 5), (&scaffold, 2)];
     for (alg, m) in algs {
         let inc = InclusionMoments::without_replacement(5, m);

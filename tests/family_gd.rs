@@ -138,7 +138,14 @@ impl Family for GdFamily {
         "Gradient descent on one quadratic (a test family)"
     }
     fn claims(&self) -> Vec<ClaimSummary> {
-        vec![ClaimSummary { id: Rate.id(), kind: ClaimKind::Bound, title: Rate.title(), source: Rate.source(), reading: Rate.reading(), metric: "||x_t - x*||^2" }]
+        vec![ClaimSummary {
+            id: Rate.id(),
+            kind: ClaimKind::Bound,
+            title: Rate.title(),
+            source: Rate.source(),
+            reading: Rate.reading(),
+            metric: "||x_t - x*||^2",
+        }]
     }
     fn scenario_names(&self) -> Result<Vec<String>> {
         Ok(SCENARIOS.iter().map(|s| s.0.to_string()).collect())
@@ -150,7 +157,16 @@ impl Family for GdFamily {
             let (mu, l) = p.spectrum();
             let inputs = Inputs { l, mu, gamma: p.gamma(), initial_distance2: (&p.x0 - p.minimizer()).norm_squared(), t: ROUNDS };
             let evaluation = evaluate(&Rate, &inputs, &[exact_curve(&p, ROUNDS)], Estimator::Exact, 0.99, request.bound_scale.unwrap_or(1.0));
-            rows.push(VerdictRow { family: "gd", claim: Rate.id(), reading: "primary", scenario: name.to_string(), constants: "exact", label: None, evaluation, expected: Some(*expected) });
+            rows.push(VerdictRow {
+                family: "gd",
+                claim: Rate.id(),
+                reading: "primary",
+                scenario: name.to_string(),
+                constants: "exact",
+                label: None,
+                evaluation,
+                expected: Some(*expected),
+            });
         }
         Ok(FamilyReport { rows, summary_markdown: "## Gradient descent\n".into(), ..Default::default() })
     }

@@ -14,17 +14,14 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
 use fedbounds::families::ccyw::claims::fedavg_p::{
-    corollary_3_8_bound, corollary_3_8_gamma, theorem_3_11_bound, theorem_3_11_eta_u_min, theorem_3_11_rate_bound,
-    theorem_3_11_rate_gamma, theorem_3_7_bound, CcywClaim,
+    corollary_3_8_bound, corollary_3_8_gamma, theorem_3_11_bound, theorem_3_11_eta_u_min, theorem_3_11_rate_bound, theorem_3_11_rate_gamma, theorem_3_7_bound,
+    CcywClaim,
 };
 use fedbounds::families::ccyw::claims::scaffold_p::{
-    corollary_4_6_bound, corollary_4_6_gamma, participation_factor, rate_4_6_factor, rate_4_7_factor, theorem_4_5_bound,
-    theorem_4_5_gamma_max, ScaffoldClaim,
+    corollary_4_6_bound, corollary_4_6_gamma, participation_factor, rate_4_6_factor, rate_4_7_factor, theorem_4_5_bound, theorem_4_5_gamma_max, ScaffoldClaim,
 };
 use fedbounds::families::ccyw::claims::{BoundClaim, ClaimInputs};
-use fedbounds::families::ccyw::problem::{
-    BgdConstant, Coupling, ExplicitInstance, GradientSummary, InstanceSpec, ProblemConstants, QuadraticInstance,
-};
+use fedbounds::families::ccyw::problem::{BgdConstant, Coupling, ExplicitInstance, GradientSummary, InstanceSpec, ProblemConstants, QuadraticInstance};
 
 /// 64 cases per property, unless `PROPTEST_CASES` asks for more (e.g. a soak run).
 fn cases() -> u32 {
@@ -49,11 +46,7 @@ fn normal_vec(rng: &mut ChaCha8Rng, len: usize, scale: f64) -> DVector<f64> {
 
 /// `(A_i, B_i, C_i)` of `H_i = [[A_i, B_i], [B_i^T, C_i]]`.
 fn blocks(h: &DMatrix<f64>, du: usize, dv: usize) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
-    (
-        h.view((0, 0), (du, du)).into_owned(),
-        h.view((0, du), (du, dv)).into_owned(),
-        h.view((du, du), (dv, dv)).into_owned(),
-    )
+    (h.view((0, 0), (du, du)).into_owned(), h.view((0, du), (du, dv)).into_owned(), h.view((du, du), (dv, dv)).into_owned())
 }
 
 /// Largest singular value by nalgebra's SVD.
@@ -148,8 +141,7 @@ fn build(spec: &InstanceSpec) -> (QuadraticInstance, ProblemConstants) {
 /// client gradients in the deviation form (no cancellation), as an independent brute force.
 fn brute_dissimilarity(inst: &QuadraticInstance, z: &DVector<f64>) -> f64 {
     let lay = inst.layout();
-    let grads: Vec<DVector<f64>> =
-        (0..lay.n).map(|i| inst.local_gradient(i, &inst.local_point(z, i)).rows(0, lay.du).into_owned()).collect();
+    let grads: Vec<DVector<f64>> = (0..lay.n).map(|i| inst.local_gradient(i, &inst.local_point(z, i)).rows(0, lay.du).into_owned()).collect();
     let mean = grads.iter().fold(DVector::zeros(lay.du), |a, g| a + g) / lay.n as f64;
     grads.iter().map(|g| (g - &mean).norm_squared()).sum::<f64>() / lay.n as f64
 }
@@ -218,9 +210,7 @@ fn check_smoothness(inst: &QuadraticInstance, c: &ProblemConstants, mut rng: Cha
     // Assumption 2.1; varying both blocks at once the ratio is only bounded by
     // ||[A_i B_i]|| <= sqrt(2) L (see `joint_lipschitz_ratio_can_exceed_l`).
     // Slack for the rounding of grad(x) - grad(y) when the step is short next to the gradients.
-    let tol = |x: f64, gx: &DVector<f64>, gy: &DVector<f64>, d: &DVector<f64>| {
-        x * (1.0 + 1e-9) + 1e-14 * (gx.norm() + gy.norm() + 1.0) / d.norm()
-    };
+    let tol = |x: f64, gx: &DVector<f64>, gy: &DVector<f64>, d: &DVector<f64>| x * (1.0 + 1e-9) + 1e-14 * (gx.norm() + gy.norm() + 1.0) / d.norm();
     let mut best_u: f64 = 0.0;
     for i in 0..lay.n {
         let (a, b, _) = blocks(&inst.clients()[i].hessian, du, dv);
@@ -311,9 +301,7 @@ fn check_minimizer(inst: &QuadraticInstance, c: &ProblemConstants, mut rng: ChaC
     prop_assert!((c.f0 - quad).abs() <= 1e-10 * fscale.max(quad), "F0 {} vs quadratic form {}", c.f0, quad);
 
     // B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2 and its literal reading n ||grad_u f(u^0, v^0)||^2.
-    let gu0: Vec<DVector<f64>> = (0..lay.n)
-        .map(|i| inst.local_gradient(i, &inst.local_point(z0, i)).rows(0, lay.du).into_owned())
-        .collect();
+    let gu0: Vec<DVector<f64>> = (0..lay.n).map(|i| inst.local_gradient(i, &inst.local_point(z0, i)).rows(0, lay.du).into_owned()).collect();
     let b0 = gu0.iter().map(|g| g.norm_squared()).sum::<f64>();
     let mean = gu0.iter().fold(DVector::zeros(lay.du), |a, g| a + g) / lay.n as f64;
     prop_assert!(rel_close(c.b0, b0, 1e-12), "B^0 = {} vs brute force {}", c.b0, b0);
@@ -326,15 +314,11 @@ fn check_minimizer(inst: &QuadraticInstance, c: &ProblemConstants, mut rng: ChaC
     prop_assert!(lo > 0.0, "joint Hessian not PD: {}", lo);
     let z_lu = h.clone().lu().solve(&g).expect("joint Hessian is invertible");
     let cond = hi / lo;
-    prop_assert!(
-        (&z_lu - z_star).norm() <= 1e-10 * cond * z_lu.norm().max(1.0),
-        "z* differs from the LU solution by {}", (&z_lu - z_star).norm()
-    );
+    prop_assert!((&z_lu - z_star).norm() <= 1e-10 * cond * z_lu.norm().max(1.0), "z* differs from the LU solution by {}", (&z_lu - z_star).norm());
 
     // Stationarity: all client gradients of f vanish at z* (grad_u f and every grad_{v_i} f_i).
     let s = GradientSummary::at(inst, z_star);
-    let gscale = c.l * z_star.norm().max(1.0)
-        + inst.clients().iter().map(|cl| cl.linear.norm()).fold(0.0, f64::max);
+    let gscale = c.l * z_star.norm().max(1.0) + inst.clients().iter().map(|cl| cl.linear.norm()).fold(0.0, f64::max);
     let cond = cond * lay.n as f64;
     prop_assert!(s.g_u.sqrt() <= 1e-12 * cond * gscale, "||grad_u f(z*)|| = {}", s.g_u.sqrt());
     prop_assert!(s.g_v.sqrt() <= 1e-12 * cond * gscale, "grad_v at z*: {}", s.g_v.sqrt());
@@ -626,10 +610,7 @@ fn coupling_block_can_set_l() {
 #[test]
 fn single_client_bgd_is_zero_even_when_coupled() {
     for (du, dv) in [(1, 1), (2, 2), (3, 1)] {
-        let spec = InstanceSpec {
-            n: 1, du, dv, l: 2.0, mu: 0.3, sigma_u: 0.0, sigma_v: 0.0, b: 0.0,
-            coupling: Coupling::Coupled, init_distance: 1.0, seed: 7,
-        };
+        let spec = InstanceSpec { n: 1, du, dv, l: 2.0, mu: 0.3, sigma_u: 0.0, sigma_v: 0.0, b: 0.0, coupling: Coupling::Coupled, init_distance: 1.0, seed: 7 };
         let (inst, c) = build(&spec);
         assert_eq!(c.bgd, BgdConstant::Finite { b2: 0.0 });
         let z = DVector::from_element(inst.layout().state_dim(), 1e3);
@@ -643,10 +624,7 @@ fn single_client_bgd_is_zero_even_when_coupled() {
 #[test]
 fn degenerate_coupled_recipes_have_finite_bgd() {
     for (du, dv, mu) in [(1, 0, 0.5), (2, 1, 2.0), (1, 1, 2.0)] {
-        let spec = InstanceSpec {
-            n: 3, du, dv, l: 2.0, mu, sigma_u: 0.0, sigma_v: 0.0, b: 0.7,
-            coupling: Coupling::Coupled, init_distance: 1.0, seed: 11,
-        };
+        let spec = InstanceSpec { n: 3, du, dv, l: 2.0, mu, sigma_u: 0.0, sigma_v: 0.0, b: 0.7, coupling: Coupling::Coupled, init_distance: 1.0, seed: 11 };
         let (inst, c) = build(&spec);
         let b2 = c.bgd.finite().unwrap_or_else(|| panic!("({du}, {dv}, mu = {mu}): {:?}", c.bgd));
         assert!(rel_close(b2, 0.49, 1e-9), "({du}, {dv}, mu = {mu}): b^2 = {b2}");
@@ -777,19 +755,20 @@ where
     F: Fn(&ClaimInputs, f64) -> f64,
 {
     let strategy = (inputs_strategy(), any::<usize>(), log_uniform(1e-4, 1e2), log_uniform(1e-4, 1e2));
-    runner.run(&strategy, |(x, pick, a, b)| {
-        let params = Param::applicable(&x);
-        let p = params[pick % params.len()];
-        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-        let (xl, xh) = (p.set(&x, lo), p.set(&x, hi));
-        let (fl, fh) = (bound(&xl, xl.b2.unwrap()), bound(&xh, xh.b2.unwrap()));
-        if fh >= fl - 1e-12 * fl.abs() {
-            Ok(())
-        } else {
-            Err(TestCaseError::fail(format!("{p:?}: f({lo}) = {fl} > f({hi}) = {fh}")))
-        }
-    })
-    .map_err(Box::new)
+    runner
+        .run(&strategy, |(x, pick, a, b)| {
+            let params = Param::applicable(&x);
+            let p = params[pick % params.len()];
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            let (xl, xh) = (p.set(&x, lo), p.set(&x, hi));
+            let (fl, fh) = (bound(&xl, xl.b2.unwrap()), bound(&xh, xh.b2.unwrap()));
+            if fh >= fl - 1e-12 * fl.abs() {
+                Ok(())
+            } else {
+                Err(TestCaseError::fail(format!("{p:?}: f({lo}) = {fl} > f({hi}) = {fh}")))
+            }
+        })
+        .map_err(Box::new)
 }
 
 fn runner() -> TestRunner {
@@ -809,10 +788,8 @@ fn corollary_3_8_bound_is_nondecreasing_in_noise_dissimilarity_and_l() {
 /// Negative control: the same check reports failure for decreasing functions.
 #[test]
 fn nondecreasing_check_rejects_a_decreasing_function() {
-    let mut r = TestRunner::new_with_rng(
-        Config { cases: cases(), failure_persistence: None, ..Config::default() },
-        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-    );
+    let mut r =
+        TestRunner::new_with_rng(Config { cases: cases(), failure_persistence: None, ..Config::default() }, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
     let result = check_nondecreasing(&mut r, |x, b2| 1.0 / corollary_3_8_bound(x, b2));
     assert!(matches!(result.as_ref().map_err(|e| &**e), Err(TestError::Fail(..))), "{result:?}");
     let result = check_nondecreasing(&mut runner(), |x, b2| -corollary_3_8_bound(x, b2));

@@ -424,4 +424,3 @@ pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVecto
     }
     Some((mu, p))
 }
-

@@ -125,7 +125,11 @@ impl Design {
                 return Err(Error::field(format!("design.outcomes[{k}].probability"), format!("got {}", o.probability), "a finite number >= 0"));
             }
             if o.active.windows(2).any(|w| w[0] >= w[1]) || o.active.last().is_some_and(|&i| i >= n) {
-                return Err(Error::field(format!("design.outcomes[{k}].active"), format!("got {:?}", o.active), format!("ascending distinct components below n = {n}")));
+                return Err(Error::field(
+                    format!("design.outcomes[{k}].active"),
+                    format!("got {:?}", o.active),
+                    format!("ascending distinct components below n = {n}"),
+                ));
             }
             total += o.probability;
         }

@@ -50,9 +50,7 @@ pub fn student_t_interval(samples: &[f64], confidence: f64) -> Interval {
     if var == 0.0 {
         return Interval { mean, lower: mean, upper: mean };
     }
-    let t = StudentsT::new(0.0, 1.0, (r - 1) as f64)
-        .map(|d| d.inverse_cdf(0.5 + confidence / 2.0))
-        .unwrap_or(f64::INFINITY);
+    let t = StudentsT::new(0.0, 1.0, (r - 1) as f64).map(|d| d.inverse_cdf(0.5 + confidence / 2.0)).unwrap_or(f64::INFINITY);
     let half = t * (var / r as f64).sqrt();
     Interval { mean, lower: mean - half, upper: mean + half }
 }

@@ -43,7 +43,11 @@ pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
 }
 
 /// A 56-pixel header (title and grey subtitle) over `root`; returns the area below it.
-pub fn draw_header<'a>(root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>, title: &str, subtitle: &str) -> Result<DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>> {
+pub fn draw_header<'a>(
+    root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>,
+    title: &str,
+    subtitle: &str,
+) -> Result<DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>> {
     let (header, body) = root.split_vertically(56);
     header.draw(&Text::new(title.to_string(), (12, 8), ("sans-serif", 18).into_font())).map_err(draw_err)?;
     header.draw(&Text::new(subtitle.to_string(), (12, 32), ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)))).map_err(draw_err)?;
@@ -51,7 +55,10 @@ pub fn draw_header<'a>(root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Sh
 }
 
 /// The legend box every figure uses.
-pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(chart: &mut ChartContext<'a, DB, CT>, position: SeriesLabelPosition) -> Result<()>
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {

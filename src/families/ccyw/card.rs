@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::error::{Error, Result};
+use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::families::ccyw::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
 use crate::verdict::VerdictKind;
 
@@ -258,7 +258,13 @@ impl Scenario {
                 ))
             }
         }
-        let steps = [("gamma", a.gamma.as_ref()), ("gamma_u", a.gamma_u.as_ref()), ("gamma_v", a.gamma_v.as_ref()), ("eta_u", Some(&a.eta_u)), ("eta_v", Some(&a.eta_v))];
+        let steps = [
+            ("gamma", a.gamma.as_ref()),
+            ("gamma_u", a.gamma_u.as_ref()),
+            ("gamma_v", a.gamma_v.as_ref()),
+            ("eta_u", Some(&a.eta_u)),
+            ("eta_v", Some(&a.eta_v)),
+        ];
         for (name, spec) in steps.into_iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
             match spec {
                 StepSpec::Value(v) if !(v.is_finite() && *v > 0.0) => {

@@ -2,17 +2,17 @@
 
 use serde::Serialize;
 
+pub use crate::engine::monte_carlo::in_pool;
+use crate::engine::{Estimator, InclusionMoments};
+use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
 use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
+use crate::families::ccyw::claims::lemmas::evaluate_lemma;
 use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
-use crate::error::{Error, Result};
-use crate::engine::{Estimator, InclusionMoments};
-pub use crate::engine::monte_carlo::in_pool;
 use crate::families::ccyw::exact::exact_series;
+use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
 use crate::families::ccyw::problem::{GradientSummary, ProblemConstants, QuadraticInstance};
-use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
-use crate::families::ccyw::claims::lemmas::evaluate_lemma;
 use crate::verdict::{evaluate, Evaluation, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
@@ -144,7 +144,11 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
             StepSpec::Value(v) => *v,
             StepSpec::Admissible { admissible, factor } => {
                 let claim = crate::families::ccyw::claims::by_id(admissible).ok_or_else(|| {
-                    Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), crate::families::ccyw::claims::all_ids().join(", "))
+                    Error::field(
+                        format!("algorithm.{field}.admissible"),
+                        format!("unknown claim `{admissible}`"),
+                        crate::families::ccyw::claims::all_ids().join(", "),
+                    )
                 })?;
                 pick(claim) * factor
             }
@@ -152,11 +156,7 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
         if v.is_finite() && v > 0.0 {
             Ok(v)
         } else {
-            Err(Error::field(
-                format!("algorithm.{field}"),
-                format!("resolves to {v} (a rule that needs a finite b^2 or F0 > 0?)"),
-                "a finite number > 0",
-            ))
+            Err(Error::field(format!("algorithm.{field}"), format!("resolves to {v} (a rule that needs a finite b^2 or F0 > 0?)"), "a finite number > 0"))
         }
     };
     let admissible_gamma = |cl: &dyn Claim| match cl.admissible(&x).gamma {
@@ -169,10 +169,9 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
             let gamma = resolve("gamma", gamma, &admissible_gamma)?;
             (gamma / eta_u, gamma / eta_v)
         }
-        (None, Some(gu), Some(gv)) => (
-            resolve("gamma_u", gu, &|cl| admissible_gamma(cl) / eta_u)?,
-            resolve("gamma_v", gv, &|cl| admissible_gamma(cl) / eta_v)?,
-        ),
+        (None, Some(gu), Some(gv)) => {
+            (resolve("gamma_u", gu, &|cl| admissible_gamma(cl) / eta_u)?, resolve("gamma_v", gv, &|cl| admissible_gamma(cl) / eta_v)?)
+        }
         _ => return Err(Error::field("algorithm.gamma", "give either gamma, or both gamma_u and gamma_v", "gamma, or gamma_u and gamma_v")),
     };
     RoundConfig { k: a.k, m: a.m, gamma_u, gamma_v, eta_u, eta_v }.check(n)

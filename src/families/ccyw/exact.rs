@@ -30,7 +30,8 @@ impl RandomAffineRound for AlgorithmRound<'_> {
         self.algorithm.local_steps() * self.instance.layout().local_dim()
     }
     fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
-        let draws = RoundDraws { sampled: active.to_vec(), local_dim: self.instance.layout().local_dim(), steps: self.algorithm.local_steps(), noise: noise.to_vec() };
+        let draws =
+            RoundDraws { sampled: active.to_vec(), local_dim: self.instance.layout().local_dim(), steps: self.algorithm.local_steps(), noise: noise.to_vec() };
         self.algorithm.round(self.instance, state, &draws)
     }
 }
@@ -156,9 +157,8 @@ pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize
     let base = inst.layout().state_dim();
     let (mu, p) = initial_moments(inst, alg);
     // Metrics read the [u; v] prefix of the state (the Algorithm contract).
-    let series = propagate_series(&maps, inc, mu, p, rounds, |mu, p| {
-        metrics.summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned())
-    });
+    let series =
+        propagate_series(&maps, inc, mu, p, rounds, |mu, p| metrics.summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()));
     ExactSeries { summaries: series.values, min_covariance_eigenvalue: series.min_covariance_eigenvalue, second_moment_scale: series.second_moment_scale }
 }
 

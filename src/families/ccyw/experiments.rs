@@ -11,16 +11,16 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::claim::Horizon;
+use crate::engine::InclusionMoments;
+use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::{AlgorithmKind, RoundConfig};
 use crate::families::ccyw::check;
 use crate::families::ccyw::claims::fedavg_p::CcywClaim;
 use crate::families::ccyw::claims::scaffold_p::ScaffoldClaim;
 use crate::families::ccyw::claims::{fmt_num, Claim, ConditionKind};
-use crate::error::{Error, Result};
-use crate::engine::InclusionMoments;
 use crate::families::ccyw::exact::{exact_series, stationary_summary};
 use crate::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants};
-use crate::claim::Horizon;
 use crate::verdict::VerdictKind;
 
 /// Relative spread (max/min - 1) of steady states below which they count as "not depending" on a
@@ -208,8 +208,8 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let series = exact_series(&inst, alg.as_ref(), s.rounds, &inc);
     let metric_of = claim.metric();
     let metric: Vec<f64> = series.summaries.iter().map(|g| metric_of.value(g, s.m, n)).collect();
-    let stationary = stationary_summary(&inst, alg.as_ref(), &inc)
-        .ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
+    let stationary =
+        stationary_summary(&inst, alg.as_ref(), &inc).ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
     let steady_state = metric_of.value(&stationary, s.m, n);
     // Descent: the round from which the curve stays within 10% of its steady state.
     let outside = metric.iter().rposition(|m| (m / steady_state - 1.0).abs() > 0.1);
@@ -255,9 +255,29 @@ pub fn sweep_settings() -> Vec<(&'static str, &'static str, Vec<Setting>)> {
         ("fig2c", "Scaffold-P, varying K (m = 9 of 10)", by_k(ScaffoldP, 9)),
         ("fig2c-b", "Scaffold-P, varying b (m = 9 of 10)", by_b(ScaffoldP, 9)),
         ("fig1d", "FedAvg-P, full participation, varying K (heterogeneous Hessians, eta_u per Theorem 3.11)", full_by_k),
-        ("fig1d-b", "FedAvg-P, full participation, varying gradient spread (heterogeneous Hessians, eta_u per Theorem 3.11)", full_by_b(OuterSteps::Theorem311)),
-        ("fig1d-b-small-eta", "FedAvg-P, full participation, varying gradient spread at eta_u = sqrt(n) (outside Theorem 3.11)", full_by_b(OuterSteps::Smallest)),
-        ("fig2c-vs", "FedAvg-P vs Scaffold-P at high heterogeneity b = 5 (m = 9, K = 25)", by_b(FedavgP, 9).into_iter().chain(by_b(ScaffoldP, 9)).filter(|s: &Setting| s.instance.b == 5.0).map(|mut s: Setting| { s.label = format!("{} b = 5", s.algorithm.name()); s }).collect()),
+        (
+            "fig1d-b",
+            "FedAvg-P, full participation, varying gradient spread (heterogeneous Hessians, eta_u per Theorem 3.11)",
+            full_by_b(OuterSteps::Theorem311),
+        ),
+        (
+            "fig1d-b-small-eta",
+            "FedAvg-P, full participation, varying gradient spread at eta_u = sqrt(n) (outside Theorem 3.11)",
+            full_by_b(OuterSteps::Smallest),
+        ),
+        (
+            "fig2c-vs",
+            "FedAvg-P vs Scaffold-P at high heterogeneity b = 5 (m = 9, K = 25)",
+            by_b(FedavgP, 9)
+                .into_iter()
+                .chain(by_b(ScaffoldP, 9))
+                .filter(|s: &Setting| s.instance.b == 5.0)
+                .map(|mut s: Setting| {
+                    s.label = format!("{} b = 5", s.algorithm.name());
+                    s
+                })
+                .collect(),
+        ),
     ]
 }
 
@@ -481,7 +501,9 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
     let steady = |c: &Curve| c.steady_state;
     let descent = |c: &Curve| c.descent_rounds as f64;
     let mut out = Vec::new();
-    for (fig, id_steady, id_rate, alg) in [("fig1a", "CCYW-FIG1A-STEADY", "CCYW-FIG1A-RATE", "FedAvg-P"), ("fig2a", "CCYW-FIG2A-STEADY", "CCYW-FIG2A-RATE", "Scaffold-P")] {
+    for (fig, id_steady, id_rate, alg) in
+        [("fig1a", "CCYW-FIG1A-STEADY", "CCYW-FIG1A-RATE", "FedAvg-P"), ("fig2a", "CCYW-FIG2A-STEADY", "CCYW-FIG2A-RATE", "Scaffold-P")]
+    {
         // Sweep order: gamma decreasing.
         let c = find(sweeps, fig);
         let ss: Vec<f64> = c.iter().map(steady).collect();
@@ -543,7 +565,12 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
         "K and b^2 do not influence Scaffold-P's steady-state error",
         "000:L683 (Fig. 2c)",
         steady_verdict(&[f2c, f2cb], sk <= INDEPENDENCE_TOLERANCE && sb <= INDEPENDENCE_TOLERANCE),
-        [evidence(f2c, "steady state", steady), evidence(f2cb, "steady state", steady), vec![("relative spread over K".into(), sk), ("relative spread over b".into(), sb)]].concat(),
+        [
+            evidence(f2c, "steady state", steady),
+            evidence(f2cb, "steady state", steady),
+            vec![("relative spread over K".into(), sk), ("relative spread over b".into(), sb)],
+        ]
+        .concat(),
         format!("independence means a relative spread <= {INDEPENDENCE_TOLERANCE} (the paper states no number)"),
     ));
     let vs = find(sweeps, "fig2c-vs");
@@ -578,7 +605,8 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
         "000:L685 read without Theorem 3.11's condition eta_u >= T (000:L421)",
         steady_verdict(&[small], ds <= INDEPENDENCE_TOLERANCE),
         [evidence(small, "steady state", steady), vec![("relative spread over gradient spread".into(), ds)]].concat(),
-        "flagged reading: eta_u = sqrt(n), the other settings as CCYW-FIG1D-STEADY; shows whether the condition eta_u >= T is what removes the heterogeneity".into(),
+        "flagged reading: eta_u = sqrt(n), the other settings as CCYW-FIG1D-STEADY; shows whether the condition eta_u >= T is what removes the heterogeneity"
+            .into(),
     ));
     let mut checked: Vec<&Curve> = Vec::new();
     for c in sweeps.iter().flat_map(|s| &s.curves).filter(|c| c.steady_bound.as_ref().is_some_and(|b| b.failed.is_empty())) {

@@ -89,7 +89,10 @@ fn searches_table(results: &[SearchResult]) -> String {
         "\n{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}\n",
         "searched claim", "verdict", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken", "eta: holds", "eta: broken"
     );
-    s.push_str(&format!("{:<24} {:<8} {:>10}  {:>27}  {:>27}  {:>23}\n", "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)", "(eta divisor, any inst.)"));
+    s.push_str(&format!(
+        "{:<24} {:<8} {:>10}  {:>27}  {:>27}  {:>23}\n",
+        "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)", "(eta divisor, any inst.)"
+    ));
     for r in results {
         let [a, b, c, d, e, f] = report::step_multiple_cells(r);
         s.push_str(&format!(

@@ -24,15 +24,15 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::claim::Horizon;
+use crate::engine::{running_average, InclusionMoments};
+use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::families::ccyw::card::{AlgorithmSpec, EstimatorChoice, InstanceSource, Scenario, StepSpec};
 use crate::families::ccyw::check::{self, CheckOptions, Selection};
 use crate::families::ccyw::claims::{Claim, ConditionKind, GammaRule};
-use crate::error::{Error, Result};
-use crate::engine::{running_average, InclusionMoments};
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::problem::{Coupling, InstanceSpec};
-use crate::claim::Horizon;
 use crate::verdict::VerdictKind;
 
 /// Number of coordinates of a candidate.
@@ -542,12 +542,11 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
         None => (0.0, None),
     };
     let scenario = worst.as_ref().map(|c| decode(claim, &st, c, &format!("search-worst-{}", claim.id()))).transpose()?;
-    let conservativeness =
-        if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
-            scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()?
-        } else {
-            None
-        };
+    let conservativeness = if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
+        scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()?
+    } else {
+        None
+    };
     let not_applicable = trace.iter().filter(|e| e.ratio.is_none()).count();
     Ok(SearchResult {
         claim: claim.id(),

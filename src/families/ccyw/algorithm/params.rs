@@ -68,4 +68,3 @@ impl RoundConfig {
         Ok(RoundParams { n, k: self.k, m: self.m, gamma_u: self.gamma_u, gamma_v: self.gamma_v, eta_u: self.eta_u, eta_v: self.eta_v })
     }
 }
-

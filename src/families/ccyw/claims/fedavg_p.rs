@@ -6,9 +6,7 @@
 
 use crate::families::ccyw::algorithm::AlgorithmKind;
 
-use super::{
-    AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation,
-};
+use super::{AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
 
 /// `X = 4 (n-m) K b^2 / (m n) + sigma_u^2 / m + m sigma_v^2 / n`, the heterogeneity-and-noise
 /// factor of Theorem 3.7 and Corollary 3.8 (000:L309, L369-372).
@@ -24,9 +22,7 @@ pub fn partial_participation_factor(x: &ClaimInputs, b2: f64) -> f64 {
 ///   + 128 L^2 K (K-1) b^2 gamma^2 / eta_u^2`, with `X` from [`partial_participation_factor`].
 pub fn theorem_3_7_bound(x: &ClaimInputs, b2: f64) -> f64 {
     let (k, t, g) = (x.k as f64, x.t as f64, x.gamma());
-    4.0 * x.f0 / (t * k * g)
-        + 12.0 * x.l * partial_participation_factor(x, b2) * g
-        + 128.0 * x.l * x.l * k * (k - 1.0) * b2 * g * g / (x.eta_u * x.eta_u)
+    4.0 * x.f0 / (t * k * g) + 12.0 * x.l * partial_participation_factor(x, b2) * g + 128.0 * x.l * x.l * k * (k - 1.0) * b2 * g * g / (x.eta_u * x.eta_u)
 }
 
 /// The step of Corollary 3.8 (000:L369-371): `gamma = (32 L K + sqrt((3 L K T / F0) X))^{-1}`.
@@ -141,13 +137,7 @@ fn bgd(x: &ClaimInputs) -> ConditionCheck {
 /// The standing condition `gamma_u eta_u = gamma_v eta_v` (000:L50), when both blocks exist.
 fn standing(x: &ClaimInputs, out: &mut Vec<ConditionCheck>) {
     if x.du > 0 && x.dv > 0 {
-        out.push(ConditionCheck::compare(
-            "gamma_v eta_v = gamma_u eta_u",
-            ConditionKind::StepSize,
-            x.gamma_v * x.eta_v,
-            Relation::Equal,
-            x.gamma_u * x.eta_u,
-        ));
+        out.push(ConditionCheck::compare("gamma_v eta_v = gamma_u eta_u", ConditionKind::StepSize, x.gamma_v * x.eta_v, Relation::Equal, x.gamma_u * x.eta_u));
     }
 }
 
@@ -191,12 +181,7 @@ impl CcywClaim {
                     out.push(step("eta_v >= sqrt(n/m)", x.eta_v, Relation::AtLeast, sqrt(n / m)));
                 }
                 if x.b2.is_some() {
-                    out.push(step(
-                        "gamma = (32 L K + sqrt((3 L K T/F0) X))^-1",
-                        x.gamma(),
-                        Relation::Equal,
-                        corollary_3_8_gamma(x, b2),
-                    ));
+                    out.push(step("gamma = (32 L K + sqrt((3 L K T/F0) X))^-1", x.gamma(), Relation::Equal, corollary_3_8_gamma(x, b2)));
                 }
             }
         }
@@ -211,26 +196,14 @@ impl CcywClaim {
             _ => x.b0,
         };
         if x.du > 0 {
-            out.push(step(
-                "eta_u >= max(T, sqrt(B^0 T/(n L F0)), sqrt(n))",
-                x.eta_u,
-                Relation::AtLeast,
-                theorem_3_11_eta_u_min(x, b0),
-            ));
+            out.push(step("eta_u >= max(T, sqrt(B^0 T/(n L F0)), sqrt(n))", x.eta_u, Relation::AtLeast, theorem_3_11_eta_u_min(x, b0)));
         }
         if x.dv > 0 {
             out.push(step("eta_v >= 1", x.eta_v, Relation::AtLeast, 1.0));
         }
         match self {
-            CcywClaim::Theorem311 { .. } => {
-                out.push(step("gamma <= 1/(84 L K)", x.gamma(), Relation::AtMost, 1.0 / (84.0 * x.l * x.k as f64)))
-            }
-            _ => out.push(step(
-                "gamma = (84 L K + sqrt((11 L K T/F0)(sigma_u^2/n + sigma_v^2)))^-1",
-                x.gamma(),
-                Relation::Equal,
-                theorem_3_11_rate_gamma(x),
-            )),
+            CcywClaim::Theorem311 { .. } => out.push(step("gamma <= 1/(84 L K)", x.gamma(), Relation::AtMost, 1.0 / (84.0 * x.l * x.k as f64))),
+            _ => out.push(step("gamma = (84 L K + sqrt((11 L K T/F0)(sigma_u^2/n + sigma_v^2)))^-1", x.gamma(), Relation::Equal, theorem_3_11_rate_gamma(x))),
         }
         // Lemma 3.6, which the proof unrolls, divides by T - 1 (000:L296-302); the theorem omits it.
         out.push(ConditionCheck::compare("T >= 2 (Lemma 3.6 recursion)", ConditionKind::Implicit, x.t as f64, Relation::AtLeast, 2.0));
@@ -311,9 +284,7 @@ impl BoundClaim for CcywClaim {
             _ => {}
         }
         match self {
-            CcywClaim::Theorem37 | CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial | CcywClaim::SpecialParallelSgd => {
-                self.partial_checks(x, &mut out)
-            }
+            CcywClaim::Theorem37 | CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial | CcywClaim::SpecialParallelSgd => self.partial_checks(x, &mut out),
             _ => self.full_checks(x, &mut out),
         }
         out
@@ -347,11 +318,7 @@ impl Claim for CcywClaim {
         let b2 = Self::b2_or_infinite(x);
         let k = x.k as f64;
         match self {
-            CcywClaim::Theorem37 => AdmissibleSteps {
-                gamma: GammaRule::AtMost(1.0 / (32.0 * x.l * k)),
-                eta_u_min: sqrt(m),
-                eta_v_min: sqrt(n / m),
-            },
+            CcywClaim::Theorem37 => AdmissibleSteps { gamma: GammaRule::AtMost(1.0 / (32.0 * x.l * k)), eta_u_min: sqrt(m), eta_v_min: sqrt(n / m) },
             CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial | CcywClaim::SpecialParallelSgd => AdmissibleSteps {
                 gamma: GammaRule::Exactly(corollary_3_8_gamma(x, b2)),
                 eta_u_min: sqrt(m).max(sqrt(b2 * x.t as f64 / (x.l * x.f0))),
@@ -362,11 +329,9 @@ impl Claim for CcywClaim {
                 eta_u_min: theorem_3_11_eta_u_min(x, if *literal_b0 { x.b0_literal } else { x.b0 }),
                 eta_v_min: 1.0,
             },
-            CcywClaim::Theorem311Rate | CcywClaim::SpecialFedAvgFull => AdmissibleSteps {
-                gamma: GammaRule::Exactly(theorem_3_11_rate_gamma(x)),
-                eta_u_min: theorem_3_11_eta_u_min(x, x.b0),
-                eta_v_min: 1.0,
-            },
+            CcywClaim::Theorem311Rate | CcywClaim::SpecialFedAvgFull => {
+                AdmissibleSteps { gamma: GammaRule::Exactly(theorem_3_11_rate_gamma(x)), eta_u_min: theorem_3_11_eta_u_min(x, x.b0), eta_v_min: 1.0 }
+            }
         }
     }
 }

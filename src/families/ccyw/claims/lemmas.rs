@@ -166,8 +166,12 @@ impl LemmaClaim for CcywLemma {
             CcywLemma::DriftFedAvgP { .. } => "E^t <= 8K^2(K-1) gamma_u^2 B^t + 8nK^3 gamma_v^2 G_v^t + 4nK^2(sigma_u^2 gamma_u^2 + sigma_v^2 gamma_v^2)",
             CcywLemma::GradientSumBgd => "B^t <= n G_u^t + n b^2",
             CcywLemma::GradientSumFull => "B^t <= (1 + 2/(T-1)) B^{t-1} + 2nT (G_u^{t-1} + G_v^{t-1}) + (2nT/K)(sigma_u^2/n + sigma_v^2)",
-            CcywLemma::DriftScaffoldP => "E^t <= 96L^2K^2 gamma_u^2 C^t + 24nK^3 gamma_u^2 G_u^t + 8nK^3 gamma_v^2 G_v^t + 52nK^2(sigma_u^2 gamma_u^2 + sigma_v^2 gamma_v^2)",
-            CcywLemma::MemoryRecursion => "C^t <= (1 - m/(4n)) C^{t-1} + (m n^{2/3} K/(36L^2))(G_u^{t-1} + hat G_v^{t-1}) + (m^2/(18L^2))(sigma_u^2/m + m sigma_v^2/n)",
+            CcywLemma::DriftScaffoldP => {
+                "E^t <= 96L^2K^2 gamma_u^2 C^t + 24nK^3 gamma_u^2 G_u^t + 8nK^3 gamma_v^2 G_v^t + 52nK^2(sigma_u^2 gamma_u^2 + sigma_v^2 gamma_v^2)"
+            }
+            CcywLemma::MemoryRecursion => {
+                "C^t <= (1 - m/(4n)) C^{t-1} + (m n^{2/3} K/(36L^2))(G_u^{t-1} + hat G_v^{t-1}) + (m^2/(18L^2))(sigma_u^2/m + m sigma_v^2/n)"
+            }
         }
     }
     fn reading(&self) -> Reading {
@@ -190,7 +194,9 @@ impl LemmaClaim for CcywLemma {
         let mut out = base_assumptions();
         let squares = x.gamma_u * x.gamma_u + x.gamma_v * x.gamma_v;
         match self {
-            CcywLemma::DriftFedAvgP { .. } => out.push(step("4 L^2 K (K-1) (gamma_u^2 + gamma_v^2) <= 1", 4.0 * l * l * k * (k - 1.0) * squares, Relation::AtMost, 1.0)),
+            CcywLemma::DriftFedAvgP { .. } => {
+                out.push(step("4 L^2 K (K-1) (gamma_u^2 + gamma_v^2) <= 1", 4.0 * l * l * k * (k - 1.0) * squares, Relation::AtMost, 1.0))
+            }
             CcywLemma::GradientSumBgd => out.push(match x.b2 {
                 Some(b2) => ConditionCheck::assumption("A2.3 bounded gradient dissimilarity", true, format!("b^2 = {b2:.6e}")),
                 None => ConditionCheck::assumption("A2.3 bounded gradient dissimilarity", false, "the supremum b^2 is infinite"),
@@ -206,7 +212,9 @@ impl LemmaClaim for CcywLemma {
                 out.push(step("gamma <= 1/(8 L K)", x.gamma(), Relation::AtMost, 1.0 / (8.0 * l * k)));
                 out.push(ConditionCheck::compare("T >= 2 (the recursion divides by T - 1)", ConditionKind::Implicit, x.t as f64, Relation::AtLeast, 2.0));
             }
-            CcywLemma::DriftScaffoldP => out.push(step("12 L^2 K (K-1) (gamma_u^2 + gamma_v^2) <= 1", 12.0 * l * l * k * (k - 1.0) * squares, Relation::AtMost, 1.0)),
+            CcywLemma::DriftScaffoldP => {
+                out.push(step("12 L^2 K (K-1) (gamma_u^2 + gamma_v^2) <= 1", 12.0 * l * l * k * (k - 1.0) * squares, Relation::AtMost, 1.0))
+            }
             CcywLemma::MemoryRecursion => {
                 if x.du > 0 {
                     out.push(step("eta_u >= sqrt(m)", x.eta_u, Relation::AtLeast, m.sqrt()));
@@ -243,8 +251,6 @@ pub fn evaluate_lemma(
     bound_scale: f64,
 ) -> Evaluation {
     let rounds = quantities.first().map_or(0, Vec::len);
-    let sides_at = |t: usize| -> Option<Vec<(f64, f64)>> {
-        quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect()
-    };
+    let sides_at = |t: usize| -> Option<Vec<(f64, f64)>> { quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect() };
     evaluate_inequality(lemma.checks(inputs), rounds, &sides_at, estimator, confidence, bound_scale)
 }

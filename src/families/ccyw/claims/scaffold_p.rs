@@ -131,9 +131,7 @@ impl BoundClaim for ScaffoldClaim {
             out.push(step("eta_v >= sqrt(n/m)", x.eta_v, Relation::AtLeast, (n / m).sqrt()));
         }
         match self {
-            ScaffoldClaim::Theorem45 => {
-                out.push(step("gamma <= min(m/n^(2/3), 1)/(72 L K)", x.gamma(), Relation::AtMost, theorem_4_5_gamma_max(x)))
-            }
+            ScaffoldClaim::Theorem45 => out.push(step("gamma <= min(m/n^(2/3), 1)/(72 L K)", x.gamma(), Relation::AtMost, theorem_4_5_gamma_max(x))),
             _ => out.push(step(
                 "gamma = (72 L K max(n^(2/3)/m, 1) + sqrt((37 L K T/F0)(sigma_u^2/m + m sigma_v^2/n)))^-1",
                 x.gamma(),

@@ -104,13 +104,7 @@ impl GradientSummary {
         let sum_sq_v: f64 = grads.iter().map(|g| g.rows(du, g.len() - du).norm_squared()).sum();
         // The spread about the mean directly: no cancellation of mean-of-squares minus square-of-mean.
         let spread: f64 = grads.iter().map(|g| (g.rows(0, du) - &mean_u).norm_squared()).sum();
-        Self {
-            g_u: mean_u.norm_squared(),
-            g_v: sum_sq_v / n as f64,
-            dissimilarity: spread / n as f64,
-            b_sum: sum_sq_u,
-            objective: inst.objective(state),
-        }
+        Self { g_u: mean_u.norm_squared(), g_v: sum_sq_v / n as f64, dissimilarity: spread / n as f64, b_sum: sum_sq_u, objective: inst.objective(state) }
     }
 }
 
@@ -214,16 +208,9 @@ fn bgd_constant(inst: &QuadraticInstance) -> BgdConstant {
     let a_mean = clients.iter().fold(DMatrix::zeros(du, du), |acc, c| acc + c.hessian.view((0, 0), (du, du))) / n as f64;
     let g_mean = clients.iter().fold(DVector::zeros(du), |acc, c| acc + c.linear.rows(0, du)) / n as f64;
     let scale = clients.iter().map(|c| c.hessian.amax()).fold(1.0, f64::max);
-    let a_dev = clients
-        .iter()
-        .map(|c| spectral_norm(&(c.hessian.view((0, 0), (du, du)) - &a_mean)))
-        .fold(0.0, f64::max);
+    let a_dev = clients.iter().map(|c| spectral_norm(&(c.hessian.view((0, 0), (du, du)) - &a_mean))).fold(0.0, f64::max);
     // For n = 1 the v-part of the deviation is B_1 v_1 - B_1 v_1 = 0.
-    let b_norm = if n >= 2 {
-        clients.iter().map(|c| spectral_norm(&c.hessian.view((0, du), (du, dv)).into_owned())).fold(0.0, f64::max)
-    } else {
-        0.0
-    };
+    let b_norm = if n >= 2 { clients.iter().map(|c| spectral_norm(&c.hessian.view((0, du), (du, dv)).into_owned())).fold(0.0, f64::max) } else { 0.0 };
     let tol = prec::ABSOLUTE_ZERO * scale;
     if a_dev <= tol && b_norm <= tol {
         let b2 = clients.iter().map(|c| (c.linear.rows(0, du) - &g_mean).norm_squared()).sum::<f64>() / n as f64;

@@ -128,7 +128,9 @@ impl InstanceSpec {
                 return Err(Error::field(field, format!("got {v}"), "a number in [1e-100, 1e100]"));
             }
         }
-        for (field, v) in [("instance.sigma_u", self.sigma_u), ("instance.sigma_v", self.sigma_v), ("instance.b", self.b), ("instance.init_distance", self.init_distance)] {
+        for (field, v) in
+            [("instance.sigma_u", self.sigma_u), ("instance.sigma_v", self.sigma_v), ("instance.b", self.b), ("instance.init_distance", self.init_distance)]
+        {
             if v.is_finite() && v > limit {
                 return Err(Error::field(field, format!("got {v}"), "a number in [0, 1e100]"));
             }

@@ -53,11 +53,7 @@ pub struct QuadraticInstance {
 
 fn check_symmetric(field: &str, m: &DMatrix<f64>, dim: usize) -> Result<()> {
     if m.nrows() != dim || m.ncols() != dim {
-        return Err(Error::field(
-            field,
-            format!("matrix is {}x{}", m.nrows(), m.ncols()),
-            format!("a {dim}x{dim} matrix"),
-        ));
+        return Err(Error::field(field, format!("matrix is {}x{}", m.nrows(), m.ncols()), format!("a {dim}x{dim} matrix")));
     }
     for (k, x) in m.iter().enumerate() {
         require_finite(&format!("{field}[{}][{}]", k % dim, k / dim), *x)?;
@@ -88,11 +84,7 @@ fn psd_factor(field: &str, cov: &DMatrix<f64>) -> Result<DMatrix<f64>> {
     let floor = -prec::RELATIVE_IDENTITY * eig.eigenvalues.amax().max(1.0);
     let min = eig.eigenvalues.min();
     if min < floor {
-        return Err(Error::field(
-            field,
-            format!("covariance has eigenvalue {min:.6e} < 0"),
-            "a positive semidefinite matrix",
-        ));
+        return Err(Error::field(field, format!("covariance has eigenvalue {min:.6e} < 0"), "a positive semidefinite matrix"));
     }
     let sqrt = eig.eigenvalues.map(|l| l.max(0.0).sqrt());
     Ok(&eig.eigenvectors * DMatrix::from_diagonal(&sqrt) * eig.eigenvectors.transpose())
@@ -118,21 +110,13 @@ impl QuadraticInstance {
             return Err(Error::field("du + dv", "got 0", "du + dv >= 1"));
         }
         if clients.len() != layout.n {
-            return Err(Error::field(
-                "clients",
-                format!("{} clients given", clients.len()),
-                format!("exactly n = {} clients", layout.n),
-            ));
+            return Err(Error::field("clients", format!("{} clients given", clients.len()), format!("exactly n = {} clients", layout.n)));
         }
         let d = layout.local_dim();
         for (i, c) in clients.iter().enumerate() {
             check_symmetric(&format!("clients[{i}].hessian"), &c.hessian, d)?;
             if c.linear.len() != d {
-                return Err(Error::field(
-                    format!("clients[{i}].linear"),
-                    format!("length {}", c.linear.len()),
-                    format!("a vector of length du + dv = {d}"),
-                ));
+                return Err(Error::field(format!("clients[{i}].linear"), format!("length {}", c.linear.len()), format!("a vector of length du + dv = {d}")));
             }
             for (k, x) in c.linear.iter().enumerate() {
                 require_finite(&format!("clients[{i}].linear[{k}]"), *x)?;
@@ -146,11 +130,7 @@ impl QuadraticInstance {
         noise_factor.view_mut((0, 0), (layout.du, layout.du)).copy_from(&ru);
         noise_factor.view_mut((layout.du, layout.du), (layout.dv, layout.dv)).copy_from(&rv);
         if initial_state.len() != layout.state_dim() {
-            return Err(Error::field(
-                "initial point",
-                format!("length {}", initial_state.len()),
-                format!("du + n dv = {}", layout.state_dim()),
-            ));
+            return Err(Error::field("initial point", format!("length {}", initial_state.len()), format!("du + n dv = {}", layout.state_dim())));
         }
         for (k, x) in initial_state.iter().enumerate() {
             require_finite(&format!("initial point[{k}]"), *x)?;
@@ -274,18 +254,10 @@ impl ExplicitInstance {
         for (i, c) in self.clients.iter().enumerate() {
             let hessian = rows_to_matrix(&format!("instance.clients[{i}].hessian"), &c.hessian, d)?;
             if c.linear.len() != d {
-                return Err(Error::field(
-                    format!("instance.clients[{i}].linear"),
-                    format!("length {}", c.linear.len()),
-                    format!("length du + dv = {d}"),
-                ));
+                return Err(Error::field(format!("instance.clients[{i}].linear"), format!("length {}", c.linear.len()), format!("length du + dv = {d}")));
             }
             if c.v0.len() != self.dv {
-                return Err(Error::field(
-                    format!("instance.clients[{i}].v0"),
-                    format!("length {}", c.v0.len()),
-                    format!("length dv = {}", self.dv),
-                ));
+                return Err(Error::field(format!("instance.clients[{i}].v0"), format!("length {}", c.v0.len()), format!("length dv = {}", self.dv)));
             }
             state.rows_mut(layout.v_offset(i), self.dv).copy_from(&DVector::from_column_slice(&c.v0));
             clients.push(ClientQuadratic { hessian, linear: DVector::from_column_slice(&c.linear) });

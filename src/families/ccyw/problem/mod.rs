@@ -15,4 +15,4 @@ mod instance;
 
 pub use constants::{joint_quadratic, BgdConstant, GradientSummary, ProblemConstants};
 pub use generator::{Coupling, InstanceSpec};
-pub use instance::{ClientQuadratic, ExplicitInstance, ExplicitClient, Layout, QuadraticInstance};
+pub use instance::{ClientQuadratic, ExplicitClient, ExplicitInstance, Layout, QuadraticInstance};

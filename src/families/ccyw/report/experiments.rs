@@ -8,8 +8,8 @@ use crate::family::ReportFile;
 
 use serde::Serialize;
 
-use crate::families::ccyw::claims::fmt_num;
 use crate::error::Result;
+use crate::families::ccyw::claims::fmt_num;
 use crate::families::ccyw::experiments::{Curve, Experiments, Statement, INDEPENDENCE_TOLERANCE};
 
 #[derive(Serialize)]
@@ -74,14 +74,8 @@ fn statements_csv(statements: &[Statement]) -> String {
     let mut s = String::from("statement,verdict,expected,evidence\n");
     for st in statements {
         let evidence: Vec<String> = st.evidence.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-        let _ = writeln!(
-            s,
-            "{},{},{},\"{}\"",
-            st.id,
-            st.verdict,
-            st.expected.map(|v| v.to_string()).unwrap_or_default(),
-            evidence.join("; ").replace('"', "'")
-        );
+        let _ =
+            writeln!(s, "{},{},{},\"{}\"", st.id, st.verdict, st.expected.map(|v| v.to_string()).unwrap_or_default(), evidence.join("; ").replace('"', "'"));
     }
     s
 }

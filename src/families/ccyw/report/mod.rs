@@ -9,8 +9,8 @@ mod search;
 
 pub use experiments::{experiments_files, experiments_markdown};
 pub use plot::{plot_claim, plot_search, plot_sweep};
-pub use search::{scenario_file, search_files, search_markdown, step_multiple_cells, step_multiples};
 pub use run::run_report;
+pub use search::{scenario_file, search_files, search_markdown, step_multiple_cells, step_multiples};
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

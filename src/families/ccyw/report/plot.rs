@@ -6,9 +6,9 @@
 
 use plotters::prelude::*;
 
+use crate::error::Result;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::families::ccyw::claims::fmt_num;
-use crate::error::Result;
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font, horizontal_dashes};
 use crate::verdict::{Evaluation, VerdictKind};
 
@@ -44,9 +44,7 @@ pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) 
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
         let (header, body) = root.split_vertically(60);
-        header
-            .draw(&Text::new(format!("{id}: {title}"), (12, 10), ("sans-serif", 22).into_font()))
-            .map_err(draw_err)?;
+        header.draw(&Text::new(format!("{id}: {title}"), (12, 10), ("sans-serif", 22).into_font())).map_err(draw_err)?;
         header
             .draw(&Text::new(
                 "observed running average (mean, with confidence band) vs the claim's bound; log-log axes",
@@ -56,8 +54,7 @@ pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) 
             .map_err(draw_err)?;
         if panels.is_empty() {
             let reasons: Vec<String> = rows.iter().map(|(r, c)| format!("{}: {}", r.scenario, c.evaluation.failed.join("; "))).collect();
-            body.draw(&Text::new("not applicable on any scenario of this run:", (12, 20), ("sans-serif", 16).into_font()))
-                .map_err(draw_err)?;
+            body.draw(&Text::new("not applicable on any scenario of this run:", (12, 20), ("sans-serif", 16).into_font())).map_err(draw_err)?;
             for (i, line) in reasons.iter().enumerate().take(14) {
                 let line: String = line.chars().take(110).collect();
                 body.draw(&Text::new(line, (12, 50 + 24 * i as i32), ("sans-serif", 13).into_font())).map_err(draw_err)?;
@@ -110,11 +107,8 @@ where
         .draw()
         .map_err(draw_err)?;
     let clamp = |y: f64| y.max(lo);
-    let band: Vec<(f64, f64)> = s
-        .iter()
-        .map(|p| (p.rounds as f64, clamp(p.estimate.upper)))
-        .chain(s.iter().rev().map(|p| (p.rounds as f64, clamp(p.estimate.lower))))
-        .collect();
+    let band: Vec<(f64, f64)> =
+        s.iter().map(|p| (p.rounds as f64, clamp(p.estimate.upper))).chain(s.iter().rev().map(|p| (p.rounds as f64, clamp(p.estimate.lower)))).collect();
     chart.draw_series(std::iter::once(Polygon::new(band, RGBColor(31, 119, 180).mix(0.2).filled()))).map_err(draw_err)?;
     chart
         .draw_series(LineSeries::new(s.iter().map(|p| (p.rounds as f64, clamp(p.estimate.mean))), RGBColor(31, 119, 180).stroke_width(2)))

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
+use crate::engine::{student_t_interval, Estimator, Interval};
+use crate::error::Result;
 use crate::families::ccyw::card::{EstimatorChoice, Scenario};
 use crate::families::ccyw::check::{self, CheckOptions};
-use crate::error::Result;
-use crate::engine::{student_t_interval, Estimator, Interval};
 
 #[derive(Serialize)]
 struct RoundRow {

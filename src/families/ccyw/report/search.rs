@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use crate::family::ReportFile;
 
-use crate::families::ccyw::claims::fmt_num;
 use crate::error::{Error, Result};
+use crate::families::ccyw::claims::fmt_num;
 use crate::families::ccyw::search::SearchResult;
 
 /// The worst instance of a search as a scenario file (TOML), with a header saying how to replay it.
@@ -21,10 +21,7 @@ pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
     Ok(Some(format!(
         "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n\
          # Replay: cargo run --release -- run <this file>\n\n{body}",
-        r.claim,
-        r.worst_ratio,
-        r.options.seed,
-        r.options.budget,
+        r.claim, r.worst_ratio, r.options.seed, r.options.budget,
     )))
 }
 
