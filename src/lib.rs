@@ -21,6 +21,7 @@ pub mod family;
 pub mod prec;
 pub mod report;
 pub mod rng;
+pub mod search;
 pub mod verdict;
 
 pub use error::{Error, Result};

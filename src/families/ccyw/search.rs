@@ -19,9 +19,6 @@
 //! holds; the report gives the largest `c` for which the bound still holds and the smallest `c` at
 //! which the expected metric diverges.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::claim::Horizon;
@@ -33,6 +30,8 @@ use crate::families::ccyw::check::{self, CheckOptions, Selection};
 use crate::families::ccyw::claims::{Claim, ConditionKind, GammaRule};
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+use crate::search::{maximize, Maximum};
+pub use crate::search::{search_verdict, Candidate, Evaluated};
 use crate::verdict::VerdictKind;
 
 /// Number of coordinates of a candidate.
@@ -91,15 +90,6 @@ impl Default for SearchOptions {
     fn default() -> Self {
         Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0, eta_divisor: 1.0 }
     }
-}
-
-/// A candidate: unit-cube coordinates and the instance seed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Candidate {
-    /// Coordinates in `[0, 1]`, see [`COORDINATES`].
-    pub x: [f64; DIMENSIONS],
-    /// Seed of the instance recipe (rotations, spectra, linear terms).
-    pub instance_seed: u64,
 }
 
 /// The structure a claim fixes (from its default scenario and scope conditions).
@@ -240,20 +230,6 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         expected: Default::default(),
         expected_empirical: Default::default(),
     })
-}
-
-/// One objective evaluation.
-#[derive(Debug, Clone, Serialize)]
-pub struct Evaluated {
-    /// Index in the search.
-    pub eval: usize,
-    /// `random` or `refine`.
-    pub phase: &'static str,
-    /// `observed / bound` (largest over compared checkpoints); `None` when not applicable.
-    pub ratio: Option<f64>,
-    /// Why the candidate was not applicable.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
 }
 
 /// `observed / bound` of `claim` on a scenario: `Ok(None)` when a condition fails.
@@ -461,82 +437,15 @@ pub struct SearchResult {
     pub eta_room: Option<ConditionRoom>,
 }
 
-/// Violated when a ratio exceeds 1 beyond the rounding tie the verdicts allow
-/// ([`crate::prec::RELATIVE_TIE`]), so a replay through `run` decides the same; not applicable
-/// when no candidate was.
-fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
-    if !any_applicable {
-        VerdictKind::NotApplicable
-    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_TIE {
-        VerdictKind::Violated
-    } else {
-        VerdictKind::Holds
-    }
-}
-
-fn random_candidate(rng: &mut ChaCha8Rng) -> Candidate {
-    let mut x = [0.0; DIMENSIONS];
-    for v in &mut x {
-        *v = rng.gen::<f64>();
-    }
-    Candidate { x, instance_seed: rng.gen::<u32>() as u64 }
-}
-
 /// Searches for the admissible instance with the largest `observed / bound` for `claim`.
 ///
-/// Half the budget goes to random candidates (evaluated in parallel, reduced in order), the rest to
-/// coordinate refinement from the best one with steps 1/4, 1/8, ..., 1/64 of each coordinate's
-/// range; a finished refinement restarts from the next-best random candidate.
+/// The shared driver ([`crate::search::maximize`]) over this family's [`COORDINATES`].
 ///
 /// # Errors
 /// When the claim has no default scenario to take its structure from.
 pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchResult> {
     let st = Structure::of(claim)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let budget = opts.budget.max(1);
-    let randoms: Vec<Candidate> = (0..budget.div_ceil(2)).map(|_| random_candidate(&mut rng)).collect();
-    let scored: Vec<(Option<f64>, Option<String>)> = randoms.par_iter().map(|c| evaluate(claim, &st, c, opts)).collect();
-    let mut trace: Vec<Evaluated> =
-        scored.iter().enumerate().map(|(i, (r, why))| Evaluated { eval: i, phase: "random", ratio: *r, reason: why.clone() }).collect();
-    let mut order: Vec<usize> = (0..randoms.len()).filter(|i| scored[*i].0.is_some()).collect();
-    order.sort_by(|a, b| scored[*b].0.unwrap_or(0.0).total_cmp(&scored[*a].0.unwrap_or(0.0)).then(a.cmp(b)));
-    let mut best: Option<(f64, Candidate)> = order.first().map(|&i| (scored[i].0.unwrap_or(0.0), randoms[i].clone()));
-    let mut starts = order.into_iter();
-    let live = st.live_coordinates();
-    'restarts: while trace.len() < budget {
-        let Some(start) = starts.next() else { break };
-        let mut here = (scored[start].0.unwrap_or(0.0), randoms[start].clone());
-        let mut step = 0.25;
-        while step >= 1.0 / 64.0 {
-            let mut improved = false;
-            for j in live.iter().copied() {
-                for dir in [1.0, -1.0] {
-                    if trace.len() >= budget {
-                        break 'restarts;
-                    }
-                    let mut c = here.1.clone();
-                    c.x[j] = (c.x[j] + dir * step).clamp(0.0, 1.0);
-                    if c.x[j] == here.1.x[j] {
-                        continue;
-                    }
-                    let (r, why) = evaluate(claim, &st, &c, opts);
-                    trace.push(Evaluated { eval: trace.len(), phase: "refine", ratio: r, reason: why });
-                    if let Some(r) = r {
-                        if r > here.0 {
-                            if best.as_ref().is_none_or(|b| r > b.0) {
-                                best = Some((r, c.clone()));
-                            }
-                            here = (r, c);
-                            improved = true;
-                        }
-                    }
-                }
-            }
-            if !improved {
-                step /= 2.0;
-            }
-        }
-    }
+    let Maximum { trace, best } = maximize(DIMENSIONS, &st.live_coordinates(), opts.budget, opts.seed, &|c| evaluate(claim, &st, c, opts));
     let (worst_ratio, worst) = match best {
         Some((r, c)) => (r, Some(c)),
         None => (0.0, None),

@@ -1,0 +1,153 @@
+//! The adversarial search driver every family shares: maximize an objective (a claim's
+//! `observed / bound`) over the unit cube of a family's instance coordinates.
+//!
+//! Half the budget goes to seeded random candidates (evaluated in parallel and reduced in order,
+//! so the result does not depend on the thread count); the rest to coordinate refinement from the
+//! best ones, with steps 1/4, 1/8, ..., 1/64 of each coordinate's range; a finished refinement
+//! restarts from the next-best random candidate. A family decodes a candidate into one of its
+//! scenarios and says which coordinates can matter ("live").
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::verdict::VerdictKind;
+
+/// A candidate: unit-cube coordinates and a seed for whatever the family draws at random
+/// (rotations, spectra, data).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Coordinates in `[0, 1]`.
+    pub x: Vec<f64>,
+    /// Seed of the family's instance recipe.
+    pub instance_seed: u64,
+}
+
+/// One objective evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluated {
+    /// Index in the search.
+    pub eval: usize,
+    /// `random` or `refine`.
+    pub phase: &'static str,
+    /// The objective (`observed / bound`, largest over compared checkpoints); `None` when the
+    /// candidate is not applicable.
+    pub ratio: Option<f64>,
+    /// Why the candidate was not applicable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a search found.
+#[derive(Debug, Clone)]
+pub struct Maximum {
+    /// Every evaluation, in order.
+    pub trace: Vec<Evaluated>,
+    /// The best applicable candidate and its objective.
+    pub best: Option<(f64, Candidate)>,
+}
+
+/// An objective: `(value, None)` for an applicable candidate, `(None, Some(reason))` otherwise.
+pub type Objective<'a> = dyn Fn(&Candidate) -> (Option<f64>, Option<String>) + Sync + 'a;
+
+fn random_candidate(rng: &mut ChaCha8Rng, dimensions: usize) -> Candidate {
+    let x = (0..dimensions).map(|_| rng.gen::<f64>()).collect();
+    Candidate { x, instance_seed: rng.gen::<u32>() as u64 }
+}
+
+/// Maximizes `objective` over `[0, 1]^dimensions` with `budget` evaluations from `seed`,
+/// refining only the `live` coordinates.
+pub fn maximize(dimensions: usize, live: &[usize], budget: usize, seed: u64, objective: &Objective<'_>) -> Maximum {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let budget = budget.max(1);
+    let randoms: Vec<Candidate> = (0..budget.div_ceil(2)).map(|_| random_candidate(&mut rng, dimensions)).collect();
+    let scored: Vec<(Option<f64>, Option<String>)> = randoms.par_iter().map(objective).collect();
+    let mut trace: Vec<Evaluated> =
+        scored.iter().enumerate().map(|(i, (r, why))| Evaluated { eval: i, phase: "random", ratio: *r, reason: why.clone() }).collect();
+    let mut order: Vec<usize> = (0..randoms.len()).filter(|i| scored[*i].0.is_some()).collect();
+    order.sort_by(|a, b| scored[*b].0.unwrap_or(0.0).total_cmp(&scored[*a].0.unwrap_or(0.0)).then(a.cmp(b)));
+    let mut best: Option<(f64, Candidate)> = order.first().map(|&i| (scored[i].0.unwrap_or(0.0), randoms[i].clone()));
+    let mut starts = order.into_iter();
+    'restarts: while trace.len() < budget {
+        let Some(start) = starts.next() else { break };
+        let mut here = (scored[start].0.unwrap_or(0.0), randoms[start].clone());
+        let mut step = 0.25;
+        while step >= 1.0 / 64.0 {
+            let mut improved = false;
+            for j in live.iter().copied() {
+                for dir in [1.0, -1.0] {
+                    if trace.len() >= budget {
+                        break 'restarts;
+                    }
+                    let mut c = here.1.clone();
+                    c.x[j] = (c.x[j] + dir * step).clamp(0.0, 1.0);
+                    if c.x[j] == here.1.x[j] {
+                        continue;
+                    }
+                    let (r, why) = objective(&c);
+                    trace.push(Evaluated { eval: trace.len(), phase: "refine", ratio: r, reason: why });
+                    if let Some(r) = r {
+                        if r > here.0 {
+                            if best.as_ref().is_none_or(|b| r > b.0) {
+                                best = Some((r, c.clone()));
+                            }
+                            here = (r, c);
+                            improved = true;
+                        }
+                    }
+                }
+            }
+            if !improved {
+                step /= 2.0;
+            }
+        }
+    }
+    Maximum { trace, best }
+}
+
+/// The verdict of a search: violated when a ratio exceeds 1 beyond the rounding tie the verdicts
+/// allow ([`crate::prec::RELATIVE_TIE`]), so a replay decides the same; not applicable when no
+/// candidate was.
+pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
+    if !any_applicable {
+        VerdictKind::NotApplicable
+    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_TIE {
+        VerdictKind::Violated
+    } else {
+        VerdictKind::Holds
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_peak_of_a_smooth_objective_and_skips_inapplicable_points() {
+        // Peak 1 at (0.7, 0.2); the half x0 < 0.1 is not applicable.
+        let f = |c: &Candidate| {
+            if c.x[0] < 0.1 {
+                return (None, Some("x0 < 0.1".to_string()));
+            }
+            (Some(1.0 - (c.x[0] - 0.7).powi(2) - (c.x[1] - 0.2).powi(2)), None)
+        };
+        let m = maximize(3, &[0, 1], 200, 4, &f);
+        let (value, best) = m.best.unwrap();
+        assert!(value > 0.999, "{value}");
+        assert!((best.x[0] - 0.7).abs() < 0.05 && (best.x[1] - 0.2).abs() < 0.05, "{best:?}");
+        assert_eq!(m.trace.len(), 200);
+        assert!(m.trace.iter().any(|e| e.ratio.is_none()), "inapplicable candidates are traced");
+        // Same seed, same trace; another seed, another one.
+        let again = maximize(3, &[0, 1], 200, 4, &f);
+        assert_eq!(again.best.unwrap().1, best);
+        assert_ne!(maximize(3, &[0, 1], 200, 5, &f).best.unwrap().1, best);
+    }
+
+    #[test]
+    fn search_verdicts() {
+        assert_eq!(search_verdict(false, 0.0), VerdictKind::NotApplicable);
+        assert_eq!(search_verdict(true, 1.0 + 1e-14), VerdictKind::Holds, "a rounding tie holds");
+        assert_eq!(search_verdict(true, 1.01), VerdictKind::Violated);
+    }
+}
