@@ -111,3 +111,22 @@ pub fn require_non_negative(field: &str, value: f64) -> Result<f64> {
         Err(Error::field(field, format!("got {value}"), "a finite number >= 0"))
     }
 }
+
+/// The memory one run may plan to hold: 8 GiB, a third of the 24 GiB machines the project runs on,
+/// so that two runs side by side and the operating system still fit. A request for more is bad
+/// input, refused before anything is allocated, never an abort.
+pub const MEMORY_LIMIT_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// Checks that `bytes` (computed in floating point, so it cannot overflow) fit in
+/// [`MEMORY_LIMIT_BYTES`], naming `field` and what the memory is for otherwise.
+///
+/// # Errors
+/// [`Error::InvalidField`] with the size needed and the limit.
+pub fn require_memory(field: &str, bytes: f64, what: &str) -> Result<()> {
+    if bytes.is_finite() && bytes <= MEMORY_LIMIT_BYTES {
+        Ok(())
+    } else {
+        let gib = 1024.0 * 1024.0 * 1024.0;
+        Err(Error::field(field, format!("needs {:.3e} GiB for {what}", bytes / gib), format!("sizes that need at most {} GiB", MEMORY_LIMIT_BYTES / gib)))
+    }
+}

@@ -295,11 +295,19 @@ impl Progress for Bars {
     }
 }
 
+/// Most worker threads a run may ask for (far above any core count; each thread reserves a
+/// stack).
+const MAX_THREADS: usize = 1024;
+
+/// Most objective evaluations a search may ask for per claim (each is an exact run).
+const MAX_BUDGET: usize = 1_000_000;
+
 fn require_threads(threads: Option<usize>) -> Result<(), Error> {
-    if threads == Some(0) {
-        return Err(Error::field("--threads", "got 0", "an integer >= 1"));
+    match threads {
+        Some(0) => Err(Error::field("--threads", "got 0", "an integer >= 1")),
+        Some(t) if t > MAX_THREADS => Err(Error::field("--threads", format!("got {t}"), format!("an integer >= 1 and <= {MAX_THREADS}"))),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 fn list(families: &Registry, json: bool) -> anyhow::Result<ExitCode> {
@@ -469,8 +477,8 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
 }
 
 fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
-    if a.budget == 0 {
-        return Err(Error::field("--budget", "got 0", "an integer >= 1").into());
+    if a.budget == 0 || a.budget > MAX_BUDGET {
+        return Err(Error::field("--budget", format!("got {}", a.budget), format!("an integer >= 1 and <= {MAX_BUDGET}")).into());
     }
     require_positive("--bound-scale", a.bound_scale)?;
     families.require_known_claims(&a.claims)?;

@@ -412,6 +412,25 @@ fn bad_generated_instance() {
 }
 
 #[test]
+fn sizes_no_machine_holds_are_bad_input_not_an_abort() {
+    // Each would ask for terabytes; each must be refused before any allocation, with exit 2.
+    let huge_rounds = mutate(&[("rounds = 20\n", "rounds = 1000000000000\n")]);
+    assert_bad_scenario("rounds = 1e12", &huge_rounds, &["rounds, replicates", "GiB", "at most 8 GiB"]);
+    let huge_replicates = mutate(&[("replicates = 4\n", "replicates = 100000000000\n")]);
+    assert_bad_scenario("replicates = 1e11", &huge_replicates, &["rounds, replicates", "at most 8 GiB"]);
+    let generated = "name = \"gen\"\nrounds = 5\nreplicates = 2\nseed = 1\n\
+                     algorithm = { k = 1, m = 2, gamma = 0.01, eta_u = 1.0, eta_v = 1.0 }\n\
+                     [instance.generated]\nn = 1000000000\ndu = 2\ndv = 1\nl = 1.0\nmu = 0.1\nsigma_u = 0.1\nsigma_v = 0.1\n\
+                     b = 0.5\ncoupling = \"decoupled\"\ninit_distance = 1.0\nseed = 3\n";
+    assert_bad_scenario("n = 1e9", generated, &["instance.n, instance.du, instance.dv", "at most 8 GiB"]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().to_str().unwrap();
+    assert_bad_input("search --budget 1e12", &run(&["search", "--out", o, "--budget", "1000000000000"]), &["--budget", "<= 1000000"]);
+    assert_bad_input("check --threads 1e6", &run(&["check", "--out", o, "--threads", "1000000", "--claim", "CCYW-T3.7"]), &["--threads", "<= 1024"]);
+    assert!(files_under(dir.path()).is_empty(), "nothing written");
+}
+
+#[test]
 fn generated_noise_level_that_overflows_names_the_recipe_field() {
     // sigma_u = 1e200 is finite and >= 0, but sigma_u^2 overflows to inf. The file has no
     // `noise_u_cov`, so the message must name the field the user wrote, `instance.sigma_u`.

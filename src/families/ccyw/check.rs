@@ -362,9 +362,29 @@ pub struct Prepared {
 /// Any error of those three steps, naming the field at fault.
 pub fn prepare(s: &Scenario) -> Result<Prepared> {
     let instance = s.instance.build()?;
+    require_run_memory(s, &instance)?;
     let constants = ProblemConstants::compute(&instance)?;
     let params = resolve_params(s, &instance, &constants)?;
     Ok(Prepared { instance, constants, params })
+}
+
+/// Refuses a scenario whose runs would not fit in memory, before they start.
+///
+/// # Formula
+/// Bytes planned: the per-round summaries of every replicate, `40 R T` (the exact estimator keeps
+/// one series but may run the replicates for an empirical `b^2`), the lemma quantities of
+/// `min(T, 300)` rounds, `64 R min(T, 300)`, and the exact engine's dense moments, a few
+/// `D x D` matrices with `D <= 2 (du + n (du + dv))` (Scaffold-P's state with its control
+/// variates): `64 D^2`.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `rounds` and `replicates` with the size needed.
+fn require_run_memory(s: &Scenario, inst: &QuadraticInstance) -> Result<()> {
+    let layout = inst.layout();
+    let (r, t) = (s.replicates as f64, s.rounds as f64);
+    let d = 2.0 * (layout.du as f64 + layout.n as f64 * (layout.du + layout.dv) as f64);
+    let bytes = 40.0 * r * t + 64.0 * r * t.min(LEMMA_ROUNDS as f64) + 64.0 * d * d;
+    crate::error::require_memory("rounds, replicates (and the instance's size)", bytes, "the runs' per-round summaries and moments")
 }
 
 /// Replaces a failed A2.3 line by one that says why this instance's `b^2` is infinite.

@@ -118,6 +118,9 @@ impl InstanceSpec {
         if self.n == 0 {
             return Err(Error::field("instance.n", "got 0", "an integer >= 1"));
         }
+        // Each client holds a dense (du + dv)^2 Hessian, its rotation and its noise factor.
+        let d = self.du as f64 + self.dv as f64;
+        crate::error::require_memory("instance.n, instance.du, instance.dv", 8.0 * 4.0 * self.n as f64 * d * d, "the clients' matrices")?;
         if self.du + self.dv == 0 {
             return Err(Error::field("instance.du + instance.dv", "got 0", ">= 1"));
         }
