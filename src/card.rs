@@ -1,0 +1,74 @@
+//! What every claim card shares (`theorems/*.toml`): the family's metadata, one human-readable
+//! entry per claim, and how each inconsistency of the source is encoded. A family's card adds its
+//! own scenario schema beside these.
+
+use serde::{Deserialize, Serialize};
+
+/// Family metadata.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyInfo {
+    /// Family id, e.g. `CCYW-FedAvg-P`.
+    pub id: String,
+    /// Paper.
+    pub paper: String,
+    /// Paper text files (relative to the papers folder).
+    pub source_files: Vec<String>,
+    /// Algorithm and its listing.
+    pub algorithm: String,
+    /// The code family that reads this card (`"ccyw"`; cards without the key are this family's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+}
+
+/// One claim's human-readable card.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimCard {
+    /// Claim id (as in CLAIMS.md; variants append `~name`).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The statement in ASCII math.
+    pub statement: String,
+    /// Source lines.
+    pub source: String,
+    /// Assumptions.
+    pub assumptions: Vec<String>,
+    /// Conditions.
+    pub conditions: Vec<String>,
+    /// The metric bounded.
+    pub metric: String,
+    /// Where the bound is evaluated.
+    pub bound: BoundSpec,
+    /// Which reading is encoded, and why.
+    pub reading: String,
+}
+
+/// How a bound is evaluated.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundSpec {
+    /// Name of a built-in bound function (the claim id it implements).
+    pub builtin: Option<String>,
+    /// Reserved: a formula over the claim inputs, evaluated at run time.
+    pub formula: Option<String>,
+}
+
+/// One inconsistency of the source and how it is encoded.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InconsistencyCard {
+    /// Item id in CLAIMS.md section 5.
+    pub id: String,
+    /// What disagrees.
+    pub summary: String,
+    /// The reading encoded and checked.
+    pub encoded: String,
+    /// The flagged variant exposing the other reading, if it changes a number.
+    pub variant: Option<String>,
+    /// Whether a computation can test it.
+    pub checkable: bool,
+    /// Why not, when it cannot.
+    pub reason: Option<String>,
+}

@@ -1,0 +1,346 @@
+//! The pipeline of one FedPLT scenario: instance and constants -> schedule -> sample paths
+//! (alignment) and exact moments -> claim inputs -> verdicts.
+
+use std::collections::BTreeMap;
+
+use nalgebra::DVector;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::claim::BoundClaim;
+use crate::engine::Estimator;
+use crate::error::{require_memory, require_positive, Error, Result};
+use crate::verdict::{evaluate, evaluate_inequality, Evaluation, VerdictKind};
+
+use super::algorithm::LocalGradient;
+use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, ALL, RECURSION_HORIZON};
+use super::problem::{Constants, InstanceSpec};
+use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
+
+/// How a scenario sets the step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum StepSpec {
+    /// `eta^t = value`.
+    Constant(f64),
+    /// `eta^t = factor / L`.
+    ConstantOverL(f64),
+    /// `eta^t = beta / (z (t + offset))` with this run's `z`; the paper's schedule is
+    /// `beta = 1, offset = 1` (001:L659).
+    Decaying {
+        /// `beta > 0`.
+        beta: f64,
+        /// `offset > 0`.
+        offset: f64,
+    },
+}
+
+/// One scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The family (`"fedplt"`); not part of the hash.
+    #[serde(default, skip_serializing)]
+    pub family: Option<String>,
+    /// Unique name.
+    pub name: String,
+    /// What it probes.
+    #[serde(default)]
+    pub description: String,
+    /// Horizon `T`.
+    pub rounds: usize,
+    /// Sample paths for the alignment ratios (one when the run is deterministic).
+    pub replicates: usize,
+    /// Seed of the sample paths.
+    pub seed: u64,
+    /// Local steps `tau >= 1`.
+    pub tau: usize,
+    /// `sgd` (eq. 4) or `full` (eq. 5).
+    #[serde(default)]
+    pub gradient: LocalGradient,
+    /// The step.
+    pub step: StepSpec,
+    /// The instance.
+    pub instance: InstanceSpec,
+    /// Expected verdict per claim id (the claim as stated).
+    #[serde(default)]
+    pub expected: BTreeMap<String, VerdictKind>,
+    /// Expected verdict of the empirical evaluation (`G^2` measured on the run).
+    #[serde(default)]
+    pub expected_empirical: BTreeMap<String, VerdictKind>,
+}
+
+/// Largest horizon a scenario may ask for.
+pub const MAX_ROUNDS: usize = 10_000_000;
+
+impl Scenario {
+    /// SHA-256 of the canonical JSON form (first 16 hex digits).
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        Sha256::digest(json.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Checks the run parameters and the expected-verdict keys.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming the field.
+    pub fn check(&self, field: &str) -> Result<()> {
+        if let Some(f) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
+            return Err(Error::field(format!("{field}.family"), format!("`{f}`"), super::FAMILY_ID));
+        }
+        if self.rounds == 0 || self.rounds > MAX_ROUNDS {
+            return Err(Error::field(format!("{field}.rounds"), format!("got {}", self.rounds), format!("1 <= rounds <= {MAX_ROUNDS}")));
+        }
+        if self.replicates == 0 {
+            return Err(Error::field(format!("{field}.replicates"), "got 0", "an integer >= 1"));
+        }
+        if self.tau == 0 || self.tau > 10_000 {
+            return Err(Error::field(format!("{field}.tau"), format!("got {}", self.tau), "1 <= tau <= 10000"));
+        }
+        match self.step {
+            StepSpec::Constant(v) => require_positive(&format!("{field}.step.constant"), v).map(|_| ())?,
+            StepSpec::ConstantOverL(v) => require_positive(&format!("{field}.step.constant_over_l"), v).map(|_| ())?,
+            StepSpec::Decaying { beta, offset } => {
+                require_positive(&format!("{field}.step.decaying.beta"), beta)?;
+                require_positive(&format!("{field}.step.decaying.offset"), offset)?;
+            }
+        }
+        let d = self.instance.dim as f64;
+        let bytes = 8.0 * self.replicates as f64 * (self.rounds as f64 + 1.0) * 2.0 + 8.0 * self.rounds as f64 * 4.0 + 64.0 * d * d;
+        require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")?;
+        let ids: Vec<&str> = ALL.iter().map(|c| c.id()).collect();
+        for key in self.expected.keys().chain(self.expected_empirical.keys()) {
+            if !ids.contains(&key.as_str()) {
+                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A claim's outcome on one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    /// Claim id.
+    pub claim: &'static str,
+    /// The claim as stated (Assumption 5 on `R^d`).
+    pub evaluation: Evaluation,
+    /// With `G^2` measured on the run (labelled; not a verdict on the claim as stated).
+    pub empirical: Option<Evaluation>,
+    /// Expected verdicts from the card.
+    pub expected: Option<VerdictKind>,
+    /// Expected empirical verdict.
+    pub expected_empirical: Option<VerdictKind>,
+}
+
+/// Everything computed for one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioRun {
+    /// Scenario name.
+    pub scenario: String,
+    /// Description.
+    pub description: String,
+    /// Hash of the scenario.
+    pub scenario_hash: String,
+    /// Seed.
+    pub seed: u64,
+    /// Horizon.
+    pub rounds: usize,
+    /// Local steps.
+    pub tau: usize,
+    /// Local gradient.
+    pub gradient: LocalGradient,
+    /// The schedule run.
+    pub schedule: Schedule,
+    /// Exact constants of the instance.
+    pub constants: Constants,
+    /// The measured alignment.
+    pub alignment: Alignment,
+    /// `z = mu psi_ rho_`.
+    pub z: f64,
+    /// `B` with the measured `G^2` (printed alpha).
+    pub b_empirical: f64,
+    /// The measured `G^2`.
+    pub g2_empirical: f64,
+    /// `D^t`, exact, `t = 0..=T`.
+    pub distance: Vec<f64>,
+    /// `||E W^T - W*||`.
+    pub final_mean_gap: f64,
+    /// The small-step limit of the masked dynamics and its distance to `W*`.
+    pub limit_point: Vec<f64>,
+    /// `||W_lim - W*||`.
+    pub limit_gap: f64,
+    /// Outcomes.
+    pub results: Vec<ClaimResult>,
+}
+
+/// The inputs of the run; `g2` as given.
+fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool) -> Inputs {
+    let sqrt_r: Vec<f64> = c.fractions.iter().map(|r| r.sqrt()).collect();
+    Inputs {
+        t: run.rounds,
+        l: c.l,
+        mu: c.mu,
+        sigma2: c.sigma2,
+        tau: run.tau,
+        psi_min: c.compensation.psi_min,
+        psi_max: c.compensation.psi_max,
+        lambda: c.lambda,
+        d0: c.d0,
+        gamma_mask: c.gamma_mask,
+        gamma_mask_sqrt_r: c.gamma_mask_sqrt_r,
+        alpha_max: c.alpha.iter().copied().fold(0.0, f64::max),
+        alpha_min: c.alpha.iter().copied().fold(f64::INFINITY, f64::min),
+        sqrt_r_max: sqrt_r.iter().copied().fold(0.0, f64::max),
+        sqrt_r_min: sqrt_r.iter().copied().fold(f64::INFINITY, f64::min),
+        g2,
+        rho_min: run.alignment.min,
+        alignment_failure: run.alignment.first_failure,
+        schedule: run.schedule,
+        schedule_z_consistent: z_consistent,
+        limit_gap: run.limit_gap * run.limit_gap,
+    }
+}
+
+/// Evaluates one claim at inputs `x` on the run.
+pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_scale: f64) -> Evaluation {
+    let confidence = 0.99;
+    match claim {
+        FedPltClaim::Recursion { sqrt_r, .. } => {
+            let a = if sqrt_r { Alpha::SqrtR } else { Alpha::Printed };
+            let d = &run.distance;
+            let sides = |t: usize| Some(vec![(d[t + 1], recursion_rhs(x, a, x.schedule.eta(t), d[t]))]);
+            evaluate_inequality(claim.checks(x), run.rounds, &sides, Estimator::Exact, confidence, bound_scale)
+        }
+        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } => {
+            evaluate(&claim, x, &[run.distance[..run.rounds].to_vec()], Estimator::Exact, confidence, bound_scale)
+        }
+        FedPltClaim::DecayInduction => {
+            let c = decaying_constant(x, false);
+            let sides = |t: usize| Some(vec![induction_sides(c, c, t)]);
+            evaluate_inequality(claim.checks(x), run.rounds, &sides, Estimator::Exact, confidence, bound_scale)
+        }
+        FedPltClaim::DecayRecursion => {
+            let c = decaying_constant(x, true);
+            let b_over_z2 = decaying_constant(x, false);
+            let horizon = RECURSION_HORIZON.max(run.rounds);
+            let eq = if b_over_z2.is_finite() { equality_solution(b_over_z2, horizon) } else { Vec::new() };
+            // Entry i is D^{i+1} against C/(i+2).
+            let sides = |i: usize| eq.get(i).map(|v| vec![(*v, c / (i as f64 + 2.0))]);
+            evaluate_inequality(claim.checks(x), horizon, &sides, Estimator::Exact, confidence, bound_scale)
+        }
+        FedPltClaim::Limit => {
+            // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
+            let mut e = evaluate(&claim, &Inputs { t: 1, ..*x }, &[vec![x.limit_gap]], Estimator::Exact, confidence, bound_scale);
+            e.slack = None;
+            e
+        }
+    }
+}
+
+/// Rounds of the fixed-point iteration that makes a decaying schedule's `z` the run's own.
+const Z_ITERATIONS: usize = 8;
+
+/// Runs a scenario and evaluates `claims` on it.
+///
+/// # Errors
+/// Bad input naming the field; a singular instance.
+pub fn run_scenario(s: &Scenario, claims: &[FedPltClaim], bound_scale: f64) -> Result<ScenarioRun> {
+    s.check("scenario")?;
+    let inst = s.instance.build()?;
+    let c = inst.constants()?;
+    let w_star = DVector::from_column_slice(&c.w_star);
+    let psi = c.compensation.psi.clone();
+    let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);
+    // The decaying schedule needs z = mu psi_ rho_, and rho_ is measured on the run it drives:
+    // iterate until the schedule's rho_ is the run's (full masks: rho = 1 at once).
+    let (schedule, alignment, z_consistent) = match s.step {
+        StepSpec::Constant(eta) => (Schedule::Constant(eta), paths(Schedule::Constant(eta)), true),
+        StepSpec::ConstantOverL(f) => (Schedule::Constant(f / c.l), paths(Schedule::Constant(f / c.l)), true),
+        StepSpec::Decaying { beta, offset } => {
+            let base = c.mu * c.compensation.psi_min;
+            let mut rho = 1.0;
+            let mut found = None;
+            for _ in 0..Z_ITERATIONS {
+                let schedule = Schedule::Decaying { z: base * rho, beta, offset };
+                let a = paths(schedule);
+                let measured = a.min;
+                let stop = a.first_failure.is_some() || !(measured > 0.0);
+                let consistent = !stop && (measured - rho).abs() <= 1e-9 * rho;
+                found = Some((schedule, a, consistent));
+                if stop || consistent {
+                    break;
+                }
+                rho = measured;
+            }
+            found.ok_or_else(|| Error::Numerical("no decaying schedule was run".into()))?
+        }
+    };
+    let exact = exact_run(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star)?;
+    let limit = small_step_limit(&inst, &c.compensation.covered)?;
+    let final_mean = DVector::from_column_slice(&exact.final_mean);
+    let mut run = ScenarioRun {
+        scenario: s.name.clone(),
+        description: s.description.clone(),
+        scenario_hash: s.hash(),
+        seed: s.seed,
+        rounds: s.rounds,
+        tau: s.tau,
+        gradient: s.gradient,
+        schedule,
+        z: c.mu * c.compensation.psi_min * alignment.min,
+        b_empirical: f64::NAN,
+        g2_empirical: exact.local_gradient_sup,
+        distance: exact.distance,
+        final_mean_gap: (&final_mean - &w_star).norm(),
+        limit_gap: (&limit - &w_star).norm(),
+        limit_point: limit.iter().copied().collect(),
+        alignment,
+        constants: c.clone(),
+        results: Vec::new(),
+    };
+    let stated = inputs(&c, &run, None, z_consistent);
+    let measured = inputs(&c, &run, Some(run.g2_empirical), z_consistent);
+    run.b_empirical = measured.b(Alpha::Printed);
+    run.results = claims
+        .iter()
+        .map(|claim| ClaimResult {
+            claim: claim.id(),
+            evaluation: evaluate_claim(*claim, &stated, &run, bound_scale),
+            empirical: claim.needs_g2().then(|| evaluate_claim(*claim, &measured, &run, bound_scale)),
+            expected: s.expected.get(claim.id()).copied(),
+            expected_empirical: s.expected_empirical.get(claim.id()).copied(),
+        })
+        .collect();
+    Ok(run)
+}
+
+/// A sweep of constant steps on one scenario: the speed-error trade-off of Case 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResidualSweep {
+    /// The scenario swept (its step is replaced).
+    pub scenario: String,
+    /// The steps, as multiples of `1/L`.
+    pub factors: Vec<f64>,
+}
+
+/// The exact steady state of `D^t` against the bound's residual `eta B / z` for each step of the
+/// sweep (`G^2` and `rho_` measured on the run at that step).
+///
+/// # Errors
+/// Bad input naming the field.
+pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint>> {
+    factors
+        .iter()
+        .map(|&f| {
+            let at = Scenario { step: StepSpec::ConstantOverL(f), ..s.clone() };
+            let run = run_scenario(&at, &[], 1.0)?;
+            let inst = at.instance.build()?;
+            let eta = f / run.constants.l;
+            let w_star = DVector::from_column_slice(&run.constants.w_star);
+            let steady = steady_distance(&inst, &run.constants.compensation.psi, eta, at.tau, at.gradient, &w_star);
+            Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * run.b_empirical / run.z })
+        })
+        .collect()
+}

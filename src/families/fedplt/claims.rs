@@ -1,0 +1,434 @@
+//! FedPLT claims of Dabaja and El-Azouzi (001; CLAIMS.md section 2): the one-round recursion, the
+//! constant- and decaying-step bounds, the proof's induction step and the limit of the iterates.
+//!
+//! Every bound is a free function of [`Inputs`] citing its line; the [`FedPltClaim`] values wire
+//! each one to its checks. Constants that the paper assumes on all of `R^d` but that cannot be
+//! finite there (`G^2` of Assumption 5) are `None` in the claim as stated and measured on the
+//! run in the labelled empirical evaluation, like the alignment ratio of Assumption 6, which is a
+//! property of the trajectory.
+
+use serde::Serialize;
+
+use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
+
+use super::runs::Schedule;
+
+/// Everything the bounds and checks read.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Inputs {
+    /// Horizon `T`.
+    pub t: usize,
+    /// `L`.
+    pub l: f64,
+    /// `mu`.
+    pub mu: f64,
+    /// `sigma^2`.
+    pub sigma2: f64,
+    /// Local steps `tau`.
+    pub tau: usize,
+    /// `psi_` over covered coordinates.
+    pub psi_min: f64,
+    /// `psibar`.
+    pub psi_max: f64,
+    /// `Lambda = sum_k c_k (F* - F_k*)`.
+    pub lambda: f64,
+    /// `D^0`.
+    pub d0: f64,
+    /// `Gamma = sum_k c_k alpha_{r_k}^2` as printed.
+    pub gamma_mask: f64,
+    /// `Gamma` with `alpha = sqrt(r_k)` (I-PLT2 variant).
+    pub gamma_mask_sqrt_r: f64,
+    /// `max_k alpha_{r_k}` as printed.
+    pub alpha_max: f64,
+    /// `min_k alpha_{r_k}` as printed.
+    pub alpha_min: f64,
+    /// `max_k sqrt(r_k)`.
+    pub sqrt_r_max: f64,
+    /// `min_k sqrt(r_k)`.
+    pub sqrt_r_min: f64,
+    /// `G^2` of Assumption 5: `None` as stated (it cannot be finite on `R^d`), or the run's
+    /// supremum of `E||grad F_k||^2` at the local iterates (empirical).
+    pub g2: Option<f64>,
+    /// `rho_ = min rho_k` along the run's sample paths (NaN when a ratio was undefined).
+    pub rho_min: f64,
+    /// Where Assumption 6 failed along the run, if it did.
+    pub alignment_failure: Option<(usize, usize, u64, f64)>,
+    /// The run's step schedule.
+    pub schedule: Schedule,
+    /// Whether a decaying schedule's `z` is the paper's `z` of this run.
+    pub schedule_z_consistent: bool,
+    /// `||W_lim - W*||^2` of the small-step limit of the masked dynamics.
+    pub limit_gap: f64,
+}
+
+impl Horizon for Inputs {
+    fn horizon(&self) -> usize {
+        self.t
+    }
+    fn at_horizon(&self, t: usize) -> Self {
+        Self { t, ..*self }
+    }
+}
+
+/// Which masking factor a reading uses (I-PLT2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Alpha {
+    /// `alpha_{r_k} = min(1, sqrt(d r_k))` as printed (001:L357).
+    Printed,
+    /// `alpha_{r_k} = sqrt(r_k)`: the likely intent, not a worst-case bound.
+    SqrtR,
+}
+
+impl Inputs {
+    /// `z = mu psi_ rho_` (001:L626).
+    pub fn z(&self) -> f64 {
+        self.mu * self.psi_min * self.rho_min
+    }
+
+    fn alphas(&self, a: Alpha) -> (f64, f64, f64) {
+        match a {
+            Alpha::Printed => (self.gamma_mask, self.alpha_max, self.alpha_min),
+            Alpha::SqrtR => (self.gamma_mask_sqrt_r, self.sqrt_r_max, self.sqrt_r_min),
+        }
+    }
+
+    /// The smallest and largest step of the schedule over rounds `0..T`.
+    pub fn step_range(&self) -> (f64, f64) {
+        let first = self.schedule.eta(0);
+        let last = self.schedule.eta(self.t.saturating_sub(1));
+        (first.min(last), first.max(last))
+    }
+
+    /// `nu = max_{t,k} [2 psibar^2 alpha_{r_k}^2 (1 - eta^t L) + psi_ rho_]` (001:L516, maxed over
+    /// `k` too: I-PLT10), largest at the smallest step and the largest `alpha`.
+    pub fn nu(&self, a: Alpha) -> f64 {
+        let (_, alpha_max, _) = self.alphas(a);
+        let (eta_min, _) = self.step_range();
+        2.0 * self.psi_max.powi(2) * alpha_max.powi(2) * (1.0 - eta_min * self.l) + self.psi_min * self.rho_min
+    }
+
+    /// `B = 2 tau^2 (G^2 + sigma^2) Gamma + 2 L nu Lambda + sigma^2 psibar^2 Gamma` (001:L626), or
+    /// NaN when `G^2` is not finite.
+    pub fn b(&self, a: Alpha) -> f64 {
+        let (gamma, _, _) = self.alphas(a);
+        let g2 = self.g2.unwrap_or(f64::NAN);
+        let tau = self.tau as f64;
+        2.0 * tau * tau * (g2 + self.sigma2) * gamma + 2.0 * self.l * self.nu(a) * self.lambda + self.sigma2 * self.psi_max.powi(2) * gamma
+    }
+}
+
+/// The right-hand side of the one-round recursion at step `eta`:
+/// `(1 - z eta) D^t + eta^2 B` (001:L616-626).
+pub fn recursion_rhs(x: &Inputs, a: Alpha, eta: f64, d_t: f64) -> f64 {
+    (1.0 - x.z() * eta) * d_t + eta * eta * x.b(a)
+}
+
+/// The constant-step bound `D^t <= (1 - z eta)^t D^0 + eta B / z` (001:L637-649).
+pub fn constant_step_bound(x: &Inputs, eta: f64, t: usize) -> f64 {
+    let z = x.z();
+    (1.0 - z * eta).powi(t as i32) * x.d0 + eta * x.b(Alpha::Printed) / z
+}
+
+/// The decaying-step constant: `C = D^0 + B / z^2` from the base case as written (001:L679), or
+/// `C = B / z^2`, the smallest of "any C >= B/z^2" (001:L695, L700).
+pub fn decaying_constant(x: &Inputs, base_case: bool) -> f64 {
+    let c = x.b(Alpha::Printed) / x.z().powi(2);
+    if base_case {
+        x.d0 + c
+    } else {
+        c
+    }
+}
+
+/// The induction step's two sides at `t`: `((C t + B/z^2) / (t+1)^2, C / (t+2))`; the proof
+/// claims the first is at most the second whenever `C >= B/z^2` (001:L686-695).
+pub fn induction_sides(c: f64, b_over_z2: f64, t: usize) -> (f64, f64) {
+    let t = t as f64;
+    ((c * t + b_over_z2) / ((t + 1.0) * (t + 1.0)), c / (t + 2.0))
+}
+
+/// The recursion taken with equality under `eta^t = 1/(z (t+1))`: `D^1 = B/z^2` and
+/// `D^t = (B/z^2) H_t / t` with `H_t = sum_{s<=t} 1/s` (I-PLT7), for `t = 1..=horizon`.
+pub fn equality_solution(b_over_z2: f64, horizon: usize) -> Vec<f64> {
+    let mut h = 0.0;
+    (1..=horizon)
+        .map(|t| {
+            h += 1.0 / t as f64;
+            b_over_z2 * h / t as f64
+        })
+        .collect()
+}
+
+/// The claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FedPltClaim {
+    /// FEDPLT-REC: `D^{t+1} <= (1 - z eta^t) D^t + (eta^t)^2 B` in expectation, every round.
+    Recursion {
+        /// Any `tau` (the flagged variant); the primary reading is the proof's `tau = 1` (I-PLT8).
+        tau_steps: bool,
+        /// `alpha = sqrt(r_k)` (the flagged variant of I-PLT2).
+        sqrt_r: bool,
+    },
+    /// FEDPLT-CONST: the constant-step bound.
+    ConstantStep,
+    /// FEDPLT-DECAY: `D^t <= C/(t+1)` under `eta^t = 1/(z(t+1))`.
+    DecayingStep {
+        /// `C = B/z^2` (the flagged variant) instead of the base case's `D^0 + B/z^2`.
+        any_c: bool,
+    },
+    /// FEDPLT-DECAY-INDUCTION: the induction step `f(t) <= 0` for `C = B/z^2`.
+    DecayInduction,
+    /// FEDPLT-DECAY-RECURSION: the recursion with equality against `C/(t+1)`.
+    DecayRecursion,
+    /// FEDPLT-LIMIT: with vanishing steps the iterates converge to `W*` (001:L708-713).
+    Limit,
+}
+
+/// Every claim, in report order.
+pub const ALL: [FedPltClaim; 9] = [
+    FedPltClaim::Recursion { tau_steps: false, sqrt_r: false },
+    FedPltClaim::Recursion { tau_steps: true, sqrt_r: false },
+    FedPltClaim::Recursion { tau_steps: false, sqrt_r: true },
+    FedPltClaim::ConstantStep,
+    FedPltClaim::DecayingStep { any_c: false },
+    FedPltClaim::DecayingStep { any_c: true },
+    FedPltClaim::DecayInduction,
+    FedPltClaim::DecayRecursion,
+    FedPltClaim::Limit,
+];
+
+/// Rounds the decaying-step recursion is solved for, beyond any run's horizon (its failure grows
+/// like `log t`, so it needs long horizons to show).
+pub const RECURSION_HORIZON: usize = 1_000_000;
+
+fn step_condition(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
+    ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
+}
+
+/// A condition the derivation uses (001:L504-510) but no result states: reported, never a
+/// reason for "not applicable" (I-PLT6).
+fn implicit_condition(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
+    ConditionCheck::compare(name, ConditionKind::Implicit, given, relation, required)
+}
+
+impl FedPltClaim {
+    /// The metric or inequality compared, in words.
+    pub fn metric(&self) -> &'static str {
+        match self {
+            FedPltClaim::Recursion { .. } => "E||W^{t+1} - W*||^2 vs (1 - z eta^t) E||W^t - W*||^2 + (eta^t)^2 B, each round",
+            FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } => "D^t = E||W^t - W*||^2, each round",
+            FedPltClaim::DecayInduction => "(C t + B/z^2)/(t+1)^2 vs C/(t+2), C = B/z^2",
+            FedPltClaim::DecayRecursion => "(B/z^2) H_t / t (the recursion with equality) vs C/(t+1)",
+            FedPltClaim::Limit => "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics",
+        }
+    }
+
+    /// Whether the claim compares a run (as opposed to the proof's algebra or a limit point).
+    pub fn uses_run(&self) -> bool {
+        matches!(self, FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. })
+    }
+
+    /// Whether an empirical evaluation (`G^2` measured on the run) is reported beside the claim
+    /// as stated.
+    pub fn needs_g2(&self) -> bool {
+        !matches!(self, FedPltClaim::Limit)
+    }
+
+    /// The step conditions (a)-(d) at every step of the schedule (001:L504-510, I-PLT6), with the
+    /// masking factors of reading `a`: implicit, since the results do not state them.
+    fn step_checks(x: &Inputs, a: Alpha) -> Vec<ConditionCheck> {
+        let (_, alpha_max, alpha_min) = x.alphas(a);
+        let (eta_min, eta_max) = x.step_range();
+        let (psi_rho, psi2) = (x.psi_min * x.rho_min, x.psi_max * x.psi_max);
+        let mut out = vec![implicit_condition("(a) eta^t < 1/L (001:L507)", eta_max, Relation::AtMost, 1.0 / x.l)];
+        if alpha_max > 0.0 {
+            out.push(implicit_condition(
+                "(b) gamma_k > 0: eta^t < psi_ rho_ / (2 psibar^2 alpha^2 L) (001:L454, L509)",
+                eta_max,
+                Relation::AtMost,
+                psi_rho / (2.0 * psi2 * alpha_max * alpha_max * x.l),
+            ));
+        }
+        out.push(implicit_condition(
+            "(c) gamma_k / (2 eta^t) < 1: psi_ rho_ - 2 eta^t psibar^2 alpha^2 L < 1 (001:L510)",
+            psi_rho - 2.0 * eta_min * psi2 * alpha_min * alpha_min * x.l,
+            Relation::AtMost,
+            1.0,
+        ));
+        out.push(implicit_condition("(d) z eta^t < 1", x.z() * eta_max, Relation::AtMost, 1.0));
+        out
+    }
+
+    /// Assumptions 5 and 6 as this run meets them.
+    fn assumption_checks(x: &Inputs, needs_g2: bool) -> Vec<ConditionCheck> {
+        let mut out = Vec::new();
+        if needs_g2 {
+            out.push(match x.g2 {
+                None => ConditionCheck::assumption(
+                    "A5 bounded global gradient (001:L143-149)",
+                    false,
+                    "||grad F(W)|| >= mu ||W - W*|| is unbounded on R^d for a mu-strongly convex F, so no finite G exists (I-PLT1)",
+                ),
+                Some(g2) => ConditionCheck::assumption(
+                    "A5 bounded gradient, on the run",
+                    g2.is_finite(),
+                    format!("G^2 = {} = sup of E||grad F_k||^2 at the local iterates the run visits (empirical; the proof's step at 001:L576 needs local gradients)", crate::claim::fmt_num(g2)),
+                ),
+            });
+        }
+        let a6 = match x.alignment_failure {
+            None => ConditionCheck::assumption(
+                "A6 positive masked alignment, along the run",
+                true,
+                format!("rho_ = {} (measured)", crate::claim::fmt_num(x.rho_min)),
+            ),
+            Some((t, k, r, v)) if v.is_nan() => ConditionCheck::assumption(
+                "A6 positive masked alignment, along the run",
+                false,
+                format!("rho_k undefined (its denominator <grad F_k(W), W - W*> is 0) at round {t}, client {k}, sample path {r}"),
+            ),
+            Some((t, k, r, v)) => ConditionCheck::assumption(
+                "A6 positive masked alignment, along the run",
+                false,
+                format!("rho_k = {} <= 0 at round {t}, client {k}, sample path {r}", crate::claim::fmt_num(v)),
+            ),
+        };
+        out.push(a6);
+        out
+    }
+}
+
+impl BoundClaim for FedPltClaim {
+    type Inputs = Inputs;
+
+    fn id(&self) -> &'static str {
+        match self {
+            FedPltClaim::Recursion { tau_steps: false, sqrt_r: false } => "FEDPLT-REC",
+            FedPltClaim::Recursion { tau_steps: true, .. } => "FEDPLT-REC~tau-steps",
+            FedPltClaim::Recursion { sqrt_r: true, .. } => "FEDPLT-REC~alpha-sqrt-r",
+            FedPltClaim::ConstantStep => "FEDPLT-CONST",
+            FedPltClaim::DecayingStep { any_c: false } => "FEDPLT-DECAY",
+            FedPltClaim::DecayingStep { any_c: true } => "FEDPLT-DECAY~any-c",
+            FedPltClaim::DecayInduction => "FEDPLT-DECAY-INDUCTION",
+            FedPltClaim::DecayRecursion => "FEDPLT-DECAY-RECURSION",
+            FedPltClaim::Limit => "FEDPLT-LIMIT",
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self {
+            FedPltClaim::Recursion { tau_steps: false, sqrt_r: false } => "One-round recursion of E||W^t - W*||^2 (Step 5)",
+            FedPltClaim::Recursion { tau_steps: true, .. } => "One-round recursion with a genuine tau-step round",
+            FedPltClaim::Recursion { sqrt_r: true, .. } => "One-round recursion with alpha = sqrt(r_k)",
+            FedPltClaim::ConstantStep => "Constant step: geometric decay to a ball of radius eta B / z (Case 1)",
+            FedPltClaim::DecayingStep { any_c: false } => "Decaying step 1/(z(t+1)): D^t <= C/(t+1), C = D^0 + B/z^2 (Case 2)",
+            FedPltClaim::DecayingStep { any_c: true } => "Decaying step with C = B/z^2 (any C >= B/z^2)",
+            FedPltClaim::DecayInduction => "Induction step of Case 2: f(t) <= 0 whenever C >= B/z^2",
+            FedPltClaim::DecayRecursion => "Case 2's recursion, solved with equality, stays below C/(t+1)",
+            FedPltClaim::Limit => "With vanishing steps the global model converges to W*",
+        }
+    }
+
+    fn source(&self) -> &'static str {
+        match self {
+            FedPltClaim::Recursion { .. } => "001:L616-632",
+            FedPltClaim::ConstantStep => "001:L637-653",
+            FedPltClaim::DecayingStep { .. } => "001:L655-706",
+            FedPltClaim::DecayInduction => "001:L681-695",
+            FedPltClaim::DecayRecursion => "001:L659-704",
+            FedPltClaim::Limit => "001:L24, L708-713",
+        }
+    }
+
+    fn reading(&self) -> Reading {
+        match self {
+            FedPltClaim::Recursion { tau_steps: true, .. } => Reading {
+                name: "tau-steps",
+                is_variant: true,
+                description: "the recursion for a genuine tau-step round; the proof replaces tau steps by one gradient at W_k^t (I-PLT8): unproven, tested",
+            },
+            FedPltClaim::Recursion { sqrt_r: true, .. } => Reading {
+                name: "alpha-sqrt-r",
+                is_variant: true,
+                description: "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)",
+            },
+            FedPltClaim::DecayingStep { any_c: true } => Reading {
+                name: "any-c",
+                is_variant: true,
+                description: "C = B/z^2, the smallest C of L695 and L700; the base case at L679 needs D^0 + B/z^2 (I-PLT7)",
+            },
+            FedPltClaim::Recursion { .. } => Reading {
+                name: "primary",
+                is_variant: false,
+                description: "B as printed with alpha = min(1, sqrt(d r_k)) (I-PLT2, I-PLT9, I-PLT11); the proof's per-step model, tau = 1 (I-PLT8); psi_ over covered coordinates (I-PLT4)",
+            },
+            FedPltClaim::DecayingStep { .. } => Reading {
+                name: "primary",
+                is_variant: false,
+                description: "C = D^0 + B/z^2, the base case as written at L679 (I-PLT7)",
+            },
+            _ => Reading { name: "primary", is_variant: false, description: "as printed" },
+        }
+    }
+
+    fn comparison(&self) -> Comparison {
+        Comparison::PerRound
+    }
+
+    fn every_prefix(&self) -> bool {
+        true
+    }
+
+    fn checks(&self, x: &Inputs) -> Vec<ConditionCheck> {
+        let scope = |name: &str, holds: bool| ConditionCheck {
+            name: name.to_string(),
+            kind: ConditionKind::Scope,
+            given: if holds { 1.0 } else { 0.0 },
+            required: 1.0,
+            relation: Relation::Equal,
+            holds,
+            detail: String::new(),
+        };
+        let decaying = matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0);
+        let mut out = Vec::new();
+        match self {
+            FedPltClaim::Recursion { tau_steps, sqrt_r } => {
+                if !tau_steps {
+                    out.push(ConditionCheck::compare("tau = 1 (the proof's per-step model, I-PLT8)", ConditionKind::Scope, x.tau as f64, Relation::Equal, 1.0));
+                }
+                out.extend(Self::assumption_checks(x, true));
+                out.extend(Self::step_checks(x, if *sqrt_r { Alpha::SqrtR } else { Alpha::Printed }));
+            }
+            FedPltClaim::ConstantStep => {
+                out.push(scope("a constant step", matches!(x.schedule, Schedule::Constant(_))));
+                out.extend(Self::assumption_checks(x, true));
+                out.push(step_condition("eta in (0, 1/z) (001:L639)", x.schedule.eta(0) * x.z(), Relation::AtMost, 1.0));
+                out.extend(Self::step_checks(x, Alpha::Printed));
+            }
+            FedPltClaim::DecayingStep { .. } => {
+                out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
+                out.push(ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, ""));
+                out.extend(Self::assumption_checks(x, true));
+                out.extend(Self::step_checks(x, Alpha::Printed));
+            }
+            FedPltClaim::DecayInduction | FedPltClaim::DecayRecursion => {
+                out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
+                out.extend(Self::assumption_checks(x, true));
+            }
+            FedPltClaim::Limit => {}
+        }
+        out
+    }
+
+    /// The bound at horizon `T'`, compared with the metric of round `T' - 1`.
+    fn bound(&self, x: &Inputs) -> f64 {
+        let t = x.t.saturating_sub(1);
+        match self {
+            FedPltClaim::ConstantStep => constant_step_bound(x, x.schedule.eta(0), t),
+            FedPltClaim::DecayingStep { any_c } => decaying_constant(x, !any_c) / (t as f64 + 1.0),
+            FedPltClaim::Limit => 0.0,
+            // Per-round inequalities are evaluated from their two sides, not from a bound here.
+            _ => f64::NAN,
+        }
+    }
+}

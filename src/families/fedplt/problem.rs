@@ -1,0 +1,369 @@
+//! FedPLT's problem model: heterogeneous strongly convex quadratics with static masks, and every
+//! constant the paper's recursion uses, computed exactly from the instance.
+//!
+//! Client `k` holds `F_k(W) = 1/2 (W - a_k)^T H_k (W - a_k)` (so `F_k* = min F_k = 0`), weight
+//! `c_k = n_k / n` and a binary mask `m_k`; its stochastic gradient adds `(sigma / sqrt(d)) xi`,
+//! `xi ~ N(0, I_d)`, so Assumption 4 holds with equality: `E||grad l - grad F_k||^2 = sigma^2`
+//! (001:L136-141). The global objective is `F = sum_k c_k F_k` (001:L30).
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use rand::Rng;
+use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{require_memory, require_non_negative, require_positive, Error, Result};
+use crate::rng::StreamKey;
+
+/// How the clients' masks are laid out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MaskLayout {
+    /// Every client updates every coordinate (FedPLT reduces to FedAvg).
+    Full,
+    /// Each coordinate belongs to exactly one client (round-robin): disjoint masks, full coverage.
+    Disjoint,
+    /// The coordinates form `layers` contiguous blocks ("layers"); client `k` updates
+    /// `per_client` consecutive layers starting at layer `k mod layers` (overlapping when
+    /// `per_client > 1`).
+    Layers {
+        /// Number of blocks, `1 <= layers <= d`.
+        layers: usize,
+        /// Blocks per client, `1 <= per_client <= layers`.
+        per_client: usize,
+    },
+    /// Client `k` updates a seeded random subset of `max(1, round(fraction d))` coordinates.
+    Random {
+        /// Update fraction `r`, `0 < r <= 1`.
+        fraction: f64,
+    },
+    /// Given coordinates per client (0-based); coordinates nobody lists stay uncovered.
+    Explicit {
+        /// One list per client.
+        coordinates: Vec<Vec<usize>>,
+    },
+}
+
+/// A seeded recipe for an instance (unchecked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceSpec {
+    /// Clients `K >= 1`.
+    pub clients: usize,
+    /// Dimension `d >= 1`.
+    pub dim: usize,
+    /// Smoothness `L`: the largest eigenvalue over all `H_k` equals it exactly.
+    pub l: f64,
+    /// Strong convexity `mu`: the smallest eigenvalue over all `H_k` equals it exactly.
+    pub mu: f64,
+    /// Noise level `sigma >= 0` of Assumption 4.
+    pub sigma: f64,
+    /// `||a_k - a_mean||` for every client (0: a shared optimum).
+    pub heterogeneity: f64,
+    /// `||W^0 - W*||`.
+    pub init_distance: f64,
+    /// Random rotations of the Hessians (false: diagonal `H_k`, aligned with the masks).
+    #[serde(default)]
+    pub rotated: bool,
+    /// Samples per client `n_k` (default: equal weights).
+    #[serde(default)]
+    pub samples: Option<Vec<u64>>,
+    /// The masks.
+    pub masks: MaskLayout,
+    /// Seed of the recipe.
+    pub seed: u64,
+}
+
+/// Which stream of the recipe a draw comes from (keyed apart from every run).
+const RECIPE_ROUND: u64 = u64::MAX - 2;
+
+/// A FedPLT instance with its masks.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// `H_k`.
+    pub hessians: Vec<DMatrix<f64>>,
+    /// `a_k`, the minimizer of `F_k`.
+    pub optima: Vec<DVector<f64>>,
+    /// `c_k = n_k / n`.
+    pub weights: Vec<f64>,
+    /// `m_k` as 0/1 values.
+    pub masks: Vec<DVector<f64>>,
+    /// `sigma`.
+    pub sigma: f64,
+    /// `W^0`.
+    pub initial: DVector<f64>,
+}
+
+fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
+    loop {
+        let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal));
+        let n = v.norm();
+        if n > 1e-12 {
+            return v / n;
+        }
+    }
+}
+
+impl InstanceSpec {
+    /// Validates the recipe and builds the instance.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming the field and its range.
+    pub fn build(&self) -> Result<Instance> {
+        let (k, d) = (self.clients, self.dim);
+        if k == 0 {
+            return Err(Error::field("instance.clients", "got 0", "an integer >= 1"));
+        }
+        if d == 0 {
+            return Err(Error::field("instance.dim", "got 0", "an integer >= 1"));
+        }
+        require_memory("instance.clients, instance.dim", 8.0 * 4.0 * k as f64 * d as f64 * d as f64, "the clients' matrices")?;
+        require_positive("instance.l", self.l)?;
+        require_positive("instance.mu", self.mu)?;
+        if self.mu > self.l || self.l > 1e100 || self.mu < 1e-100 {
+            return Err(Error::field("instance.mu", format!("got mu = {} with l = {}", self.mu, self.l), "1e-100 <= mu <= l <= 1e100"));
+        }
+        for (field, v) in [("instance.sigma", self.sigma), ("instance.heterogeneity", self.heterogeneity), ("instance.init_distance", self.init_distance)] {
+            require_non_negative(field, v)?;
+            if v > 1e100 {
+                return Err(Error::field(field, format!("got {v}"), "a number in [0, 1e100]"));
+            }
+        }
+        let weights = match &self.samples {
+            None => vec![1.0 / k as f64; k],
+            Some(n) => {
+                if n.len() != k || n.contains(&0) {
+                    return Err(Error::field("instance.samples", format!("got {n:?}"), format!("{k} positive integers (one per client)")));
+                }
+                let total: f64 = n.iter().map(|x| *x as f64).sum();
+                n.iter().map(|x| *x as f64 / total).collect()
+            }
+        };
+        let masks = self.masks(k, d)?;
+        let mut rng = StreamKey { seed: self.seed, replicate: 0, round: RECIPE_ROUND, client: 0 }.rng(0);
+        // Spectra in [mu, L], then the extremes placed so that L and mu are exact: L at client 0's
+        // first eigenvalue, mu at its second (or at client 1's first when d = 1).
+        let mut spectra: Vec<DVector<f64>> = (0..k).map(|_| DVector::from_fn(d, |_, _| self.mu + (self.l - self.mu) * rng.gen::<f64>())).collect();
+        spectra[0][0] = self.l;
+        match (d, k) {
+            (1, 1) if self.mu != self.l => {
+                return Err(Error::field("instance.mu", format!("got mu = {} < l = {} with one client and dim 1", self.mu, self.l), "mu = l when K = d = 1"));
+            }
+            (1, 1) => {}
+            (1, _) => spectra[1][0] = self.mu,
+            _ => spectra[0][1] = self.mu,
+        }
+        let hessians: Vec<DMatrix<f64>> = spectra
+            .iter()
+            .map(|spectrum| {
+                if self.rotated {
+                    let g = DMatrix::from_fn(d, d, |_, _| rng.sample::<f64, _>(StandardNormal));
+                    let q = g.qr().q();
+                    let h = &q * DMatrix::from_diagonal(spectrum) * q.transpose();
+                    (&h + h.transpose()) * 0.5
+                } else {
+                    DMatrix::from_diagonal(spectrum)
+                }
+            })
+            .collect();
+        let centre = DVector::from_fn(d, |i, _| (i as f64 + 1.0).sqrt());
+        let optima: Vec<DVector<f64>> = (0..k).map(|_| &centre + unit_vector(&mut rng, d) * self.heterogeneity).collect();
+        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d) };
+        let w_star = inst.minimizer()?;
+        inst.initial = &w_star + unit_vector(&mut rng, d) * self.init_distance;
+        Ok(inst)
+    }
+
+    fn masks(&self, k: usize, d: usize) -> Result<Vec<DVector<f64>>> {
+        let mut masks = vec![DVector::zeros(d); k];
+        match &self.masks {
+            MaskLayout::Full => masks.iter_mut().for_each(|m| m.fill(1.0)),
+            MaskLayout::Disjoint => (0..d).for_each(|i| masks[i % k][i] = 1.0),
+            MaskLayout::Layers { layers, per_client } => {
+                if *layers == 0 || *layers > d {
+                    return Err(Error::field("instance.masks.layers", format!("got {layers}"), format!("1 <= layers <= dim = {d}")));
+                }
+                if *per_client == 0 || per_client > layers {
+                    return Err(Error::field("instance.masks.per_client", format!("got {per_client}"), format!("1 <= per_client <= layers = {layers}")));
+                }
+                for (c, m) in masks.iter_mut().enumerate() {
+                    for j in 0..*per_client {
+                        let layer = (c + j) % layers;
+                        let (lo, hi) = (layer * d / layers, (layer + 1) * d / layers);
+                        (lo..hi).for_each(|i| m[i] = 1.0);
+                    }
+                }
+            }
+            MaskLayout::Random { fraction } => {
+                if !(fraction.is_finite() && *fraction > 0.0 && *fraction <= 1.0) {
+                    return Err(Error::field("instance.masks.fraction", format!("got {fraction}"), "0 < fraction <= 1"));
+                }
+                let count = ((fraction * d as f64).round() as usize).clamp(1, d);
+                for (c, m) in masks.iter_mut().enumerate() {
+                    let mut rng = StreamKey { seed: self.seed, replicate: 1, round: RECIPE_ROUND, client: c as u64 }.rng(0);
+                    rand::seq::index::sample(&mut rng, d, count).into_iter().for_each(|i| m[i] = 1.0);
+                }
+            }
+            MaskLayout::Explicit { coordinates } => {
+                if coordinates.len() != k {
+                    return Err(Error::field("instance.masks.coordinates", format!("{} lists", coordinates.len()), format!("one list per client ({k})")));
+                }
+                for (c, list) in coordinates.iter().enumerate() {
+                    for &i in list {
+                        if i >= d {
+                            return Err(Error::field(
+                                format!("instance.masks.coordinates[{c}]"),
+                                format!("coordinate {i}"),
+                                format!("coordinates below dim = {d}"),
+                            ));
+                        }
+                        masks[c][i] = 1.0;
+                    }
+                }
+            }
+        }
+        Ok(masks)
+    }
+}
+
+/// The compensation vector and the coverage of the masks (001:L90-96).
+#[derive(Debug, Clone, Serialize)]
+pub struct Compensation {
+    /// `psi_i = 1 / sum_k c_k (m_k)_i` on covered coordinates; 1 on uncovered ones (the paper
+    /// leaves them arbitrary: their update is zero).
+    pub psi: Vec<f64>,
+    /// Whether some client updates coordinate `i`.
+    pub covered: Vec<bool>,
+    /// `psi_ = min psi_i` over covered coordinates (the proof's L388 takes all coordinates,
+    /// where psi is arbitrary on uncovered ones: I-PLT4).
+    pub psi_min: f64,
+    /// `psibar = max psi_i` over covered coordinates.
+    pub psi_max: f64,
+    /// Coordinates no client updates.
+    pub uncovered: usize,
+}
+
+/// Every constant of the recursion that depends on the instance alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct Constants {
+    /// Clients `K`.
+    pub clients: usize,
+    /// Dimension `d`.
+    pub dim: usize,
+    /// `L = max_k lambda_max(H_k)` (Assumption 1, 001:L116-119).
+    pub l: f64,
+    /// `mu = min_k lambda_min(H_k)` (Assumption 2, 001:L126-129).
+    pub mu: f64,
+    /// `sigma^2` (Assumption 4, with equality).
+    pub sigma2: f64,
+    /// The global minimizer `W*`.
+    pub w_star: Vec<f64>,
+    /// `F* = F(W*)`.
+    pub f_star: f64,
+    /// `Lambda = sum_k c_k (F* - F_k*) = F*` since `F_k* = 0` (001:L524).
+    pub lambda: f64,
+    /// `c_k`.
+    pub weights: Vec<f64>,
+    /// `r_k = ||m_k||_0 / d`.
+    pub fractions: Vec<f64>,
+    /// `alpha_{r_k} = min(1, sqrt(d r_k))` as printed (001:L357; 1 for a nonempty mask).
+    pub alpha: Vec<f64>,
+    /// `Gamma = sum_k c_k alpha_{r_k}^2` (001:L588).
+    pub gamma_mask: f64,
+    /// `Gamma` with the flagged `alpha = sqrt(r_k)` (I-PLT2).
+    pub gamma_mask_sqrt_r: f64,
+    /// The compensation vector.
+    pub compensation: Compensation,
+    /// `D^0 = ||W^0 - W*||^2`.
+    pub d0: f64,
+    /// Whether every client shares the optimum (`a_k = W*`).
+    pub shared_optimum: bool,
+}
+
+impl Instance {
+    /// `K`.
+    pub fn clients(&self) -> usize {
+        self.hessians.len()
+    }
+
+    /// `d`.
+    pub fn dim(&self) -> usize {
+        self.initial.len()
+    }
+
+    /// `H = sum_k c_k H_k`.
+    pub fn hessian(&self) -> DMatrix<f64> {
+        self.hessians.iter().zip(&self.weights).fold(DMatrix::zeros(self.dim(), self.dim()), |a, (h, c)| a + h * *c)
+    }
+
+    /// `W* = H^{-1} sum_k c_k H_k a_k`.
+    ///
+    /// # Errors
+    /// [`Error::Instance`] when `H` is singular.
+    pub fn minimizer(&self) -> Result<DVector<f64>> {
+        let rhs = self.hessians.iter().zip(&self.optima).zip(&self.weights).fold(DVector::zeros(self.dim()), |a, ((h, o), c)| a + h * o * *c);
+        self.hessian().cholesky().map(|ch| ch.solve(&rhs)).ok_or_else(|| Error::Instance("the weighted Hessian is not positive definite".into()))
+    }
+
+    /// `grad F_k(W) = H_k (W - a_k)`.
+    pub fn gradient(&self, k: usize, w: &DVector<f64>) -> DVector<f64> {
+        &self.hessians[k] * (w - &self.optima[k])
+    }
+
+    /// `F_k(W)`.
+    pub fn local_objective(&self, k: usize, w: &DVector<f64>) -> f64 {
+        let x = w - &self.optima[k];
+        0.5 * x.dot(&(&self.hessians[k] * &x))
+    }
+
+    /// The compensation vector and coverage (001:L90-96).
+    pub fn compensation(&self) -> Compensation {
+        let d = self.dim();
+        let coverage: Vec<f64> = (0..d).map(|i| self.masks.iter().zip(&self.weights).map(|(m, c)| c * m[i]).sum()).collect();
+        let covered: Vec<bool> = (0..d).map(|i| self.masks.iter().any(|m| m[i] != 0.0)).collect();
+        let psi: Vec<f64> = coverage.iter().zip(&covered).map(|(c, on)| if *on { 1.0 / c } else { 1.0 }).collect();
+        let on: Vec<f64> = psi.iter().zip(&covered).filter(|(_, c)| **c).map(|(p, _)| *p).collect();
+        let psi_min = on.iter().copied().fold(f64::INFINITY, f64::min);
+        let psi_max = on.iter().copied().fold(0.0, f64::max);
+        Compensation { psi, uncovered: covered.iter().filter(|c| !**c).count(), covered, psi_min, psi_max }
+    }
+
+    /// The constants of the instance.
+    ///
+    /// # Errors
+    /// When the weighted Hessian is singular or no coordinate is covered.
+    pub fn constants(&self) -> Result<Constants> {
+        let d = self.dim();
+        let eig = |h: &DMatrix<f64>| SymmetricEigen::new(h.clone()).eigenvalues;
+        let l = self.hessians.iter().map(|h| eig(h).max()).fold(0.0, f64::max);
+        let mu = self.hessians.iter().map(|h| eig(h).min()).fold(f64::INFINITY, f64::min);
+        let w_star = self.minimizer()?;
+        let f_star: f64 = (0..self.clients()).map(|k| self.weights[k] * self.local_objective(k, &w_star)).sum();
+        let fractions: Vec<f64> = self.masks.iter().map(|m| m.sum() / d as f64).collect();
+        let alpha: Vec<f64> = fractions.iter().map(|r| (d as f64 * r).sqrt().min(1.0)).collect();
+        let gamma_mask = self.weights.iter().zip(&alpha).map(|(c, a)| c * a * a).sum();
+        let gamma_mask_sqrt_r = self.weights.iter().zip(&fractions).map(|(c, r)| c * r).sum();
+        let compensation = self.compensation();
+        if compensation.uncovered == d {
+            return Err(Error::field("instance.masks", "no client updates any coordinate", "masks that cover at least one coordinate"));
+        }
+        let shared_optimum = self.optima.iter().all(|a| (a - &w_star).norm() <= 1e-12 * (1.0 + w_star.norm()));
+        Ok(Constants {
+            clients: self.clients(),
+            dim: d,
+            l,
+            mu,
+            sigma2: self.sigma * self.sigma,
+            d0: (&self.initial - &w_star).norm_squared(),
+            w_star: w_star.iter().copied().collect(),
+            f_star,
+            lambda: f_star,
+            weights: self.weights.clone(),
+            fractions,
+            alpha,
+            gamma_mask,
+            gamma_mask_sqrt_r,
+            compensation,
+            shared_optimum,
+        })
+    }
+}

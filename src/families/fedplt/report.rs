@@ -1,0 +1,366 @@
+//! FedPLT's reports: one JSON per claim, its section of `SUMMARY.md`, and PNG figures (the
+//! distance against both bounds, the measured alignment along the run, the residual error
+//! against the step).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use plotters::prelude::*;
+use serde::Serialize;
+
+use crate::claim::{fmt_num, BoundClaim};
+use crate::error::Result;
+use crate::family::{ReportFile, VerdictRow};
+use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
+use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
+use crate::verdict::{Evaluation, VerdictKind};
+
+use super::check::ScenarioRun;
+use super::claims::{FedPltClaim, ALL};
+use super::runs::ResidualPoint;
+use super::FAMILY_ID;
+
+#[derive(Serialize)]
+struct Entry<'a> {
+    scenario: &'a str,
+    description: &'a str,
+    scenario_hash: &'a str,
+    reproduce: String,
+    z: f64,
+    g2_empirical: f64,
+    b_empirical: f64,
+    rho_min: f64,
+    alignment_failure: Option<(usize, usize, u64, f64)>,
+    limit_gap: f64,
+    expected: Option<VerdictKind>,
+    expected_empirical: Option<VerdictKind>,
+    evaluation: &'a Evaluation,
+    empirical: Option<&'a Evaluation>,
+}
+
+#[derive(Serialize)]
+struct ClaimReport<'a> {
+    meta: &'a ReportMeta,
+    claim: &'a str,
+    title: &'a str,
+    source: &'a str,
+    reading: crate::claim::Reading,
+    metric: &'a str,
+    scenarios: Vec<Entry<'a>>,
+}
+
+/// Verdict rows for the shared summary.
+pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
+    let mut rows = Vec::new();
+    for claim in ALL {
+        for run in runs {
+            let Some(c) = run.results.iter().find(|c| c.claim == claim.id()) else { continue };
+            let row = |constants, label, evaluation: &Evaluation, expected| VerdictRow {
+                family: FAMILY_ID,
+                claim: claim.id(),
+                reading: claim.reading().name,
+                scenario: run.scenario.clone(),
+                constants,
+                label,
+                evaluation: evaluation.clone(),
+                expected,
+            };
+            rows.push(row("exact", None, &c.evaluation, c.expected));
+            if let Some(e) = &c.empirical {
+                rows.push(row("empirical", Some(format!("empirical G^2 = {}", fmt_num(run.g2_empirical))), e, c.expected_empirical));
+            }
+        }
+    }
+    rows
+}
+
+/// The report files and the `SUMMARY.md` section.
+///
+/// # Errors
+/// When a figure cannot be drawn.
+pub fn report_files(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
+    let mut files = Vec::new();
+    for claim in ALL {
+        let entries: Vec<Entry> = runs
+            .iter()
+            .filter_map(|run| {
+                let c = run.results.iter().find(|c| c.claim == claim.id())?;
+                Some(Entry {
+                    scenario: &run.scenario,
+                    description: &run.description,
+                    scenario_hash: &run.scenario_hash,
+                    reproduce: reproduce_command(claim.id(), &run.scenario),
+                    z: run.z,
+                    g2_empirical: run.g2_empirical,
+                    b_empirical: run.b_empirical,
+                    rho_min: run.alignment.min,
+                    alignment_failure: run.alignment.first_failure,
+                    limit_gap: run.limit_gap,
+                    expected: c.expected,
+                    expected_empirical: c.expected_empirical,
+                    evaluation: &c.evaluation,
+                    empirical: c.empirical.as_ref(),
+                })
+            })
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        let report = ClaimReport {
+            meta,
+            claim: claim.id(),
+            title: claim.title(),
+            source: claim.source(),
+            reading: claim.reading(),
+            metric: claim.metric(),
+            scenarios: entries,
+        };
+        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{}.json", claim.id())), bytes: to_json(&report)?.into_bytes() });
+        if plots && claim.uses_run() {
+            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(claim, runs)? });
+        }
+    }
+    if plots && !runs.is_empty() {
+        files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-alignment.png"), bytes: plot_alignment(runs)? });
+    }
+    if let (Some((name, points)), true) = (sweep, plots) {
+        files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-residual-vs-eta.png"), bytes: plot_residual(name, points)? });
+    }
+    let runs_json = serde_json::json!({
+        "meta": meta,
+        "residual_sweep": sweep.map(|(name, points)| serde_json::json!({"scenario": name, "points": points})),
+        "scenarios": runs.iter().map(|r| serde_json::json!({
+            "scenario": r.scenario, "constants": r.constants, "schedule": r.schedule, "tau": r.tau, "gradient": r.gradient,
+            "z": r.z, "g2_empirical": r.g2_empirical, "b_empirical": r.b_empirical,
+            "rho_min": r.alignment.min, "alignment_failure": r.alignment.first_failure, "sample_paths": r.alignment.replicates,
+            "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point, "limit_gap": r.limit_gap,
+        })).collect::<Vec<_>>(),
+    });
+    files.push(ReportFile { path: PathBuf::from("fedplt").join("scenarios.json"), bytes: to_json(&runs_json)?.into_bytes() });
+    let mut summary = summary_markdown(runs);
+    if let Some((name, points)) = sweep {
+        let _ = writeln!(summary, "\n### FedPLT speed-error trade-off (Case 1) on `{name}`\n");
+        let _ = writeln!(summary, "| eta | exact steady D | residual eta B / z | ratio |");
+        let _ = writeln!(summary, "|---|---|---|---|");
+        for p in points {
+            let ratio = p.steady_distance.map(|d| p.residual_bound / d);
+            let _ = writeln!(summary, "| {} | {} | {} | {} |", fmt_num(p.eta), opt_num(p.steady_distance), fmt_num(p.residual_bound), opt_num(ratio));
+        }
+    }
+    Ok((files, summary))
+}
+
+/// The family's section of `SUMMARY.md`.
+pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## FedPLT (Dabaja, El-Azouzi): static partial training with masks\n");
+    let _ = writeln!(
+        s,
+        "Not Fed-PLT (local training with privacy noise). `D^t = E||W^t - W*||^2` is exact (moment \
+         propagation). Assumption 5 (bounded global gradient on R^d) cannot hold for a strongly \
+         convex F, so every claim that uses G is not applicable as stated; its `empirical` row \
+         takes G^2 as the largest E||grad F_k||^2 at the local iterates the run visits. rho_ \
+         (Assumption 6) is the smallest alignment ratio along seeded sample paths.\n"
+    );
+    let _ = writeln!(s, "| claim | reading | scenario | verdict | expected | slack | detail |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for row in verdict_rows(runs) {
+        let mark = if row.matches_expected() { "" } else { " **MISMATCH**" };
+        let reading = match &row.label {
+            Some(l) => format!("{} ({l})", row.reading),
+            None => row.reading.to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {}{} | {} | {} | {} |",
+            row.claim,
+            reading,
+            row.scenario,
+            row.evaluation.verdict,
+            mark,
+            row.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+            opt_num(row.evaluation.slack),
+            describe(&row.evaluation).replace('|', "\\|"),
+        );
+    }
+    let _ = writeln!(s, "\n### FedPLT scenarios\n");
+    let _ = writeln!(
+        s,
+        "| scenario | K | d | tau | schedule | L | mu | sigma^2 | psi_ | psibar | uncovered | Gamma | rho_ | z | G^2 (run) | B (run) | ‖W_lim − W*‖ |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in runs {
+        let c = &r.constants;
+        let schedule = match r.schedule {
+            super::runs::Schedule::Constant(eta) => format!("eta = {}", fmt_num(eta)),
+            super::runs::Schedule::Decaying { z, beta, offset } => format!("{}/({} (t + {}))", fmt_num(beta), fmt_num(z), fmt_num(offset)),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.scenario,
+            c.clients,
+            c.dim,
+            r.tau,
+            schedule,
+            fmt_num(c.l),
+            fmt_num(c.mu),
+            fmt_num(c.sigma2),
+            fmt_num(c.compensation.psi_min),
+            fmt_num(c.compensation.psi_max),
+            c.compensation.uncovered,
+            fmt_num(c.gamma_mask),
+            fmt_num(r.alignment.min),
+            fmt_num(r.z),
+            fmt_num(r.g2_empirical),
+            fmt_num(r.b_empirical),
+            fmt_num(r.limit_gap),
+        );
+    }
+    s
+}
+
+const PANEL_W: u32 = 620;
+const PANEL_H: u32 = 400;
+const BLUE: RGBColor = RGBColor(31, 119, 180);
+const ORANGE: RGBColor = RGBColor(255, 127, 14);
+
+/// Per scenario: `D^t` (exact) against the claim's bound (empirical G^2) over rounds, log y.
+fn plot_claim(claim: FedPltClaim, runs: &[ScenarioRun]) -> Result<Vec<u8>> {
+    ensure_font();
+    let panels: Vec<(&ScenarioRun, &Evaluation)> = runs
+        .iter()
+        .filter_map(|r| {
+            let c = r.results.iter().find(|c| c.claim == claim.id())?;
+            let e = c.empirical.as_ref().unwrap_or(&c.evaluation);
+            (e.verdict != VerdictKind::NotApplicable && !e.series.is_empty()).then_some((r, e))
+        })
+        .collect();
+    let cols = panels.len().clamp(1, 3) as u32;
+    let rows = (panels.len().max(1) as u32).div_ceil(cols);
+    let (w, h) = (PANEL_W * cols, PANEL_H * rows + 56);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let body = draw_header(
+            &root,
+            &format!("{}: {}", claim.id(), claim.title()),
+            "exact E||W^t - W*||^2 (blue) vs the bound with G^2 measured on the run (orange); log scale",
+        )?;
+        if panels.is_empty() {
+            body.draw(&Text::new("not applicable on every scenario (see the JSON for the failing conditions)", (12, 20), ("sans-serif", 15).into_font()))
+                .map_err(draw_err)?;
+        }
+        for (area, (run, e)) in body.split_evenly((rows as usize, cols as usize)).iter().zip(&panels) {
+            let pts: Vec<(f64, f64, f64)> =
+                e.series.iter().filter_map(|p| Some((p.rounds as f64, p.estimate.mean, p.bound?))).filter(|p| p.1 > 0.0 && p.2 > 0.0).collect();
+            let (lo, hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.1.min(p.2)), b.max(p.1.max(p.2))));
+            let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 2.0, hi * 2.0) } else { (1e-6, 1.0) };
+            let x_max = pts.iter().map(|p| p.0).fold(1.0, f64::max);
+            let mut chart = ChartBuilder::on(area)
+                .caption(format!("{} ({})", run.scenario, e.verdict), ("sans-serif", 15))
+                .margin(8)
+                .x_label_area_size(30)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..x_max, (lo..hi).log_scale())
+                .map_err(draw_err)?;
+            chart.configure_mesh().x_desc("round").y_desc("D^t").label_style(("sans-serif", 11)).draw().map_err(draw_err)?;
+            chart
+                .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), BLUE.stroke_width(2)))
+                .map_err(draw_err)?
+                .label("observed")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLUE.stroke_width(2)));
+            chart
+                .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.2)), ORANGE.stroke_width(2)))
+                .map_err(draw_err)?
+                .label("bound")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], ORANGE.stroke_width(2)));
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        }
+        root.present().map_err(draw_err)?;
+    }
+    encode_png(&buf, w, h)
+}
+
+/// The smallest alignment ratio per round along the sample paths, per scenario; A6 needs it > 0.
+fn plot_alignment(runs: &[ScenarioRun]) -> Result<Vec<u8>> {
+    ensure_font();
+    let cols = runs.len().clamp(1, 3) as u32;
+    let rows = (runs.len().max(1) as u32).div_ceil(cols);
+    let (w, h) = (PANEL_W * cols, PANEL_H * rows + 56);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let body = draw_header(
+            &root,
+            "FedPLT: measured alignment ratio rho_k along the run (Assumption 6)",
+            "min over clients and sample paths of rho_k at every point a gradient is taken; A6 needs it > 0 (red line)",
+        )?;
+        for (area, run) in body.split_evenly((rows as usize, cols as usize)).iter().zip(runs) {
+            let pts: Vec<(f64, f64)> = run.alignment.per_round_min.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(t, v)| (t as f64, *v)).collect();
+            let lo = pts.iter().map(|p| p.1).fold(0.0, f64::min) - 0.1;
+            let hi = pts.iter().map(|p| p.1).fold(1.0, f64::max) + 0.1;
+            let x_max = (run.rounds as f64).max(1.0);
+            let mut chart = ChartBuilder::on(area)
+                .caption(format!("{} (rho_ = {})", run.scenario, fmt_num(run.alignment.min)), ("sans-serif", 15))
+                .margin(8)
+                .x_label_area_size(30)
+                .y_label_area_size(50)
+                .build_cartesian_2d(0.0..x_max, lo..hi)
+                .map_err(draw_err)?;
+            chart.configure_mesh().x_desc("round").y_desc("min rho_k").label_style(("sans-serif", 11)).draw().map_err(draw_err)?;
+            chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (x_max, 0.0)], RED.stroke_width(1))).map_err(draw_err)?;
+            chart.draw_series(LineSeries::new(pts, BLUE.stroke_width(2))).map_err(draw_err)?;
+        }
+        root.present().map_err(draw_err)?;
+    }
+    encode_png(&buf, w, h)
+}
+
+/// The speed-error trade-off: the exact steady state of `D^t` and the bound's residual `eta B / z`
+/// against `eta`, log-log.
+fn plot_residual(name: &str, points: &[ResidualPoint]) -> Result<Vec<u8>> {
+    ensure_font();
+    let (w, h) = (900u32, 560u32);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let body = draw_header(
+            &root,
+            &format!("FedPLT Case 1: residual error against the step ({name})"),
+            "exact steady-state E||W - W*||^2 (blue) and the bound's residual eta B / z (orange); log-log",
+        )?;
+        let steady: Vec<(f64, f64)> = points.iter().filter_map(|p| Some((p.eta, p.steady_distance?))).filter(|p| p.1 > 0.0).collect();
+        let bound: Vec<(f64, f64)> = points.iter().map(|p| (p.eta, p.residual_bound)).filter(|p| p.1 > 0.0 && p.1.is_finite()).collect();
+        let ys: Vec<f64> = steady.iter().chain(&bound).map(|p| p.1).collect();
+        let (lo, hi) = ys.iter().fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(*y), b.max(*y)));
+        let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 2.0, hi * 2.0) } else { (1e-6, 1.0) };
+        let (x_lo, x_hi) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.eta), b.max(p.eta)));
+        let (x_lo, x_hi) = if x_lo.is_finite() && x_hi > x_lo { (x_lo / 1.5, x_hi * 1.5) } else { (1e-3, 1.0) };
+        let mut chart = ChartBuilder::on(&body)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d((x_lo..x_hi).log_scale(), (lo..hi).log_scale())
+            .map_err(draw_err)?;
+        chart.configure_mesh().x_desc("eta").y_desc("E||W - W*||^2 as t -> infinity").label_style(("sans-serif", 12)).draw().map_err(draw_err)?;
+        chart
+            .draw_series(LineSeries::new(steady.clone(), BLUE.stroke_width(2)))
+            .map_err(draw_err)?
+            .label("exact steady state")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLUE.stroke_width(2)));
+        chart.draw_series(steady.iter().map(|p| Circle::new(*p, 4, BLUE.filled()))).map_err(draw_err)?;
+        chart
+            .draw_series(LineSeries::new(bound.clone(), ORANGE.stroke_width(2)))
+            .map_err(draw_err)?
+            .label("eta B / z")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], ORANGE.stroke_width(2)));
+        chart.draw_series(bound.iter().map(|p| Circle::new(*p, 4, ORANGE.filled()))).map_err(draw_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+        root.present().map_err(draw_err)?;
+    }
+    encode_png(&buf, w, h)
+}

@@ -1,0 +1,259 @@
+//! Runs of FedPLT: exact expectations from the shared engine, and seeded sample paths for the
+//! quantities that are properties of the trajectory (the alignment ratios of Assumption 6).
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+
+use crate::engine::{Design, Observable, RandomAffineRound, RoundMaps};
+use crate::error::Result;
+
+use super::algorithm::{FedPltRound, LocalGradient};
+use super::problem::Instance;
+
+/// The step of each round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Schedule {
+    /// `eta^t = eta`.
+    Constant(f64),
+    /// `eta^t = beta / (z (t + offset))`: the paper's decaying step is `beta = 1`, `offset = 1`
+    /// (001:L659).
+    Decaying {
+        /// `z` the schedule uses.
+        z: f64,
+        /// `beta`.
+        beta: f64,
+        /// `offset`.
+        offset: f64,
+    },
+}
+
+impl Schedule {
+    /// `eta^t`.
+    pub fn eta(&self, t: usize) -> f64 {
+        match *self {
+            Schedule::Constant(eta) => eta,
+            Schedule::Decaying { z, beta, offset } => beta / (z * (t as f64 + offset)),
+        }
+    }
+}
+
+/// What the exact engine gives for one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExactRun {
+    /// `D^t = E||W^t - W*||^2`, `t = 0..=T`.
+    pub distance: Vec<f64>,
+    /// `E W^T`.
+    pub final_mean: Vec<f64>,
+    /// `sup_{t < T, s < tau, k} E||grad F_k(W_k^{t,s})||^2`: the smallest `G^2` for which the
+    /// proof's step `E||grad l(W_k^{t,s})||^2 <= G^2 + sigma^2` (001:L576) holds on this run.
+    pub local_gradient_sup: f64,
+}
+
+/// `E||grad F_k(W_k^{t,s})||^2` for every client `k` and local step `s < tau`, from the moments
+/// `(mu, P)` of `W^t`: the local iterate is affine in `(W^t, xi)`, probed as `M W^t + o + N xi`, so
+/// the expectation is `E||M W + o||^2 + ||N||_F^2`.
+fn local_gradient_moments(round: &FedPltRound<'_>, mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
+    let d = round.state_dim();
+    let len = round.noise_per_component();
+    let mut worst: f64 = 0.0;
+    for k in 0..round.components() {
+        let grad_at = |w: &DVector<f64>, noise: &[f64], s: usize| round.instance.gradient(k, &round.local_iterates(k, w, noise)[s]);
+        for s in 0..round.tau {
+            let quiet = vec![0.0; len];
+            let obs = Observable::probe(d, d, &|w| grad_at(w, &quiet, s));
+            let zero = DVector::zeros(d);
+            let offset = grad_at(&zero, &quiet, s);
+            let noise_energy: f64 = (0..len)
+                .map(|l| {
+                    let mut e = vec![0.0; len];
+                    e[l] = 1.0;
+                    (grad_at(&zero, &e, s) - &offset).norm_squared()
+                })
+                .sum();
+            worst = worst.max(obs.expected_square(mu, p) + noise_energy);
+        }
+    }
+    worst
+}
+
+/// Exact expectations of `rounds` rounds from the instance's `W^0`.
+///
+/// # Errors
+/// Only from building the design (never for a valid instance).
+pub fn exact_run(
+    inst: &Instance,
+    psi: &[f64],
+    schedule: Schedule,
+    tau: usize,
+    gradient: LocalGradient,
+    rounds: usize,
+    w_star: &DVector<f64>,
+) -> Result<ExactRun> {
+    let d = inst.dim();
+    let inc = Design::Full { n: inst.clients() }.inclusion_moments().expect("a full design is exchangeable");
+    let distance_obs = Observable::new(DMatrix::identity(d, d), -w_star);
+    let (mut mu, mut p) = (inst.initial.clone(), &inst.initial * inst.initial.transpose());
+    let mut distance = Vec::with_capacity(rounds + 1);
+    let mut sup: f64 = 0.0;
+    let mut cached: Option<(f64, RoundMaps)> = None;
+    for t in 0..rounds {
+        distance.push(distance_obs.expected_square(&mu, &p));
+        let eta = schedule.eta(t);
+        let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
+        sup = sup.max(local_gradient_moments(&round, &mu, &p));
+        if cached.as_ref().is_none_or(|(e, _)| *e != eta) {
+            cached = Some((eta, RoundMaps::probe(&round)));
+        }
+        let maps = &cached.as_ref().expect("probed above").1;
+        (mu, p) = maps.propagate(&mu, &p, &inc);
+    }
+    distance.push(distance_obs.expected_square(&mu, &p));
+    Ok(ExactRun { distance, final_mean: mu.iter().copied().collect(), local_gradient_sup: sup })
+}
+
+/// The alignment ratios of Assumption 6 along sample paths (001:L151-156).
+#[derive(Debug, Clone, Serialize)]
+pub struct Alignment {
+    /// `min rho_k` over clients, replicates and every point where a gradient is taken, per round.
+    pub per_round_min: Vec<f64>,
+    /// The smallest value seen (`rho_`, 001:L392-396).
+    pub min: f64,
+    /// Where a ratio was not positive or undefined (its denominator 0), if anywhere: round,
+    /// client, replicate and value.
+    pub first_failure: Option<(usize, usize, u64, f64)>,
+    /// Sample paths run.
+    pub replicates: usize,
+    /// Monte Carlo `||W^t - W*||^2` per replicate (for cross-checks), `t = 0..=T`.
+    #[serde(skip)]
+    pub distance_paths: Vec<Vec<f64>>,
+}
+
+/// `rho_k(W) = <m_k .* grad F_k(W), W - W*> / <grad F_k(W), W - W*>`; `None` when the denominator
+/// vanishes (relative to `||grad|| ||W - W*||`), where the ratio is undefined.
+pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVector<f64>) -> Option<f64> {
+    let g = inst.gradient(k, w);
+    let x = w - w_star;
+    let den = g.dot(&x);
+    if den.abs() <= 1e-12 * g.norm() * x.norm() || !den.is_finite() {
+        return None;
+    }
+    Some(g.component_mul(&inst.masks[k]).dot(&x) / den)
+}
+
+/// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
+/// alignment ratios at every point a gradient is taken (`W_k^{t,s}`, `s < tau`).
+#[allow(clippy::too_many_arguments)]
+pub fn sample_paths(
+    inst: &Instance,
+    psi: &[f64],
+    schedule: Schedule,
+    tau: usize,
+    gradient: LocalGradient,
+    rounds: usize,
+    w_star: &DVector<f64>,
+    seed: u64,
+    replicates: usize,
+) -> Alignment {
+    let deterministic = gradient == LocalGradient::Full || inst.sigma == 0.0;
+    let replicates = if deterministic { 1 } else { replicates };
+    let paths: Vec<(Vec<f64>, Vec<f64>, Option<(usize, usize, u64, f64)>)> = crate::engine::monte_carlo::replicates(replicates, |r| {
+        let mut w = inst.initial.clone();
+        let mut per_round = Vec::with_capacity(rounds);
+        let mut distance = Vec::with_capacity(rounds + 1);
+        let mut failure = None;
+        for t in 0..rounds {
+            distance.push((&w - w_star).norm_squared());
+            let round = FedPltRound { instance: inst, psi, eta: schedule.eta(t), tau, gradient };
+            let noise: Vec<Vec<f64>> = (0..inst.clients()).map(|k| round.draw_noise(k, seed, r, t as u64)).collect();
+            let mut low = f64::INFINITY;
+            for (k, nk) in noise.iter().enumerate() {
+                let iterates = round.local_iterates(k, &w, nk);
+                for x in &iterates[..tau] {
+                    match alignment_ratio(inst, k, x, w_star) {
+                        Some(rho) => {
+                            low = low.min(rho);
+                            if rho <= 0.0 && failure.is_none() {
+                                failure = Some((t, k, r, rho));
+                            }
+                        }
+                        None if (x - w_star).norm() > 1e-9 * (1.0 + w_star.norm()) => {
+                            if failure.is_none() {
+                                failure = Some((t, k, r, f64::NAN));
+                            }
+                        }
+                        None => {}
+                    }
+                }
+            }
+            per_round.push(low);
+            let flat: Vec<f64> = noise.concat();
+            let active: Vec<usize> = (0..inst.clients()).collect();
+            w = round.apply(&w, &active, &flat);
+        }
+        distance.push((&w - w_star).norm_squared());
+        (per_round, distance, failure)
+    });
+    let per_round_min: Vec<f64> = (0..rounds).map(|t| paths.iter().map(|p| p.0[t]).fold(f64::INFINITY, f64::min)).collect();
+    let min = per_round_min.iter().copied().fold(f64::INFINITY, f64::min);
+    let first_failure = paths.iter().filter_map(|p| p.2).min_by_key(|f| (f.0, f.2, f.1));
+    Alignment { per_round_min, min, first_failure, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect() }
+}
+
+/// The point the masked dynamics settle at as the step goes to zero: the zero of the masked mean
+/// field `psi .* sum_k c_k m_k .* grad F_k(W)` on covered coordinates, with uncovered coordinates
+/// kept at `W^0` (nobody moves them). It equals `W*` for full masks or a shared optimum, and
+/// generally not otherwise.
+///
+/// # Errors
+/// [`crate::Error::Instance`] when the masked field is singular on the covered coordinates.
+pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<DVector<f64>> {
+    let d = inst.dim();
+    let idx: Vec<usize> = (0..d).filter(|i| covered[*i]).collect();
+    // sum_k c_k diag(m_k) H_k (W - a_k) = 0 restricted to covered rows (psi > 0 drops out).
+    let mut a = DMatrix::zeros(d, d);
+    let mut b = DVector::zeros(d);
+    for k in 0..inst.clients() {
+        let mh = DMatrix::from_diagonal(&inst.masks[k]) * &inst.hessians[k] * inst.weights[k];
+        b += &mh * &inst.optima[k];
+        a += mh;
+    }
+    let fixed: Vec<usize> = (0..d).filter(|i| !covered[*i]).collect();
+    let mut rhs = DVector::from_fn(idx.len(), |r, _| b[idx[r]]);
+    for (r, &i) in idx.iter().enumerate() {
+        for &j in &fixed {
+            rhs[r] -= a[(i, j)] * inst.initial[j];
+        }
+    }
+    let sub = DMatrix::from_fn(idx.len(), idx.len(), |r, c| a[(idx[r], idx[c])]);
+    let sol = sub.lu().solve(&rhs).ok_or_else(|| crate::Error::Instance("the masked mean field is singular on the covered coordinates".into()))?;
+    let mut w = inst.initial.clone();
+    for (r, &i) in idx.iter().enumerate() {
+        w[i] = sol[r];
+    }
+    Ok(w)
+}
+
+/// One point of the speed-error trade-off of Case 1 (001:L651-653).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ResidualPoint {
+    /// The constant step.
+    pub eta: f64,
+    /// The exact steady state `lim_t D^t` of the run at this step (fixed point of the moment
+    /// recursion), `None` when the recursion does not settle.
+    pub steady_distance: Option<f64>,
+    /// The residual radius `eta B / z` of the bound, with `G^2` and `rho_` measured on the run.
+    pub residual_bound: f64,
+}
+
+/// The exact steady state of `E||W - W*||^2` at a constant step (see
+/// [`crate::engine::stationary_moments`]).
+pub fn steady_distance(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradient: LocalGradient, w_star: &DVector<f64>) -> Option<f64> {
+    let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
+    let maps = RoundMaps::probe(&round);
+    let inc = Design::Full { n: inst.clients() }.inclusion_moments()?;
+    let (mu0, p0) = (inst.initial.clone(), &inst.initial * inst.initial.transpose());
+    let (mu, p) = crate::engine::stationary_moments(&maps, &inc, &mu0, &p0)?;
+    let d = inst.dim();
+    Some(Observable::new(DMatrix::identity(d, d), -w_star).expected_square(&mu, &p))
+}

@@ -1,0 +1,235 @@
+//! FedPLT (Dabaja, El-Azouzi): the card's verdicts reproduced through the registry, negative
+//! controls, the exact engine against closed forms and Monte Carlo, and property tests of the
+//! masks, the reduction to FedAvg and the decaying-step algebra.
+
+use nalgebra::DVector;
+use proptest::prelude::*;
+
+use fedbounds::engine::student_t_interval;
+use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
+use fedbounds::families::fedplt::check::{run_scenario, Scenario, StepSpec};
+use fedbounds::families::fedplt::claims::{equality_solution, induction_sides, FedPltClaim, ALL};
+use fedbounds::families::fedplt::family::embedded_card;
+use fedbounds::families::fedplt::problem::{InstanceSpec, MaskLayout};
+use fedbounds::families::fedplt::runs::{exact_run, sample_paths, Schedule};
+use fedbounds::families::fedplt::FAMILY;
+use fedbounds::family::{CheckRequest, Registry, Silent};
+use fedbounds::verdict::VerdictKind;
+
+fn registry() -> Registry {
+    Registry::new(vec![&FAMILY]).unwrap()
+}
+
+fn scenario(name: &str) -> Scenario {
+    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+}
+
+fn spec(masks: MaskLayout, heterogeneity: f64, sigma: f64) -> InstanceSpec {
+    InstanceSpec {
+        clients: 4,
+        dim: 6,
+        l: 1.0,
+        mu: 0.2,
+        sigma,
+        heterogeneity,
+        init_distance: 2.0,
+        rotated: true,
+        samples: Some(vec![3, 1, 4, 2]),
+        masks,
+        seed: 5,
+    }
+}
+
+#[test]
+fn the_card_reproduces_its_verdicts() {
+    let outcome = registry().check(&CheckRequest::default(), &Silent).unwrap();
+    let mismatches = outcome.mismatches();
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    let card = embedded_card().unwrap();
+    let expected: usize = card.scenarios.iter().map(|s| s.expected.len() + s.expected_empirical.len()).sum();
+    let compared = outcome.rows().filter(|r| r.expected.is_some()).count();
+    assert_eq!(compared, expected, "every expectation of the card is compared");
+    assert!(card.scenarios.len() >= 10, "full, balanced and unbalanced partial masks, uncovered, tau > 1, decaying");
+    // The claims as stated need A5 on R^d, which a strongly convex F cannot satisfy.
+    let rec = outcome.rows().find(|r| r.claim == "FEDPLT-REC" && r.constants == "exact" && r.scenario == "full-masks-shared-optimum").unwrap();
+    assert_eq!(rec.evaluation.verdict, VerdictKind::NotApplicable);
+    assert!(rec.evaluation.failed[0].contains("unbounded on R^d"), "{:?}", rec.evaluation.failed);
+}
+
+#[test]
+fn shrunk_bounds_are_violated() {
+    for (claim, name) in
+        [("FEDPLT-REC", "full-masks-shared-optimum"), ("FEDPLT-CONST", "balanced-layers-shared-optimum"), ("FEDPLT-DECAY", "decaying-one-dimensional")]
+    {
+        let run = |scale: f64| {
+            let request = CheckRequest { claims: vec![claim.into()], scenarios: vec![name.into()], bound_scale: Some(scale), ..Default::default() };
+            let outcome = registry().check(&request, &Silent).unwrap();
+            let row = outcome.rows().find(|r| r.claim == claim && r.constants == "empirical").unwrap().clone();
+            row
+        };
+        let as_printed = run(1.0);
+        assert_eq!(as_printed.evaluation.verdict, VerdictKind::Holds, "{claim} on {name}");
+        let slack = as_printed.evaluation.slack.unwrap();
+        let shrunk = run(0.9 / slack);
+        assert_eq!(shrunk.evaluation.verdict, VerdictKind::Violated, "{claim} on {name} with the bound below the observed value");
+    }
+}
+
+#[test]
+fn heterogeneous_partial_masks_do_not_converge_to_the_optimum() {
+    // The small-step limit is the zero of the masked field psi .* sum_k c_k m_k .* grad F_k, not
+    // W*; with full masks it is W*.
+    let partial = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[FedPltClaim::Limit], 1.0).unwrap();
+    assert!(partial.limit_gap > 0.1, "{}", partial.limit_gap);
+    assert_eq!(partial.results[0].evaluation.verdict, VerdictKind::Violated);
+    let full = run_scenario(&scenario("full-masks-heterogeneous"), &[FedPltClaim::Limit], 1.0).unwrap();
+    assert!(full.limit_gap < 1e-12, "{}", full.limit_gap);
+    // Uncovered coordinates never move.
+    let uncovered = run_scenario(&scenario("uncovered-coordinates"), &[FedPltClaim::Limit], 1.0).unwrap();
+    assert_eq!(uncovered.constants.compensation.uncovered, 2);
+    let inst = scenario("uncovered-coordinates").instance.build().unwrap();
+    for i in [4, 5] {
+        assert_eq!(uncovered.limit_point[i], inst.initial[i]);
+    }
+}
+
+#[test]
+fn the_one_dimensional_decaying_run_is_sigma2_over_t_exactly() {
+    // K = d = 1, mu = L = 1, eta^t = 1/(t+1): D^{t+1} = (t/(t+1))^2 D^t + sigma^2/(t+1)^2, so
+    // D^t = sigma^2 / t for t >= 1 whatever D^0 (the referee's closed form).
+    let s = scenario("decaying-one-dimensional");
+    let inst = s.instance.build().unwrap();
+    let c = inst.constants().unwrap();
+    let w_star = DVector::from_column_slice(&c.w_star);
+    let run = exact_run(&inst, &c.compensation.psi, Schedule::Decaying { z: 1.0, beta: 1.0, offset: 1.0 }, 1, LocalGradient::Sgd, 500, &w_star).unwrap();
+    // The observable E||W - W*||^2 = E W^2 - 2 W* E W + W*^2 is exact up to the rounding of terms
+    // of size W*^2 (see engine::Observable).
+    let scale = w_star.norm_squared();
+    for (t, d) in run.distance.iter().enumerate().skip(1) {
+        let want = c.sigma2 / t as f64;
+        assert!((d - want).abs() <= 1e-13 * (want + scale), "t = {t}: {d} vs {want}");
+    }
+    // Negative control: the closed form with the wrong noise level is told apart.
+    assert!((run.distance[10] - 0.5 * c.sigma2 / 10.0).abs() > 1e-3);
+}
+
+#[test]
+fn exact_moments_agree_with_monte_carlo() {
+    let inst = spec(MaskLayout::Layers { layers: 3, per_client: 2 }, 0.5, 0.6).build().unwrap();
+    let c = inst.constants().unwrap();
+    let w_star = DVector::from_column_slice(&c.w_star);
+    let (schedule, tau, rounds) = (Schedule::Constant(0.2), 3, 20);
+    let exact = exact_run(&inst, &c.compensation.psi, schedule, tau, LocalGradient::Sgd, rounds, &w_star).unwrap();
+    let paths = sample_paths(&inst, &c.compensation.psi, schedule, tau, LocalGradient::Sgd, rounds, &w_star, 9, 3000);
+    let confidence = 1.0 - 0.01 / (rounds + 1) as f64;
+    let outside = |values: &[f64]| -> Vec<usize> {
+        (0..=rounds)
+            .filter(|&t| {
+                let xs: Vec<f64> = paths.distance_paths.iter().map(|p| p[t]).collect();
+                let iv = student_t_interval(&xs, confidence);
+                values[t] < iv.lower - 1e-12 || values[t] > iv.upper + 1e-12
+            })
+            .collect()
+    };
+    assert!(outside(&exact.distance).is_empty(), "exact D^t outside the Monte Carlo intervals at {:?}", outside(&exact.distance));
+    // Negative control: the noiseless curve is rejected by the same intervals.
+    let quiet = exact_run(&inst, &c.compensation.psi, schedule, tau, LocalGradient::Full, rounds, &w_star).unwrap();
+    assert!(!outside(&quiet.distance).is_empty(), "a curve without the noise went unnoticed");
+}
+
+#[test]
+fn the_decaying_step_algebra_fails_as_the_referee_says() {
+    // The induction step f(t) <= 0 holds iff C >= (B/z^2)(t+2): never for a fixed C = B/z^2.
+    for t in [0usize, 1, 10, 1000] {
+        let (lhs, rhs) = induction_sides(1.0, 1.0, t);
+        assert!(lhs > rhs, "t = {t}");
+        let (lhs, rhs) = induction_sides((t + 2) as f64, 1.0, t);
+        assert!(lhs <= rhs * (1.0 + 1e-12), "t = {t}: C = (t+2) B/z^2 makes the step hold");
+    }
+    // The equality solution is (B/z^2) H_t / t and grows against 1/(t+1): (t+1) D^t ~ log t.
+    let d = equality_solution(2.0, 100_000);
+    assert!((d[0] - 2.0).abs() < 1e-15, "D^1 = B/z^2");
+    let scaled = |t: usize| (t + 1) as f64 * d[t - 1];
+    assert!(scaled(100_000) > 4.0 * scaled(1), "(t+1) D^t grows: {} vs {}", scaled(100_000), scaled(1));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn psi_times_coverage_is_one_on_covered_coordinates(seed in 0u64..1000, fraction in 0.1f64..1.0, samples in proptest::collection::vec(1u64..50, 4)) {
+        let spec = InstanceSpec { samples: Some(samples), seed, ..spec(MaskLayout::Random { fraction }, 0.3, 0.1) };
+        let inst = spec.build().unwrap();
+        let comp = inst.compensation();
+        for i in 0..inst.dim() {
+            let coverage: f64 = inst.masks.iter().zip(&inst.weights).map(|(m, c)| c * m[i]).sum();
+            if comp.covered[i] {
+                prop_assert!((comp.psi[i] * coverage - 1.0).abs() < 1e-12);
+                prop_assert!(comp.psi[i] >= 1.0 - 1e-12);
+            } else {
+                prop_assert_eq!(coverage, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn full_masks_reduce_fedplt_to_fedavg(seed in 0u64..1000, tau in 1usize..4, eta in 0.01f64..0.9) {
+        let inst = InstanceSpec { seed, ..spec(MaskLayout::Full, 1.0, 0.4) }.build().unwrap();
+        let c = inst.constants().unwrap();
+        prop_assert!(c.compensation.psi.iter().all(|p| (p - 1.0).abs() < 1e-15));
+        let round = FedPltRound { instance: &inst, psi: &c.compensation.psi, eta, tau, gradient: LocalGradient::Sgd };
+        let noise: Vec<Vec<f64>> = (0..4).map(|k| round.draw_noise(k, seed, 0, 0)).collect();
+        let got = fedbounds::engine::RandomAffineRound::apply(&round, &inst.initial, &[0, 1, 2, 3], &noise.concat());
+        // FedAvg: the weighted average of the clients' local models.
+        let want = (0..4).fold(DVector::zeros(6), |acc, k| acc + round.local_iterates(k, &inst.initial, &noise[k]).pop().unwrap() * inst.weights[k]);
+        prop_assert!((got - want).amax() < 1e-12);
+    }
+
+    #[test]
+    fn the_equality_solution_solves_the_recursion(b in 0.01f64..100.0) {
+        let d = equality_solution(b, 200);
+        for t in 1..200usize {
+            let tf = t as f64;
+            let next = tf / (tf + 1.0) * d[t - 1] + b / ((tf + 1.0) * (tf + 1.0));
+            prop_assert!((d[t] - next).abs() <= 1e-12 * next);
+        }
+    }
+}
+
+#[test]
+fn bad_fedplt_input_names_the_field() {
+    let mut s = scenario("balanced-layers-shared-optimum");
+    s.instance.masks = MaskLayout::Layers { layers: 9, per_client: 1 };
+    let err = run_scenario(&s, &ALL, 1.0).unwrap_err();
+    assert!(err.is_bad_input() && err.to_string().contains("instance.masks.layers"), "{err}");
+    let mut s = scenario("balanced-layers-shared-optimum");
+    s.step = StepSpec::Constant(-0.1);
+    let err = run_scenario(&s, &ALL, 1.0).unwrap_err();
+    assert!(err.is_bad_input() && err.to_string().contains("step.constant"), "{err}");
+    let mut s = scenario("balanced-layers-shared-optimum");
+    s.rounds = 0;
+    assert!(run_scenario(&s, &ALL, 1.0).unwrap_err().to_string().contains("rounds"));
+}
+
+#[test]
+fn assumption_6_failing_is_reported_with_where() {
+    let run = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[FedPltClaim::ConstantStep], 1.0).unwrap();
+    let (t, k, _, v) = run.alignment.first_failure.expect("A6 fails on this run");
+    assert!(v <= 0.0 || v.is_nan());
+    let failed = &run.results[0].empirical.as_ref().unwrap().failed;
+    assert!(failed.iter().any(|f| f.contains("A6") && f.contains(&format!("round {t}, client {k}"))), "{failed:?}");
+}
+
+#[test]
+fn the_card_names_every_claim_and_every_inconsistency() {
+    use fedbounds::claim::BoundClaim;
+    let card = embedded_card().unwrap();
+    let mut in_card: Vec<&str> = card.claims.iter().map(|c| c.id.as_str()).collect();
+    let mut in_code: Vec<&str> = ALL.iter().map(|c| c.id()).collect();
+    in_card.sort_unstable();
+    in_code.sort_unstable();
+    assert_eq!(in_card, in_code);
+    let items: Vec<&str> = card.inconsistencies.iter().map(|i| i.id.as_str()).collect();
+    let want: Vec<String> = (1..=11).map(|i| format!("I-PLT{i}")).collect();
+    assert_eq!(items, want.iter().map(String::as_str).collect::<Vec<_>>());
+}
