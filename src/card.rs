@@ -72,3 +72,11 @@ pub struct InconsistencyCard {
     /// Why not, when it cannot.
     pub reason: Option<String>,
 }
+
+/// SHA-256 of a scenario's canonical JSON form, first 16 hex digits: the id reports give a
+/// scenario, so a reader can tell two runs of the same scenario from runs of edited ones.
+pub fn canonical_hash<T: Serialize>(scenario: &T) -> String {
+    use sha2::{Digest, Sha256};
+    let json = serde_json::to_string(scenario).unwrap_or_default();
+    Sha256::digest(json.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+}

@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::AlgorithmKind;
@@ -157,9 +156,7 @@ fn default_confidence() -> f64 {
 impl Scenario {
     /// SHA-256 of the scenario's canonical JSON form (first 16 hex digits).
     pub fn hash(&self) -> String {
-        let json = serde_json::to_string(self).unwrap_or_default();
-        let digest = Sha256::digest(json.as_bytes());
-        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+        crate::card::canonical_hash(self)
     }
 
     /// Checks run parameters and expected-verdict keys, naming the field at fault.

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::claim::BoundClaim;
 use crate::engine::Estimator;
@@ -76,8 +75,7 @@ pub const MAX_ROUNDS: usize = 10_000_000;
 impl Scenario {
     /// SHA-256 of the canonical JSON form (first 16 hex digits).
     pub fn hash(&self) -> String {
-        let json = serde_json::to_string(self).unwrap_or_default();
-        Sha256::digest(json.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+        crate::card::canonical_hash(self)
     }
 
     /// Checks the run parameters and the expected-verdict keys.
