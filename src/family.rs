@@ -40,6 +40,8 @@ pub struct ClaimSummary {
     pub kind: ClaimKind,
     /// One-line title.
     pub title: &'static str,
+    /// The statement in ASCII math, from the family's card (empty when the card has none).
+    pub statement: String,
     /// Source lines.
     pub source: &'static str,
     /// The reading encoded.
@@ -365,24 +367,37 @@ impl Registry {
                 }
             };
             if concerned {
-                outcome.families.push((f.id(), f.check(request, progress)?));
+                outcome.families.push(FamilyOutcome { id: f.id(), title: f.title(), claims: f.claims(), report: f.check(request, progress)? });
             }
         }
         Ok(outcome)
     }
 }
 
+/// What one family's check produced, with what the summary needs to know of the family.
+#[derive(Debug, Clone)]
+pub struct FamilyOutcome {
+    /// The family's id.
+    pub id: &'static str,
+    /// Its title.
+    pub title: &'static str,
+    /// Its claims, in report order.
+    pub claims: Vec<ClaimSummary>,
+    /// What its check produced.
+    pub report: FamilyReport,
+}
+
 /// What a check of several families produced.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOutcome {
-    /// Every family's report, in registry order.
-    pub families: Vec<(&'static str, FamilyReport)>,
+    /// Every family's outcome, in registry order.
+    pub families: Vec<FamilyOutcome>,
 }
 
 impl CheckOutcome {
     /// Every verdict row.
     pub fn rows(&self) -> impl Iterator<Item = &VerdictRow> {
-        self.families.iter().flat_map(|(_, r)| r.rows.iter())
+        self.families.iter().flat_map(|f| f.report.rows.iter())
     }
 
     /// Everything that differs from the cards: rows whose verdict is not the expected one, then
@@ -392,7 +407,7 @@ impl CheckOutcome {
             let what = if r.constants == "exact" { String::new() } else { format!(" ({})", r.constants) };
             format!("{}{what} on {}", r.claim, r.scenario)
         });
-        let other = self.families.iter().flat_map(|(_, r)| r.mismatches.iter().cloned());
+        let other = self.families.iter().flat_map(|f| f.report.mismatches.iter().cloned());
         let mut seen = Vec::new();
         for m in rows.chain(other) {
             if !seen.contains(&m) {
@@ -402,25 +417,60 @@ impl CheckOutcome {
         seen
     }
 
-    /// Every report file, `SUMMARY.md` and `summary.csv` last.
+    /// Every report file: the families' files, a Markdown page per claim, then `SUMMARY.md` and
+    /// `summary.csv`.
     pub fn files(&self, meta: &ReportMeta) -> Vec<ReportFile> {
-        let mut files: Vec<ReportFile> = self.families.iter().flat_map(|(_, r)| r.files.iter().cloned()).collect();
-        if self.families.iter().any(|(_, r)| !r.rows.is_empty() || !r.summary_markdown.is_empty()) {
-            files.push(ReportFile { path: "SUMMARY.md".into(), bytes: self.summary_markdown(meta).into_bytes() });
+        let mut files: Vec<ReportFile> = self.families.iter().flat_map(|f| f.report.files.iter().cloned()).collect();
+        for f in &self.families {
+            for c in &f.claims {
+                let rows: Vec<&VerdictRow> = f.report.rows.iter().filter(|r| r.claim == c.id).collect();
+                if !rows.is_empty() {
+                    files.push(ReportFile {
+                        path: PathBuf::from("claims").join(format!("{}.md", c.id)),
+                        bytes: crate::summary::claim_page(c, &rows).into_bytes(),
+                    });
+                }
+            }
+        }
+        if self.families.iter().any(|f| !f.report.rows.is_empty() || !f.report.summary_markdown.is_empty()) {
+            let figures: Vec<String> = files.iter().map(|f| f.path.display().to_string()).filter(|p| p.starts_with("figures/")).collect();
+            files.push(ReportFile { path: "SUMMARY.md".into(), bytes: self.summary_markdown(meta, &figures).into_bytes() });
             files.push(ReportFile { path: "summary.csv".into(), bytes: self.summary_csv().into_bytes() });
         }
         files
     }
 
-    /// `SUMMARY.md`: a title with the command that reproduces it, then each family's section.
-    pub fn summary_markdown(&self, meta: &ReportMeta) -> String {
+    /// `SUMMARY.md`: a title with the command that reproduces it and the totals; per family, one
+    /// entry per claim (statement, verdict line, figure, link to its page), then the family's own
+    /// section (how it computes, its scenarios' constants, its extra work).
+    pub fn summary_markdown(&self, meta: &ReportMeta, figures: &[String]) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# fedbounds verdicts\n");
         let _ = writeln!(s, "fedbounds {} — reproduce with `{}`\n", meta.crate_version, meta.command);
-        for (_, r) in &self.families {
-            s.push_str(&r.summary_markdown);
+        let all: Vec<&VerdictRow> = self.rows().collect();
+        let bad = all.iter().filter(|r| !r.matches_expected()).count();
+        let _ = writeln!(
+            s,
+            "{} verdicts differ from the cards. Every claim below lists its verdicts over the scenarios in its setting; `claims/<ID>.md` has every scenario, `summary.csv` every number.\n",
+            if bad == 0 { "No".to_string() } else { bad.to_string() }
+        );
+        for f in &self.families {
+            let _ = writeln!(s, "## {} (`{}`)\n", f.title, f.id);
+            s.push_str(&crate::summary::markdown_claims(&f.claims, &f.report.rows, figures));
+            s.push_str(&f.report.summary_markdown);
+            if !f.report.summary_markdown.ends_with('\n') {
+                s.push('\n');
+            }
         }
         s
+    }
+
+    /// The terminal summary (see [`crate::summary::terminal`]).
+    pub fn terminal_summary(&self) -> String {
+        let families: Vec<(&str, &str, &[VerdictRow], &str)> =
+            self.families.iter().map(|f| (f.id, f.title, f.report.rows.as_slice(), f.report.terminal.as_str())).collect();
+        let other: Vec<String> = self.families.iter().flat_map(|f| f.report.mismatches.iter().cloned()).collect();
+        crate::summary::terminal(&families, &other)
     }
 
     /// `summary.csv`: one row per claim, scenario and constants source, for every family.
@@ -470,8 +520,8 @@ impl CheckOutcome {
                 describe(&r.evaluation)
             );
         }
-        for (_, r) in &self.families {
-            s.push_str(&r.terminal);
+        for f in &self.families {
+            s.push_str(&f.report.terminal);
         }
         s
     }

@@ -23,6 +23,7 @@ pub mod prec;
 pub mod report;
 pub mod rng;
 pub mod search;
+pub mod summary;
 pub mod verdict;
 
 pub use error::{Error, Result};

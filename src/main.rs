@@ -149,6 +149,23 @@ struct CheckArgs {
     /// Multiply every bound by this factor (a negative control: below 1 the check must be able to fail).
     #[arg(long, allow_negative_numbers = true)]
     bound_scale: Option<f64>,
+    /// Print the full matrix (every claim on every scenario, one row each) instead of one line per claim.
+    #[arg(long)]
+    full: bool,
+    /// What to print: a summary for people (text, default), every row as JSON, or summary.csv.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+}
+
+/// Output formats of `check`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OutputFormat {
+    /// One line per claim and family, disagreements first, totals last.
+    Text,
+    /// Every verdict row, with its evaluation, as JSON.
+    Json,
+    /// The rows of summary.csv.
+    Csv,
 }
 
 #[derive(Args)]
@@ -361,17 +378,29 @@ fn read_file(path: &std::path::Path) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })
 }
 
-/// Prints what a command produced and returns its exit code: 1 when anything differs from the
-/// cards.
-fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path) -> ExitCode {
-    emit(&outcome.terminal_table());
-    emit(&format!("\nwrote {written} files under {}\n", out.display()));
+/// Prints what a check produced and returns its exit code: 1 when anything differs from the
+/// cards, with the reason on the last line.
+fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: bool, format: OutputFormat) -> anyhow::Result<ExitCode> {
+    match format {
+        OutputFormat::Json => emit(&format!("{}\n", serde_json::to_string_pretty(&outcome.rows().collect::<Vec<_>>())?)),
+        OutputFormat::Csv => emit(&outcome.summary_csv()),
+        OutputFormat::Text if full => emit(&outcome.terminal_table()),
+        OutputFormat::Text => emit(&outcome.terminal_summary()),
+    }
     let mismatches = outcome.mismatches();
+    if format == OutputFormat::Text {
+        emit(&format!("wrote {written} files under {}\n", out.display()));
+        if mismatches.is_empty() {
+            emit("exit 0: every verdict is the one its card expects\n");
+        } else {
+            emit(&format!("exit 1: {} findings differ from their cards (listed first)\n", mismatches.len()));
+        }
+    }
     if mismatches.is_empty() {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("verdicts differ from their claim cards: {}", mismatches.join(", "));
-        ExitCode::from(EXIT_MISMATCH)
+        Ok(ExitCode::from(EXIT_MISMATCH))
     }
 }
 
@@ -400,7 +429,7 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let outcome = families.check(&request, &Bars::new())?;
     let written = family::write_files(&a.out, &outcome.files(&request.meta))?;
-    Ok(finish(&outcome, written.len(), &a.out))
+    finish(&outcome, written.len(), &a.out, a.full, a.format)
 }
 
 fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode> {

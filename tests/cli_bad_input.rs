@@ -654,3 +654,36 @@ fn conditions_other_ranges() {
     assert_bad_input("conditions --eta-u 0", &conditions_with(&[("--eta-u", "0")]), &["--eta-u", "a finite number > 0"]);
     assert_bad_input("conditions --claim NOPE", &conditions_with(&[("--claim", "NOPE")]), &["unknown claim `NOPE`", "CCYW-T3.7"]);
 }
+
+// ------------------------------------------------------------------------------------------------
+// The check's terminal summary.
+
+#[test]
+fn check_summary_lists_disagreements_first_and_ends_with_the_exit_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().to_str().unwrap();
+    let args = ["check", "--out", o, "--no-plots", "--claim", "FEDPLT-DECAY", "--scenario", "decaying-one-dimensional"];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.trim_end().ends_with("exit 0: every verdict is the one its card expects"), "{stdout}");
+    assert!(stdout.contains("FEDPLT-DECAY (empirical)") && stdout.contains("holds 1/1"), "{stdout}");
+    // A shrunk bound breaks the card's expectation: listed first, with its replay, exit 1.
+    let mut shrunk = args.to_vec();
+    shrunk.extend(["--bound-scale", "0.01"]);
+    let (code, stdout, _) = run(&shrunk);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.starts_with("DIFFERS FROM THE CARDS"), "{stdout}");
+    assert!(stdout.contains("replay: cargo run --release -- check --claim 'FEDPLT-DECAY' --scenario 'decaying-one-dimensional'"), "{stdout}");
+    assert!(stdout.trim_end().lines().last().unwrap().starts_with("exit 1: "), "{stdout}");
+    // Machines get JSON or CSV instead.
+    let mut json = args.to_vec();
+    json.extend(["--format", "json"]);
+    let (code, stdout, _) = run(&json);
+    assert_eq!(code, 0);
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("JSON rows");
+    assert!(rows.as_array().is_some_and(|r| r.iter().any(|r| r["claim"] == "FEDPLT-DECAY")));
+    let mut csv = args.to_vec();
+    csv.extend(["--format", "csv"]);
+    let (_, stdout, _) = run(&csv);
+    assert!(stdout.starts_with("claim,reading,scenario,constants,verdict"), "{stdout}");
+}

@@ -6,7 +6,7 @@ use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Sce
 use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
 use fedbounds::families::ccyw::claims;
 use fedbounds::families::ccyw::report::{report_files, verdict_rows, Extras, ReportMeta};
-use fedbounds::family::{CheckOutcome, CheckRequest, FamilyReport, ReportFile, Silent};
+use fedbounds::family::{CheckOutcome, CheckRequest, Family, FamilyOutcome, FamilyReport, ReportFile, Silent};
 use fedbounds::verdict::VerdictKind;
 
 fn cards() -> Vec<Card> {
@@ -253,6 +253,7 @@ fn report_bytes_with(runs: &[ScenarioRun], extras: Extras<'_>, command: &str) ->
     let meta = ReportMeta::new(command);
     let (files, summary_markdown) = report_files(runs, extras, &meta, true).unwrap();
     let family = FamilyReport { rows: verdict_rows(runs), summary_markdown, files, ..Default::default() };
-    let outcome = CheckOutcome { families: vec![("ccyw", family)] };
+    let ccyw = &fedbounds::families::ccyw::FAMILY;
+    let outcome = CheckOutcome { families: vec![FamilyOutcome { id: ccyw.id(), title: ccyw.title(), claims: ccyw.claims(), report: family }] };
     sorted_bytes(outcome.files(&meta))
 }

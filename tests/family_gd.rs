@@ -142,6 +142,7 @@ impl Family for GdFamily {
             id: Rate.id(),
             kind: ClaimKind::Bound,
             title: Rate.title(),
+            statement: "||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2".into(),
             source: Rate.source(),
             reading: Rate.reading(),
             metric: "||x_t - x*||^2",
@@ -239,7 +240,7 @@ fn files_and_claims_route_to_their_family() {
     // A check that asks only for this family's claim runs only this family.
     let outcome = registry.check(&CheckRequest { claims: vec!["GD-RATE".into()], ..Default::default() }, &Silent).unwrap();
     assert_eq!(outcome.families.len(), 1);
-    assert_eq!(outcome.families[0].0, "gd");
+    assert_eq!(outcome.families[0].id, "gd");
     let json = registry.by_id("gd").unwrap().run("gamma_times_l = 1.0", "f", &RunOptions::default()).unwrap();
     assert!(json.starts_with("{\"curve\":["), "{json}");
     // Two families may not declare the same id.

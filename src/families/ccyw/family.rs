@@ -129,10 +129,13 @@ impl Family for Ccyw {
     }
 
     fn claims(&self) -> Vec<ClaimSummary> {
+        let cards = card::embedded_cards().unwrap_or_default();
+        let statement = |id: &str| cards.iter().flat_map(|c| c.claims.iter()).find(|c| c.id == id).map(|c| c.statement.clone()).unwrap_or_default();
         let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
             id: c.id(),
             kind: ClaimKind::Bound,
             title: c.title(),
+            statement: statement(c.id()),
             source: c.source(),
             reading: c.reading(),
             metric: c.metric().formula(),
@@ -141,6 +144,7 @@ impl Family for Ccyw {
             id: c.id(),
             kind: ClaimKind::Lemma,
             title: c.title(),
+            statement: statement(c.id()),
             source: c.source(),
             reading: c.reading(),
             metric: c.inequality(),

@@ -87,8 +87,18 @@ impl Family for FedPlt {
     }
 
     fn claims(&self) -> Vec<ClaimSummary> {
+        let card = embedded_card().ok();
+        let statement = |id: &str| card.iter().flat_map(|c| c.claims.iter()).find(|c| c.id == id).map(|c| c.statement.clone()).unwrap_or_default();
         ALL.iter()
-            .map(|c| ClaimSummary { id: c.id(), kind: ClaimKind::Bound, title: c.title(), source: c.source(), reading: c.reading(), metric: c.metric() })
+            .map(|c| ClaimSummary {
+                id: c.id(),
+                kind: ClaimKind::Bound,
+                title: c.title(),
+                statement: statement(c.id()),
+                source: c.source(),
+                reading: c.reading(),
+                metric: c.metric(),
+            })
             .collect()
     }
 
