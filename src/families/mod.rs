@@ -1,6 +1,7 @@
 //! The paper families. Each is one folder; this file is the one registry.
 
 pub mod ccyw;
+pub mod dpgp;
 
 use crate::family::{Family, Registry};
 
