@@ -18,6 +18,9 @@ use super::check::{prepare, run_comparison, run_scenario, ClaimResult, ScenarioR
 use super::claims::summaries;
 use super::plot::{consensus_figure, rate_figure};
 
+/// A claim's result on a named scenario with the card's expectation.
+type ClaimRow = (String, ClaimResult, Option<VerdictKind>);
+
 /// The family.
 pub struct DpgpFamily;
 
@@ -136,7 +139,7 @@ impl Family for DpgpFamily {
         progress.finish();
 
         let mut rows = Vec::new();
-        let mut by_claim: BTreeMap<&'static str, Vec<(String, ClaimResult, Option<VerdictKind>)>> = BTreeMap::new();
+        let mut by_claim: BTreeMap<&'static str, Vec<ClaimRow>> = BTreeMap::new();
         for s in card.scenarios.iter().filter(|s| scenario_claims && named(&s.name)) {
             let Some(run) = runs.get(&s.name) else { continue };
             for r in run.results.iter().filter(|r| claim_selected(r.claim)) {

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::rng::StreamKey;
 
 /// Stream step reserved for drawing random graphs (never used by gradient noise).
-const GRAPH_STEP: u64 = 0x6772_6170_68;
+const GRAPH_STEP: u64 = 0x0067_7261_7068;
 
 /// A family of directed graphs indexed by the round `t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
