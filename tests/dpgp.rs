@@ -301,3 +301,22 @@ fn reports_are_deterministic() {
     assert!(fa.iter().any(|(p, b)| p.ends_with("figures/dpgp-c1-exp-high.png") && b.starts_with(&[0x89, b'P', b'N', b'G'])));
     assert!(fa.iter().any(|(p, _)| p.ends_with("figures/dpgp-l3-hub-high.png")));
 }
+
+#[test]
+fn step_conditions_report_given_and_required() {
+    let family = &fedbounds::families::dpgp::FAMILY;
+    let mut given = fedbounds::family::Given::new();
+    for (k, v) in [("eta-u", 0.01), ("eta-v", 0.1), ("delta", 0.5), ("l-u", 2.0), ("l-v", 2.0), ("k-u", 2.0), ("k-v", 2.0), ("c", 1.0), ("q", 0.5)] {
+        given.insert(k.to_string(), v);
+    }
+    let text = family.conditions(&given, &[], false).unwrap();
+    // delta/(8 L_u K_u) = 0.5/32 = 0.015625 > 0.01: holds; the printed delta/(4 sqrt(2 L_u K_u)) = 0.0625.
+    assert!(text.contains("[ok] eta_u < delta/(8 L_u K_u) (Lemma 2): given 0.01 <= required 0.015625"), "{text}");
+    assert!(text.contains("Theorem 1 as printed"), "{text}");
+    // Negative control: a step past the proof's condition is reported failing.
+    given.insert("eta-u".into(), 0.02);
+    let text = family.conditions(&given, &[], false).unwrap();
+    assert!(text.contains("[FAILS] eta_u < delta/(8 L_u K_u)"), "{text}");
+    given.insert("q".into(), 1.0);
+    assert!(family.conditions(&given, &[], false).err().unwrap().to_string().contains("--q"));
+}

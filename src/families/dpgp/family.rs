@@ -9,14 +9,15 @@ use serde::Serialize;
 
 use crate::claim::fmt_num;
 use crate::error::{require_positive, Error, Result};
-use crate::family::{CheckRequest, ClaimSummary, Family, FamilyReport, Progress, ReportFile, RunOptions, VerdictRow};
+use crate::family::{CheckRequest, ClaimSummary, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::VerdictKind;
 
 use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
 use super::check::{prepare, run_comparison, run_scenario, ClaimResult, ScenarioRun};
-use super::claims::summaries;
+use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
+use super::round::Params;
 
 /// A claim's result on a named scenario with the card's expectation.
 type ClaimRow = (String, ClaimResult, Option<VerdictKind>);
@@ -199,6 +200,45 @@ impl Family for DpgpFamily {
         let summary_markdown = markdown(&rows, &runs);
         let terminal = terminal(&runs);
         Ok(FamilyReport { rows, summary_markdown, files, mismatches: Vec::new(), terminal })
+    }
+
+    /// The step-size conditions of Theorem 1 for given values: `--eta-u`, `--eta-v` and, through
+    /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
+    /// conditions (I-DPGP2) and the printed one, each with its given and required value.
+    fn conditions(&self, given: &Given, _claims: &[String], json: bool) -> Result<String> {
+        let get = |name: &str| -> Result<f64> {
+            let v = given
+                .get(name)
+                .copied()
+                .ok_or_else(|| Error::field(format!("--{name}"), "missing", "a value (`--eta-u`, `--eta-v`, or `--set NAME=VALUE`)"))?;
+            require_positive(&format!("--{name}"), v)
+        };
+        let whole = |name: &str| -> Result<usize> {
+            let v = get(name)?;
+            if v.fract() == 0.0 && v <= 1e6 {
+                Ok(v as usize)
+            } else {
+                Err(Error::field(format!("--{name}"), format!("got {v}"), "a whole number in [1, 1e6]"))
+            }
+        };
+        let (eta_u, eta_v, delta, l_u, l_v, c) = (get("eta-u")?, get("eta-v")?, get("delta")?, get("l-u")?, get("l-v")?, get("c")?);
+        let q = given.get("q").copied().ok_or_else(|| Error::field("--q", "missing", "a value in [0, 1) via --set q=..."))?;
+        if !(0.0..1.0).contains(&q) {
+            return Err(Error::field("--q", format!("got {q}"), "a number in [0, 1)"));
+        }
+        let params = Params { eta_u, eta_v, k_u: whole("k-u")?, k_v: whole("k-v")? };
+        let proof = step_checks_for(l_u, l_v, delta, c, q, &params, false);
+        let printed = step_checks_for(l_u, l_v, delta, c, q, &params, true);
+        let admissible = proof.iter().filter(|c| c.name.starts_with("eta_u")).map(|c| c.required).fold(f64::INFINITY, f64::min);
+        if json {
+            return to_json(&serde_json::json!({ "proof": proof, "printed": printed, "eta_u_max": admissible }));
+        }
+        let mut s = String::from("DFedPGP, Theorem 1 step sizes (004:L131; proof: L478, L509, L554, L590)\n");
+        for c in proof.iter().chain(&printed) {
+            let _ = writeln!(s, "  [{}] {c}", if c.holds { "ok" } else { "FAILS" });
+        }
+        let _ = writeln!(s, "  admissible eta_u under the proof's conditions: < {}", fmt_num(admissible));
+        Ok(s)
     }
 
     fn run(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {
