@@ -216,10 +216,8 @@ pub fn evaluate_calibrated(points: &[(usize, f64, f64)], checks: Vec<ConditionCh
         let b = p.bound.unwrap_or(f64::NAN);
         let v = decide(&p.estimate, b);
         let ratio = b / p.estimate.mean;
-        if v == VerdictKind::Violated && verdict != VerdictKind::Violated {
-            verdict = v;
-            decisive = Some(*p);
-        } else if v == VerdictKind::Inconclusive && verdict == VerdictKind::Holds {
+        let worse = (v == VerdictKind::Violated && verdict != VerdictKind::Violated) || (v == VerdictKind::Inconclusive && verdict == VerdictKind::Holds);
+        if worse {
             verdict = v;
             decisive = Some(*p);
         }
@@ -436,5 +434,26 @@ pub fn evaluate_ordering(ratios: &[f64], horizon: usize, checks: Vec<ConditionCh
         notes: Vec::new(),
         estimator: Estimator::Exact,
         series: vec![point],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_power_law_has_its_slope_and_no_misfit() {
+        let ts = [10, 20, 40, 80];
+        let ys: Vec<f64> = ts.iter().map(|t| 3.0 * (*t as f64).powf(-0.5)).collect();
+        let f = fit_slope(&ts, &ys, 0.99).unwrap();
+        assert!((f.slope + 0.5).abs() < 1e-12 && f.stderr < 1e-10, "{f:?}");
+        let e = evaluate_rate(Some(f), -0.5, 80, Vec::new(), Vec::new(), 1.0);
+        assert_eq!(e.verdict, VerdictKind::Holds, "an exact -1/2 ties and holds");
+        assert_eq!(evaluate_rate(Some(f), -1.0, 80, Vec::new(), Vec::new(), 1.0).verdict, VerdictKind::Violated);
+        // Curvature widens the interval: a bend from slope 0 to -1 straddles -1/2.
+        let bent: Vec<f64> = ts.iter().map(|t| 1.0 / (1.0 + *t as f64 / 30.0)).collect();
+        let f = fit_slope(&ts, &bent, 0.99).unwrap();
+        assert!(f.upper - f.lower > 0.1, "{f:?}");
+        assert!(fit_slope(&ts[..2], &ys[..2], 0.99).is_none());
     }
 }

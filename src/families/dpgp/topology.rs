@@ -313,3 +313,33 @@ pub fn connectivity(topology: &Topology, m: usize, rounds: usize, seed: u64) -> 
     let (c, q) = estimate_c_q(&by_lag);
     Connectivity { window: smallest_window(topology, m, rounds, seed), delta, c, q, estimation_rounds: rounds }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometric_deviations_give_their_c_and_q() {
+        let by_lag: Vec<f64> = (0..40).map(|l| 2.0 * 0.5f64.powi(l)).collect();
+        let (c, q) = estimate_c_q(&by_lag);
+        assert!((q - 0.5).abs() < 1e-12 && (c - 2.0).abs() < 1e-9, "{c} {q}");
+        // Every observed lag is under the estimated envelope, by construction.
+        let bumpy: Vec<f64> = (0..40).map(|l| (1.0 + 0.5 * (l % 3) as f64) * 0.8f64.powi(l)).collect();
+        let (c, q) = estimate_c_q(&bumpy);
+        assert!(bumpy.iter().enumerate().all(|(l, e)| *e <= c * q.powi(l as i32) * (1.0 + 1e-12)));
+        // Negative control: a slower decay than the one estimated is caught by the envelope.
+        assert!((0..40).any(|l| 0.9f64.powi(l) > c * q.powi(l as i32)));
+        // Exact averaging in one round.
+        assert_eq!(estimate_c_q(&[0.8, 0.0, 0.0]), (0.8, 0.0));
+    }
+
+    #[test]
+    fn exponential_graph_cycles_its_hops() {
+        let hops: Vec<usize> = (0..4).map(|t| Topology::Exponential.out_neighbours(8, t, 0)[0][1]).collect();
+        assert_eq!(hops, vec![1, 2, 4, 1]);
+        let k = Topology::RandomOut { k: 3 }.out_neighbours(7, 5, 9);
+        assert!(k.iter().enumerate().all(|(i, o)| o.len() == 4 && o.contains(&i)));
+        assert_ne!(Topology::RandomOut { k: 3 }.out_neighbours(7, 5, 9), Topology::RandomOut { k: 3 }.out_neighbours(7, 6, 9), "fresh graphs per round");
+        assert!(Topology::RandomOut { k: 7 }.validate("topology", 7).is_err());
+    }
+}
