@@ -288,6 +288,10 @@ fn bad_input_names_the_field() {
     assert!(err.is_bad_input() && err.to_string().contains("extra"), "{err}");
     let err = family.run(&text.replace("family = \"dpgp\"", "family = \"gd\""), "one.toml", &RunOptions::default()).err().unwrap();
     assert!(err.is_bad_input() && err.to_string().contains("family"), "{err}");
+    // Edge cases run without a panic: one client, and steps so large the iterates diverge.
+    assert!(family.run(&text.replace("m = 4", "m = 1"), "one.toml", &RunOptions::default()).is_ok());
+    let diverging = family.run(&text.replace("c_u = 0.2", "c_u = 1e6"), "one.toml", &RunOptions::default()).unwrap();
+    assert!(diverging.contains("not-applicable"), "a step past every condition is not applicable");
 }
 
 #[test]
