@@ -324,3 +324,25 @@ fn step_conditions_report_given_and_required() {
     given.insert("q".into(), 1.0);
     assert!(family.conditions(&given, &[], false).err().unwrap().to_string().contains("--q"));
 }
+
+#[test]
+fn monte_carlo_checks_agree_with_exact_ones() {
+    use fedbounds::family::EstimatorChoice;
+    let claims = ["DPGP-L3", "DPGP-REC32"];
+    let mc = CheckRequest { estimator: Some(EstimatorChoice::MonteCarlo), ..request(&claims, &["exp-high"], None) };
+    let outcome = registry().check(&mc, &Silent).unwrap();
+    for r in outcome.rows() {
+        assert_eq!(r.evaluation.estimator, fedbounds::engine::Estimator::MonteCarlo);
+        assert_eq!(r.evaluation.verdict, VerdictKind::Holds, "{} under sampling", r.claim);
+    }
+    // Negative control under sampling: (32) with half its right side is still caught.
+    let outcome = registry().check(&CheckRequest { bound_scale: Some(0.5), ..mc }, &Silent).unwrap();
+    let rec = outcome.rows().find(|r| r.claim == "DPGP-REC32").unwrap();
+    assert_eq!(rec.evaluation.verdict, VerdictKind::Violated);
+    // The same files on one worker thread and on two.
+    let files = |threads: usize| {
+        let req = CheckRequest { estimator: Some(EstimatorChoice::MonteCarlo), threads: Some(threads), ..request(&claims, &["hub-high"], None) };
+        registry().check(&req, &Silent).unwrap().families[0].1.files.iter().map(|f| f.bytes.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(files(1), files(2));
+}

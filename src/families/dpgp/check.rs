@@ -5,7 +5,9 @@ use serde::Serialize;
 
 use crate::claim::{ConditionCheck, ConditionKind};
 use crate::engine::{Estimator, Interval};
-use crate::error::Result;
+use rayon::prelude::*;
+
+use crate::error::{require_memory, Result};
 use crate::verdict::{evaluate_inequality, Checkpoint, Evaluation};
 
 use super::card::{Comparison, Scenario};
@@ -13,7 +15,7 @@ use super::claims::{
     aa, assumption_checks, evaluate_calibrated, evaluate_ordering, evaluate_rate, fit_slope, step_checks, theorem1_shape, Rec32, Rec32Reading, SlopeFit,
 };
 use super::problem::{Constants, Instance};
-use super::round::{exact_trajectory, Params, Trajectory};
+use super::round::{exact_trajectory, sampled_trajectory, Params, Trajectory};
 use super::topology::{connectivity, Connectivity, GraphSequence};
 
 /// Confidence of intervals (only the slope fit's; every expectation is exact).
@@ -95,6 +97,20 @@ pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
 /// # Errors
 /// Bad input; numerical failures.
 pub fn run_scenario(s: &Scenario, bound_scale: f64) -> Result<ScenarioRun> {
+    run_scenario_with(s, bound_scale, None)
+}
+
+/// Seeded replicates of the per-round claims when a check asks for Monte Carlo.
+pub const MONTE_CARLO_REPLICATES: usize = 200;
+
+/// [`run_scenario`], with the per-round claims (Lemma 3, (32)) estimated from `replicates`
+/// seeded runs (keyed streams `(seed, replicate, round, client)`, Student-t intervals with a
+/// Bonferroni correction over rounds) instead of exact moments when `replicates` is given. The
+/// rate claims stay exact (a sweep of horizons).
+///
+/// # Errors
+/// Bad input; numerical failures.
+pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usize>) -> Result<ScenarioRun> {
     let (inst, k) = prepare(s)?;
     let sigma = k.sigma_u.powi(2) + k.sigma_g2.value.unwrap_or(0.0);
     let horizon = s.sweep.iter().copied().chain(std::iter::once(s.rounds)).max().unwrap_or(s.rounds);
@@ -111,10 +127,20 @@ pub fn run_scenario(s: &Scenario, bound_scale: f64) -> Result<ScenarioRun> {
     let mut checks = assumption_checks(&k, &conn, s.rounds);
     checks.extend(step_checks(&k, &conn, &params, false));
     let mut results = Vec::new();
+    let replicated: Vec<Trajectory> = match replicates {
+        Some(r) => {
+            require_memory("replicates", 8.0 * 6.0 * r as f64 * (s.rounds + 1) as f64, "the per-round values of every replicate")?;
+            let run_seq = prefix(s.rounds);
+            (0..r as u64).into_par_iter().map(|rep| sampled_trajectory(&inst, &params, &run_seq, s.rounds, s.seed, rep)).collect()
+        }
+        None => Vec::new(),
+    };
+    let (sources, estimator): (Vec<&Trajectory>, Estimator) =
+        if replicates.is_some() { (replicated.iter().collect(), Estimator::MonteCarlo) } else { (vec![&traj], Estimator::Exact) };
     let lemma3 = |plus_one: bool| {
         let a = aa(&params, &conn, k.l_u, plus_one);
-        let sides = |t: usize| Some(vec![(traj.consensus[t], a * (sigma + traj.delta_ubar[t]))]);
-        evaluate_inequality(checks.clone(), s.rounds, &sides, Estimator::Exact, CONFIDENCE, bound_scale)
+        let sides = |t: usize| Some(sources.iter().map(|tr| (tr.consensus[t], a * (sigma + tr.delta_ubar[t]))).collect());
+        evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale)
     };
     let aa_primary = aa(&params, &conn, k.l_u, true);
     let lemma3_bound: Vec<f64> = traj.delta_ubar.iter().map(|d| aa_primary * (sigma + d)).collect();
@@ -130,10 +156,13 @@ pub fn run_scenario(s: &Scenario, bound_scale: f64) -> Result<ScenarioRun> {
         // Cu E Delta_ubar^t + Cv E Delta_v^t + Sv + Su (sigma_u^2 + sigma_g^2). Both sides are
         // >= 0 when it holds, so slack is a ratio and a scaled-down bound a stricter one.
         let sides = |t: usize| {
-            let rhs = traj.objective[t] - k.f_star + c.cu * traj.delta_ubar[t] + c.cv * traj.delta_v[t] + c.sv + c.su * sigma;
-            Some(vec![(traj.objective[t + 1] - k.f_star, rhs)])
+            let side = |tr: &Trajectory| {
+                let rhs = tr.objective[t] - k.f_star + c.cu * tr.delta_ubar[t] + c.cv * tr.delta_v[t] + c.sv + c.su * sigma;
+                (tr.objective[t + 1] - k.f_star, rhs)
+            };
+            Some(sources.iter().map(|tr| side(tr)).collect())
         };
-        let evaluation = evaluate_inequality(checks.clone(), s.rounds, &sides, Estimator::Exact, CONFIDENCE, bound_scale);
+        let evaluation = evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale);
         results.push(ClaimResult { claim: id, reading, constants: "estimated", evaluation });
     }
 

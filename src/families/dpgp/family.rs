@@ -9,12 +9,12 @@ use serde::Serialize;
 
 use crate::claim::fmt_num;
 use crate::error::{require_positive, Error, Result};
-use crate::family::{CheckRequest, ClaimSummary, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
+use crate::family::{CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::VerdictKind;
 
 use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
-use super::check::{prepare, run_comparison, run_scenario, ClaimResult, ScenarioRun};
+use super::check::{prepare, run_comparison, run_scenario_with, ClaimResult, ScenarioRun, MONTE_CARLO_REPLICATES};
 use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
 use super::round::Params;
@@ -131,10 +131,18 @@ impl Family for DpgpFamily {
         for s in &needed {
             prepare(s).map_err(|e| e.in_scenario(&s.name))?;
         }
+        let replicates = (request.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
         progress.start(needed.len(), "dpgp scenarios");
         let mut runs: BTreeMap<String, ScenarioRun> = BTreeMap::new();
+        // Replicates run on `--threads` workers; results do not depend on how many.
+        let threads = match request.threads {
+            Some(0) | Some(1025..) => return Err(Error::field("--threads", format!("got {:?}", request.threads), "an integer in [1, 1024]")),
+            t => t.unwrap_or(0),
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Numerical(format!("cannot start worker threads: {e}")))?;
         for s in &needed {
-            runs.insert(s.name.clone(), run_scenario(s, bound_scale).map_err(|e| e.in_scenario(&s.name))?);
+            let run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
+            runs.insert(s.name.clone(), run);
             progress.step();
         }
         progress.finish();
@@ -241,10 +249,11 @@ impl Family for DpgpFamily {
         Ok(s)
     }
 
-    fn run(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {
+    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = parse_scenario(text, what)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
-        let run = run_scenario(&scenario, 1.0).map_err(|e| e.in_scenario(&scenario.name))?;
+        let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
+        let run = run_scenario_with(&scenario, 1.0, replicates).map_err(|e| e.in_scenario(&scenario.name))?;
         to_json(&summarize(&run))
     }
 }
