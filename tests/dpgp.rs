@@ -8,7 +8,7 @@ use fedbounds::engine::student_t_interval;
 use fedbounds::engine::RandomAffineRound;
 use fedbounds::families::dpgp::card::{parse_card, parse_scenario, DEFAULT_CARD};
 use fedbounds::families::dpgp::round::{exact_trajectory, sampled_trajectory, DpgpRound, Params};
-use fedbounds::families::dpgp::topology::{connectivity, smallest_window, GraphSequence, Topology};
+use fedbounds::families::dpgp::topology::{connectivity, smallest_window, GraphSequence, MixingRule, Topology};
 use fedbounds::family::{CardText, CheckRequest, Family, Registry, RunOptions, Silent};
 use fedbounds::verdict::VerdictKind;
 
@@ -45,6 +45,8 @@ fn default_card_verdicts_are_reproduced() {
     // Not applicable says why.
     let coupled = rows.iter().find(|r| r.scenario == "coupled-ring" && r.claim == "DPGP-L3").unwrap();
     assert!(coupled.evaluation.failed.iter().any(|f| f.contains("sigma_g^2 infinite because")), "{:?}", coupled.evaluation.failed);
+    let row = rows.iter().find(|r| r.scenario == "hub-rowstoch" && r.claim == "DPGP-REC32").unwrap();
+    assert!(fedbounds::report::describe(&row.evaluation).contains("outside the claim's setting: column-stochastic"), "{:?}", row.evaluation.failed);
     let split = rows.iter().find(|r| r.scenario == "split-low" && r.claim == "DPGP-C1").unwrap();
     assert_eq!(split.evaluation.verdict, VerdictKind::NotApplicable);
     assert!(split.evaluation.failed.iter().any(|f| f.contains("Assumption 1")), "{:?}", split.evaluation.failed);
@@ -202,6 +204,14 @@ fn push_sum_de_biases() {
     // raw numerators converge too.
     let (d, r) = run(Topology::Ring, 400);
     assert!(d < 1e-9 && r < 1e-9, "{d} {r}");
+    // The experiments' row-stochastic pull weights (I-DPGP9): mu stays 1, the sum is not kept,
+    // and the nodes agree on a weighted average, not the average.
+    let seq = GraphSequence::with_rule(&Topology::RingHub, MixingRule::Row, 6, 300, 0);
+    assert!(seq.weights.iter().all(|w| w.iter().all(|x| (x - 1.0).abs() < 1e-12)));
+    let u0 = DVector::from_fn(6, |i, _| (i as f64 + 1.0).powi(2));
+    let u = seq.mixing.iter().fold(u0.clone(), |u, p| p * u);
+    assert!((u.max() - u.min()).abs() < 1e-9, "consensus");
+    assert!((u[0] - u0.mean()).abs() > 1e-2, "but not on the average: {} vs {}", u[0], u0.mean());
 }
 
 #[test]

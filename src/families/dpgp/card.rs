@@ -11,7 +11,7 @@ use crate::verdict::VerdictKind;
 
 use super::problem::InstanceSpec;
 use super::round::Params;
-use super::topology::Topology;
+use super::topology::{MixingRule, Topology};
 
 /// The family's id.
 pub const FAMILY_ID: &str = "dpgp";
@@ -59,6 +59,9 @@ pub struct Scenario {
     /// Seed of random graphs.
     #[serde(default)]
     pub graph_seed: u64,
+    /// `column` (push-sum, Algorithm 1) or `row` (the experiments' pull weights, flagged).
+    #[serde(default)]
+    pub mixing: MixingRule,
     /// Clients `m`.
     pub m: usize,
     /// Shared dimension.

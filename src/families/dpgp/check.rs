@@ -16,7 +16,7 @@ use super::claims::{
 };
 use super::problem::{Constants, Instance};
 use super::round::{exact_trajectory, sampled_trajectory, Params, Trajectory};
-use super::topology::{connectivity, Connectivity, GraphSequence};
+use super::topology::{connectivity_with, Connectivity, GraphSequence};
 
 /// Confidence of intervals (only the slope fit's; every expectation is exact).
 pub const CONFIDENCE: f64 = 0.99;
@@ -114,12 +114,12 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
     let (inst, k) = prepare(s)?;
     let sigma = k.sigma_u.powi(2) + k.sigma_g2.value.unwrap_or(0.0);
     let horizon = s.sweep.iter().copied().chain(std::iter::once(s.rounds)).max().unwrap_or(s.rounds);
-    let seq = GraphSequence::new(&s.topology, s.m, horizon, s.graph_seed);
+    let seq = GraphSequence::with_rule(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
     let prefix = |t: usize| GraphSequence { mixing: seq.mixing[..t].to_vec(), weights: seq.weights[..=t].to_vec() };
 
     // Connectivity of the whole realised sequence (the longest horizon): B, delta and the
     // estimated C, q of a prefix are no worse, so one estimate serves every horizon.
-    let conn = connectivity(&s.topology, s.m, horizon, s.graph_seed);
+    let conn = connectivity_with(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
 
     // Per-round claims at `rounds`.
     let params = s.params(s.rounds, k.l_u, k.l_v);

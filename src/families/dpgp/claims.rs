@@ -119,7 +119,17 @@ pub fn assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize) -> V
     };
     let mut delta = ConditionCheck::compare("delta = min_{i,t} mu_i^t > 0", ConditionKind::Assumption, conn.delta, Relation::AtLeast, f64::MIN_POSITIVE);
     delta.holds = conn.delta > 0.0;
-    vec![a1, a4, delta, ConditionCheck::assumption("u_i^0 = 0", true, "every run starts at u_i^0 = 0")]
+    let mut push = ConditionCheck::assumption(
+        "column-stochastic push weights p_ji = 1/|N_out(i)| (Algorithm 1)",
+        conn.column_stochastic,
+        if conn.column_stochastic {
+            "every column of every P^t sums to one"
+        } else {
+            "row-stochastic pull weights (the experiments' App. B): sum_i u_i is not preserved (I-DPGP9)"
+        },
+    );
+    push.kind = ConditionKind::Scope;
+    vec![a1, a4, delta, push, ConditionCheck::assumption("u_i^0 = 0", true, "every run starts at u_i^0 = 0")]
 }
 
 /// The step-size conditions the proof uses (I-DPGP2): `eta_u < delta/(8 L_u K_u)` (Lemma 2,

@@ -139,6 +139,41 @@ impl Topology {
     }
 }
 
+/// Who sets the weights of a round's graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MixingRule {
+    /// Push-sum, as Algorithm 1 states: `p_ji = 1/|N_out(i)|`, columns sum to one (004:L100).
+    #[default]
+    Column,
+    /// The experiments' pull weights (App. B, 004:L362-367): `p_ij = 1/|N_in(i)|`, rows sum to
+    /// one, so `mu` stays 1 and de-biasing does nothing (I-DPGP9); outside the theory.
+    Row,
+}
+
+impl Topology {
+    /// The mixing matrix of round `t` under `rule`.
+    pub fn mixing_with(&self, rule: MixingRule, m: usize, t: usize, seed: u64) -> DMatrix<f64> {
+        match rule {
+            MixingRule::Column => self.mixing(m, t, seed),
+            MixingRule::Row => {
+                let out = self.out_neighbours(m, t, seed);
+                let mut p = DMatrix::zeros(m, m);
+                for (j, o) in out.iter().enumerate() {
+                    for &i in o {
+                        p[(i, j)] = 1.0;
+                    }
+                }
+                for mut row in p.row_iter_mut() {
+                    let n = row.sum();
+                    row /= n;
+                }
+                p
+            }
+        }
+    }
+}
+
 /// Whether the directed graph with adjacency `adj[i][j]` (edge `i -> j`) is strongly connected.
 pub fn strongly_connected(adj: &[Vec<bool>]) -> bool {
     let m = adj.len();
@@ -174,9 +209,14 @@ pub struct GraphSequence {
 }
 
 impl GraphSequence {
-    /// The first `rounds` graphs of `topology` on `m` nodes.
+    /// The first `rounds` graphs of `topology` on `m` nodes, with push-sum weights.
     pub fn new(topology: &Topology, m: usize, rounds: usize, seed: u64) -> Self {
-        let mixing: Vec<DMatrix<f64>> = (0..rounds).map(|t| topology.mixing(m, t, seed)).collect();
+        Self::with_rule(topology, MixingRule::Column, m, rounds, seed)
+    }
+
+    /// The same under a mixing rule.
+    pub fn with_rule(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Self {
+        let mixing: Vec<DMatrix<f64>> = (0..rounds).map(|t| topology.mixing_with(rule, m, t, seed)).collect();
         let mut weights = Vec::with_capacity(rounds + 1);
         weights.push(DVector::from_element(m, 1.0));
         for p in &mixing {
@@ -213,6 +253,9 @@ pub struct Connectivity {
     pub q: f64,
     /// Rounds over which `C` and `q` were estimated.
     pub estimation_rounds: usize,
+    /// Whether every realised mixing matrix has columns summing to one (up to 1e-12), as
+    /// push-sum needs (`sum_i u_i` preserved, 004:L100, L129).
+    pub column_stochastic: bool,
 }
 
 /// Assumption 1's smallest window within the horizon (see [`Connectivity::window`]).
@@ -307,11 +350,17 @@ pub const MAX_ESTIMATION_LAG: usize = 120;
 
 /// Everything Assumption 1, `delta` and Lemma 3 need, from the first `rounds` graphs.
 pub fn connectivity(topology: &Topology, m: usize, rounds: usize, seed: u64) -> Connectivity {
-    let seq = GraphSequence::new(topology, m, rounds, seed);
+    connectivity_with(topology, MixingRule::Column, m, rounds, seed)
+}
+
+/// [`connectivity`] under a mixing rule.
+pub fn connectivity_with(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Connectivity {
+    let seq = GraphSequence::with_rule(topology, rule, m, rounds, seed);
+    let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= 1e-12));
     let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
     let by_lag = deviation_by_lag(&seq, MAX_ESTIMATION_LAG);
     let (c, q) = estimate_c_q(&by_lag);
-    Connectivity { window: smallest_window(topology, m, rounds, seed), delta, c, q, estimation_rounds: rounds }
+    Connectivity { window: smallest_window(topology, m, rounds, seed), delta, c, q, estimation_rounds: rounds, column_stochastic }
 }
 
 #[cfg(test)]
