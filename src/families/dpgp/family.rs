@@ -1,5 +1,17 @@
 //! The `Family` implementation of DFedPGP: claims, default scenarios from the embedded card
 //! `theorems/dpgp.toml`, checks, runs and report files.
+//!
+//! Every expectation is exact (moment propagation over the realised graphs) unless a check or a
+//! run asks for Monte Carlo, which replaces the per-round claims' (Lemma 3, (32)) exact moments
+//! by [`MONTE_CARLO_REPLICATES`] keyed-stream replicates; replicates run on `--threads` workers
+//! and the files do not depend on their number. Rows say which constants they used: `estimated`
+//! (Lemma 3's C and q from the realised products) or `calibrated` (Theorem 1's hidden constant
+//! fitted on the run, never a verification of a stated constant).
+//!
+//! Files: `claims/<ID>.json` per claim, `claims/dpgp-scenarios.json` (constants, connectivity,
+//! sweep and fit per scenario), with `--plots` `figures/dpgp-c1-<scenario>.png` (metric vs `T`,
+//! fitted slope, `-1/2` reference) and `figures/dpgp-l3-<scenario>.png` (consensus error vs
+//! rounds with Lemma 3's bound), and the family's section of `SUMMARY.md`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
