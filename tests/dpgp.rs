@@ -87,6 +87,18 @@ fn a_one_over_t_rate_is_violated() {
 }
 
 #[test]
+fn comparisons_run_alone() {
+    // Remark 2 on one comparison: its member scenarios run, only its rows are reported.
+    let outcome = registry().check(&request(&[], &["remark2-low"], None), &Silent).unwrap();
+    let rows: Vec<_> = outcome.rows().map(|r| (r.claim, r.scenario.as_str())).collect();
+    assert_eq!(rows, vec![("DPGP-R2", "remark2-low"), ("DPGP-R2~stationarity", "remark2-low"), ("DPGP-R2~factor", "remark2-low")]);
+    assert!(outcome.mismatches().is_empty(), "{:?}", outcome.mismatches());
+    // Negative control: the ordering claim with its bound halved (ratio <= 1/2) fails.
+    let outcome = registry().check(&request(&["DPGP-R2"], &["remark2-low"], Some(0.5)), &Silent).unwrap();
+    assert_eq!(outcome.rows().next().unwrap().evaluation.verdict, VerdictKind::Violated);
+}
+
+#[test]
 fn assumption_one_window() {
     assert_eq!(smallest_window(&Topology::Ring, 6, 20, 0), Some(1));
     assert_eq!(smallest_window(&Topology::Complete, 6, 20, 0), Some(1));
@@ -289,6 +301,9 @@ fn bad_input_names_the_field() {
     bad(base.replacen("coupling = 0.0", "coupling = 1.5", 1), "coupling");
     bad(base.replacen("rounds = 200", "rounds = 100000000", 1), "rounds");
     bad(base.replacen("family = \"dpgp\"", "family = \"ccyw\"", 1), "family");
+    bad(base.replacen("m = 6", "m = 200", 1).replacen("du = 2", "du = 3", 1), "state dimension");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [10000, 15000, 20000, 20000]", 1), "scenarios[0].sweep");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [9000, 14000, 18000, 19000]", 1), "rounds in all");
     // A scenario file runs alone and names its family.
     let text = "family = \"dpgp\"\nname = \"one\"\ntopology = { kind = \"exponential\" }\nm = 4\ndu = 1\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 0.2\nsigma_u = 0.1\nsigma_v = 0.1\nc_u = 0.2\nc_v = 0.2\nrounds = 20\nsweep = [10, 20, 40]\n";
     let family = &fedbounds::families::dpgp::FAMILY;

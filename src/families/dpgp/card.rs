@@ -22,6 +22,12 @@ pub const DEFAULT_CARD: &str = include_str!("../../../theorems/dpgp.toml");
 /// Largest horizon a scenario may ask for.
 pub const MAX_ROUNDS: usize = 20_000;
 
+/// Largest state `m (du + dv) + du` of exact moment propagation.
+pub const MAX_STATE: usize = 512;
+
+/// Largest number of rounds (the sweep's and the per-round horizon's) one scenario may run.
+pub const MAX_TOTAL_ROUNDS: usize = 60_000;
+
 /// A card: scenarios and comparisons.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -182,6 +188,19 @@ impl Scenario {
             if !super::claims::summaries().iter().any(|c| c.id == id && !c.id.starts_with("DPGP-R2")) {
                 return Err(Error::field(f("expected"), format!("unknown claim `{id}`"), "claim ids of DPGP-L3, DPGP-REC32, DPGP-C1 and their variants"));
             }
+        }
+        // Exact moments cost a dense propagation per round: bound the state and the total rounds.
+        let state = self.m * (self.du + self.dv) + self.du;
+        if state > MAX_STATE {
+            return Err(Error::field(f("m"), format!("state dimension m (du + dv) + du = {state}"), format!("sizes with m (du + dv) + du <= {MAX_STATE}")));
+        }
+        let total: usize = self.sweep.iter().sum::<usize>() + self.rounds;
+        if total > MAX_TOTAL_ROUNDS {
+            return Err(Error::field(
+                f("sweep"),
+                format!("{total} rounds in all (sweep and rounds)"),
+                format!("at most {MAX_TOTAL_ROUNDS} rounds per scenario"),
+            ));
         }
         // Dense moments of the state, two copies, per round of the longest run.
         let dim = (self.m * (self.du + self.dv) + self.du) as f64;
