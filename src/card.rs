@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FamilyInfo {
-    /// Family id, e.g. `CCYW-FedAvg-P`.
+    /// Family id as the card names it (the paper's prefix and algorithm).
     pub id: String,
     /// Paper.
     pub paper: String,

@@ -130,9 +130,10 @@ pub struct VerdictRow {
     pub reading: &'static str,
     /// Scenario name.
     pub scenario: String,
-    /// Which constants the evaluation used: `exact` (the claim as stated) or `empirical` (an
-    /// infinite constant replaced by its supremum over the visited iterates; not a verdict on the
-    /// claim as stated).
+    /// Which constants the evaluation used: `exact` (the claim as stated), `empirical` (an
+    /// infinite constant replaced by its supremum over the visited iterates), `estimated` (a
+    /// constant fitted from the run, e.g. Lemma 3's C and q) or `calibrated` (a constant hidden in
+    /// O(.) fitted to the run): only `exact` rows are verdicts on the claim as stated.
     pub constants: &'static str,
     /// What the empirical constant was, for the reader (e.g. `empirical b^2 = 0.3`).
     pub label: Option<String>,

@@ -203,7 +203,7 @@ pub fn terminal(families: &[(&str, &str, &[VerdictRow], &str)], other_mismatches
         let _ = writeln!(s, "{title} ({id})");
         let _ = writeln!(s, "  {:<38} {:<34} {:<36} not applicable", "claim", "verdicts (scenarios in its setting)", "tightest slack");
         for line in claim_lines(&refs).iter().filter(|l| l.in_scope > 0) {
-            let name = if line.constants == "exact" { line.claim.to_string() } else { format!("  {} (empirical)", line.claim) };
+            let name = if line.constants == "exact" { line.claim.to_string() } else { format!("  {} ({})", line.claim, line.constants) };
             let tight = line.tightest.as_ref().map(|(v, sc)| format!("{} {sc}", fmt_num(*v))).unwrap_or_else(|| "-".into());
             let _ = writeln!(s, "  {:<38} {:<34} {:<36} {}", name, line.verdict_text(), tight, line.not_applicable_text());
         }
@@ -235,7 +235,10 @@ pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], figures: &[
             let _ = writeln!(s, "Flagged reading `{}`: {}\n", c.reading.name, c.reading.description);
         }
         for l in of_claim {
-            let which = if l.constants == "exact" { "as stated" } else { "with the empirical constant" };
+            let which = match l.constants {
+                "exact" => "as stated".to_string(),
+                other => format!("with {other} constants"),
+            };
             let tight = l.tightest.as_ref().map(|(v, sc)| format!("; tightest slack {} on `{sc}`", fmt_num(*v))).unwrap_or_default();
             let na = if l.not_applicable.is_empty() { String::new() } else { format!("; {}", l.not_applicable_text()) };
             let out = if l.out_of_scope > 0 { format!("; {} scenarios about another setting", l.out_of_scope) } else { String::new() };

@@ -1,0 +1,281 @@
+//! The card schema of DFedPGP: scenarios (an instance, a topology, steps in Corollary 1's form, the
+//! horizons) with the verdicts the card expects, and comparisons of topologies (Remark 2).
+//! Unknown keys are errors (`deny_unknown_fields`); a top-level `family = "dpgp"` is accepted.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::{require_memory, require_positive, Error, Result};
+use crate::verdict::VerdictKind;
+
+use super::problem::InstanceSpec;
+use super::round::Params;
+use super::topology::{MixingRule, Topology};
+
+/// The family's id.
+pub const FAMILY_ID: &str = "dpgp";
+
+/// The embedded default card.
+pub const DEFAULT_CARD: &str = include_str!("../../../theorems/dpgp.toml");
+
+/// Largest horizon a scenario may ask for.
+pub const MAX_ROUNDS: usize = 20_000;
+
+/// Largest state `m (du + dv) + du` of exact moment propagation.
+pub const MAX_STATE: usize = 512;
+
+/// Largest number of rounds (the sweep's and the per-round horizon's) one scenario may run.
+pub const MAX_TOTAL_ROUNDS: usize = 60_000;
+
+/// A card: scenarios and comparisons.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Card {
+    /// `"dpgp"` (optional).
+    pub family: Option<String>,
+    /// What the card checks, for readers.
+    #[serde(default)]
+    pub statement: String,
+    /// Scenarios.
+    #[serde(default)]
+    pub scenarios: Vec<Scenario>,
+    /// Comparisons of topologies.
+    #[serde(default)]
+    pub comparisons: Vec<Comparison>,
+    /// One human-readable entry per claim and variant.
+    #[serde(default)]
+    pub claims: Vec<crate::card::ClaimCard>,
+    /// How each inconsistency of the paper is encoded.
+    #[serde(default)]
+    pub inconsistencies: Vec<crate::card::InconsistencyCard>,
+}
+
+fn d_one() -> f64 {
+    1.0
+}
+fn d_k() -> usize {
+    2
+}
+
+/// One scenario.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// `"dpgp"` when the scenario is a file of its own (optional).
+    pub family: Option<String>,
+    /// Name.
+    pub name: String,
+    /// The graphs.
+    pub topology: Topology,
+    /// Seed of random graphs.
+    #[serde(default)]
+    pub graph_seed: u64,
+    /// `column` (push-sum, Algorithm 1) or `row` (the experiments' pull weights, flagged).
+    #[serde(default)]
+    pub mixing: MixingRule,
+    /// Clients `m`.
+    pub m: usize,
+    /// Shared dimension.
+    pub du: usize,
+    /// Personal dimension.
+    pub dv: usize,
+    /// Largest eigenvalue of `A`.
+    #[serde(default = "d_one")]
+    pub l_u: f64,
+    /// Smallest eigenvalue of `A`.
+    pub mu_u: f64,
+    /// Largest eigenvalue of `D_i`.
+    #[serde(default = "d_one")]
+    pub l_v: f64,
+    /// Smallest eigenvalue of `D_i`.
+    pub mu_v: f64,
+    /// `||B_i|| / sqrt(mu_u mu_v)`, in `[0, 1)`.
+    #[serde(default)]
+    pub coupling: f64,
+    /// Spread of the shared linear terms.
+    pub heterogeneity: f64,
+    /// `sigma_u`.
+    pub sigma_u: f64,
+    /// `sigma_v`.
+    pub sigma_v: f64,
+    /// `||v_i^0||`.
+    #[serde(default = "d_one")]
+    pub v0_norm: f64,
+    /// Instance seed.
+    #[serde(default)]
+    pub seed: u64,
+    /// `K_u`.
+    #[serde(default = "d_k")]
+    pub k_u: usize,
+    /// `K_v`.
+    #[serde(default = "d_k")]
+    pub k_v: usize,
+    /// `eta_u = c_u / (L_u K_u sqrt(T))` (Corollary 1's form, 004:L142).
+    pub c_u: f64,
+    /// `eta_v = c_v / (L_v K_v sqrt(T))`.
+    pub c_v: f64,
+    /// Horizon of the per-round checks (Lemma 3, (32)).
+    pub rounds: usize,
+    /// Horizons of Corollary 1's rate fit (at least three, increasing).
+    pub sweep: Vec<usize>,
+    /// Expected verdicts by claim id.
+    #[serde(default)]
+    pub expected: BTreeMap<String, VerdictKind>,
+}
+
+/// A comparison of scenarios that differ only in their topology (Remark 2).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Comparison {
+    /// Name (a scenario name of the reports).
+    pub name: String,
+    /// The scenarios compared.
+    pub scenarios: Vec<String>,
+    /// Expected verdicts by claim id.
+    #[serde(default)]
+    pub expected: BTreeMap<String, VerdictKind>,
+}
+
+impl Scenario {
+    /// The instance spec.
+    pub fn instance(&self) -> InstanceSpec {
+        InstanceSpec {
+            m: self.m,
+            du: self.du,
+            dv: self.dv,
+            l_u: self.l_u,
+            mu_u: self.mu_u,
+            l_v: self.l_v,
+            mu_v: self.mu_v,
+            coupling: self.coupling,
+            heterogeneity: self.heterogeneity,
+            sigma_u: self.sigma_u,
+            sigma_v: self.sigma_v,
+            v0_norm: self.v0_norm,
+            seed: self.seed,
+        }
+    }
+
+    /// The steps at horizon `t` (`L_u`, `L_v` the instance's constants).
+    pub fn params(&self, t: usize, l_u: f64, l_v: f64) -> Params {
+        let s = (t as f64).sqrt();
+        Params { eta_u: self.c_u / (l_u * self.k_u as f64 * s), eta_v: self.c_v / (l_v * self.k_v as f64 * s), k_u: self.k_u, k_v: self.k_v }
+    }
+
+    /// Validates every field, naming it as `field.<name>`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] with the allowed range.
+    pub fn validate(&self, field: &str) -> Result<()> {
+        let f = |n: &str| format!("{field}.{n}");
+        if let Some(family) = self.family.as_deref().filter(|x| *x != FAMILY_ID) {
+            return Err(Error::field(f("family"), format!("`{family}` in a scenario of family `{FAMILY_ID}`"), FAMILY_ID));
+        }
+        if self.name.is_empty() || self.name.contains(['/', '\\']) {
+            return Err(Error::field(f("name"), format!("got `{}`", self.name), "a non-empty name without slashes"));
+        }
+        self.instance().validate(field)?;
+        self.topology.validate(&f("topology"), self.m)?;
+        for (n, k) in [("k_u", self.k_u), ("k_v", self.k_v)] {
+            if k == 0 || k > 100 {
+                return Err(Error::field(f(n), format!("got {k}"), "an integer in [1, 100]"));
+            }
+        }
+        require_positive(&f("c_u"), self.c_u)?;
+        require_positive(&f("c_v"), self.c_v)?;
+        if self.rounds == 0 || self.rounds > MAX_ROUNDS {
+            return Err(Error::field(f("rounds"), format!("got {}", self.rounds), format!("an integer in [1, {MAX_ROUNDS}]")));
+        }
+        if self.sweep.len() < 3 || self.sweep.windows(2).any(|w| w[0] >= w[1]) || self.sweep[0] == 0 || self.sweep.iter().any(|t| *t > MAX_ROUNDS) {
+            return Err(Error::field(f("sweep"), format!("got {:?}", self.sweep), format!("at least three increasing horizons in [1, {MAX_ROUNDS}]")));
+        }
+        for id in self.expected.keys() {
+            if !super::claims::summaries().iter().any(|c| c.id == id && !c.id.starts_with("DPGP-R2")) {
+                return Err(Error::field(f("expected"), format!("unknown claim `{id}`"), "claim ids of DPGP-L3, DPGP-REC32, DPGP-C1 and their variants"));
+            }
+        }
+        // Exact moments cost a dense propagation per round: bound the state and the total rounds.
+        let state = self.m * (self.du + self.dv) + self.du;
+        if state > MAX_STATE {
+            return Err(Error::field(f("m"), format!("state dimension m (du + dv) + du = {state}"), format!("sizes with m (du + dv) + du <= {MAX_STATE}")));
+        }
+        let total: usize = self.sweep.iter().sum::<usize>() + self.rounds;
+        if total > MAX_TOTAL_ROUNDS {
+            return Err(Error::field(
+                f("sweep"),
+                format!("{total} rounds in all (sweep and rounds)"),
+                format!("at most {MAX_TOTAL_ROUNDS} rounds per scenario"),
+            ));
+        }
+        // Dense moments of the state, two copies, per round of the longest run.
+        let dim = (self.m * (self.du + self.dv) + self.du) as f64;
+        let horizon = self.sweep.iter().chain(std::iter::once(&self.rounds)).copied().max().unwrap_or(0) as f64;
+        require_memory(&f("m"), 8.0 * (4.0 * dim * dim + 8.0 * horizon), "the moments and per-round summaries")?;
+        Ok(())
+    }
+}
+
+/// Parses and validates a card.
+///
+/// # Errors
+/// [`Error::Parse`] naming the unknown or mistyped key; [`Error::InvalidField`].
+pub fn parse_card(text: &str, what: &str) -> Result<Card> {
+    let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    if let Some(family) = card.family.as_deref().filter(|x| *x != FAMILY_ID) {
+        return Err(Error::field("family", format!("`{family}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for (k, s) in card.scenarios.iter().enumerate() {
+        s.validate(&format!("scenarios[{k}]"))?;
+        if names.contains(&s.name.as_str()) {
+            return Err(Error::field(format!("scenarios[{k}].name"), format!("`{}` appears twice", s.name), "distinct names"));
+        }
+        names.push(&s.name);
+    }
+    for (k, c) in card.comparisons.iter().enumerate() {
+        let field = format!("comparisons[{k}]");
+        if names.contains(&c.name.as_str()) {
+            return Err(Error::field(format!("{field}.name"), format!("`{}` is already a name", c.name), "distinct names"));
+        }
+        let members: Vec<&Scenario> = c
+            .scenarios
+            .iter()
+            .map(|n| {
+                card.scenarios
+                    .iter()
+                    .find(|s| &s.name == n)
+                    .ok_or_else(|| Error::field(format!("{field}.scenarios"), format!("unknown scenario `{n}`"), "names of this card's scenarios"))
+            })
+            .collect::<Result<_>>()?;
+        if members.len() < 2 {
+            return Err(Error::field(format!("{field}.scenarios"), format!("{} scenarios", members.len()), "at least two"));
+        }
+        let same =
+            |a: &Scenario, b: &Scenario| a.instance() == b.instance() && (a.k_u, a.k_v, a.c_u, a.c_v, a.rounds) == (b.k_u, b.k_v, b.c_u, b.c_v, b.rounds);
+        if let Some(other) = members.iter().find(|s| !same(s, members[0])) {
+            return Err(Error::field(
+                format!("{field}.scenarios"),
+                format!("`{}` differs from `{}` in more than its topology", other.name, members[0].name),
+                "scenarios with the same instance, steps and horizon",
+            ));
+        }
+        for id in c.expected.keys() {
+            if !id.starts_with("DPGP-R2") || !super::claims::summaries().iter().any(|x| x.id == id) {
+                return Err(Error::field(format!("{field}.expected"), format!("unknown claim `{id}`"), "DPGP-R2, DPGP-R2~stationarity, DPGP-R2~factor"));
+            }
+        }
+        names.push(&c.name);
+    }
+    Ok(card)
+}
+
+/// Parses one scenario file (a single scenario's keys at top level).
+///
+/// # Errors
+/// As [`parse_card`].
+pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
+    let s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    s.validate("scenario")?;
+    Ok(s)
+}

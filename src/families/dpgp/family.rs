@@ -1,0 +1,328 @@
+//! The `Family` implementation of DFedPGP: claims, default scenarios from the embedded card
+//! `theorems/dpgp.toml`, checks, runs and report files.
+//!
+//! Every expectation is exact (moment propagation over the realised graphs) unless a check or a
+//! run asks for Monte Carlo, which replaces the per-round claims' (Lemma 3, (32)) exact moments
+//! by [`MONTE_CARLO_REPLICATES`] keyed-stream replicates; replicates run on `--threads` workers
+//! and the files do not depend on their number. Rows say which constants they used: `estimated`
+//! (Lemma 3's C and q from the realised products) or `calibrated` (Theorem 1's hidden constant
+//! fitted on the run, never a verification of a stated constant).
+//!
+//! Files: `claims/<ID>.json` per claim, `claims/dpgp-scenarios.json` (constants, connectivity,
+//! sweep and fit per scenario), with `--plots` `figures/dpgp-c1-<scenario>.png` (metric vs `T`,
+//! fitted slope, `-1/2` reference) and `figures/dpgp-l3-<scenario>.png` (consensus error vs
+//! rounds with Lemma 3's bound), and the family's section of `SUMMARY.md`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::claim::fmt_num;
+use crate::error::{require_positive, Error, Result};
+use crate::family::{CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
+use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
+use crate::verdict::VerdictKind;
+
+use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
+use super::check::{prepare, run_comparison, run_scenario_with, ClaimResult, ScenarioRun, MONTE_CARLO_REPLICATES};
+use super::claims::{step_checks_for, summaries};
+use super::plot::{consensus_figure, rate_figure};
+use super::round::Params;
+
+/// A claim's result on a named scenario with the card's expectation.
+type ClaimRow = (String, ClaimResult, Option<VerdictKind>);
+
+/// The family.
+pub struct DpgpFamily;
+
+/// The registered instance.
+pub static FAMILY: DpgpFamily = DpgpFamily;
+
+/// The card of a request: its own, or the embedded default.
+fn card(request: &CheckRequest) -> Result<Card> {
+    match &request.card {
+        Some(c) => parse_card(&c.text, &c.what),
+        None => parse_card(DEFAULT_CARD, "theorems/dpgp.toml"),
+    }
+}
+
+/// One row of a claim's JSON file.
+#[derive(Serialize)]
+struct ClaimFileRow<'a> {
+    scenario: &'a str,
+    constants: &'a str,
+    verdict: VerdictKind,
+    expected: Option<VerdictKind>,
+    detail: String,
+    reproduce: String,
+    evaluation: &'a crate::verdict::Evaluation,
+}
+
+/// A claim's JSON file.
+#[derive(Serialize)]
+struct ClaimFile<'a> {
+    meta: &'a ReportMeta,
+    claim: &'a ClaimSummary,
+    rows: Vec<ClaimFileRow<'a>>,
+}
+
+/// What the per-scenario file and `run` report about a scenario's run (everything but the
+/// per-round series of the claims).
+#[derive(Serialize)]
+struct RunSummary<'a> {
+    scenario: &'a str,
+    topology: &'a str,
+    constants: &'a super::problem::Constants,
+    connectivity: &'a super::topology::Connectivity,
+    params: &'a super::round::Params,
+    sweep: &'a [super::check::SweepPoint],
+    fit: Option<super::claims::SlopeFit>,
+    verdicts: Vec<(&'static str, VerdictKind, Option<f64>, String)>,
+}
+
+fn summarize(run: &ScenarioRun) -> RunSummary<'_> {
+    RunSummary {
+        scenario: &run.scenario,
+        topology: &run.topology,
+        constants: &run.constants,
+        connectivity: &run.connectivity,
+        params: &run.params,
+        sweep: &run.sweep,
+        fit: run.fit,
+        verdicts: run.results.iter().map(|r| (r.claim, r.evaluation.verdict, r.evaluation.slack, describe(&r.evaluation))).collect(),
+    }
+}
+
+impl Family for DpgpFamily {
+    fn id(&self) -> &'static str {
+        FAMILY_ID
+    }
+
+    fn title(&self) -> &'static str {
+        "Liu, Shi, Li, Wu, Wang, Shen: DFedPGP, decentralized partial personalization with push-sum on directed time-varying graphs"
+    }
+
+    fn claims(&self) -> Vec<ClaimSummary> {
+        // The card's statements, parsed once per process: `claims` is asked for often.
+        static STATEMENTS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+        let statements = STATEMENTS.get_or_init(|| {
+            parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims.into_iter().map(|c| (c.id, c.statement)).collect()).unwrap_or_default()
+        });
+        summaries()
+            .into_iter()
+            .map(|mut c| {
+                c.statement = statements.iter().find(|(k, _)| k == c.id).map(|(_, v)| v.clone()).unwrap_or_default();
+                c
+            })
+            .collect()
+    }
+
+    fn scenario_names(&self) -> Result<Vec<String>> {
+        let c = parse_card(DEFAULT_CARD, "theorems/dpgp.toml")?;
+        Ok(c.scenarios.iter().map(|s| s.name.clone()).chain(c.comparisons.iter().map(|c| c.name.clone())).collect())
+    }
+
+    fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
+        let card = card(request)?;
+        let bound_scale = match request.bound_scale {
+            Some(b) => require_positive("--bound-scale", b)?,
+            None => 1.0,
+        };
+        let names: Vec<&str> = card.scenarios.iter().map(|s| s.name.as_str()).chain(card.comparisons.iter().map(|c| c.name.as_str())).collect();
+        if request.card.is_some() {
+            if let Some(n) = request.scenarios.iter().find(|n| !names.contains(&n.as_str())) {
+                return Err(Error::Unknown { kind: "scenario", name: n.clone(), known: names.join(", ") });
+            }
+        }
+        let ids: Vec<&'static str> = summaries().iter().map(|c| c.id).collect();
+        let claim_selected = |id: &str| request.claims.is_empty() || request.claims.iter().any(|c| c == id);
+        let named = |n: &str| request.scenarios.is_empty() || request.scenarios.iter().any(|s| s == n);
+        let comparisons: Vec<_> =
+            card.comparisons.iter().filter(|c| named(&c.name)).filter(|_| ids.iter().any(|id| id.starts_with("DPGP-R2") && claim_selected(id))).collect();
+        let scenario_claims = ids.iter().any(|id| !id.starts_with("DPGP-R2") && claim_selected(id));
+        let mut needed: Vec<&Scenario> = Vec::new();
+        for s in &card.scenarios {
+            let direct = scenario_claims && named(&s.name);
+            let via = comparisons.iter().any(|c| c.scenarios.contains(&s.name));
+            if direct || via {
+                needed.push(s);
+            }
+        }
+        // Bad input fails before any run.
+        for s in &needed {
+            prepare(s).map_err(|e| e.in_scenario(&s.name))?;
+        }
+        let replicates = (request.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
+        progress.start(needed.len(), "dpgp scenarios");
+        let mut runs: BTreeMap<String, ScenarioRun> = BTreeMap::new();
+        // Replicates run on `--threads` workers; results do not depend on how many.
+        let threads = match request.threads {
+            Some(0) | Some(1025..) => return Err(Error::field("--threads", format!("got {:?}", request.threads), "an integer in [1, 1024]")),
+            t => t.unwrap_or(0),
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Numerical(format!("cannot start worker threads: {e}")))?;
+        for s in &needed {
+            let run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
+            runs.insert(s.name.clone(), run);
+            progress.step();
+        }
+        progress.finish();
+
+        let mut rows = Vec::new();
+        let mut by_claim: BTreeMap<&'static str, Vec<ClaimRow>> = BTreeMap::new();
+        for s in card.scenarios.iter().filter(|s| scenario_claims && named(&s.name)) {
+            let Some(run) = runs.get(&s.name) else { continue };
+            for r in run.results.iter().filter(|r| claim_selected(r.claim)) {
+                by_claim.entry(r.claim).or_default().push((s.name.clone(), r.clone(), s.expected.get(r.claim).copied()));
+            }
+        }
+        for c in &comparisons {
+            let members: Vec<&ScenarioRun> = c.scenarios.iter().filter_map(|n| runs.get(n)).collect();
+            for r in run_comparison(c, &members, bound_scale).into_iter().filter(|r| claim_selected(r.claim)) {
+                let expected = c.expected.get(r.claim).copied();
+                by_claim.entry(r.claim).or_default().push((c.name.clone(), r, expected));
+            }
+        }
+        let order: Vec<&'static str> = ids.clone();
+        let mut files = Vec::new();
+        for id in &order {
+            let Some(list) = by_claim.get(id) else { continue };
+            for (scenario, r, expected) in list {
+                rows.push(VerdictRow {
+                    family: FAMILY_ID,
+                    claim: r.claim,
+                    reading: r.reading,
+                    scenario: scenario.clone(),
+                    constants: r.constants,
+                    label: None,
+                    evaluation: r.evaluation.clone(),
+                    expected: *expected,
+                });
+            }
+            let summary = summaries().into_iter().find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
+            let file = ClaimFile {
+                meta: &request.meta,
+                claim: &summary,
+                rows: list
+                    .iter()
+                    .map(|(scenario, r, expected)| ClaimFileRow {
+                        scenario,
+                        constants: r.constants,
+                        verdict: r.evaluation.verdict,
+                        expected: *expected,
+                        detail: describe(&r.evaluation),
+                        reproduce: reproduce_command(id, scenario),
+                        evaluation: &r.evaluation,
+                    })
+                    .collect(),
+            };
+            files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&file)?.into_bytes() });
+        }
+        let summaries_json: Vec<RunSummary> = runs.values().map(summarize).collect();
+        files.push(ReportFile { path: PathBuf::from("claims").join("dpgp-scenarios.json"), bytes: to_json(&summaries_json)?.into_bytes() });
+        if request.plots {
+            for run in runs.values() {
+                files.push(ReportFile { path: PathBuf::from("figures").join(format!("dpgp-c1-{}.png", run.scenario)), bytes: rate_figure(run)? });
+                files.push(ReportFile { path: PathBuf::from("figures").join(format!("dpgp-l3-{}.png", run.scenario)), bytes: consensus_figure(run)? });
+            }
+        }
+        let summary_markdown = markdown(&rows, &runs);
+        let terminal = terminal(&runs);
+        Ok(FamilyReport { rows, summary_markdown, files, mismatches: Vec::new(), terminal })
+    }
+
+    /// The step-size conditions of Theorem 1 for given values: `--eta-u`, `--eta-v` and, through
+    /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
+    /// conditions (I-DPGP2) and the printed one, each with its given and required value.
+    fn conditions(&self, given: &Given, _claims: &[String], json: bool) -> Result<String> {
+        let get = |name: &str| -> Result<f64> {
+            let v = given
+                .get(name)
+                .copied()
+                .ok_or_else(|| Error::field(format!("--{name}"), "missing", "a value (`--eta-u`, `--eta-v`, or `--set NAME=VALUE`)"))?;
+            require_positive(&format!("--{name}"), v)
+        };
+        let whole = |name: &str| -> Result<usize> {
+            let v = get(name)?;
+            if v.fract() == 0.0 && v <= 1e6 {
+                Ok(v as usize)
+            } else {
+                Err(Error::field(format!("--{name}"), format!("got {v}"), "a whole number in [1, 1e6]"))
+            }
+        };
+        let (eta_u, eta_v, delta, l_u, l_v, c) = (get("eta-u")?, get("eta-v")?, get("delta")?, get("l-u")?, get("l-v")?, get("c")?);
+        let q = given.get("q").copied().ok_or_else(|| Error::field("--q", "missing", "a value in [0, 1) via --set q=..."))?;
+        if !(0.0..1.0).contains(&q) {
+            return Err(Error::field("--q", format!("got {q}"), "a number in [0, 1)"));
+        }
+        let params = Params { eta_u, eta_v, k_u: whole("k-u")?, k_v: whole("k-v")? };
+        let proof = step_checks_for(l_u, l_v, delta, c, q, &params, false);
+        let printed = step_checks_for(l_u, l_v, delta, c, q, &params, true);
+        let admissible = proof.iter().filter(|c| c.name.starts_with("eta_u")).map(|c| c.required).fold(f64::INFINITY, f64::min);
+        if json {
+            return to_json(&serde_json::json!({ "proof": proof, "printed": printed, "eta_u_max": admissible }));
+        }
+        let mut s = String::from("DFedPGP, Theorem 1 step sizes (004:L131; proof: L478, L509, L554, L590)\n");
+        for c in proof.iter().chain(&printed) {
+            let _ = writeln!(s, "  [{}] {c}", if c.holds { "ok" } else { "FAILS" });
+        }
+        let _ = writeln!(s, "  admissible eta_u under the proof's conditions: < {}", fmt_num(admissible));
+        Ok(s)
+    }
+
+    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+        let scenario = parse_scenario(text, what)?;
+        prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
+        let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
+        let run = run_scenario_with(&scenario, 1.0, replicates).map_err(|e| e.in_scenario(&scenario.name))?;
+        to_json(&summarize(&run))
+    }
+}
+
+/// Connectivity and rate per scenario, for the terminal.
+fn terminal(runs: &BTreeMap<String, ScenarioRun>) -> String {
+    let mut s = String::from("\nDFedPGP connectivity and rates (C, q estimated from the realised mixing products)\n");
+    let _ = writeln!(s, "{:<22} {:<28} {:>4} {:>9} {:>9} {:>9} {:>22}", "scenario", "topology", "B", "delta", "C", "q", "slope (99%)");
+    for r in runs.values() {
+        let c = &r.connectivity;
+        let slope = r.fit.map(|f| format!("{} [{}, {}]", fmt_num(f.slope), fmt_num(f.lower), fmt_num(f.upper))).unwrap_or_else(|| "-".into());
+        let b = c.window.map(|b| b.to_string()).unwrap_or_else(|| "none".into());
+        let _ = writeln!(s, "{:<22} {:<28} {:>4} {:>9} {:>9} {:>9} {:>22}", r.scenario, r.topology, b, fmt_num(c.delta), fmt_num(c.c), fmt_num(c.q), slope);
+    }
+    s
+}
+
+/// The family's section of SUMMARY.md.
+fn markdown(rows: &[VerdictRow], runs: &BTreeMap<String, ScenarioRun>) -> String {
+    let mut s = String::from("## DFedPGP (dpgp)\n\n");
+    s.push_str("Push-sum DFedPGP (Algorithm 1, 004:L100) on partial-personalization quadratics; every expectation exact (moment propagation over the realised graphs). ");
+    s.push_str("Lemma 3's C and q are *estimated* from the realised mixing products; rows using them say `estimated`.\n\n");
+    s.push_str("| claim | scenario | constants | verdict | expected | slack | detail |\n|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let expected = r.expected.map(|e| e.to_string()).unwrap_or_else(|| "-".into());
+        let detail = describe(&r.evaluation).replace('|', "\\|");
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.claim,
+            r.scenario,
+            r.constants,
+            r.evaluation.verdict,
+            expected,
+            opt_num(r.evaluation.slack),
+            detail
+        );
+    }
+    s.push_str("\n| scenario | topology | B | delta | C (est.) | q (est.) | sigma_g^2 | slope of the metric vs T (99%) |\n|---|---|---|---|---|---|---|---|\n");
+    for r in runs.values() {
+        let c = &r.connectivity;
+        let sg = r.constants.sigma_g2.value.map(fmt_num).unwrap_or_else(|| "infinite".into());
+        let slope = r.fit.map(|f| format!("{} [{}, {}]", fmt_num(f.slope), fmt_num(f.lower), fmt_num(f.upper))).unwrap_or_else(|| "-".into());
+        let b = c.window.map(|b| b.to_string()).unwrap_or_else(|| "none".into());
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} | {} | {} |", r.scenario, r.topology, b, fmt_num(c.delta), fmt_num(c.c), fmt_num(c.q), sg, slope);
+    }
+    s.push('\n');
+    s
+}

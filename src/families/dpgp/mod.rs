@@ -1,0 +1,26 @@
+//! DFedPGP (Liu, Shi, Li, Wu, Wang, Shen; paper 004): decentralized partial personalization with
+//! push-sum over directed time-varying graphs.
+//!
+//! `topology` (graphs, push-sum weights, Assumption 1's window, `delta`, estimated `C`, `q`),
+//! `problem` (the quadratics and their exact constants), `round` (Algorithm 1 as a random affine
+//! round, exact and sampled trajectories), `claims` (Lemma 3, inequality (32), Corollary 1's
+//! rate, Remark 2), `card` (scenario schema), `check` (scenario runs), `plot`, `family`.
+//!
+//! Readings where the paper is inconsistent (CLAIMS.md I-DPGP items) are encoded as the proof
+//! supports them, the printed forms as `~name` variants: Lemma 3's AA with the `(K_u+1)` factors
+//! of (19) (`~printed` for (13)); (32)'s `sigma_v` term without the spurious `L_v^2`
+//! (`~printed-sv`) and its bracket with `L_u^2 AA` (`~bracket-aa`); Theorem 1's step conditions
+//! as the proof needs them (`~printed-step` for `eta_u < delta/(4 sqrt(2 L_u K_u))`); push-sum
+//! (column-stochastic) mixing, with the experiments' row-stochastic pull weights as a scenario
+//! option outside the claims' scope.
+
+pub mod card;
+pub mod check;
+pub mod claims;
+pub mod family;
+pub mod plot;
+pub mod problem;
+pub mod round;
+pub mod topology;
+
+pub use family::FAMILY;

@@ -1,0 +1,336 @@
+//! DFedPGP (Algorithm 1, 004:L100) as a pure round on a flat state, and its exact moments.
+//!
+//! State `z = [u_1; ...; u_m; v_1; ...; v_m; ubar_prev]` with `ubar_prev = ubar^{t-1}` (the
+//! average of the push-sum numerators one round earlier), kept so that Theorem 1's
+//! `Delta_ubar^t = ||grad_u F(ubar^t, V^{t+1})||^2`, which mixes round `t`'s average with the
+//! personal parts after round `t`'s v-phase (004:L133), is an affine function of one state.
+//!
+//! For a fixed graph sequence the push-sum weights `mu^t` are deterministic, so each round is
+//! affine in the state and the noise and a sum of per-client terms: client `i` writes `v_i^{t+1}`,
+//! its pushed shares `p_ji u_i^{t+1/2}` into every `u_j` and `u_i^t / m` into `ubar_prev`. It
+//! implements [`RandomAffineRound`] with every client active (`Design::Full`); its maps change
+//! with `P^t` and `mu^t`, so they are probed per round.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::engine::series::PSD_INSPECTION_PERIOD;
+use crate::engine::{Design, Observable, RandomAffineRound, RoundMaps};
+use crate::error::Result;
+use crate::rng::StreamKey;
+
+use super::problem::Instance;
+use super::topology::GraphSequence;
+
+/// Step sizes and local steps of Algorithm 1.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Params {
+    /// `eta_u`.
+    pub eta_u: f64,
+    /// `eta_v`.
+    pub eta_v: f64,
+    /// `K_u`.
+    pub k_u: usize,
+    /// `K_v`.
+    pub k_v: usize,
+}
+
+/// Offsets of the flat state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    /// Clients.
+    pub m: usize,
+    /// Shared dimension.
+    pub du: usize,
+    /// Personal dimension.
+    pub dv: usize,
+}
+
+impl Layout {
+    /// Of an instance.
+    pub fn of(inst: &Instance) -> Self {
+        Self { m: inst.m(), du: inst.du, dv: inst.dv }
+    }
+    /// Length of the state.
+    pub fn dim(&self) -> usize {
+        self.m * (self.du + self.dv) + self.du
+    }
+    /// Offset of `u_i`.
+    pub fn u(&self, i: usize) -> usize {
+        i * self.du
+    }
+    /// Offset of `v_i`.
+    pub fn v(&self, i: usize) -> usize {
+        self.m * self.du + i * self.dv
+    }
+    /// Offset of `ubar_prev`.
+    pub fn ubar_prev(&self) -> usize {
+        self.m * (self.du + self.dv)
+    }
+    /// Standard normals one client draws per round: `K_v dv` for the v-phase, then `K_u du`.
+    pub fn noise_len(&self, p: &Params) -> usize {
+        p.k_v * self.dv + p.k_u * self.du
+    }
+    /// The initial state: `u_i^0 = 0` (004:L554), `v_i^0` of the instance, `ubar_prev = 0`.
+    pub fn initial(&self, inst: &Instance) -> DVector<f64> {
+        let mut z = DVector::zeros(self.dim());
+        for (i, v) in inst.v0.iter().enumerate() {
+            z.rows_mut(self.v(i), self.dv).copy_from(v);
+        }
+        z
+    }
+}
+
+/// Round `t` of DFedPGP: the instance, the steps, `P^t` and `mu^t`.
+pub struct DpgpRound<'a> {
+    /// The instance.
+    pub inst: &'a Instance,
+    /// The steps.
+    pub params: Params,
+    /// `P^t`, column-stochastic.
+    pub mixing: &'a DMatrix<f64>,
+    /// `mu^t`.
+    pub weights: &'a DVector<f64>,
+}
+
+impl RandomAffineRound for DpgpRound<'_> {
+    fn state_dim(&self) -> usize {
+        Layout::of(self.inst).dim()
+    }
+    fn components(&self) -> usize {
+        self.inst.m()
+    }
+    fn noise_per_component(&self) -> usize {
+        Layout::of(self.inst).noise_len(&self.params)
+    }
+    /// Algorithm 1 lines 3-15 for the active clients (004:L100): with `z_i^t = u_i^t / mu_i^t`,
+    /// `v <- v - eta_v (grad_v F_i(z_i^t, v) + noise)` `K_v` times, then
+    /// `u <- u - eta_u (grad_u F_i(u / mu_i^t, v_i^{t+1}) + noise)` `K_u` times, and the push
+    /// `u_j^{t+1} += p_ji u_i^{t+1/2}`. Fresh noise at every local step (the listing samples
+    /// `xi_i` once per round, line 3; with additive noise that reading would reuse one draw).
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        let lay = Layout::of(self.inst);
+        let p = &self.params;
+        let per = lay.noise_len(p);
+        let (su, sv) = (self.inst.sigma_u / (lay.du as f64).sqrt(), self.inst.sigma_v / (lay.dv as f64).sqrt());
+        let mut out = DVector::zeros(lay.dim());
+        for (slot, &i) in active.iter().enumerate() {
+            let xi = &noise[slot * per..(slot + 1) * per];
+            let c = &self.inst.clients[i];
+            let mu = self.weights[i];
+            let u0 = state.rows(lay.u(i), lay.du).into_owned();
+            let z0 = &u0 / mu;
+            let mut v = state.rows(lay.v(i), lay.dv).into_owned();
+            for k in 0..p.k_v {
+                let g = c.grad_v(&z0, &v) + DVector::from_column_slice(&xi[k * lay.dv..(k + 1) * lay.dv]) * sv;
+                v -= g * p.eta_v;
+            }
+            let mut u = u0.clone();
+            let base = p.k_v * lay.dv;
+            for k in 0..p.k_u {
+                let z = &u / mu;
+                let g = c.grad_u(&z, &v) + DVector::from_column_slice(&xi[base + k * lay.du..base + (k + 1) * lay.du]) * su;
+                u -= g * p.eta_u;
+            }
+            for j in 0..lay.m {
+                let w = self.mixing[(j, i)];
+                if w != 0.0 {
+                    let mut r = out.rows_mut(lay.u(j), lay.du);
+                    r += &u * w;
+                }
+            }
+            out.rows_mut(lay.v(i), lay.dv).copy_from(&v);
+            let mut r = out.rows_mut(lay.ubar_prev(), lay.du);
+            r += &u0 / lay.m as f64;
+        }
+        out
+    }
+}
+
+/// The affine observables of a round's state that the claims read.
+pub struct Observables {
+    /// `z -> sqrt(1/m) [grad_v F_i(u_i, v_i)]_i`: `E||.||^2 = E Delta_v^t` (004:L133).
+    pub delta_v: Observable,
+    /// `z -> grad_u F(ubar_prev, V)`: at state `t+1`, `E||.||^2 = E Delta_ubar^t` (004:L133).
+    pub delta_ubar_prev: Observable,
+    /// `z -> sqrt(1/m) [ubar - u_i / mu_i]_i`: `E||.||^2 = (1/m) sum_i E||ubar^t - z_i^t||^2`,
+    /// Lemma 3's left side (004:L522), for the weights `mu^t`.
+    pub consensus: Observable,
+    /// `z -> sqrt(1/m) [ubar - u_i]_i`: the same for the raw numerators (no de-biasing).
+    pub consensus_raw: Observable,
+}
+
+impl Observables {
+    /// For weights `mu`.
+    pub fn new(inst: &Instance, weights: &DVector<f64>) -> Self {
+        let lay = Layout::of(inst);
+        let m = lay.m;
+        let ubar = |z: &DVector<f64>| (0..m).fold(DVector::zeros(lay.du), |acc, i| acc + z.rows(lay.u(i), lay.du)) / m as f64;
+        let scale = (1.0 / m as f64).sqrt();
+        let delta_v = Observable::probe(lay.dim(), m * lay.dv, &|z| {
+            let mut out = DVector::zeros(m * lay.dv);
+            for (i, c) in inst.clients.iter().enumerate() {
+                let g = c.grad_v(&z.rows(lay.u(i), lay.du).into_owned(), &z.rows(lay.v(i), lay.dv).into_owned()) * scale;
+                out.rows_mut(i * lay.dv, lay.dv).copy_from(&g);
+            }
+            out
+        });
+        let delta_ubar_prev = Observable::probe(lay.dim(), lay.du, &|z| {
+            let ub = z.rows(lay.ubar_prev(), lay.du).into_owned();
+            inst.clients.iter().enumerate().fold(DVector::zeros(lay.du), |acc, (i, c)| acc + c.grad_u(&ub, &z.rows(lay.v(i), lay.dv).into_owned())) / m as f64
+        });
+        let deviation = |debias: bool| {
+            Observable::probe(lay.dim(), m * lay.du, &|z| {
+                let ub = ubar(z);
+                let mut out = DVector::zeros(m * lay.du);
+                for i in 0..m {
+                    let w = if debias { weights[i] } else { 1.0 };
+                    let d = (&ub - z.rows(lay.u(i), lay.du) / w) * scale;
+                    out.rows_mut(i * lay.du, lay.du).copy_from(&d);
+                }
+                out
+            })
+        };
+        Self { delta_v, delta_ubar_prev, consensus: deviation(true), consensus_raw: deviation(false) }
+    }
+}
+
+/// `F(ubar, V)` of a state as `1/2 z^T Q z + l^T z + c`, for exact expectations
+/// `E F = 1/2 tr(Q P) + l^T mu + c`.
+pub struct Objective {
+    q: DMatrix<f64>,
+    l: DVector<f64>,
+}
+
+impl Objective {
+    /// `F(ubar, V)` with `ubar = (1/m) sum_i u_i` of the state (or `ubar_prev` when `previous`).
+    pub fn new(inst: &Instance, previous: bool) -> Self {
+        let lay = Layout::of(inst);
+        let (h, g) = inst.joint();
+        // x = S z with x = [ubar; v_1; ...; v_m].
+        let n = h.nrows();
+        let mut s = DMatrix::zeros(n, lay.dim());
+        for r in 0..lay.du {
+            if previous {
+                s[(r, lay.ubar_prev() + r)] = 1.0;
+            } else {
+                for i in 0..lay.m {
+                    s[(r, lay.u(i) + r)] = 1.0 / lay.m as f64;
+                }
+            }
+        }
+        for i in 0..lay.m {
+            for r in 0..lay.dv {
+                s[(lay.du + i * lay.dv + r, lay.v(i) + r)] = 1.0;
+            }
+        }
+        Self { q: s.transpose() * h * &s, l: -(s.transpose() * g) }
+    }
+
+    /// `E F` from the moments.
+    pub fn expected(&self, mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
+        0.5 * self.q.component_mul(p).sum() + self.l.dot(mu)
+    }
+
+    /// `F` at a state.
+    pub fn at(&self, z: &DVector<f64>) -> f64 {
+        0.5 * z.dot(&(&self.q * z)) + self.l.dot(z)
+    }
+}
+
+/// Exact per-round expectations of one run (index `t` = start of round `t`, `t <= T`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Trajectory {
+    /// `E Delta_v^t`, `t <= T`.
+    pub delta_v: Vec<f64>,
+    /// `E Delta_ubar^t`, `t < T` (read at state `t+1`).
+    pub delta_ubar: Vec<f64>,
+    /// `(1/m) sum_i E||ubar^t - z_i^t||^2`, `t <= T`.
+    pub consensus: Vec<f64>,
+    /// `(1/m) sum_i E||ubar^t - u_i^t||^2`, `t <= T` (raw numerators).
+    pub consensus_raw: Vec<f64>,
+    /// `E F(ubar^t, V^t)`, `t <= T`.
+    pub objective: Vec<f64>,
+    /// Smallest eigenvalue of the covariance seen (a PSD diagnostic).
+    pub min_covariance_eigenvalue: f64,
+}
+
+impl Trajectory {
+    /// Theorem 1's metric per round, `E Delta_ubar^t / L_u + E Delta_v^t / L_v`, `t < T`
+    /// (004:L131-138, the paper's sum over `t = 1..T` read as Algorithm 1's rounds `0..T-1`).
+    pub fn stationarity(&self, l_u: f64, l_v: f64) -> Vec<f64> {
+        self.delta_ubar.iter().zip(&self.delta_v).map(|(a, b)| a / l_u + b / l_v).collect()
+    }
+}
+
+/// Exact moments of `rounds` rounds of DFedPGP on the graph sequence `seq` (at least `rounds`
+/// graphs), from the deterministic initial state.
+///
+/// # Errors
+/// [`crate::Error::Numerical`] when the rounds' inclusion moments cannot be formed.
+pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize) -> Result<Trajectory> {
+    let lay = Layout::of(inst);
+    let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Numerical("full participation has no inclusion moments".into()))?;
+    let z0 = lay.initial(inst);
+    let (mut mu, mut p) = (z0.clone(), &z0 * z0.transpose());
+    let objective = Objective::new(inst, false);
+    let mut out = Trajectory { min_covariance_eigenvalue: f64::INFINITY, ..Default::default() };
+    for t in 0..=rounds {
+        let obs = Observables::new(inst, &seq.weights[t]);
+        out.delta_v.push(obs.delta_v.expected_square(&mu, &p));
+        out.consensus.push(obs.consensus.expected_square(&mu, &p));
+        out.consensus_raw.push(obs.consensus_raw.expected_square(&mu, &p));
+        out.objective.push(objective.expected(&mu, &p));
+        if t > 0 {
+            out.delta_ubar.push(obs.delta_ubar_prev.expected_square(&mu, &p));
+        }
+        if t == rounds {
+            break;
+        }
+        let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
+        let maps = RoundMaps::probe(&round);
+        if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
+            let cov = &p - &mu * mu.transpose();
+            let e = SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min();
+            out.min_covariance_eigenvalue = out.min_covariance_eigenvalue.min(e);
+        }
+        let (m2, p2) = maps.propagate(&mu, &p, &inc);
+        mu = m2;
+        p = p2;
+    }
+    Ok(out)
+}
+
+/// One seeded replicate of the same rounds, drawing client `i`'s round-`t` noise from the keyed
+/// stream `(seed, replicate, t, i)`: the per-round values of the same quantities as
+/// [`exact_trajectory`] (realised, not expected).
+pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize, seed: u64, replicate: u64) -> Trajectory {
+    let lay = Layout::of(inst);
+    let per = lay.noise_len(params);
+    let active: Vec<usize> = (0..lay.m).collect();
+    let objective = Objective::new(inst, false);
+    let mut z = lay.initial(inst);
+    let mut out = Trajectory { min_covariance_eigenvalue: 0.0, ..Default::default() };
+    let sq = |o: &Observable, z: &DVector<f64>| (&o.map * z + &o.offset).norm_squared();
+    for t in 0..=rounds {
+        let obs = Observables::new(inst, &seq.weights[t]);
+        out.delta_v.push(sq(&obs.delta_v, &z));
+        out.consensus.push(sq(&obs.consensus, &z));
+        out.consensus_raw.push(sq(&obs.consensus_raw, &z));
+        out.objective.push(objective.at(&z));
+        if t > 0 {
+            out.delta_ubar.push(sq(&obs.delta_ubar_prev, &z));
+        }
+        if t == rounds {
+            break;
+        }
+        let mut noise = Vec::with_capacity(per * lay.m);
+        for i in 0..lay.m {
+            let mut rng = StreamKey { seed, replicate, round: t as u64, client: i as u64 }.rng(0);
+            noise.extend((0..per).map(|_| -> f64 { StandardNormal.sample(&mut rng) }));
+        }
+        let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
+        z = round.apply(&z, &active, &noise);
+    }
+    out
+}

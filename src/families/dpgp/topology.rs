@@ -1,0 +1,394 @@
+//! Directed time-varying communication graphs, their column-stochastic push-sum weights, and the
+//! connectivity quantities of DFedPGP's analysis (Liu et al., 004): the window `B` of
+//! Assumption 1 (004:L106), the de-biasing floor `delta` (004:L140, L509) and the constants `C`,
+//! `q` of Lemma 3 (004:L525-532), the last two *estimated* from the realised mixing products.
+//!
+//! Every graph includes each node's self-loop, as Algorithm 1 needs it (`i` keeps a share of its
+//! own `u_i` and `mu_i`, 004:L100; App. B, L362). The push weight of node `i` to each of its
+//! out-neighbours (itself included) is `p_ji = 1/|N_out(i)|` (004:L100), so every column of the
+//! mixing matrix `P^t` sums to one (column-stochastic), while rows need not.
+
+use nalgebra::{DMatrix, DVector};
+use rand::seq::index::sample;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::rng::StreamKey;
+
+/// Stream step reserved for drawing random graphs (never used by gradient noise).
+const GRAPH_STEP: u64 = 0x0067_7261_7068;
+
+/// A family of directed graphs indexed by the round `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Topology {
+    /// `i -> i+1 (mod m)`: strongly connected every round (B = 1); doubly stochastic with the
+    /// uniform push weights, so the push-sum weights stay at 1.
+    Ring,
+    /// `i -> i + 2^(t mod ceil(log2 m)) (mod m)`, one peer per round, cycling through the
+    /// exponents (the time-varying exponential graph of stochastic gradient push).
+    Exponential,
+    /// `k` distinct out-neighbours other than `i`, drawn uniformly and independently per node
+    /// and round from keyed streams `(seed, round, node)`.
+    RandomOut {
+        /// Out-neighbours per node and round, `1 <= k <= m - 1`.
+        k: usize,
+    },
+    /// Every node pushes to every node: one push-sum round is exact averaging.
+    Complete,
+    /// The ring plus node 0 broadcasting to every node: column-stochastic, not row-stochastic.
+    RingHub,
+    /// Two disjoint rings over the two halves of the nodes: never strongly connected (a
+    /// negative control of Assumption 1).
+    Split,
+}
+
+impl Topology {
+    /// Short name for reports.
+    pub fn name(&self) -> String {
+        match self {
+            Topology::Ring => "directed ring".into(),
+            Topology::Exponential => "directed exponential graph".into(),
+            Topology::RandomOut { k } => format!("{k} random out-neighbours"),
+            Topology::Complete => "complete graph".into(),
+            Topology::RingHub => "ring plus broadcasting hub".into(),
+            Topology::Split => "two disjoint rings".into(),
+        }
+    }
+
+    /// Checks the topology's parameters for `m` nodes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming `field`.
+    pub fn validate(&self, field: &str, m: usize) -> Result<()> {
+        match self {
+            Topology::RandomOut { k } if *k == 0 || *k >= m => {
+                Err(Error::field(format!("{field}.k"), format!("got {k} with m = {m}"), format!("an integer in [1, m - 1] = [1, {}]", m.saturating_sub(1))))
+            }
+            Topology::Split if m < 2 => Err(Error::field(format!("{field}.kind"), "split needs two halves", "m >= 2")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Out-neighbour lists of round `t` (each includes the node itself, ascending).
+    pub fn out_neighbours(&self, m: usize, t: usize, seed: u64) -> Vec<Vec<usize>> {
+        let mut out: Vec<Vec<usize>> = (0..m).map(|i| vec![i]).collect();
+        match self {
+            Topology::Ring => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    o.push((i + 1) % m);
+                }
+            }
+            Topology::Exponential => {
+                let levels = (usize::BITS - (m.max(2) - 1).leading_zeros()) as usize;
+                let hop = 1usize << (t % levels.max(1));
+                for (i, o) in out.iter_mut().enumerate() {
+                    o.push((i + hop) % m);
+                }
+            }
+            Topology::RandomOut { k } => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    let key = StreamKey { seed, replicate: 0, round: t as u64, client: i as u64 };
+                    let mut rng = key.rng(GRAPH_STEP);
+                    for j in sample(&mut rng, m - 1, (*k).min(m - 1)).into_iter() {
+                        o.push(if j >= i { j + 1 } else { j });
+                    }
+                }
+            }
+            Topology::Complete => {
+                for o in out.iter_mut() {
+                    *o = (0..m).collect();
+                }
+            }
+            Topology::RingHub => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    if i == 0 {
+                        *o = (0..m).collect();
+                    } else {
+                        o.push((i + 1) % m);
+                    }
+                }
+            }
+            Topology::Split => {
+                let h = m / 2;
+                for (i, o) in out.iter_mut().enumerate() {
+                    let (start, len) = if i < h { (0, h) } else { (h, m - h) };
+                    o.push(start + (i - start + 1) % len);
+                }
+            }
+        }
+        for o in out.iter_mut() {
+            o.sort_unstable();
+            o.dedup();
+        }
+        out
+    }
+
+    /// The push-sum mixing matrix of round `t`: `P[j][i] = 1/|N_out(i)|` for `j in N_out(i)`
+    /// (self included), else 0 (004:L100). Column `i` sums to one.
+    pub fn mixing(&self, m: usize, t: usize, seed: u64) -> DMatrix<f64> {
+        let out = self.out_neighbours(m, t, seed);
+        let mut p = DMatrix::zeros(m, m);
+        for (i, o) in out.iter().enumerate() {
+            let w = 1.0 / o.len() as f64;
+            for &j in o {
+                p[(j, i)] = w;
+            }
+        }
+        p
+    }
+}
+
+/// Who sets the weights of a round's graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MixingRule {
+    /// Push-sum, as Algorithm 1 states: `p_ji = 1/|N_out(i)|`, columns sum to one (004:L100).
+    #[default]
+    Column,
+    /// The experiments' pull weights (App. B, 004:L362-367): `p_ij = 1/|N_in(i)|`, rows sum to
+    /// one, so `mu` stays 1 and de-biasing does nothing (I-DPGP9); outside the theory.
+    Row,
+}
+
+impl Topology {
+    /// The mixing matrix of round `t` under `rule`.
+    pub fn mixing_with(&self, rule: MixingRule, m: usize, t: usize, seed: u64) -> DMatrix<f64> {
+        match rule {
+            MixingRule::Column => self.mixing(m, t, seed),
+            MixingRule::Row => {
+                let out = self.out_neighbours(m, t, seed);
+                let mut p = DMatrix::zeros(m, m);
+                for (j, o) in out.iter().enumerate() {
+                    for &i in o {
+                        p[(i, j)] = 1.0;
+                    }
+                }
+                for mut row in p.row_iter_mut() {
+                    let n = row.sum();
+                    row /= n;
+                }
+                p
+            }
+        }
+    }
+}
+
+/// Whether the directed graph with adjacency `adj[i][j]` (edge `i -> j`) is strongly connected.
+pub fn strongly_connected(adj: &[Vec<bool>]) -> bool {
+    let m = adj.len();
+    if m <= 1 {
+        return true;
+    }
+    let reach = |forward: bool| {
+        let mut seen = vec![false; m];
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        while let Some(i) = stack.pop() {
+            for j in 0..m {
+                let edge = if forward { adj[i][j] } else { adj[j][i] };
+                if edge && !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+        seen.into_iter().all(|s| s)
+    };
+    reach(true) && reach(false)
+}
+
+/// The realised graph sequence of a run: mixing matrices `P^0..P^{T-1}` and the push-sum weights
+/// `mu^0 = 1, mu^{t+1} = P^t mu^t` (004:L100), deterministic given the topology and seed.
+#[derive(Debug, Clone)]
+pub struct GraphSequence {
+    /// `P^t`, `t < T`.
+    pub mixing: Vec<DMatrix<f64>>,
+    /// `mu^t`, `t <= T`.
+    pub weights: Vec<DVector<f64>>,
+}
+
+impl GraphSequence {
+    /// The first `rounds` graphs of `topology` on `m` nodes, with push-sum weights.
+    pub fn new(topology: &Topology, m: usize, rounds: usize, seed: u64) -> Self {
+        Self::with_rule(topology, MixingRule::Column, m, rounds, seed)
+    }
+
+    /// The same under a mixing rule.
+    pub fn with_rule(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Self {
+        let mixing: Vec<DMatrix<f64>> = (0..rounds).map(|t| topology.mixing_with(rule, m, t, seed)).collect();
+        let mut weights = Vec::with_capacity(rounds + 1);
+        weights.push(DVector::from_element(m, 1.0));
+        for p in &mixing {
+            let next = p * weights.last().expect("mu^0 is pushed first");
+            weights.push(next);
+        }
+        Self { mixing, weights }
+    }
+
+    /// Nodes.
+    pub fn nodes(&self) -> usize {
+        self.weights[0].len()
+    }
+
+    /// Rounds.
+    pub fn rounds(&self) -> usize {
+        self.mixing.len()
+    }
+}
+
+/// Connectivity of a realised sequence, as Assumption 1, `delta` and Lemma 3 use it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Connectivity {
+    /// The smallest window `B` such that every union `G(l) u ... u G(l+B-1)`, `l + B <= T`, is
+    /// strongly connected (Assumption 1, 004:L106); `None` when no window within the horizon is.
+    pub window: Option<usize>,
+    /// `delta = min_{t <= T} min_i (P^{t-1} ... P^0 1)_i`: the minimum row sum of the products of
+    /// mixing matrices (004:L140), which is also `min_{i,t} mu_i^t` (004:L509) since
+    /// `mu^t = P^{t-1} ... P^0 mu^0` and `mu^0 = 1`. The two definitions agree here.
+    pub delta: f64,
+    /// Lemma 3's `C` (004:L525-532), *estimated* (see [`estimate_c_q`]).
+    pub c: f64,
+    /// Lemma 3's `q`, *estimated*.
+    pub q: f64,
+    /// Rounds over which `C` and `q` were estimated.
+    pub estimation_rounds: usize,
+    /// Whether every realised mixing matrix has columns summing to one (up to 1e-12), as
+    /// push-sum needs (`sum_i u_i` preserved, 004:L100, L129).
+    pub column_stochastic: bool,
+}
+
+/// Assumption 1's smallest window within the horizon (see [`Connectivity::window`]).
+pub fn smallest_window(topology: &Topology, m: usize, rounds: usize, seed: u64) -> Option<usize> {
+    if rounds == 0 {
+        return None;
+    }
+    let graphs: Vec<Vec<Vec<usize>>> = (0..rounds).map(|t| topology.out_neighbours(m, t, seed)).collect();
+    // first[l]: the smallest b with G(l) u ... u G(l+b-1) strongly connected, if any within T.
+    let first: Vec<Option<usize>> = (0..rounds)
+        .map(|l| {
+            let mut adj = vec![vec![false; m]; m];
+            for (b, g) in graphs[l..].iter().enumerate() {
+                for (i, o) in g.iter().enumerate() {
+                    for &j in o {
+                        adj[i][j] = true;
+                    }
+                }
+                if strongly_connected(&adj) {
+                    return Some(b + 1);
+                }
+            }
+            None
+        })
+        .collect();
+    (1..=rounds).find(|&b| first[..=rounds - b].iter().all(|f| f.is_some_and(|x| x <= b)))
+}
+
+/// `e(t, s) = max_{i,j} |Phi_ij / (Phi mu^s)_i - 1/m|` with `Phi = P^{t-1} ... P^s`: the
+/// coefficient of `u_j^s` in `z_i^t - ubar^t` when the other inputs vanish; its decay in the lag
+/// `t - s` is what Lemma 3's `C q^(t-s)` bounds (004:L532). Returns `E(l) = max_s e(s+l, s)` for
+/// lags `l = 0..=max_lag`.
+pub fn deviation_by_lag(seq: &GraphSequence, max_lag: usize) -> Vec<f64> {
+    let m = seq.nodes();
+    let rounds = seq.rounds();
+    let inv_m = 1.0 / m as f64;
+    let mut by_lag = vec![0.0f64; max_lag.min(rounds) + 1];
+    for s in 0..=rounds {
+        let mut phi = DMatrix::<f64>::identity(m, m);
+        for (lag, slot) in by_lag.iter_mut().enumerate() {
+            let t = s + lag;
+            if t > rounds {
+                break;
+            }
+            if lag > 0 {
+                phi = &seq.mixing[t - 1] * phi;
+            }
+            let mu = &seq.weights[t];
+            let mut worst = 0.0f64;
+            for i in 0..m {
+                for j in 0..m {
+                    worst = worst.max((phi[(i, j)] / mu[i] - inv_m).abs());
+                }
+            }
+            *slot = slot.max(worst);
+        }
+    }
+    by_lag
+}
+
+/// Below this a deviation coefficient is rounding, not mixing.
+const DEVIATION_FLOOR: f64 = 1e-12;
+
+/// *Estimated* Lemma 3 constants from the realised products: `q` is `exp` of the least-squares
+/// slope of `ln E(l)` over the second half of the lags with `E(l)` above rounding (the asymptotic
+/// rate), and `C = max_l E(l) / q^l`, so that `E(l) <= C q^l` at every lag observed
+/// (004:L525-532 gives only an existence statement with undefined `n`, `D`; I-DPGP10). A graph
+/// that averages exactly in one round (complete) gives `q = 0`, `C = E(0)`.
+pub fn estimate_c_q(by_lag: &[f64]) -> (f64, f64) {
+    let e0 = by_lag.first().copied().unwrap_or(0.0);
+    let live: Vec<(f64, f64)> = by_lag.iter().enumerate().skip(1).filter(|(_, e)| **e > DEVIATION_FLOOR).map(|(l, e)| (l as f64, e.ln())).collect();
+    if live.is_empty() {
+        return (e0, 0.0);
+    }
+    let tail = &live[live.len() / 2..];
+    let q = if tail.len() >= 2 {
+        let n = tail.len() as f64;
+        let (mx, my) = (tail.iter().map(|p| p.0).sum::<f64>() / n, tail.iter().map(|p| p.1).sum::<f64>() / n);
+        let sxy: f64 = tail.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let sxx: f64 = tail.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+        (sxy / sxx).exp().min(1.0)
+    } else {
+        // One lag above rounding: its own geometric rate from lag 0.
+        ((tail[0].1 - e0.max(DEVIATION_FLOOR).ln()) / tail[0].0).exp().min(1.0)
+    };
+    let c = if q > 0.0 { by_lag.iter().enumerate().filter(|(_, e)| **e > DEVIATION_FLOOR).map(|(l, e)| e / q.powi(l as i32)).fold(e0, f64::max) } else { e0 };
+    (c, q)
+}
+
+/// Lags over which `C` and `q` are estimated at most.
+pub const MAX_ESTIMATION_LAG: usize = 120;
+
+/// Everything Assumption 1, `delta` and Lemma 3 need, from the first `rounds` graphs.
+pub fn connectivity(topology: &Topology, m: usize, rounds: usize, seed: u64) -> Connectivity {
+    connectivity_with(topology, MixingRule::Column, m, rounds, seed)
+}
+
+/// [`connectivity`] under a mixing rule.
+pub fn connectivity_with(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Connectivity {
+    let seq = GraphSequence::with_rule(topology, rule, m, rounds, seed);
+    let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= 1e-12));
+    let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
+    let by_lag = deviation_by_lag(&seq, MAX_ESTIMATION_LAG);
+    let (c, q) = estimate_c_q(&by_lag);
+    Connectivity { window: smallest_window(topology, m, rounds, seed), delta, c, q, estimation_rounds: rounds, column_stochastic }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometric_deviations_give_their_c_and_q() {
+        let by_lag: Vec<f64> = (0..40).map(|l| 2.0 * 0.5f64.powi(l)).collect();
+        let (c, q) = estimate_c_q(&by_lag);
+        assert!((q - 0.5).abs() < 1e-12 && (c - 2.0).abs() < 1e-9, "{c} {q}");
+        // Every observed lag is under the estimated envelope, by construction.
+        let bumpy: Vec<f64> = (0..40).map(|l| (1.0 + 0.5 * (l % 3) as f64) * 0.8f64.powi(l)).collect();
+        let (c, q) = estimate_c_q(&bumpy);
+        assert!(bumpy.iter().enumerate().all(|(l, e)| *e <= c * q.powi(l as i32) * (1.0 + 1e-12)));
+        // Negative control: a slower decay than the one estimated is caught by the envelope.
+        assert!((0..40).any(|l| 0.9f64.powi(l) > c * q.powi(l)));
+        // Exact averaging in one round.
+        assert_eq!(estimate_c_q(&[0.8, 0.0, 0.0]), (0.8, 0.0));
+    }
+
+    #[test]
+    fn exponential_graph_cycles_its_hops() {
+        let hops: Vec<usize> = (0..4).map(|t| Topology::Exponential.out_neighbours(8, t, 0)[0][1]).collect();
+        assert_eq!(hops, vec![1, 2, 4, 1]);
+        let k = Topology::RandomOut { k: 3 }.out_neighbours(7, 5, 9);
+        assert!(k.iter().enumerate().all(|(i, o)| o.len() == 4 && o.contains(&i)));
+        assert_ne!(Topology::RandomOut { k: 3 }.out_neighbours(7, 5, 9), Topology::RandomOut { k: 3 }.out_neighbours(7, 6, 9), "fresh graphs per round");
+        assert!(Topology::RandomOut { k: 7 }.validate("topology", 7).is_err());
+    }
+}

@@ -1,0 +1,389 @@
+//! DFedPGP: the card's verdicts through the registry, negative controls, the mixing and push-sum
+//! properties, the round's affine contract, and exact moments against seeded sampling.
+
+use nalgebra::DVector;
+use proptest::prelude::*;
+
+use fedbounds::engine::student_t_interval;
+use fedbounds::engine::RandomAffineRound;
+use fedbounds::families::dpgp::card::{parse_card, parse_scenario, DEFAULT_CARD};
+use fedbounds::families::dpgp::round::{exact_trajectory, sampled_trajectory, DpgpRound, Params};
+use fedbounds::families::dpgp::topology::{connectivity, smallest_window, GraphSequence, MixingRule, Topology};
+use fedbounds::family::{CardText, CheckRequest, Family, Registry, RunOptions, Silent};
+use fedbounds::verdict::VerdictKind;
+
+fn registry() -> Registry {
+    Registry::new(vec![&fedbounds::families::dpgp::FAMILY]).unwrap()
+}
+
+fn request(claims: &[&str], scenarios: &[&str], scale: Option<f64>) -> CheckRequest {
+    CheckRequest {
+        claims: claims.iter().map(|s| s.to_string()).collect(),
+        scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+        bound_scale: scale,
+        ..Default::default()
+    }
+}
+
+fn verdict(claims: &[&str], scenario: &str, scale: Option<f64>) -> (VerdictKind, Option<f64>, Vec<String>) {
+    let outcome = registry().check(&request(claims, &[scenario], scale), &Silent).unwrap();
+    let row = outcome.rows().find(|r| r.claim == claims[0] && r.scenario == scenario).unwrap();
+    (row.evaluation.verdict, row.evaluation.slack, row.evaluation.failed.clone())
+}
+
+#[test]
+fn default_card_verdicts_are_reproduced() {
+    let outcome = registry().check(&CheckRequest::default(), &Silent).unwrap();
+    assert!(outcome.mismatches().is_empty(), "{:?}", outcome.mismatches());
+    let rows: Vec<_> = outcome.rows().collect();
+    let card = parse_card(DEFAULT_CARD, "card").unwrap();
+    assert_eq!(rows.len(), card.scenarios.iter().map(|s| s.expected.len()).sum::<usize>() + card.comparisons.iter().map(|c| c.expected.len()).sum::<usize>());
+    // Every verdict kind the card speaks of is computed somewhere, not assumed.
+    for kind in [VerdictKind::Holds, VerdictKind::Violated, VerdictKind::NotApplicable] {
+        assert!(rows.iter().any(|r| r.evaluation.verdict == kind), "no {kind} row");
+    }
+    // Not applicable says why.
+    let coupled = rows.iter().find(|r| r.scenario == "coupled-ring" && r.claim == "DPGP-L3").unwrap();
+    assert!(coupled.evaluation.failed.iter().any(|f| f.contains("sigma_g^2 infinite because")), "{:?}", coupled.evaluation.failed);
+    let row = rows.iter().find(|r| r.scenario == "hub-rowstoch" && r.claim == "DPGP-REC32").unwrap();
+    assert!(fedbounds::report::describe(&row.evaluation).contains("outside the claim's setting: column-stochastic"), "{:?}", row.evaluation.failed);
+    let split = rows.iter().find(|r| r.scenario == "split-low" && r.claim == "DPGP-C1").unwrap();
+    assert_eq!(split.evaluation.verdict, VerdictKind::NotApplicable);
+    assert!(split.evaluation.failed.iter().any(|f| f.contains("Assumption 1")), "{:?}", split.evaluation.failed);
+    // Rows that use C and q say they are estimated.
+    assert!(rows.iter().filter(|r| r.claim.starts_with("DPGP-L3")).all(|r| r.constants == "estimated"));
+    // Files: one JSON per claim, the scenarios' summary, and the family's summary section.
+    let family = &outcome.families[0].report;
+    assert!(family.files.iter().any(|f| f.path.ends_with("claims/DPGP-REC32.json")));
+    assert!(family.files.iter().any(|f| f.path.ends_with("claims/dpgp-scenarios.json")));
+    assert!(family.summary_markdown.contains("| DPGP-C1 | ring-low |"), "{}", family.summary_markdown);
+}
+
+#[test]
+fn halved_bounds_are_violated() {
+    // (32) holds with slack near 1 (the next suboptimality against the last one plus the terms):
+    // halving its right side must be caught.
+    let (v, slack, _) = verdict(&["DPGP-REC32"], "ring-low", None);
+    assert_eq!(v, VerdictKind::Holds);
+    assert!(slack.unwrap() < 2.0, "{slack:?}");
+    assert_eq!(verdict(&["DPGP-REC32"], "ring-low", Some(0.5)).0, VerdictKind::Violated);
+    // Corollary 1's decay per doubling, 2^(-1/2), halved is 2^(-3/2): violated.
+    assert_eq!(verdict(&["DPGP-C1"], "exp-low", Some(0.5)).0, VerdictKind::Violated);
+    // Lemma 3 holds with a large slack s: the bound scaled by 1/(2 s) is violated, by 2/s holds.
+    let (v, slack, _) = verdict(&["DPGP-L3"], "exp-high", None);
+    assert_eq!(v, VerdictKind::Holds);
+    let s = slack.unwrap();
+    assert_eq!(verdict(&["DPGP-L3"], "exp-high", Some(0.5 / s)).0, VerdictKind::Violated);
+    assert_eq!(verdict(&["DPGP-L3"], "exp-high", Some(2.0 / s)).0, VerdictKind::Holds);
+}
+
+#[test]
+fn a_one_over_t_rate_is_violated() {
+    // The negative control of the rate: a slope of -1 the paper does not claim.
+    let outcome = registry().check(&request(&["DPGP-C1", "DPGP-C1~rate-inv-T"], &["ring-high"], None), &Silent).unwrap();
+    let get = |id: &str| outcome.rows().find(|r| r.claim == id).unwrap().evaluation.clone();
+    assert_eq!(get("DPGP-C1").verdict, VerdictKind::Holds);
+    assert_eq!(get("DPGP-C1~rate-inv-T").verdict, VerdictKind::Violated);
+}
+
+#[test]
+fn comparisons_run_alone() {
+    // Remark 2 on one comparison: its member scenarios run, only its rows are reported.
+    let outcome = registry().check(&request(&[], &["remark2-low"], None), &Silent).unwrap();
+    let rows: Vec<_> = outcome.rows().map(|r| (r.claim, r.scenario.as_str())).collect();
+    assert_eq!(rows, vec![("DPGP-R2", "remark2-low"), ("DPGP-R2~stationarity", "remark2-low"), ("DPGP-R2~factor", "remark2-low")]);
+    assert!(outcome.mismatches().is_empty(), "{:?}", outcome.mismatches());
+    // Negative control: the ordering claim with its bound halved (ratio <= 1/2) fails.
+    let outcome = registry().check(&request(&["DPGP-R2"], &["remark2-low"], Some(0.5)), &Silent).unwrap();
+    assert_eq!(outcome.rows().next().unwrap().evaluation.verdict, VerdictKind::Violated);
+}
+
+#[test]
+fn assumption_one_window() {
+    assert_eq!(smallest_window(&Topology::Ring, 6, 20, 0), Some(1));
+    assert_eq!(smallest_window(&Topology::Complete, 6, 20, 0), Some(1));
+    // Hops 1, 2, 4 on 6 nodes: hop 2 and hop 4 alone split evens and odds, hop 1 joins them.
+    assert_eq!(smallest_window(&Topology::Exponential, 6, 30, 0), Some(3));
+    assert_eq!(smallest_window(&Topology::Split, 6, 30, 0), None, "never strongly connected");
+    let c = connectivity(&Topology::Split, 6, 40, 0);
+    assert!(c.window.is_none());
+    // Complete graphs average exactly: no deviation after one round.
+    let c = connectivity(&Topology::Complete, 5, 40, 0);
+    assert_eq!((c.q, c.delta), (0.0, 1.0));
+    // Doubly stochastic graphs keep mu = 1; random out-neighbours do not.
+    assert_eq!(connectivity(&Topology::Ring, 6, 40, 0).delta, 1.0);
+    assert!(connectivity(&Topology::RandomOut { k: 2 }, 6, 40, 0).delta < 1.0);
+}
+
+fn topology_strategy() -> impl Strategy<Value = (Topology, usize)> {
+    (2usize..10).prop_flat_map(|m| {
+        prop_oneof![
+            Just(Topology::Ring),
+            Just(Topology::Exponential),
+            (1..m).prop_map(|k| Topology::RandomOut { k }),
+            Just(Topology::Complete),
+            Just(Topology::RingHub),
+            Just(Topology::Split),
+        ]
+        .prop_map(move |t| (t, m))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn mixing_is_column_stochastic_and_push_sum_preserves_the_average(
+        (topology, m) in topology_strategy(),
+        seed in 0u64..1000,
+        rounds in 1usize..25,
+        u0 in proptest::collection::vec(-10.0f64..10.0, 10),
+    ) {
+        let seq = GraphSequence::new(&topology, m, rounds, seed);
+        let mut u = DVector::from_column_slice(&u0[..m]);
+        let total = u.sum();
+        for (t, p) in seq.mixing.iter().enumerate() {
+            for i in 0..m {
+                prop_assert!((p.column(i).sum() - 1.0).abs() < 1e-12, "column {} of P^{} sums to {}", i, t, p.column(i).sum());
+                prop_assert!(p[(i, i)] > 0.0, "self-loop");
+                prop_assert!(p.iter().all(|x| *x >= 0.0));
+            }
+            u = p * u;
+            prop_assert!((u.sum() - total).abs() < 1e-9 * (1.0 + total.abs()));
+        }
+        for w in &seq.weights {
+            prop_assert!(w.iter().all(|x| *x > 0.0), "push-sum weights positive");
+            prop_assert!((w.sum() - m as f64).abs() < 1e-9, "sum of weights is m");
+        }
+    }
+}
+
+/// A small scenario for the round-level tests.
+fn small(topology: &str, sigma: f64) -> fedbounds::families::dpgp::card::Scenario {
+    let text = format!(
+        "name = \"t\"\ntopology = {topology}\nm = 5\ndu = 2\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 1.0\ncoupling = 0.4\nsigma_u = {sigma}\nsigma_v = {sigma}\nc_u = 0.5\nc_v = 0.5\nrounds = 30\nsweep = [10, 20, 40]\nseed = 5\ngraph_seed = 9\n"
+    );
+    parse_scenario(&text, "test").unwrap()
+}
+
+#[test]
+fn the_round_is_a_sum_of_client_terms() {
+    let s = small("{ kind = \"ring-hub\" }", 0.3);
+    let inst = s.instance().build("s").unwrap();
+    let seq = GraphSequence::new(&s.topology, s.m, 3, s.graph_seed);
+    let round = DpgpRound { inst: &inst, params: s.params(30, 1.0, 1.0), mixing: &seq.mixing[2], weights: &seq.weights[2] };
+    let dim = round.state_dim();
+    let per = round.noise_per_component();
+    let z = DVector::from_fn(dim, |r, _| (r as f64 * 0.37).sin());
+    let noise: Vec<f64> = (0..per * s.m).map(|k| (k as f64 * 1.3).cos()).collect();
+    let active: Vec<usize> = (0..s.m).collect();
+    let all = round.apply(&z, &active, &noise);
+    let empty = round.apply(&z, &[], &[]);
+    let mut sum = empty.clone();
+    for i in 0..s.m {
+        sum += round.apply(&z, &[i], &noise[i * per..(i + 1) * per]) - &empty;
+    }
+    assert!((all - sum).amax() < 1e-12);
+}
+
+#[test]
+fn push_sum_de_biases() {
+    // With no gradient steps a round is pure push-sum: u <- P u, mu <- P mu.
+    let run = |topology: Topology, rounds: usize| {
+        let m = 6;
+        let seq = GraphSequence::new(&topology, m, rounds, 4);
+        let u0 = DVector::from_fn(m, |i, _| (i as f64 + 1.0).powi(2));
+        let target = u0.mean();
+        let mut u = u0.clone();
+        for p in &seq.mixing {
+            u = p * u;
+        }
+        let mu = &seq.weights[rounds];
+        let debiased = (0..m).map(|i| (u[i] / mu[i] - target).abs()).fold(0.0, f64::max);
+        let raw = (0..m).map(|i| (u[i] - target).abs()).fold(0.0, f64::max);
+        (debiased, raw)
+    };
+    // Complete graph: one round is exact averaging.
+    let (d, r) = run(Topology::Complete, 1);
+    assert!(d < 1e-12 && r < 1e-12);
+    // Ring with a broadcasting hub (column- but not row-stochastic): z_i reach the average,
+    // the raw numerators do not.
+    let (d, r) = run(Topology::RingHub, 200);
+    assert!(d < 1e-9, "de-biased off by {d}");
+    assert!(r > 1e-2, "raw numerators off by only {r}");
+    let (d, r) = run(Topology::RandomOut { k: 2 }, 200);
+    assert!(d < 1e-9 && r > 1e-2, "{d} {r}");
+    // The plain directed ring with uniform push weights is doubly stochastic: mu stays 1 and the
+    // raw numerators converge too.
+    let (d, r) = run(Topology::Ring, 400);
+    assert!(d < 1e-9 && r < 1e-9, "{d} {r}");
+    // The experiments' row-stochastic pull weights (I-DPGP9): mu stays 1, the sum is not kept,
+    // and the nodes agree on a weighted average, not the average.
+    let seq = GraphSequence::with_rule(&Topology::RingHub, MixingRule::Row, 6, 300, 0);
+    assert!(seq.weights.iter().all(|w| w.iter().all(|x| (x - 1.0).abs() < 1e-12)));
+    let u0 = DVector::from_fn(6, |i, _| (i as f64 + 1.0).powi(2));
+    let u = seq.mixing.iter().fold(u0.clone(), |u, p| p * u);
+    assert!((u.max() - u.min()).abs() < 1e-9, "consensus");
+    assert!((u[0] - u0.mean()).abs() > 1e-2, "but not on the average: {} vs {}", u[0], u0.mean());
+}
+
+#[test]
+fn exact_moments_agree_with_seeded_sampling() {
+    let s = small("{ kind = \"random-out\", k = 2 }", 0.6);
+    let inst = s.instance().build("s").unwrap();
+    let k = inst.constants().unwrap();
+    let params: Params = s.params(s.rounds, k.l_u, k.l_v);
+    let seq = GraphSequence::new(&s.topology, s.m, s.rounds, s.graph_seed);
+    let exact = exact_trajectory(&inst, &params, &seq, s.rounds).unwrap();
+    let reps: Vec<_> = (0..400).map(|r| sampled_trajectory(&inst, &params, &seq, s.rounds, 11, r)).collect();
+    let checked = [1usize, 5, 15, 29];
+    // 4 rounds x 4 quantities: Bonferroni at 0.999 overall.
+    let confidence = 1.0 - 0.001 / 16.0;
+    let mut widths = 0.0;
+    for &t in &checked {
+        for (name, e, pick) in [
+            ("consensus", exact.consensus[t], Box::new(|x: &fedbounds::families::dpgp::round::Trajectory| x.consensus[t]) as Box<dyn Fn(&_) -> f64>),
+            ("objective", exact.objective[t], Box::new(|x: &fedbounds::families::dpgp::round::Trajectory| x.objective[t])),
+            ("delta_v", exact.delta_v[t], Box::new(|x: &fedbounds::families::dpgp::round::Trajectory| x.delta_v[t])),
+            ("delta_ubar", exact.delta_ubar[t], Box::new(|x: &fedbounds::families::dpgp::round::Trajectory| x.delta_ubar[t])),
+        ] {
+            let samples: Vec<f64> = reps.iter().map(&pick).collect();
+            let iv = student_t_interval(&samples, confidence);
+            assert!(iv.lower <= e && e <= iv.upper, "{name} at t = {t}: exact {e}, sampled [{}, {}]", iv.lower, iv.upper);
+            widths += iv.upper - iv.lower;
+        }
+    }
+    assert!(widths > 0.0, "the sampling is random");
+    // Negative control: the same comparison with the noise switched off in the exact run fails.
+    let quiet = {
+        let mut i2 = inst.clone();
+        i2.sigma_u = 0.0;
+        i2.sigma_v = 0.0;
+        exact_trajectory(&i2, &params, &seq, s.rounds).unwrap()
+    };
+    let samples: Vec<f64> = reps.iter().map(|r| r.delta_v[29]).collect();
+    let iv = student_t_interval(&samples, confidence);
+    assert!(quiet.delta_v[29] < iv.lower, "a noiseless model is told apart: {} vs [{}, {}]", quiet.delta_v[29], iv.lower, iv.upper);
+}
+
+#[test]
+fn assumption_four_is_exact() {
+    let s = small("{ kind = \"ring\" }", 0.1);
+    let coupled = s.instance().build("s").unwrap();
+    let k = coupled.constants().unwrap();
+    assert!(k.sigma_g2.value.is_none() && k.sigma_g2.reason.contains("coupling"));
+    assert!((k.l_uv - 0.4 * 0.5).abs() < 1e-12, "||B_i|| = coupling sqrt(mu_u mu_v)");
+    assert!((k.chi - k.l_uv / (k.l_u * k.l_v).sqrt()).abs() < 1e-15);
+    let mut spec = s.instance();
+    spec.coupling = 0.0;
+    let inst = spec.build("s").unwrap();
+    let k = inst.constants().unwrap();
+    let g = k.sigma_g2.value.unwrap();
+    // The supremum is attained: at any (u, V) some client reaches it, none exceeds it.
+    let u = DVector::from_element(2, 0.3);
+    let v: Vec<DVector<f64>> = (0..s.m).map(|i| DVector::from_element(1, i as f64)).collect();
+    let full = inst.clients.iter().zip(&v).fold(DVector::zeros(2), |a, (c, vi)| a + c.grad_u(&u, vi)) / s.m as f64;
+    let worst = inst.clients.iter().zip(&v).map(|(c, vi)| (c.grad_u(&u, vi) - &full).norm_squared()).fold(0.0, f64::max);
+    assert!((worst - g).abs() < 1e-12 * (1.0 + g), "{worst} vs {g}");
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let base = DEFAULT_CARD;
+    let bad = |text: String, needle: &str| {
+        let err = registry().check(&CheckRequest { card: Some(CardText { what: "bad.toml".into(), text }), ..Default::default() }, &Silent).err().unwrap();
+        assert!(err.is_bad_input(), "{err}");
+        assert!(err.to_string().contains(needle), "{err} lacks {needle}");
+    };
+    bad(base.replacen("m = 6", "m = 0", 1), "scenarios[0].m");
+    bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"random-out\", k = 6", 1), "topology.k");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [100, 200]", 1), "scenarios[0].sweep");
+    bad(base.replacen("rounds = 200", "rounds = 200\nbogus = 1", 1), "bogus");
+    bad(base.replacen("coupling = 0.0", "coupling = 1.5", 1), "coupling");
+    bad(base.replacen("rounds = 200", "rounds = 100000000", 1), "rounds");
+    bad(base.replacen("family = \"dpgp\"", "family = \"ccyw\"", 1), "family");
+    bad(base.replacen("m = 6", "m = 200", 1).replacen("du = 2", "du = 3", 1), "state dimension");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [10000, 15000, 20000, 20000]", 1), "scenarios[0].sweep");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [9000, 14000, 18000, 19000]", 1), "rounds in all");
+    // A scenario file runs alone and names its family.
+    let text = "family = \"dpgp\"\nname = \"one\"\ntopology = { kind = \"exponential\" }\nm = 4\ndu = 1\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 0.2\nsigma_u = 0.1\nsigma_v = 0.1\nc_u = 0.2\nc_v = 0.2\nrounds = 20\nsweep = [10, 20, 40]\n";
+    let family = &fedbounds::families::dpgp::FAMILY;
+    let json = family.run(text, "one.toml", &RunOptions::default()).unwrap();
+    assert!(json.contains("\"connectivity\"") && json.contains("\"DPGP-C1\""), "{json}");
+    let err = family.run(&text.replace("m = 4", "m = 4\nextra = 2"), "one.toml", &RunOptions::default()).err().unwrap();
+    assert!(err.is_bad_input() && err.to_string().contains("extra"), "{err}");
+    let err = family.run(&text.replace("family = \"dpgp\"", "family = \"gd\""), "one.toml", &RunOptions::default()).err().unwrap();
+    assert!(err.is_bad_input() && err.to_string().contains("family"), "{err}");
+    // Edge cases run without a panic: one client, and steps so large the iterates diverge.
+    assert!(family.run(&text.replace("m = 4", "m = 1"), "one.toml", &RunOptions::default()).is_ok());
+    let diverging = family.run(&text.replace("c_u = 0.2", "c_u = 1e6"), "one.toml", &RunOptions::default()).unwrap();
+    assert!(diverging.contains("not-applicable"), "a step past every condition is not applicable");
+}
+
+#[test]
+fn reports_are_deterministic() {
+    let req = CheckRequest { plots: true, ..request(&[], &["exp-high", "hub-high"], None) };
+    let a = registry().check(&req, &Silent).unwrap();
+    let b = registry().check(&req, &Silent).unwrap();
+    let files = |o: &fedbounds::family::CheckOutcome| o.families[0].report.files.iter().map(|f| (f.path.clone(), f.bytes.clone())).collect::<Vec<_>>();
+    let (fa, fb) = (files(&a), files(&b));
+    assert_eq!(fa, fb);
+    assert!(fa.iter().any(|(p, b)| p.ends_with("figures/dpgp-c1-exp-high.png") && b.starts_with(&[0x89, b'P', b'N', b'G'])));
+    assert!(fa.iter().any(|(p, _)| p.ends_with("figures/dpgp-l3-hub-high.png")));
+}
+
+#[test]
+fn step_conditions_report_given_and_required() {
+    let family = &fedbounds::families::dpgp::FAMILY;
+    let mut given = fedbounds::family::Given::new();
+    for (k, v) in [("eta-u", 0.01), ("eta-v", 0.1), ("delta", 0.5), ("l-u", 2.0), ("l-v", 2.0), ("k-u", 2.0), ("k-v", 2.0), ("c", 1.0), ("q", 0.5)] {
+        given.insert(k.to_string(), v);
+    }
+    let text = family.conditions(&given, &[], false).unwrap();
+    // delta/(8 L_u K_u) = 0.5/32 = 0.015625 > 0.01: holds; the printed delta/(4 sqrt(2 L_u K_u)) = 0.0625.
+    assert!(text.contains("[ok] eta_u < delta/(8 L_u K_u) (Lemma 2): given 0.01 <= required 0.015625"), "{text}");
+    assert!(text.contains("Theorem 1 as printed"), "{text}");
+    // Negative control: a step past the proof's condition is reported failing.
+    given.insert("eta-u".into(), 0.02);
+    let text = family.conditions(&given, &[], false).unwrap();
+    assert!(text.contains("[FAILS] eta_u < delta/(8 L_u K_u)"), "{text}");
+    given.insert("q".into(), 1.0);
+    assert!(family.conditions(&given, &[], false).err().unwrap().to_string().contains("--q"));
+}
+
+#[test]
+fn monte_carlo_checks_agree_with_exact_ones() {
+    use fedbounds::family::EstimatorChoice;
+    let claims = ["DPGP-L3", "DPGP-REC32"];
+    let mc = CheckRequest { estimator: Some(EstimatorChoice::MonteCarlo), ..request(&claims, &["exp-high"], None) };
+    let outcome = registry().check(&mc, &Silent).unwrap();
+    for r in outcome.rows() {
+        assert_eq!(r.evaluation.estimator, fedbounds::engine::Estimator::MonteCarlo);
+        assert_eq!(r.evaluation.verdict, VerdictKind::Holds, "{} under sampling", r.claim);
+    }
+    // Negative control under sampling: (32) with half its right side is still caught.
+    let outcome = registry().check(&CheckRequest { bound_scale: Some(0.5), ..mc }, &Silent).unwrap();
+    let rec = outcome.rows().find(|r| r.claim == "DPGP-REC32").unwrap();
+    assert_eq!(rec.evaluation.verdict, VerdictKind::Violated);
+    // The same files on one worker thread and on two.
+    let files = |threads: usize| {
+        let req = CheckRequest { estimator: Some(EstimatorChoice::MonteCarlo), threads: Some(threads), ..request(&claims, &["hub-high"], None) };
+        registry().check(&req, &Silent).unwrap().families[0].report.files.iter().map(|f| f.bytes.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(files(1), files(2));
+}
+
+#[test]
+fn the_card_names_every_claim_and_every_inconsistency() {
+    use fedbounds::family::Family;
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/theorems/dpgp.toml")).unwrap();
+    let card: toml::Table = toml::from_str(&text).unwrap();
+    let ids = |key: &str| -> Vec<String> { card[key].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_string()).collect() };
+    let mut in_card = ids("claims");
+    let mut in_code: Vec<String> = fedbounds::families::dpgp::FAMILY.claims().iter().map(|c| c.id.to_string()).collect();
+    in_card.sort();
+    in_code.sort();
+    assert_eq!(in_card, in_code);
+    assert_eq!(ids("inconsistencies"), (1..=12).map(|i| format!("I-DPGP{i}")).collect::<Vec<_>>());
+    // The statements reach the reports.
+    assert!(fedbounds::families::dpgp::FAMILY.claims().iter().all(|c| !c.statement.is_empty()));
+}
