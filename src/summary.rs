@@ -147,12 +147,25 @@ fn findings(rows: &[&VerdictRow]) -> (Vec<String>, Vec<String>) {
             )
         })
         .collect();
-    let violations = rows
+    // Counterexamples grouped by claim and constants: one line each, with its scenarios and the
+    // command that replays the first (the disagreements above carry the full detail).
+    let mut groups: Vec<(&str, &str, Vec<&str>, bool)> = Vec::new();
+    for r in rows.iter().filter(|r| r.evaluation.verdict == VerdictKind::Violated) {
+        let expected = r.expected == Some(VerdictKind::Violated);
+        match groups.iter_mut().find(|g| g.0 == r.claim && g.1 == r.constants) {
+            Some(g) => {
+                g.2.push(&r.scenario);
+                g.3 &= expected;
+            }
+            None => groups.push((r.claim, r.constants, vec![&r.scenario], expected)),
+        }
+    }
+    let violations = groups
         .iter()
-        .filter(|r| r.evaluation.verdict == VerdictKind::Violated)
-        .map(|r| {
-            let expected = if r.expected == Some(VerdictKind::Violated) { " (the card expects it)" } else { "" };
-            format!("{}{} on {}{expected}: {}; replay: {}", r.claim, label(r), r.scenario, describe(&r.evaluation), reproduce_command(r.claim, &r.scenario))
+        .map(|(claim, constants, scenarios, expected)| {
+            let which = if *constants == "exact" { String::new() } else { format!(" ({constants})") };
+            let note = if *expected { ", as the card expects" } else { "" };
+            format!("{claim}{which}: violated on {}{note}; replay: {}", scenarios.join(", "), reproduce_command(claim, scenarios[0]))
         })
         .collect();
     (mismatches, violations)
