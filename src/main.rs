@@ -172,40 +172,40 @@ enum OutputFormat {
 struct ConditionsArgs {
     /// Number of clients n.
     #[arg(long)]
-    n: usize,
+    n: Option<usize>,
     /// Sampled clients per round m (1 <= m <= n).
     #[arg(long)]
-    m: usize,
+    m: Option<usize>,
     /// Local steps K.
     #[arg(long)]
-    k: usize,
+    k: Option<usize>,
     /// Horizon T.
     #[arg(long = "rounds")]
-    t: usize,
+    t: Option<usize>,
     /// Smoothness constant L.
     #[arg(long, allow_negative_numbers = true)]
-    l: f64,
+    l: Option<f64>,
     /// Initial gap F0 = f(u^0, v^0) - inf f.
     #[arg(long, allow_negative_numbers = true)]
-    f0: f64,
+    f0: Option<f64>,
     /// BGD constant b^2; omit when infinite.
     #[arg(long, allow_negative_numbers = true)]
     b2: Option<f64>,
     /// sigma_u^2.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
-    sigma_u2: f64,
+    #[arg(long, allow_negative_numbers = true)]
+    sigma_u2: Option<f64>,
     /// sigma_v^2.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
-    sigma_v2: f64,
+    #[arg(long, allow_negative_numbers = true)]
+    sigma_v2: Option<f64>,
     /// B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2 (Theorem 3.11).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
-    b0: f64,
+    #[arg(long, allow_negative_numbers = true)]
+    b0: Option<f64>,
     /// Dimension of u (0: no shared variable).
-    #[arg(long, default_value_t = 1)]
-    du: usize,
+    #[arg(long)]
+    du: Option<usize>,
     /// Dimension of v_i (0: no personal variable).
-    #[arg(long, default_value_t = 1)]
-    dv: usize,
+    #[arg(long)]
+    dv: Option<usize>,
     /// Effective step gamma = gamma_u eta_u = gamma_v eta_v (omit to only print admissible steps).
     #[arg(long, allow_negative_numbers = true)]
     gamma: Option<f64>,
@@ -438,25 +438,20 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         None => families.default_family(),
     };
     let mut given = Given::new();
-    for (name, v) in [
-        ("n", Some(a.n as f64)),
-        ("m", Some(a.m as f64)),
-        ("k", Some(a.k as f64)),
-        ("rounds", Some(a.t as f64)),
-        ("du", Some(a.du as f64)),
-        ("dv", Some(a.dv as f64)),
-    ] {
+    // Only the values given reach the family, which names any it needs and lacks.
+    let count = |v: Option<usize>| v.map(|v| v as f64);
+    for (name, v) in [("n", count(a.n)), ("m", count(a.m)), ("k", count(a.k)), ("rounds", count(a.t)), ("du", count(a.du)), ("dv", count(a.dv))] {
         if let Some(v) = v {
             given.insert(name.to_string(), v);
         }
     }
     for (name, v) in [
-        ("l", Some(a.l)),
-        ("f0", Some(a.f0)),
+        ("l", a.l),
+        ("f0", a.f0),
         ("b2", a.b2),
-        ("sigma-u2", Some(a.sigma_u2)),
-        ("sigma-v2", Some(a.sigma_v2)),
-        ("b0", Some(a.b0)),
+        ("sigma-u2", a.sigma_u2),
+        ("sigma-v2", a.sigma_v2),
+        ("b0", a.b0),
         ("gamma", a.gamma),
         ("eta-u", a.eta_u),
         ("eta-v", a.eta_v),

@@ -644,6 +644,16 @@ fn conditions_negative_gamma_as_separate_value() {
 }
 
 #[test]
+fn conditions_names_a_missing_value_and_reaches_other_families() {
+    assert_bad_input("conditions without --n", &run(&["conditions", "--m", "5", "--k", "5", "--rounds", "100", "--l", "1", "--f0", "1"]), &["--n", "missing"]);
+    assert_bad_input("conditions --family nope", &run(&["conditions", "--family", "nope"]), &["unknown family `nope`", "ccyw, fedplt, dpgp"]);
+    // DFedPGP's conditions are reached with --family and --set, without CCYW's flags.
+    let (code, _, stderr) = run(&["conditions", "--family", "dpgp"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("missing"), "{stderr}");
+}
+
+#[test]
 fn conditions_other_ranges() {
     assert_bad_input("conditions --k 0", &conditions_with(&[("--k", "0")]), &["--k", "an integer >= 1"]);
     assert_bad_input("conditions --rounds 0", &conditions_with(&[("--rounds", "0")]), &["--rounds", "an integer >= 1"]);
