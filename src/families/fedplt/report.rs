@@ -207,6 +207,14 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
 
 const PANEL_W: u32 = 620;
 const PANEL_H: u32 = 400;
+/// Columns, rows and pixel size of a figure of `panels` panels, three to a row under a 56-pixel
+/// header.
+fn grid(panels: usize) -> (u32, u32, u32, u32) {
+    let cols = panels.clamp(1, 3) as u32;
+    let rows = (panels.max(1) as u32).div_ceil(cols);
+    (cols, rows, PANEL_W * cols, PANEL_H * rows + 56)
+}
+
 const BLUE: RGBColor = RGBColor(31, 119, 180);
 const ORANGE: RGBColor = RGBColor(255, 127, 14);
 
@@ -221,9 +229,7 @@ fn plot_claim(claim: FedPltClaim, runs: &[ScenarioRun]) -> Result<Vec<u8>> {
             (e.verdict != VerdictKind::NotApplicable && !e.series.is_empty()).then_some((r, e))
         })
         .collect();
-    let cols = panels.len().clamp(1, 3) as u32;
-    let rows = (panels.len().max(1) as u32).div_ceil(cols);
-    let (w, h) = (PANEL_W * cols, PANEL_H * rows + 56);
+    let (cols, rows, w, h) = grid(panels.len());
     let mut buf = vec![255u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
@@ -271,9 +277,7 @@ fn plot_claim(claim: FedPltClaim, runs: &[ScenarioRun]) -> Result<Vec<u8>> {
 /// The smallest alignment ratio per round along the sample paths, per scenario; A6 needs it > 0.
 fn plot_alignment(runs: &[ScenarioRun]) -> Result<Vec<u8>> {
     ensure_font();
-    let cols = runs.len().clamp(1, 3) as u32;
-    let rows = (runs.len().max(1) as u32).div_ceil(cols);
-    let (w, h) = (PANEL_W * cols, PANEL_H * rows + 56);
+    let (cols, rows, w, h) = grid(runs.len());
     let mut buf = vec![255u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
@@ -356,9 +360,7 @@ fn plot_residual(name: &str, points: &[ResidualPoint]) -> Result<Vec<u8>> {
 fn plot_recursion(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
     use super::claims::{equality_solution, RECURSION_HORIZON};
     ensure_font();
-    let cols = runs.len().clamp(1, 3) as u32;
-    let rows = (runs.len().max(1) as u32).div_ceil(cols);
-    let (w, h) = (PANEL_W * cols, PANEL_H * rows + 56);
+    let (cols, rows, w, h) = grid(runs.len());
     let mut buf = vec![255u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
