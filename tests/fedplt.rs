@@ -50,6 +50,17 @@ fn the_card_reproduces_its_verdicts() {
     let compared = outcome.rows().filter(|r| r.expected.is_some()).count();
     assert_eq!(compared, expected, "every expectation of the card is compared");
     assert!(card.scenarios.len() >= 10, "full, balanced and unbalanced partial masks, uncovered, tau > 1, decaying");
+    // The repaired schedule's constant: the induction step holds for v = max(b'^2 B/(beta - 1), g D^0).
+    for (b, beta, g, d0) in [(3.0f64, 2.0f64, 20.0f64, 9.0f64), (0.5, 1.5, 1.0, 100.0)] {
+        let z = 0.2;
+        let bp = beta / z;
+        let v = (bp * bp * b / (beta - 1.0)).max(g * d0);
+        for t in 0..1000 {
+            let tg = t as f64 + g;
+            let next = (1.0 - bp * z / tg) * v / tg + bp * bp * b / (tg * tg);
+            assert!(next <= v / (tg + 1.0) * (1.0 + 1e-12), "t = {t}");
+        }
+    }
     // The claims as stated need A5 on R^d, which a strongly convex F cannot satisfy.
     let rec = outcome.rows().find(|r| r.claim == "FEDPLT-REC" && r.constants == "exact" && r.scenario == "full-masks-shared-optimum").unwrap();
     assert_eq!(rec.evaluation.verdict, VerdictKind::NotApplicable);
@@ -58,9 +69,12 @@ fn the_card_reproduces_its_verdicts() {
 
 #[test]
 fn shrunk_bounds_are_violated() {
-    for (claim, name) in
-        [("FEDPLT-REC", "full-masks-shared-optimum"), ("FEDPLT-CONST", "balanced-layers-shared-optimum"), ("FEDPLT-DECAY", "decaying-one-dimensional")]
-    {
+    for (claim, name) in [
+        ("FEDPLT-REC", "full-masks-shared-optimum"),
+        ("FEDPLT-CONST", "balanced-layers-shared-optimum"),
+        ("FEDPLT-DECAY", "decaying-one-dimensional"),
+        ("FEDPLT-DECAY~corrected", "decaying-corrected-full-masks"),
+    ] {
         let run = |scale: f64| {
             let request = CheckRequest { claims: vec![claim.into()], scenarios: vec![name.into()], bound_scale: Some(scale), ..Default::default() };
             let outcome = registry().check(&request, &Silent).unwrap();

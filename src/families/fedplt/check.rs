@@ -210,7 +210,7 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
             let sides = |t: usize| Some(vec![(d[t + 1], recursion_rhs(x, a, x.schedule.eta(t), d[t]))]);
             evaluate_inequality(claim.checks(x), run.rounds, &sides, Estimator::Exact, confidence, bound_scale)
         }
-        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } => {
+        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => {
             evaluate(&claim, x, &[run.distance[..run.rounds].to_vec()], Estimator::Exact, confidence, bound_scale)
         }
         FedPltClaim::DecayInduction => {

@@ -140,6 +140,20 @@ pub fn decaying_constant(x: &Inputs, base_case: bool) -> f64 {
     }
 }
 
+/// The corrected decaying-step constant: with `eta^t = beta' / (t + g)`, `beta' = beta / z` and
+/// `beta' z = beta > 1`, the recursion gives `D^t <= v / (t + g)` for
+/// `v = max(beta'^2 B / (beta' z - 1), g D^0)` (induction: `(1 - beta'z/(t+g)) v/(t+g) +
+/// beta'^2 B/(t+g)^2 <= (t+g-1) v/(t+g)^2 <= v/(t+g+1)`).
+pub fn corrected_constant(x: &Inputs) -> f64 {
+    match x.schedule {
+        Schedule::Decaying { z, beta, offset } => {
+            let b_prime = beta / z;
+            (b_prime * b_prime * x.b(Alpha::Printed) / (beta - 1.0)).max(offset * x.d0)
+        }
+        Schedule::Constant(_) => f64::NAN,
+    }
+}
+
 /// The induction step's two sides at `t`: `((C t + B/z^2) / (t+1)^2, C / (t+2))`; the proof
 /// claims the first is at most the second whenever `C >= B/z^2` (001:L686-695).
 pub fn induction_sides(c: f64, b_over_z2: f64, t: usize) -> (f64, f64) {
@@ -176,6 +190,9 @@ pub enum FedPltClaim {
         /// `C = B/z^2` (the flagged variant) instead of the base case's `D^0 + B/z^2`.
         any_c: bool,
     },
+    /// FEDPLT-DECAY~corrected: `eta^t = beta/(z (t + g))` with `beta > 1` gives
+    /// `D^t <= v/(t + g)`, the standard repair of Case 2 (CLAIMS.md, I-PLT7).
+    DecayingCorrected,
     /// FEDPLT-DECAY-INDUCTION: the induction step `f(t) <= 0` for `C = B/z^2`.
     DecayInduction,
     /// FEDPLT-DECAY-RECURSION: the recursion with equality against `C/(t+1)`.
@@ -185,13 +202,14 @@ pub enum FedPltClaim {
 }
 
 /// Every claim, in report order.
-pub const ALL: [FedPltClaim; 9] = [
+pub const ALL: [FedPltClaim; 10] = [
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: true, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: true },
     FedPltClaim::ConstantStep,
     FedPltClaim::DecayingStep { any_c: false },
     FedPltClaim::DecayingStep { any_c: true },
+    FedPltClaim::DecayingCorrected,
     FedPltClaim::DecayInduction,
     FedPltClaim::DecayRecursion,
     FedPltClaim::Limit,
@@ -216,7 +234,7 @@ impl FedPltClaim {
     pub fn metric(&self) -> &'static str {
         match self {
             FedPltClaim::Recursion { .. } => "E||W^{t+1} - W*||^2 vs (1 - z eta^t) E||W^t - W*||^2 + (eta^t)^2 B, each round",
-            FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } => "D^t = E||W^t - W*||^2, each round",
+            FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => "D^t = E||W^t - W*||^2, each round",
             FedPltClaim::DecayInduction => "(C t + B/z^2)/(t+1)^2 vs C/(t+2), C = B/z^2",
             FedPltClaim::DecayRecursion => "(B/z^2) H_t / t (the recursion with equality) vs C/(t+1)",
             FedPltClaim::Limit => "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics",
@@ -225,7 +243,7 @@ impl FedPltClaim {
 
     /// Whether the claim compares a run (as opposed to the proof's algebra or a limit point).
     pub fn uses_run(&self) -> bool {
-        matches!(self, FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. })
+        matches!(self, FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected)
     }
 
     /// Whether an empirical evaluation (`G^2` measured on the run) is reported beside the claim
@@ -309,6 +327,7 @@ impl BoundClaim for FedPltClaim {
             FedPltClaim::ConstantStep => "FEDPLT-CONST",
             FedPltClaim::DecayingStep { any_c: false } => "FEDPLT-DECAY",
             FedPltClaim::DecayingStep { any_c: true } => "FEDPLT-DECAY~any-c",
+            FedPltClaim::DecayingCorrected => "FEDPLT-DECAY~corrected",
             FedPltClaim::DecayInduction => "FEDPLT-DECAY-INDUCTION",
             FedPltClaim::DecayRecursion => "FEDPLT-DECAY-RECURSION",
             FedPltClaim::Limit => "FEDPLT-LIMIT",
@@ -323,6 +342,7 @@ impl BoundClaim for FedPltClaim {
             FedPltClaim::ConstantStep => "Constant step: geometric decay to a ball of radius eta B / z (Case 1)",
             FedPltClaim::DecayingStep { any_c: false } => "Decaying step 1/(z(t+1)): D^t <= C/(t+1), C = D^0 + B/z^2 (Case 2)",
             FedPltClaim::DecayingStep { any_c: true } => "Decaying step with C = B/z^2 (any C >= B/z^2)",
+            FedPltClaim::DecayingCorrected => "Corrected decaying step beta/(z (t + g)), beta > 1: D^t <= v/(t + g)",
             FedPltClaim::DecayInduction => "Induction step of Case 2: f(t) <= 0 whenever C >= B/z^2",
             FedPltClaim::DecayRecursion => "Case 2's recursion, solved with equality, stays below C/(t+1)",
             FedPltClaim::Limit => "With vanishing steps the global model converges to W*",
@@ -333,7 +353,7 @@ impl BoundClaim for FedPltClaim {
         match self {
             FedPltClaim::Recursion { .. } => "001:L616-632",
             FedPltClaim::ConstantStep => "001:L637-653",
-            FedPltClaim::DecayingStep { .. } => "001:L655-706",
+            FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => "001:L655-706",
             FedPltClaim::DecayInduction => "001:L681-695",
             FedPltClaim::DecayRecursion => "001:L659-704",
             FedPltClaim::Limit => "001:L24, L708-713",
@@ -351,6 +371,11 @@ impl BoundClaim for FedPltClaim {
                 name: "alpha-sqrt-r",
                 is_variant: true,
                 description: "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)",
+            },
+            FedPltClaim::DecayingCorrected => Reading {
+                name: "corrected",
+                is_variant: true,
+                description: "the standard repair of Case 2 (I-PLT7): a step beta/(z (t+g)) with beta > 1 makes the recursion give O(1/t), v = max((beta/z)^2 B/(beta - 1), g D^0)",
             },
             FedPltClaim::DecayingStep { any_c: true } => Reading {
                 name: "any-c",
@@ -411,6 +436,13 @@ impl BoundClaim for FedPltClaim {
                 out.extend(Self::assumption_checks(x, true));
                 out.extend(Self::step_checks(x, Alpha::Printed));
             }
+            FedPltClaim::DecayingCorrected => {
+                let corrected = matches!(x.schedule, Schedule::Decaying { beta, .. } if beta > 1.0);
+                out.push(scope("a decaying step beta/(z (t + g)) with beta > 1", corrected));
+                out.push(ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, ""));
+                out.extend(Self::assumption_checks(x, true));
+                out.extend(Self::step_checks(x, Alpha::Printed));
+            }
             FedPltClaim::DecayInduction | FedPltClaim::DecayRecursion => {
                 out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
                 out.extend(Self::assumption_checks(x, true));
@@ -426,6 +458,10 @@ impl BoundClaim for FedPltClaim {
         match self {
             FedPltClaim::ConstantStep => constant_step_bound(x, x.schedule.eta(0), t),
             FedPltClaim::DecayingStep { any_c } => decaying_constant(x, !any_c) / (t as f64 + 1.0),
+            FedPltClaim::DecayingCorrected => match x.schedule {
+                Schedule::Decaying { offset, .. } => corrected_constant(x) / (t as f64 + offset),
+                Schedule::Constant(_) => f64::NAN,
+            },
             FedPltClaim::Limit => 0.0,
             // Per-round inequalities are evaluated from their two sides, not from a bound here.
             _ => f64::NAN,
