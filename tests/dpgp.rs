@@ -115,6 +115,36 @@ fn assumption_one_window() {
     assert!(connectivity(&Topology::RandomOut { k: 2 }, 6, 40, 0).delta < 1.0);
 }
 
+#[test]
+fn explicit_sequence_reproduces_the_ring_and_its_window() {
+    let m = 6;
+    let ring = Topology::Explicit { rounds: vec![(0..m).map(|i| [i, (i + 1) % m]).collect()] };
+    assert!(ring.validate("topology", m).is_ok());
+    for t in 0..5 {
+        assert_eq!(ring.mixing(m, t, 0), Topology::Ring.mixing(m, t, 0), "round {t}");
+    }
+    let (a, b) = (connectivity(&ring, m, 40, 0), connectivity(&Topology::Ring, m, 40, 0));
+    assert_eq!((a.window, a.delta, a.c, a.q), (b.window, b.delta, b.c, b.q));
+    // The ring's edges spread over three rounds: strongly connected only over windows of 3.
+    let spread = Topology::Explicit { rounds: (0..3).map(|r| (0..m).filter(|i| i % 3 == r).map(|i| [i, (i + 1) % m]).collect()).collect() };
+    assert_eq!(smallest_window(&spread, m, 30, 0), Some(3));
+    let c = connectivity(&spread, m, 60, 0);
+    assert!(c.column_stochastic && c.delta > 0.0 && c.delta < 1.0 && c.q < 1.0, "{c:?}");
+    // Negative control: one round of the three, repeated, never connects.
+    let partial = Topology::Explicit { rounds: vec![(0..m).filter(|i| i % 3 == 0).map(|i| [i, (i + 1) % m]).collect()] };
+    assert_eq!(smallest_window(&partial, m, 30, 0), None);
+    // An empty round keeps only the self-loops: the identity.
+    let idle = Topology::Explicit { rounds: vec![vec![]] };
+    assert_eq!(idle.mixing(m, 0, 0), nalgebra::DMatrix::identity(m, m));
+    // Bad sequences name the field and the allowed range, and never panic.
+    let err = Topology::Explicit { rounds: vec![] }.validate("topology", m).unwrap_err().to_string();
+    assert!(err.contains("topology.rounds") && err.contains("non-empty"), "{err}");
+    let bad = Topology::Explicit { rounds: vec![vec![[0, 1]], vec![[2, 3], [5, 6]]] };
+    let err = bad.validate("topology", m).unwrap_err().to_string();
+    assert!(err.contains("topology.rounds[1][1]") && err.contains("[0, 5]"), "{err}");
+    assert_eq!(bad.out_neighbours(m, 1, 0)[5], vec![5]);
+}
+
 fn topology_strategy() -> impl Strategy<Value = (Topology, usize)> {
     (2usize..10).prop_flat_map(|m| {
         prop_oneof![
@@ -298,6 +328,8 @@ fn bad_input_names_the_field() {
     bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"random-out\", k = 6", 1), "topology.k");
     bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [100, 200]", 1), "scenarios[0].sweep");
     bad(base.replacen("rounds = 200", "rounds = 200\nbogus = 1", 1), "bogus");
+    bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = [[[0, 1]], [[2, 9]]]", 1), "topology.rounds[1][0]");
+    bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = []", 1), "topology.rounds");
     bad(base.replacen("coupling = 0.0", "coupling = 1.5", 1), "coupling");
     bad(base.replacen("rounds = 200", "rounds = 100000000", 1), "rounds");
     bad(base.replacen("family = \"dpgp\"", "family = \"ccyw\"", 1), "family");

@@ -19,7 +19,7 @@ use crate::rng::StreamKey;
 const GRAPH_STEP: u64 = 0x0067_7261_7068;
 
 /// A family of directed graphs indexed by the round `t`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Topology {
     /// `i -> i+1 (mod m)`: strongly connected every round (B = 1); doubly stochastic with the
@@ -41,6 +41,14 @@ pub enum Topology {
     /// Two disjoint rings over the two halves of the nodes: never strongly connected (a
     /// negative control of Assumption 1).
     Split,
+    /// A sequence given edge by edge: `rounds[t mod len]` is the list of directed edges `[i, j]`
+    /// (`i` pushes to `j`) of round `t`, repeated cyclically over the rounds. Self-loops are
+    /// added as for every other kind, so a round's list may be empty (every node keeps its own
+    /// share) and the weights `p_ji = 1/|N_out(i)|` stay defined (004:L100).
+    Explicit {
+        /// Per-round directed edge lists, node indices in `[0, m - 1]`, at least one round.
+        rounds: Vec<Vec<[usize; 2]>>,
+    },
 }
 
 impl Topology {
@@ -53,6 +61,7 @@ impl Topology {
             Topology::Complete => "complete graph".into(),
             Topology::RingHub => "ring plus broadcasting hub".into(),
             Topology::Split => "two disjoint rings".into(),
+            Topology::Explicit { rounds } => format!("explicit sequence of {} rounds", rounds.len()),
         }
     }
 
@@ -66,6 +75,21 @@ impl Topology {
                 Err(Error::field(format!("{field}.k"), format!("got {k} with m = {m}"), format!("an integer in [1, m - 1] = [1, {}]", m.saturating_sub(1))))
             }
             Topology::Split if m < 2 => Err(Error::field(format!("{field}.kind"), "split needs two halves", "m >= 2")),
+            Topology::Explicit { rounds } if rounds.is_empty() => {
+                Err(Error::field(format!("{field}.rounds"), "no rounds", "a non-empty list of per-round edge lists [[i, j], ...]"))
+            }
+            Topology::Explicit { rounds } => {
+                for (t, edges) in rounds.iter().enumerate() {
+                    if let Some((e, [i, j])) = edges.iter().enumerate().find(|(_, [i, j])| *i >= m || *j >= m) {
+                        return Err(Error::field(
+                            format!("{field}.rounds[{t}][{e}]"),
+                            format!("edge [{i}, {j}] with m = {m}"),
+                            format!("node indices in [0, m - 1] = [0, {}]", m.saturating_sub(1)),
+                        ));
+                    }
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -114,6 +138,14 @@ impl Topology {
                 for (i, o) in out.iter_mut().enumerate() {
                     let (start, len) = if i < h { (0, h) } else { (h, m - h) };
                     o.push(start + (i - start + 1) % len);
+                }
+            }
+            Topology::Explicit { rounds } => {
+                // Edges outside `[0, m)` are rejected by `validate`; skipped here, never a panic.
+                if let Some(edges) = rounds.get(t % rounds.len().max(1)) {
+                    for &[i, j] in edges.iter().filter(|[i, j]| *i < m && *j < m) {
+                        out[i].push(j);
+                    }
                 }
             }
         }
