@@ -257,6 +257,38 @@ fn push_sum_de_biases() {
 }
 
 #[test]
+fn stationarity_as_printed_and_at_the_debiased_point() {
+    // Theorem 1 prints Delta_v^t at the biased u_i^t (004:L133); the variant reads it at
+    // z_i^t = u_i^t / mu_i^t. They differ only through mu != 1 and the u-v coupling.
+    let readings = |topology: &str, coupling: f64| {
+        let mut s = small(topology, 0.3);
+        s.coupling = coupling;
+        let inst = s.instance().build("s").unwrap();
+        let rounds = 40;
+        let seq = GraphSequence::new(&s.topology, s.m, rounds, s.graph_seed);
+        let tr = exact_trajectory(&inst, &s.params(rounds, 1.0, 1.0), &seq, rounds).unwrap();
+        let mean = |x: Vec<f64>| x.iter().sum::<f64>() / x.len() as f64;
+        let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
+        // Largest relative gap between the two E Delta_v^t over the rounds.
+        let gap = tr.delta_v.iter().zip(&tr.delta_v_debiased).map(|(a, b)| (a - b).abs() / a.max(*b)).fold(0.0, f64::max);
+        (mean(tr.stationarity(1.0, 1.0)), mean(tr.stationarity_debiased(1.0, 1.0)), gap, delta)
+    };
+    // Ring plus hub: push-sum weights far from 1, the readings differ.
+    let (printed, debiased, gap, delta) = readings("{ kind = \"ring-hub\" }", 0.4);
+    assert!(delta < 0.5, "mu stays near 1: {delta}");
+    assert!(gap > 0.05 && printed != debiased, "E Delta_v^t differ by at most {gap}: {printed} vs {debiased}");
+    // Complete graph: mu = 1 after every round, the readings agree.
+    let (printed, debiased, gap, _) = readings("{ kind = \"complete\" }", 0.4);
+    assert!(gap <= 1e-12 && (printed - debiased).abs() <= 1e-12 * printed, "{printed} vs {debiased}, gap {gap}");
+    // Without coupling grad_v F_i does not depend on u: equal even on the hub.
+    let (printed, debiased, gap, _) = readings("{ kind = \"ring-hub\" }", 0.0);
+    assert!(gap <= 1e-12 && (printed - debiased).abs() <= 1e-12 * printed, "{printed} vs {debiased}, gap {gap}");
+    // Negative control of the variant's rate: its decay per doubling halved is violated.
+    assert_eq!(verdict(&["DPGP-C1~debiased-z"], "exp-low", None).0, VerdictKind::Holds);
+    assert_eq!(verdict(&["DPGP-C1~debiased-z"], "exp-low", Some(0.5)).0, VerdictKind::Violated);
+}
+
+#[test]
 fn exact_moments_agree_with_seeded_sampling() {
     let s = small("{ kind = \"random-out\", k = 2 }", 0.6);
     let inst = s.instance().build("s").unwrap();
