@@ -145,6 +145,37 @@ fn explicit_sequence_reproduces_the_ring_and_its_window() {
     assert_eq!(bad.out_neighbours(m, 1, 0)[5], vec![5]);
 }
 
+#[test]
+fn a_sequence_read_from_a_file() {
+    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-graphs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let scenario = |path: &str| {
+        let text = format!("name = \"f\"\ntopology = {{ kind = \"file\", path = \"{path}\" }}\nm = 5\ndu = 1\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 0.2\nsigma_u = 0.1\nsigma_v = 0.1\nc_u = 0.2\nc_v = 0.2\nrounds = 20\nsweep = [10, 20, 40]\n");
+        parse_scenario(&text, "f.toml")
+    };
+    // The directed ring on 5 nodes written out: the same mixing, round by round.
+    let ring = scenario(&write("ring.toml", "rounds = [[[0, 1], [1, 2], [2, 3], [3, 4], [4, 0]]]\n")).unwrap();
+    assert!(matches!(ring.topology, Topology::Explicit { .. }));
+    for t in 0..4 {
+        assert_eq!(ring.topology.mixing(5, t, 0), Topology::Ring.mixing(5, t, 0));
+    }
+    // An unreadable file is an I/O error; a malformed one or a bad index names the field.
+    let err = scenario(&dir.join("absent.toml").display().to_string()).unwrap_err();
+    assert!(matches!(err, fedbounds::Error::Io { .. }), "{err}");
+    let err = scenario(&write("bad.toml", "edges = []\n")).unwrap_err().to_string();
+    assert!(err.contains("scenario.topology.path"), "{err}");
+    let err = scenario(&write("far.toml", "rounds = [[[0, 5]]]\n")).unwrap_err().to_string();
+    assert!(err.contains("scenario.topology.rounds[0][0]") && err.contains("[0, 4]"), "{err}");
+    let err = scenario(&write("none.toml", "rounds = []\n")).unwrap_err().to_string();
+    assert!(err.contains("scenario.topology.rounds"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn topology_strategy() -> impl Strategy<Value = (Topology, usize)> {
     (2usize..10).prop_flat_map(|m| {
         prop_oneof![

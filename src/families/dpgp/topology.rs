@@ -49,6 +49,20 @@ pub enum Topology {
         /// Per-round directed edge lists, node indices in `[0, m - 1]`, at least one round.
         rounds: Vec<Vec<[usize; 2]>>,
     },
+    /// An [`Topology::Explicit`] sequence read from a TOML file holding `rounds = [[[i, j], ...],
+    /// ...]`, its path relative to the working directory. Cards read it when they are parsed
+    /// ([`Topology::resolve`]); an unread file has no edges beyond the self-loops.
+    File {
+        /// Path of the file.
+        path: String,
+    },
+}
+
+/// The contents of a [`Topology::File`].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EdgeFile {
+    rounds: Vec<Vec<[usize; 2]>>,
 }
 
 impl Topology {
@@ -62,6 +76,7 @@ impl Topology {
             Topology::RingHub => "ring plus broadcasting hub".into(),
             Topology::Split => "two disjoint rings".into(),
             Topology::Explicit { rounds } => format!("explicit sequence of {} rounds", rounds.len()),
+            Topology::File { path } => format!("sequence read from {path}"),
         }
     }
 
@@ -90,8 +105,28 @@ impl Topology {
                 }
                 Ok(())
             }
+            Topology::File { path } => {
+                Err(Error::field(format!("{field}.path"), format!("`{path}` not read yet"), "a file read by Topology::resolve before use"))
+            }
             _ => Ok(()),
         }
+    }
+
+    /// A [`Topology::File`] read into the [`Topology::Explicit`] sequence it holds; any other
+    /// kind unchanged.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be read; [`Error::InvalidField`] naming `field.path`
+    /// when it is not a TOML table `rounds = [[[i, j], ...], ...]`.
+    pub fn resolve(self, field: &str) -> Result<Self> {
+        let Topology::File { path } = self else { return Ok(self) };
+        if path.is_empty() {
+            return Err(Error::field(format!("{field}.path"), "empty path", "a path to a TOML file, relative to the working directory"));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
+        let file: EdgeFile = toml::from_str(&text)
+            .map_err(|e| Error::field(format!("{field}.path"), format!("`{path}`: {}", e.message()), "a TOML file holding rounds = [[[i, j], ...], ...]"))?;
+        Ok(Topology::Explicit { rounds: file.rounds })
     }
 
     /// Out-neighbour lists of round `t` (each includes the node itself, ascending).
@@ -148,6 +183,8 @@ impl Topology {
                     }
                 }
             }
+            // Read by `resolve` before use; unread, only the self-loops.
+            Topology::File { .. } => {}
         }
         for o in out.iter_mut() {
             o.sort_unstable();
