@@ -115,6 +115,67 @@ fn assumption_one_window() {
     assert!(connectivity(&Topology::RandomOut { k: 2 }, 6, 40, 0).delta < 1.0);
 }
 
+#[test]
+fn explicit_sequence_reproduces_the_ring_and_its_window() {
+    let m = 6;
+    let ring = Topology::Explicit { rounds: vec![(0..m).map(|i| [i, (i + 1) % m]).collect()] };
+    assert!(ring.validate("topology", m).is_ok());
+    for t in 0..5 {
+        assert_eq!(ring.mixing(m, t, 0), Topology::Ring.mixing(m, t, 0), "round {t}");
+    }
+    let (a, b) = (connectivity(&ring, m, 40, 0), connectivity(&Topology::Ring, m, 40, 0));
+    assert_eq!((a.window, a.delta, a.c, a.q), (b.window, b.delta, b.c, b.q));
+    // The ring's edges spread over three rounds: strongly connected only over windows of 3.
+    let spread = Topology::Explicit { rounds: (0..3).map(|r| (0..m).filter(|i| i % 3 == r).map(|i| [i, (i + 1) % m]).collect()).collect() };
+    assert_eq!(smallest_window(&spread, m, 30, 0), Some(3));
+    let c = connectivity(&spread, m, 60, 0);
+    assert!(c.column_stochastic && c.delta > 0.0 && c.delta < 1.0 && c.q < 1.0, "{c:?}");
+    // Negative control: one round of the three, repeated, never connects.
+    let partial = Topology::Explicit { rounds: vec![(0..m).filter(|i| i % 3 == 0).map(|i| [i, (i + 1) % m]).collect()] };
+    assert_eq!(smallest_window(&partial, m, 30, 0), None);
+    // An empty round keeps only the self-loops: the identity.
+    let idle = Topology::Explicit { rounds: vec![vec![]] };
+    assert_eq!(idle.mixing(m, 0, 0), nalgebra::DMatrix::identity(m, m));
+    // Bad sequences name the field and the allowed range, and never panic.
+    let err = Topology::Explicit { rounds: vec![] }.validate("topology", m).unwrap_err().to_string();
+    assert!(err.contains("topology.rounds") && err.contains("non-empty"), "{err}");
+    let bad = Topology::Explicit { rounds: vec![vec![[0, 1]], vec![[2, 3], [5, 6]]] };
+    let err = bad.validate("topology", m).unwrap_err().to_string();
+    assert!(err.contains("topology.rounds[1][1]") && err.contains("[0, 5]"), "{err}");
+    assert_eq!(bad.out_neighbours(m, 1, 0)[5], vec![5]);
+}
+
+#[test]
+fn a_sequence_read_from_a_file() {
+    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-graphs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let scenario = |path: &str| {
+        let text = format!("name = \"f\"\ntopology = {{ kind = \"file\", path = \"{path}\" }}\nm = 5\ndu = 1\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 0.2\nsigma_u = 0.1\nsigma_v = 0.1\nc_u = 0.2\nc_v = 0.2\nrounds = 20\nsweep = [10, 20, 40]\n");
+        parse_scenario(&text, "f.toml")
+    };
+    // The directed ring on 5 nodes written out: the same mixing, round by round.
+    let ring = scenario(&write("ring.toml", "rounds = [[[0, 1], [1, 2], [2, 3], [3, 4], [4, 0]]]\n")).unwrap();
+    assert!(matches!(ring.topology, Topology::Explicit { .. }));
+    for t in 0..4 {
+        assert_eq!(ring.topology.mixing(5, t, 0), Topology::Ring.mixing(5, t, 0));
+    }
+    // An unreadable file is an I/O error; a malformed one or a bad index names the field.
+    let err = scenario(&dir.join("absent.toml").display().to_string()).unwrap_err();
+    assert!(matches!(err, fedbounds::Error::Io { .. }), "{err}");
+    let err = scenario(&write("bad.toml", "edges = []\n")).unwrap_err().to_string();
+    assert!(err.contains("scenario.topology.path"), "{err}");
+    let err = scenario(&write("far.toml", "rounds = [[[0, 5]]]\n")).unwrap_err().to_string();
+    assert!(err.contains("scenario.topology.rounds[0][0]") && err.contains("[0, 4]"), "{err}");
+    let err = scenario(&write("none.toml", "rounds = []\n")).unwrap_err().to_string();
+    assert!(err.contains("scenario.topology.rounds"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn topology_strategy() -> impl Strategy<Value = (Topology, usize)> {
     (2usize..10).prop_flat_map(|m| {
         prop_oneof![
@@ -227,6 +288,38 @@ fn push_sum_de_biases() {
 }
 
 #[test]
+fn stationarity_as_printed_and_at_the_debiased_point() {
+    // Theorem 1 prints Delta_v^t at the biased u_i^t (004:L133); the variant reads it at
+    // z_i^t = u_i^t / mu_i^t. They differ only through mu != 1 and the u-v coupling.
+    let readings = |topology: &str, coupling: f64| {
+        let mut s = small(topology, 0.3);
+        s.coupling = coupling;
+        let inst = s.instance().build("s").unwrap();
+        let rounds = 40;
+        let seq = GraphSequence::new(&s.topology, s.m, rounds, s.graph_seed);
+        let tr = exact_trajectory(&inst, &s.params(rounds, 1.0, 1.0), &seq, rounds).unwrap();
+        let mean = |x: Vec<f64>| x.iter().sum::<f64>() / x.len() as f64;
+        let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
+        // Largest relative gap between the two E Delta_v^t over the rounds.
+        let gap = tr.delta_v.iter().zip(&tr.delta_v_debiased).map(|(a, b)| (a - b).abs() / a.max(*b)).fold(0.0, f64::max);
+        (mean(tr.stationarity(1.0, 1.0)), mean(tr.stationarity_debiased(1.0, 1.0)), gap, delta)
+    };
+    // Ring plus hub: push-sum weights far from 1, the readings differ.
+    let (printed, debiased, gap, delta) = readings("{ kind = \"ring-hub\" }", 0.4);
+    assert!(delta < 0.5, "mu stays near 1: {delta}");
+    assert!(gap > 0.05 && printed != debiased, "E Delta_v^t differ by at most {gap}: {printed} vs {debiased}");
+    // Complete graph: mu = 1 after every round, the readings agree.
+    let (printed, debiased, gap, _) = readings("{ kind = \"complete\" }", 0.4);
+    assert!(gap <= 1e-12 && (printed - debiased).abs() <= 1e-12 * printed, "{printed} vs {debiased}, gap {gap}");
+    // Without coupling grad_v F_i does not depend on u: equal even on the hub.
+    let (printed, debiased, gap, _) = readings("{ kind = \"ring-hub\" }", 0.0);
+    assert!(gap <= 1e-12 && (printed - debiased).abs() <= 1e-12 * printed, "{printed} vs {debiased}, gap {gap}");
+    // Negative control of the variant's rate: its decay per doubling halved is violated.
+    assert_eq!(verdict(&["DPGP-C1~debiased-z"], "exp-low", None).0, VerdictKind::Holds);
+    assert_eq!(verdict(&["DPGP-C1~debiased-z"], "exp-low", Some(0.5)).0, VerdictKind::Violated);
+}
+
+#[test]
 fn exact_moments_agree_with_seeded_sampling() {
     let s = small("{ kind = \"random-out\", k = 2 }", 0.6);
     let inst = s.instance().build("s").unwrap();
@@ -298,6 +391,8 @@ fn bad_input_names_the_field() {
     bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"random-out\", k = 6", 1), "topology.k");
     bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [100, 200]", 1), "scenarios[0].sweep");
     bad(base.replacen("rounds = 200", "rounds = 200\nbogus = 1", 1), "bogus");
+    bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = [[[0, 1]], [[2, 9]]]", 1), "topology.rounds[1][0]");
+    bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = []", 1), "topology.rounds");
     bad(base.replacen("coupling = 0.0", "coupling = 1.5", 1), "coupling");
     bad(base.replacen("rounds = 200", "rounds = 100000000", 1), "rounds");
     bad(base.replacen("family = \"dpgp\"", "family = \"ccyw\"", 1), "family");

@@ -221,7 +221,10 @@ impl Scenario {
 /// # Errors
 /// [`Error::Parse`] naming the unknown or mistyped key; [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
-    let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    let mut card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    for (k, s) in card.scenarios.iter_mut().enumerate() {
+        s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve(&format!("scenarios[{k}].topology"))?;
+    }
     if let Some(family) = card.family.as_deref().filter(|x| *x != FAMILY_ID) {
         return Err(Error::field("family", format!("`{family}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
     }
@@ -275,7 +278,8 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
 /// # Errors
 /// As [`parse_card`].
 pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
-    let s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    let mut s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve("scenario.topology")?;
     s.validate("scenario")?;
     Ok(s)
 }

@@ -10,6 +10,7 @@
 //! | `DPGP-T1` | the metric is at most a *calibrated* constant times the bracket of (33) | 004:L131-138, L645 |
 //! | `DPGP-T1~printed-step` | the same under the printed step condition `eta_u < delta/(4 sqrt(2 L_u K_u))` | 004:L131 |
 //! | `DPGP-C1` | with `eta_u, eta_v` proportional to `1/sqrt(T)`, Theorem 1's metric is `O(1/sqrt(T))`: log-log slope `<= -1/2` | 004:L142-155 |
+//! | `DPGP-C1~debiased-z` | the same with `Delta_v^t` at the de-biased `z_i^t = u_i^t/mu_i^t` in place of the printed `u_i^t` | 004:L133 |
 //! | `DPGP-C1~rate-inv-T` | negative control: a slope `<= -1` the paper does not claim | - |
 //! | `DPGP-R2` | Remark 2: better-connected graphs (smaller `q`) give a smaller consensus error at equal steps | 004:L159 |
 //! | `DPGP-R2~factor` | the same with topologies ordered by `C/(1-q)`, their factor in `AA` | 004:L159, L590 |
@@ -317,6 +318,18 @@ pub fn summaries() -> Vec<ClaimSummary> {
             source: "004:L142-155",
             reading: primary("log-log slope of the metric over a sweep of T, fitted with a 99% interval, compared as the decay factor per doubling 2^slope <= 2^(-1/2); conditions of the proof checked at every T"),
             metric: "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)",
+        },
+        ClaimSummary {
+            id: "DPGP-C1~debiased-z",
+            kind: ClaimKind::Bound,
+            title: "Corollary 1 with Delta_v^t read at the de-biased z_i^t = u_i^t / mu_i^t",
+            statement: String::new(),
+            source: "004:L133, L142-155",
+            reading: variant(
+                "debiased-z",
+                "Theorem 1 prints Delta_v^t = (1/m) sum_i ||grad_v F_i(u_i^t, v_i^t)||^2 at the biased numerator u_i^t; here at z_i^t = u_i^t / mu_i^t, where Algorithm 1 takes its v-gradients; same slope test",
+            ),
+            metric: "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + (1/m) sum_i E||grad_v F_i(z_i^t, v_i^t)||^2 / L_v)",
         },
         ClaimSummary {
             id: "DPGP-C1~rate-inv-T",

@@ -149,8 +149,12 @@ impl RandomAffineRound for DpgpRound<'_> {
 
 /// The affine observables of a round's state that the claims read.
 pub struct Observables {
-    /// `z -> sqrt(1/m) [grad_v F_i(u_i, v_i)]_i`: `E||.||^2 = E Delta_v^t` (004:L133).
+    /// `z -> sqrt(1/m) [grad_v F_i(u_i, v_i)]_i`: `E||.||^2 = E Delta_v^t` as Theorem 1 prints
+    /// it, at the *biased* numerator `u_i^t` (004:L133).
     pub delta_v: Observable,
+    /// `z -> sqrt(1/m) [grad_v F_i(u_i / mu_i, v_i)]_i`: the same at the de-biased `z_i^t =
+    /// u_i^t / mu_i^t`, the point where Algorithm 1's v-phase takes its gradients (004:L100).
+    pub delta_v_debiased: Observable,
     /// `z -> grad_u F(ubar_prev, V)`: at state `t+1`, `E||.||^2 = E Delta_ubar^t` (004:L133).
     pub delta_ubar_prev: Observable,
     /// `z -> sqrt(1/m) [ubar - u_i / mu_i]_i`: `E||.||^2 = (1/m) sum_i E||ubar^t - z_i^t||^2`,
@@ -167,14 +171,18 @@ impl Observables {
         let m = lay.m;
         let ubar = |z: &DVector<f64>| (0..m).fold(DVector::zeros(lay.du), |acc, i| acc + z.rows(lay.u(i), lay.du)) / m as f64;
         let scale = (1.0 / m as f64).sqrt();
-        let delta_v = Observable::probe(lay.dim(), m * lay.dv, &|z| {
-            let mut out = DVector::zeros(m * lay.dv);
-            for (i, c) in inst.clients.iter().enumerate() {
-                let g = c.grad_v(&z.rows(lay.u(i), lay.du).into_owned(), &z.rows(lay.v(i), lay.dv).into_owned()) * scale;
-                out.rows_mut(i * lay.dv, lay.dv).copy_from(&g);
-            }
-            out
-        });
+        let grad_v = |debias: bool| {
+            Observable::probe(lay.dim(), m * lay.dv, &|z| {
+                let mut out = DVector::zeros(m * lay.dv);
+                for (i, c) in inst.clients.iter().enumerate() {
+                    let w = if debias { weights[i] } else { 1.0 };
+                    let g = c.grad_v(&(z.rows(lay.u(i), lay.du) / w), &z.rows(lay.v(i), lay.dv).into_owned()) * scale;
+                    out.rows_mut(i * lay.dv, lay.dv).copy_from(&g);
+                }
+                out
+            })
+        };
+        let (delta_v, delta_v_debiased) = (grad_v(false), grad_v(true));
         let delta_ubar_prev = Observable::probe(lay.dim(), lay.du, &|z| {
             let ub = z.rows(lay.ubar_prev(), lay.du).into_owned();
             inst.clients.iter().enumerate().fold(DVector::zeros(lay.du), |acc, (i, c)| acc + c.grad_u(&ub, &z.rows(lay.v(i), lay.dv).into_owned())) / m as f64
@@ -191,7 +199,7 @@ impl Observables {
                 out
             })
         };
-        Self { delta_v, delta_ubar_prev, consensus: deviation(true), consensus_raw: deviation(false) }
+        Self { delta_v, delta_v_debiased, delta_ubar_prev, consensus: deviation(true), consensus_raw: deviation(false) }
     }
 }
 
@@ -241,8 +249,10 @@ impl Objective {
 /// Exact per-round expectations of one run (index `t` = start of round `t`, `t <= T`).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Trajectory {
-    /// `E Delta_v^t`, `t <= T`.
+    /// `E Delta_v^t`, `t <= T`, at the biased `u_i^t` as printed (004:L133).
     pub delta_v: Vec<f64>,
+    /// `(1/m) sum_i E||grad_v F_i(z_i^t, v_i^t)||^2`, `t <= T`, at the de-biased `z_i^t`.
+    pub delta_v_debiased: Vec<f64>,
     /// `E Delta_ubar^t`, `t < T` (read at state `t+1`).
     pub delta_ubar: Vec<f64>,
     /// `(1/m) sum_i E||ubar^t - z_i^t||^2`, `t <= T`.
@@ -261,6 +271,13 @@ impl Trajectory {
     pub fn stationarity(&self, l_u: f64, l_v: f64) -> Vec<f64> {
         self.delta_ubar.iter().zip(&self.delta_v).map(|(a, b)| a / l_u + b / l_v).collect()
     }
+
+    /// The same with `Delta_v^t` read at the de-biased `z_i^t = u_i^t / mu_i^t` in place of the
+    /// printed `u_i^t` (004:L133): `E Delta_ubar^t / L_u + (1/m) sum_i E||grad_v F_i(z_i^t,
+    /// v_i^t)||^2 / L_v`, `t < T`. Equal to [`Self::stationarity`] when every `mu_i^t = 1`.
+    pub fn stationarity_debiased(&self, l_u: f64, l_v: f64) -> Vec<f64> {
+        self.delta_ubar.iter().zip(&self.delta_v_debiased).map(|(a, b)| a / l_u + b / l_v).collect()
+    }
 }
 
 /// Exact moments of `rounds` rounds of DFedPGP on the graph sequence `seq` (at least `rounds`
@@ -278,6 +295,7 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
     for t in 0..=rounds {
         let obs = Observables::new(inst, &seq.weights[t]);
         out.delta_v.push(obs.delta_v.expected_square(&mu, &p));
+        out.delta_v_debiased.push(obs.delta_v_debiased.expected_square(&mu, &p));
         out.consensus.push(obs.consensus.expected_square(&mu, &p));
         out.consensus_raw.push(obs.consensus_raw.expected_square(&mu, &p));
         out.objective.push(objective.expected(&mu, &p));
@@ -315,6 +333,7 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
     for t in 0..=rounds {
         let obs = Observables::new(inst, &seq.weights[t]);
         out.delta_v.push(sq(&obs.delta_v, &z));
+        out.delta_v_debiased.push(sq(&obs.delta_v_debiased, &z));
         out.consensus.push(sq(&obs.consensus, &z));
         out.consensus_raw.push(sq(&obs.consensus_raw, &z));
         out.objective.push(objective.at(&z));

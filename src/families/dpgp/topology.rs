@@ -19,7 +19,7 @@ use crate::rng::StreamKey;
 const GRAPH_STEP: u64 = 0x0067_7261_7068;
 
 /// A family of directed graphs indexed by the round `t`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Topology {
     /// `i -> i+1 (mod m)`: strongly connected every round (B = 1); doubly stochastic with the
@@ -41,6 +41,28 @@ pub enum Topology {
     /// Two disjoint rings over the two halves of the nodes: never strongly connected (a
     /// negative control of Assumption 1).
     Split,
+    /// A sequence given edge by edge: `rounds[t mod len]` is the list of directed edges `[i, j]`
+    /// (`i` pushes to `j`) of round `t`, repeated cyclically over the rounds. Self-loops are
+    /// added as for every other kind, so a round's list may be empty (every node keeps its own
+    /// share) and the weights `p_ji = 1/|N_out(i)|` stay defined (004:L100).
+    Explicit {
+        /// Per-round directed edge lists, node indices in `[0, m - 1]`, at least one round.
+        rounds: Vec<Vec<[usize; 2]>>,
+    },
+    /// An [`Topology::Explicit`] sequence read from a TOML file holding `rounds = [[[i, j], ...],
+    /// ...]`, its path relative to the working directory. Cards read it when they are parsed
+    /// ([`Topology::resolve`]); an unread file has no edges beyond the self-loops.
+    File {
+        /// Path of the file.
+        path: String,
+    },
+}
+
+/// The contents of a [`Topology::File`].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EdgeFile {
+    rounds: Vec<Vec<[usize; 2]>>,
 }
 
 impl Topology {
@@ -53,6 +75,8 @@ impl Topology {
             Topology::Complete => "complete graph".into(),
             Topology::RingHub => "ring plus broadcasting hub".into(),
             Topology::Split => "two disjoint rings".into(),
+            Topology::Explicit { rounds } => format!("explicit sequence of {} rounds", rounds.len()),
+            Topology::File { path } => format!("sequence read from {path}"),
         }
     }
 
@@ -66,8 +90,43 @@ impl Topology {
                 Err(Error::field(format!("{field}.k"), format!("got {k} with m = {m}"), format!("an integer in [1, m - 1] = [1, {}]", m.saturating_sub(1))))
             }
             Topology::Split if m < 2 => Err(Error::field(format!("{field}.kind"), "split needs two halves", "m >= 2")),
+            Topology::Explicit { rounds } if rounds.is_empty() => {
+                Err(Error::field(format!("{field}.rounds"), "no rounds", "a non-empty list of per-round edge lists [[i, j], ...]"))
+            }
+            Topology::Explicit { rounds } => {
+                for (t, edges) in rounds.iter().enumerate() {
+                    if let Some((e, [i, j])) = edges.iter().enumerate().find(|(_, [i, j])| *i >= m || *j >= m) {
+                        return Err(Error::field(
+                            format!("{field}.rounds[{t}][{e}]"),
+                            format!("edge [{i}, {j}] with m = {m}"),
+                            format!("node indices in [0, m - 1] = [0, {}]", m.saturating_sub(1)),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            Topology::File { path } => {
+                Err(Error::field(format!("{field}.path"), format!("`{path}` not read yet"), "a file read by Topology::resolve before use"))
+            }
             _ => Ok(()),
         }
+    }
+
+    /// A [`Topology::File`] read into the [`Topology::Explicit`] sequence it holds; any other
+    /// kind unchanged.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be read; [`Error::InvalidField`] naming `field.path`
+    /// when it is not a TOML table `rounds = [[[i, j], ...], ...]`.
+    pub fn resolve(self, field: &str) -> Result<Self> {
+        let Topology::File { path } = self else { return Ok(self) };
+        if path.is_empty() {
+            return Err(Error::field(format!("{field}.path"), "empty path", "a path to a TOML file, relative to the working directory"));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
+        let file: EdgeFile = toml::from_str(&text)
+            .map_err(|e| Error::field(format!("{field}.path"), format!("`{path}`: {}", e.message()), "a TOML file holding rounds = [[[i, j], ...], ...]"))?;
+        Ok(Topology::Explicit { rounds: file.rounds })
     }
 
     /// Out-neighbour lists of round `t` (each includes the node itself, ascending).
@@ -116,6 +175,16 @@ impl Topology {
                     o.push(start + (i - start + 1) % len);
                 }
             }
+            Topology::Explicit { rounds } => {
+                // Edges outside `[0, m)` are rejected by `validate`; skipped here, never a panic.
+                if let Some(edges) = rounds.get(t % rounds.len().max(1)) {
+                    for &[i, j] in edges.iter().filter(|[i, j]| *i < m && *j < m) {
+                        out[i].push(j);
+                    }
+                }
+            }
+            // Read by `resolve` before use; unread, only the self-loops.
+            Topology::File { .. } => {}
         }
         for o in out.iter_mut() {
             o.sort_unstable();
