@@ -263,7 +263,8 @@ pub fn run_scenario(s: &Scenario, claims: &[FedPltClaim], bound_scale: f64) -> R
                 let schedule = Schedule::Decaying { z: base * rho, beta, offset };
                 let a = paths(schedule);
                 let measured = a.min;
-                let stop = a.first_failure.is_some() || !(measured > 0.0);
+                // A ratio that is not positive (or NaN) ends the iteration: A6 fails on this run.
+                let stop = a.first_failure.is_some() || measured.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
                 let consistent = !stop && (measured - rho).abs() <= 1e-9 * rho;
                 found = Some((schedule, a, consistent));
                 if stop || consistent {

@@ -112,6 +112,9 @@ pub fn exact_run(
     Ok(ExactRun { distance, final_mean: mu.iter().copied().collect(), local_gradient_sup: sup })
 }
 
+/// Where Assumption 6 failed: round, client, sample path and the ratio (NaN when undefined).
+pub type AlignmentFailure = (usize, usize, u64, f64);
+
 /// The alignment ratios of Assumption 6 along sample paths (001:L151-156).
 #[derive(Debug, Clone, Serialize)]
 pub struct Alignment {
@@ -121,7 +124,7 @@ pub struct Alignment {
     pub min: f64,
     /// Where a ratio was not positive or undefined (its denominator 0), if anywhere: round,
     /// client, replicate and value.
-    pub first_failure: Option<(usize, usize, u64, f64)>,
+    pub first_failure: Option<AlignmentFailure>,
     /// Sample paths run.
     pub replicates: usize,
     /// Monte Carlo `||W^t - W*||^2` per replicate (for cross-checks), `t = 0..=T`.
@@ -157,7 +160,7 @@ pub fn sample_paths(
 ) -> Alignment {
     let deterministic = gradient == LocalGradient::Full || inst.sigma == 0.0;
     let replicates = if deterministic { 1 } else { replicates };
-    let paths: Vec<(Vec<f64>, Vec<f64>, Option<(usize, usize, u64, f64)>)> = crate::engine::monte_carlo::replicates(replicates, |r| {
+    let paths: Vec<(Vec<f64>, Vec<f64>, Option<AlignmentFailure>)> = crate::engine::monte_carlo::replicates(replicates, |r| {
         let mut w = inst.initial.clone();
         let mut per_round = Vec::with_capacity(rounds);
         let mut distance = Vec::with_capacity(rounds + 1);
@@ -177,10 +180,9 @@ pub fn sample_paths(
                                 failure = Some((t, k, r, rho));
                             }
                         }
-                        None if (x - w_star).norm() > 1e-9 * (1.0 + w_star.norm()) => {
-                            if failure.is_none() {
-                                failure = Some((t, k, r, f64::NAN));
-                            }
+                        // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
+                        None if (x - w_star).norm() > 1e-9 * (1.0 + w_star.norm()) && failure.is_none() => {
+                            failure = Some((t, k, r, f64::NAN));
                         }
                         None => {}
                     }
