@@ -80,3 +80,28 @@ pub fn canonical_hash<T: Serialize>(scenario: &T) -> String {
     let json = serde_json::to_string(scenario).unwrap_or_default();
     Sha256::digest(json.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
+
+/// The claim statements of a family's embedded cards, read once per process: a family's `claims`
+/// is asked for often (routing, validation, summaries) and parsing its cards each time is waste.
+pub struct Statements(std::sync::OnceLock<Vec<(String, String)>>);
+
+impl Statements {
+    /// Not yet read.
+    pub const fn new() -> Self {
+        Self(std::sync::OnceLock::new())
+    }
+
+    /// The statement of claim `id`, empty when the cards have none; `entries` gives the cards'
+    /// claim entries the first time (an empty list when the cards cannot be read, which a test of
+    /// each family's embedded cards rules out).
+    pub fn of(&self, id: &str, entries: impl FnOnce() -> Vec<ClaimCard>) -> String {
+        let all = self.0.get_or_init(|| entries().into_iter().map(|c| (c.id, c.statement)).collect());
+        all.iter().find(|(k, _)| k == id).map(|(_, v)| v.clone()).unwrap_or_default()
+    }
+}
+
+impl Default for Statements {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -12,7 +12,7 @@ use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, R
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
-use crate::families::ccyw::problem::{GradientSummary, ProblemConstants, QuadraticInstance};
+use crate::families::ccyw::problem::{GradientSummary, Layout, ProblemConstants, QuadraticInstance};
 use crate::verdict::{evaluate, Evaluation, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
@@ -102,7 +102,11 @@ pub struct ScenarioRun {
 
 /// Claim inputs of an instance before steps are chosen (steps NaN).
 pub fn base_inputs(inst: &QuadraticInstance, c: &ProblemConstants, k: usize, m: usize, t: usize) -> ClaimInputs {
-    let layout = inst.layout();
+    inputs_for(inst.layout(), c, k, m, t)
+}
+
+/// Claim inputs of a layout and its constants before steps are chosen (steps NaN).
+fn inputs_for(layout: Layout, c: &ProblemConstants, k: usize, m: usize, t: usize) -> ClaimInputs {
     ClaimInputs {
         n: layout.n,
         m,
@@ -323,27 +327,8 @@ pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) ->
 }
 
 fn claim_inputs_of(run: &ScenarioRun, rounds: usize) -> ClaimInputs {
-    let c = &run.constants;
     let p = &run.params;
-    ClaimInputs {
-        n: run.layout.n,
-        m: p.m,
-        k: p.k,
-        t: rounds,
-        du: run.layout.du,
-        dv: run.layout.dv,
-        l: c.l,
-        f0: c.f0,
-        b2: c.bgd.finite(),
-        sigma_u2: c.sigma_u2,
-        sigma_v2: c.sigma_v2,
-        b0: c.b0,
-        b0_literal: c.b0_literal,
-        gamma_u: p.gamma_u,
-        gamma_v: p.gamma_v,
-        eta_u: p.eta_u,
-        eta_v: p.eta_v,
-    }
+    ClaimInputs { gamma_u: p.gamma_u, gamma_v: p.gamma_v, eta_u: p.eta_u, eta_v: p.eta_v, ..inputs_for(run.layout, &run.constants, p.k, p.m, rounds) }
 }
 
 /// A scenario's instance, constants and resolved parameters (everything before the runs).

@@ -129,11 +129,8 @@ impl Family for Ccyw {
     }
 
     fn claims(&self) -> Vec<ClaimSummary> {
-        // The card is parsed once per process: `claims` is asked for often (routing, validation).
-        static STATEMENTS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-        let statements = STATEMENTS
-            .get_or_init(|| card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims.into_iter().map(|c| (c.id, c.statement))).collect());
-        let statement = |id: &str| statements.iter().find(|(k, _)| k == id).map(|(_, v)| v.clone()).unwrap_or_default();
+        static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
+        let statement = |id: &str| STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect());
         let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
             id: c.id(),
             kind: ClaimKind::Bound,

@@ -105,15 +105,11 @@ impl Family for DpgpFamily {
     }
 
     fn claims(&self) -> Vec<ClaimSummary> {
-        // The card's statements, parsed once per process: `claims` is asked for often.
-        static STATEMENTS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-        let statements = STATEMENTS.get_or_init(|| {
-            parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims.into_iter().map(|c| (c.id, c.statement)).collect()).unwrap_or_default()
-        });
+        static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
         summaries()
             .into_iter()
             .map(|mut c| {
-                c.statement = statements.iter().find(|(k, _)| k == c.id).map(|(_, v)| v.clone()).unwrap_or_default();
+                c.statement = STATEMENTS.of(c.id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default());
                 c
             })
             .collect()

@@ -87,10 +87,8 @@ impl Family for FedPlt {
     }
 
     fn claims(&self) -> Vec<ClaimSummary> {
-        // The card is parsed once per process: `claims` is asked for often (routing, validation).
-        static STATEMENTS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-        let statements = STATEMENTS.get_or_init(|| embedded_card().map(|c| c.claims.into_iter().map(|c| (c.id, c.statement)).collect()).unwrap_or_default());
-        let statement = |id: &str| statements.iter().find(|(k, _)| k == id).map(|(_, v)| v.clone()).unwrap_or_default();
+        static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
+        let statement = |id: &str| STATEMENTS.of(id, || embedded_card().map(|c| c.claims).unwrap_or_default());
         ALL.iter()
             .map(|c| ClaimSummary {
                 id: c.id(),
