@@ -222,7 +222,15 @@ pub fn compile(e: &Expr, scope: &Scope) -> Result<(Code, Interval), FormulaError
                     _ => Interval::everything(),
                 },
             };
-            Ok((Code::Bin(*op, Box::new(ca), Box::new(cb)), r))
+            let code = Code::Bin(*op, Box::new(ca), Box::new(cb));
+            // Constant parts fold to constants (so `n^(2/3)` has a constant exponent).
+            match code {
+                Code::Bin(_, ref a, ref b) if matches!(**a, Code::Const(_)) && matches!(**b, Code::Const(_)) => {
+                    let v = code.eval(&[]);
+                    Ok((Code::Const(v), Interval::point(v)))
+                }
+                _ => Ok((code, r)),
+            }
         }
         Node::Call(name, args) => {
             let Some((_, arity, _)) = FUNCTIONS.iter().find(|f| f.0 == name) else {

@@ -34,7 +34,7 @@ fn precedence_and_functions() {
 fn err(text: &str) -> super::FormulaError {
     match parse_expr(text) {
         Err(e) => e,
-        Ok(e) => compile(&e, &Scope::new(&SYMBOLS)).err().expect("an error"),
+        Ok(e) => compile(&e, &Scope::new(&SYMBOLS)).map(|_| ()).expect_err("an error"),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod claims;
 pub mod exact;
 pub mod experiments;
 pub mod family;
+pub mod formulas;
 pub mod lemma_estimates;
 pub mod monte_carlo;
 pub mod problem;
