@@ -203,3 +203,73 @@ fn a_changed_coefficient_is_caught_and_its_term_named() {
     let d = compare(&table, &formulas, &ccyw_samples());
     assert!(d.len() == 1 && d[0].starts_with("CCYW-T4.5 conditions: check 2"), "{d:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// fedplt
+// ---------------------------------------------------------------------------------------------
+
+use fedbounds::families::fedplt;
+use fedbounds::families::fedplt::claims::Inputs as PltInputs;
+use fedbounds::families::fedplt::formulas::RoundInputs;
+use fedbounds::families::fedplt::runs::Schedule;
+
+fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
+    let (mu, psi_min, rho_min) = (log_uniform(rng, 1e-2, 1.0), log_uniform(rng, 1e-2, 1.0), log_uniform(rng, 1e-2, 1.0));
+    let z = mu * psi_min * rho_min;
+    let schedule = match rng.gen_range(0..4) {
+        0 => Schedule::Constant(log_uniform(rng, 1e-4, 1.0)),
+        1 => Schedule::Decaying { z, beta: 1.0, offset: 1.0 },
+        2 => Schedule::Decaying { z: z * rng.gen_range(0.5..1.5), beta: rng.gen_range(1.0..4.0), offset: rng.gen_range(1.0..20.0) },
+        _ => Schedule::Decaying { z, beta: rng.gen_range(1.01..4.0), offset: 1.0 },
+    };
+    let alpha_min = if rng.gen_bool(0.1) { 0.0 } else { rng.gen_range(0.0..1.0) };
+    let sqrt_r_min = rng.gen_range(0.0..1.0);
+    PltInputs {
+        t: rng.gen_range(1..3000),
+        l: log_uniform(rng, 0.5, 1e2),
+        mu,
+        sigma2: constant(rng, 1e-3, 10.0),
+        tau: if rng.gen_bool(0.5) { 1 } else { rng.gen_range(1..8) },
+        psi_min,
+        psi_max: psi_min + rng.gen_range(0.0..2.0),
+        lambda: constant(rng, 1e-3, 10.0),
+        d0: constant(rng, 1e-3, 10.0),
+        gamma_mask: rng.gen_range(0.0..1.0),
+        gamma_mask_sqrt_r: rng.gen_range(0.0..1.0),
+        alpha_max: alpha_min + if rng.gen_bool(0.1) { 0.0 } else { rng.gen_range(0.0..1.0) },
+        alpha_min,
+        sqrt_r_max: sqrt_r_min + rng.gen_range(0.0..1.0),
+        sqrt_r_min,
+        g2: if rng.gen_bool(0.15) { None } else { Some(constant(rng, 1e-3, 10.0)) },
+        rho_min,
+        alignment_failure: None,
+        schedule,
+        schedule_z_consistent: rng.gen_bool(0.8),
+        limit_gap: constant(rng, 1e-6, 1.0),
+    }
+}
+
+fn fedplt_cards() -> Vec<ClaimCard> {
+    fedplt::family::embedded_card().expect("embedded card parses").claims
+}
+
+#[test]
+fn fedplt_bounds_and_conditions_agree_with_their_card_formulas() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xfed9);
+    let samples: Vec<PltInputs> = (0..DRAWS).map(|_| fedplt_inputs(&mut rng)).collect();
+    assert_twins("fedplt", &fedplt::formulas::claim_twins(), &fedplt_cards(), &samples);
+    let rounds: Vec<RoundInputs> = samples.into_iter().map(|x| RoundInputs { x, t: rng.gen_range(0..x.t), d_t: constant(&mut rng, 1e-4, 10.0) }).collect();
+    assert_twins("fedplt per-round", &fedplt::formulas::round_twins(), &fedplt_cards(), &rounds);
+}
+
+#[test]
+fn every_fedplt_claim_has_a_formula_twin() {
+    let cards = fedplt_cards();
+    let mut twinned: Vec<&str> = fedplt::formulas::claim_twins().fields.iter().map(|t| t.claim).collect();
+    twinned.extend(fedplt::formulas::round_twins().fields.iter().map(|t| t.claim));
+    for c in fedplt::claims::ALL {
+        let id = fedbounds::claim::BoundClaim::id(&c);
+        assert!(cards.iter().any(|k| k.id == id && k.formula.is_some()), "{id}: no formula in its card");
+        assert!(twinned.contains(&id), "{id}: no built-in field twinned");
+    }
+}

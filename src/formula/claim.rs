@@ -227,7 +227,12 @@ impl ClaimFormulas {
         }
         let mut conditions = Vec::new();
         for (field, text, kind, c) in parsed {
-            let side = |e: &Expr| compile(e, &scope).map(|r| r.0).map_err(|err| err.in_field(claim, &field, &text));
+            // A guard narrows the ranges within its own condition (`1/x^2 ... if x > 0`).
+            let mut inner = scope.clone();
+            if let Some((slot, to)) = c.guard.as_ref().and_then(|g| narrowing(g, &scope)) {
+                inner.narrow(slot, to);
+            }
+            let side = |e: &Expr| compile(e, &inner).map(|r| r.0).map_err(|err| err.in_field(claim, &field, &text));
             let guard = match &c.guard {
                 Some(g) => Some((side(&g.lhs)?, g.rel, side(&g.rhs)?)),
                 None => None,

@@ -178,7 +178,7 @@ fn pow(a: f64, b: f64) -> f64 {
         a * a
     } else if b == 3.0 {
         a * a * a
-    } else if b.fract() == 0.0 && b.abs() <= 64.0 {
+    } else if b.fract() == 0.0 && b.abs() <= i32::MAX as f64 {
         a.powi(b as i32)
     } else {
         a.powf(b)
