@@ -273,3 +273,67 @@ fn every_fedplt_claim_has_a_formula_twin() {
         assert!(twinned.contains(&id), "{id}: no built-in field twinned");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// dpgp
+// ---------------------------------------------------------------------------------------------
+
+use fedbounds::families::dpgp;
+use fedbounds::families::dpgp::formulas::Inputs as DpgpInputs;
+use fedbounds::families::dpgp::problem::{Constants, GradientDiversity};
+use fedbounds::families::dpgp::round::Params;
+use fedbounds::families::dpgp::topology::Connectivity;
+
+fn dpgp_inputs(rng: &mut ChaCha8Rng) -> DpgpInputs {
+    let l_u = log_uniform(rng, 0.1, 10.0);
+    let l_vu = constant(rng, 1e-2, 5.0);
+    let constants = Constants {
+        l_u,
+        l_v: log_uniform(rng, 0.1, 10.0),
+        l_uv: l_vu,
+        l_vu,
+        chi: 1.0,
+        sigma_u: constant(rng, 1e-2, 2.0),
+        sigma_v: constant(rng, 1e-2, 2.0),
+        sigma_g2: if rng.gen_bool(0.2) {
+            GradientDiversity { value: None, reason: "coupled".into() }
+        } else {
+            GradientDiversity { value: Some(constant(rng, 1e-3, 5.0)), reason: String::new() }
+        },
+        f_star: rng.gen_range(-5.0..5.0),
+    };
+    let connectivity = Connectivity {
+        window: Some(1),
+        delta: if rng.gen_bool(0.05) { 0.0 } else { rng.gen_range(1e-3..1.0) },
+        c: log_uniform(rng, 0.5, 50.0),
+        q: rng.gen_range(0.0..0.99),
+        estimation_rounds: 10,
+        column_stochastic: true,
+    };
+    let params = Params { eta_u: log_uniform(rng, 1e-5, 1.0), eta_v: log_uniform(rng, 1e-4, 1.0), k_u: rng.gen_range(1..10), k_v: rng.gen_range(1..10) };
+    DpgpInputs { f0: constants.f_star + constant(rng, 1e-3, 10.0), constants, connectivity, params, t: rng.gen_range(1..100_000) }
+}
+
+fn dpgp_cards() -> Vec<ClaimCard> {
+    dpgp::card::parse_card(dpgp::card::DEFAULT_CARD, "theorems/dpgp.toml").expect("embedded card parses").claims
+}
+
+#[test]
+fn dpgp_bounds_and_conditions_agree_with_their_card_formulas() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xd96);
+    let samples: Vec<DpgpInputs> = (0..DRAWS).map(|_| dpgp_inputs(&mut rng)).collect();
+    assert_twins("dpgp", &dpgp::formulas::claim_twins(), &dpgp_cards(), &samples);
+}
+
+#[test]
+fn every_dpgp_claim_has_a_formula_twin_or_a_reason_why_not() {
+    let cards = dpgp_cards();
+    let twinned: Vec<&str> = dpgp::formulas::claim_twins().fields.iter().map(|t| t.claim).collect();
+    for c in dpgp::claims::summaries() {
+        if dpgp::formulas::WITHOUT_FORMULA.iter().any(|(id, _)| *id == c.id) {
+            continue;
+        }
+        assert!(cards.iter().any(|k| k.id == c.id && k.formula.is_some()), "{}: no formula in its card", c.id);
+        assert!(twinned.contains(&c.id), "{}: no built-in field twinned", c.id);
+    }
+}
