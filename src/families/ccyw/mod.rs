@@ -7,6 +7,7 @@
 
 pub mod algorithm;
 pub mod card;
+pub mod card_claims;
 pub mod check;
 pub mod claims;
 pub mod exact;
