@@ -40,13 +40,18 @@ pub struct ClaimCard {
     /// The metric bounded.
     pub metric: String,
     /// Where the bound is evaluated.
+    #[serde(default)]
     pub bound: BoundSpec,
     /// Which reading is encoded, and why.
     pub reading: String,
+    /// The claim as formulas over the family's symbols: for a built-in claim its twin (checked
+    /// against the Rust by a property test), for a card-defined claim the claim itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formula: Option<crate::formula::FormulaCard>,
 }
 
 /// How a bound is evaluated.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct BoundSpec {
     /// Name of a built-in bound function (the claim id it implements).

@@ -245,6 +245,25 @@ pub trait Family: Sync + Send {
     fn conditions(&self, _given: &Given, _claims: &[String], _json: bool) -> Result<String> {
         Err(Error::Unknown { kind: "command for this family", name: "conditions".into(), known: "check, run".into() })
     }
+    /// The names a card's formulas may use for this family (empty when it reads none).
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &[]
+    }
+    /// Reads a user's card: claims it defines by formulas (ids that are not built in) become
+    /// claims of this family for the rest of the process, beside the built-in ones.
+    ///
+    /// # Errors
+    /// Bad input naming the claim, the field and the position; by default, any claim of the card
+    /// that is not built in, since the family reads no formula claims.
+    fn load_card(&self, card: &CardText) -> Result<()> {
+        let table: toml::Table = toml::from_str(&card.text).map_err(|e| Error::Parse { what: card.what.clone(), message: e.to_string() })?;
+        let known: Vec<&str> = self.claims().iter().map(|c| c.id).collect();
+        let claims = table.get("claims").and_then(|c| c.as_array()).cloned().unwrap_or_default();
+        match claims.iter().filter_map(|c| c.get("id").and_then(|i| i.as_str())).find(|id| !known.contains(id)) {
+            Some(id) => Err(Error::field(format!("claims[{id}]"), format!("family `{}` reads no claims defined in a card", self.id()), known.join(", "))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The registered families. The first is the default for scenario and card files that name no
@@ -343,6 +362,9 @@ impl Registry {
     /// # Errors
     /// The first error (bad input fails before any run of the family at fault).
     pub fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<CheckOutcome> {
+        if let Some(card) = &request.card {
+            self.family_of(&card.text, &card.what)?.load_card(card)?;
+        }
         self.require_known_claims(&request.claims)?;
         let card_family = match &request.card {
             Some(card) => Some(self.family_of(&card.text, &card.what)?.id()),

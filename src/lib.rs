@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod families;
 pub mod family;
+pub mod formula;
 pub mod prec;
 pub mod report;
 pub mod rng;

@@ -49,13 +49,19 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Also list the claims a card defines by formulas.
+        #[arg(long)]
+        card: Option<PathBuf>,
+        /// List the names each family's card formulas may use, with their meanings and ranges.
+        #[arg(long)]
+        symbols: bool,
     },
     /// Check claims on the card's default scenarios and write reports (JSON, Markdown, CSV, PNG).
     /// Without filters (--claim, --scenario, --card, --bound-scale, --estimator) it also mirrors
     /// the paper's figures and runs the adversarial search for every claim.
     Check(CheckArgs),
     /// Which conditions of each claim hold for given constants and step sizes, and the admissible steps.
-    Conditions(ConditionsArgs),
+    Conditions(Box<ConditionsArgs>),
     /// Run one scenario file (explicit matrices or a generated instance) and print per-round metrics,
     /// constants and verdicts as JSON.
     Run(RunArgs),
@@ -89,6 +95,9 @@ struct SearchArgs {
     /// Skip the PNG figures.
     #[arg(long)]
     no_plots: bool,
+    /// A card whose formula-defined claims may be searched too (its scenarios give their starting points).
+    #[arg(long)]
+    card: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -224,6 +233,9 @@ struct ConditionsArgs {
     /// The family whose claims are queried (default: the first registered; see `list`).
     #[arg(long)]
     family: Option<String>,
+    /// A card whose formula-defined claims are queried too (its family unless --family says otherwise).
+    #[arg(long)]
+    card: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -248,9 +260,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let families = registry();
     let result = match cli.command {
-        Command::List { json } => list(&families, json),
+        Command::List { json, card, symbols } => list(&families, json, card.as_deref(), symbols),
         Command::Check(a) => run_check(&families, a),
-        Command::Conditions(a) => conditions(&families, a),
+        Command::Conditions(a) => conditions(&families, *a),
         Command::Run(a) => run_file(&families, a),
         Command::Experiments(a) => run_experiments(&families, a),
         Command::Search(a) => run_search(&families, a),
@@ -327,7 +339,54 @@ fn require_threads(threads: Option<usize>) -> Result<(), Error> {
     }
 }
 
-fn list(families: &Registry, json: bool) -> anyhow::Result<ExitCode> {
+/// Reads a card given on the command line and lets its family load the claims it defines.
+fn load_card(families: &Registry, path: Option<&std::path::Path>) -> anyhow::Result<Option<CardText>> {
+    let Some(p) = path else { return Ok(None) };
+    let card = CardText { what: p.display().to_string(), text: read_file(p)? };
+    families.family_of(&card.text, &card.what)?.load_card(&card)?;
+    Ok(Some(card))
+}
+
+fn list_symbols(families: &Registry) {
+    for f in families.families() {
+        if f.symbols().is_empty() {
+            continue;
+        }
+        emit(&format!(
+            "{} ({}): names a card formula may use
+
+{:<14} {:<16} meaning
+",
+            f.title(),
+            f.id(),
+            "name",
+            "range"
+        ));
+        for s in f.symbols() {
+            let range = s.range.to_string();
+            emit(&format!(
+                "{:<14} {:<16} {}
+",
+                s.name, range, s.meaning
+            ));
+        }
+        emit(
+            "
+",
+        );
+    }
+    emit(
+        "Functions: sqrt, ln, exp, abs, min(a, ...), max(a, ...), div_pos(a, b) (a/b when b > 0, else inf); operators + - * / ^ and parentheses.
+",
+    );
+}
+
+fn list(families: &Registry, json: bool, card: Option<&std::path::Path>, symbols: bool) -> anyhow::Result<ExitCode> {
+    load_card(families, card)?;
+    if symbols {
+        list_symbols(families);
+        return Ok(ExitCode::SUCCESS);
+    }
     if json {
         let rows: Vec<serde_json::Value> =
             families.families().iter().map(|f| serde_json::json!({"family": f.id(), "title": f.title(), "claims": f.claims()})).collect();
@@ -433,9 +492,11 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode> {
-    let target = match &a.family {
-        Some(id) => families.by_id(id)?,
-        None => families.default_family(),
+    let card = load_card(families, a.card.as_deref())?;
+    let target = match (&a.family, &card) {
+        (Some(id), _) => families.by_id(id)?,
+        (None, Some(c)) => families.family_of(&c.text, &c.what)?,
+        (None, None) => families.default_family(),
     };
     let mut given = Given::new();
     // Only the values given reach the family, which names any it needs and lacks.
@@ -505,8 +566,12 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--budget", format!("got {}", a.budget), format!("an integer >= 1 and <= {MAX_BUDGET}")).into());
     }
     require_positive("--bound-scale", a.bound_scale)?;
+    load_card(families, a.card.as_deref())?;
     families.require_known_claims(&a.claims)?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
+    if let Some(c) = &a.card {
+        cmd.push_str(&format!(" --card '{}'", c.display()));
+    }
     for c in &a.claims {
         cmd.push_str(&format!(" --claim '{c}'"));
     }

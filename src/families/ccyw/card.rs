@@ -227,6 +227,11 @@ impl Scenario {
 /// out of range; duplicate scenario names.
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    // Claims the card defines by formulas are compiled and registered first, so its scenarios
+    // may name them.
+    if card.claims.iter().any(|c| !crate::families::ccyw::claims::builtin_ids().contains(&c.id.as_str())) {
+        crate::families::ccyw::card_claims::register(&card.claims, &crate::families::ccyw::claims::builtin_ids(), card.scenarios.clone())?;
+    }
     for (i, s) in card.scenarios.iter().enumerate() {
         s.check(&format!("scenarios[{i}] ({})", s.name))?;
         if card.scenarios[..i].iter().any(|o| o.name == s.name) {

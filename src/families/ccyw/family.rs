@@ -130,7 +130,11 @@ impl Family for Ccyw {
 
     fn claims(&self) -> Vec<ClaimSummary> {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        let statement = |id: &str| STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect());
+        let from_cards = super::card_claims::registered();
+        let statement = |id: &str| match from_cards.iter().find(|c| c.formulas.claim == id) {
+            Some(c) => c.statement.clone(),
+            None => STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect()),
+        };
         let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
             id: c.id(),
             kind: ClaimKind::Bound,
@@ -159,7 +163,15 @@ impl Family for Ccyw {
     fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
         let cards = cards(request)?;
         let all_scenarios: Vec<&Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();
-        let selection = Selection::by_ids(&own_ids(&request.claims))?;
+        // A card that defines claims by formulas is checked for those claims unless others are named.
+        let card_defined: Vec<String> = match &request.card {
+            Some(_) if request.claims.is_empty() => {
+                let builtin = claims::builtin_ids();
+                cards.iter().flat_map(|c| c.claims.iter()).map(|c| c.id.clone()).filter(|id| !builtin.contains(&id.as_str())).collect()
+            }
+            _ => Vec::new(),
+        };
+        let selection = Selection::by_ids(&own_ids(if card_defined.is_empty() { &request.claims } else { &card_defined }))?;
         if let Some(b) = request.bound_scale {
             require_positive("--bound-scale", b)?;
         }
@@ -230,6 +242,14 @@ impl Family for Ccyw {
 
     fn conditions(&self, given: &Given, ids: &[String], json: bool) -> Result<String> {
         conditions(given, ids, json)
+    }
+
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &super::formulas::SYMBOLS
+    }
+
+    fn load_card(&self, card: &crate::family::CardText) -> Result<()> {
+        card::parse_card(&card.text, &card.what).map(|_| ())
     }
 }
 

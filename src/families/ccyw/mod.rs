@@ -7,11 +7,13 @@
 
 pub mod algorithm;
 pub mod card;
+pub mod card_claims;
 pub mod check;
 pub mod claims;
 pub mod exact;
 pub mod experiments;
 pub mod family;
+pub mod formulas;
 pub mod lemma_estimates;
 pub mod monte_carlo;
 pub mod problem;

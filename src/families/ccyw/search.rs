@@ -120,9 +120,11 @@ impl Structure {
     /// [`Error::InvalidField`] when no embedded scenario checks the claim.
     pub fn of(claim: &'static dyn Claim) -> Result<Self> {
         let cards = crate::families::ccyw::card::embedded_cards()?;
+        let from_cards = crate::families::ccyw::card_claims::registered_scenarios();
         let base = cards
             .iter()
             .flat_map(|c| c.scenarios.iter())
+            .chain(from_cards.iter())
             .find(|s| s.algorithm.kind == claim.algorithm() && s.expected.get(claim.id()) == Some(&VerdictKind::Holds))
             .ok_or_else(|| Error::field("claim", format!("no default scenario where `{}` holds", claim.id()), "a claim with a default scenario"))?;
         let prepared = check::prepare(base)?;
@@ -200,8 +202,9 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         GammaRule::Exactly(g) => g,
         GammaRule::AtMost(g) => g * 10f64.powf(lerp(-3.0, 0.0, x[10])),
     };
-    let eta_u = admissible.eta_u_min * 10f64.powf(x[11]);
-    let eta_v = admissible.eta_v_min * 10f64.powf(x[12]);
+    let (u_exact, v_exact) = claim.eta_prescribed(&inputs);
+    let eta_u = admissible.eta_u_min * if u_exact { 1.0 } else { 10f64.powf(x[11]) };
+    let eta_v = admissible.eta_v_min * if v_exact { 1.0 } else { 10f64.powf(x[12]) };
     for (field, v) in [("gamma", gamma), ("eta_u", eta_u), ("eta_v", eta_v)] {
         if !(v.is_finite() && v > 0.0) {
             return Err(Error::field(format!("algorithm.{field}"), format!("the claim admits {v} at this instance"), "a finite number > 0"));

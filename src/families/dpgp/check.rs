@@ -13,6 +13,7 @@ use crate::verdict::{evaluate_inequality, Checkpoint, Evaluation};
 use super::card::{Comparison, Scenario};
 use super::claims::{
     aa, assumption_checks, evaluate_calibrated, evaluate_ordering, evaluate_rate, fit_slope, step_checks, theorem1_shape, Rec32, Rec32Reading, SlopeFit,
+    C1_EXPONENT, INV_T_EXPONENT,
 };
 use super::problem::{Constants, Instance};
 use super::round::{exact_trajectory, sampled_trajectory, Params, Trajectory};
@@ -219,13 +220,13 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
         claim: "DPGP-C1",
         reading: "primary",
         constants: "estimated",
-        evaluation: evaluate_rate(fit, -0.5, horizon, series.clone(), rate_checks.clone(), bound_scale),
+        evaluation: evaluate_rate(fit, C1_EXPONENT, horizon, series.clone(), rate_checks.clone(), bound_scale),
     });
     results.push(ClaimResult {
         claim: "DPGP-C1~rate-inv-T",
         reading: "rate-inv-T",
         constants: "estimated",
-        evaluation: evaluate_rate(fit, -1.0, horizon, series, rate_checks.clone(), bound_scale),
+        evaluation: evaluate_rate(fit, INV_T_EXPONENT, horizon, series, rate_checks.clone(), bound_scale),
     });
     // The same rate with Delta_v^t read at the de-biased z_i^t (004:L133 prints u_i^t).
     let ys_debiased: Vec<f64> = sweep.iter().map(|p| p.metric_debiased).collect();
@@ -241,7 +242,7 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
         claim: "DPGP-C1~debiased-z",
         reading: "debiased-z",
         constants: "estimated",
-        evaluation: evaluate_rate(fit_slope(&ts, &ys_debiased, CONFIDENCE), -0.5, horizon, series_debiased, rate_checks, bound_scale),
+        evaluation: evaluate_rate(fit_slope(&ts, &ys_debiased, CONFIDENCE), C1_EXPONENT, horizon, series_debiased, rate_checks, bound_scale),
     });
 
     Ok(ScenarioRun {

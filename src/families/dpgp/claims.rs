@@ -32,6 +32,13 @@ use super::problem::Constants;
 use super::round::Params;
 use super::topology::Connectivity;
 
+/// Corollary 1's rate (004:L142-155): Theorem 1's metric decays as `T^(-1/2)`, i.e. its log-log
+/// slope over a sweep of `T` is at most this exponent.
+pub const C1_EXPONENT: f64 = -0.5;
+
+/// The negative control's rate, `1/T`, which the paper does not claim.
+pub const INV_T_EXPONENT: f64 = -1.0;
+
 /// Lemma 3's `AA`. With `plus_one` (proof, (19), 004:L556, and (24), L590):
 /// `AA = 8 K_u^2 eta_u^2 C^2 (K_u+1) / ((1-q)^2 K_u - 8 K_u^2 eta_u^2 L_u^2 C^2 (K_u+1))`;
 /// without (statement (13), 004:L522) both `(K_u+1)` factors are dropped. `+inf` when the

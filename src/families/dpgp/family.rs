@@ -275,6 +275,10 @@ impl Family for DpgpFamily {
         let run = run_scenario_with(&scenario, 1.0, replicates).map_err(|e| e.in_scenario(&scenario.name))?;
         to_json(&summarize(&run))
     }
+
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &super::formulas::SYMBOLS
+    }
 }
 
 /// Connectivity and rate per scenario, for the terminal.

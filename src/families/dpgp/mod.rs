@@ -18,6 +18,7 @@ pub mod card;
 pub mod check;
 pub mod claims;
 pub mod family;
+pub mod formulas;
 pub mod plot;
 pub mod problem;
 pub mod round;

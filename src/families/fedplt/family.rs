@@ -166,4 +166,8 @@ impl Family for FedPlt {
             "verdicts": verdicts,
         }))
     }
+
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &super::formulas::SYMBOLS
+    }
 }

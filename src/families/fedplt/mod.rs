@@ -11,6 +11,7 @@ pub mod algorithm;
 pub mod check;
 pub mod claims;
 pub mod family;
+pub mod formulas;
 pub mod problem;
 pub mod report;
 pub mod runs;

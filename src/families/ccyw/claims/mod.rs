@@ -145,13 +145,27 @@ pub trait Claim: BoundClaim<Inputs = ClaimInputs> {
     fn metric(&self) -> Metric;
     /// Admissible step sizes at these inputs (`gamma_*`, `eta_*` of `x` are ignored).
     fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps;
+    /// Whether `eta_u`, `eta_v` are prescribed (equal to their admissible value, e.g. a claim
+    /// about plain averaging, `eta_u = 1`) rather than bounded below.
+    fn eta_prescribed(&self, _x: &ClaimInputs) -> (bool, bool) {
+        (false, false)
+    }
 }
 
-/// Every registered claim, in report order.
+/// Every claim, in report order: the built-in ones, then those a card given on the command line
+/// defines by formulas ([`super::card_claims`]).
 pub fn all_claims() -> Vec<&'static dyn Claim> {
     let fedavg = fedavg_p::FEDAVG_P_CLAIMS.iter().map(|c| c as &dyn Claim);
     let scaffold = scaffold_p::SCAFFOLD_P_CLAIMS.iter().map(|c| c as &dyn Claim);
-    fedavg.chain(scaffold).collect()
+    let cards = super::card_claims::registered().into_iter().map(|c| c as &dyn Claim);
+    fedavg.chain(scaffold).chain(cards).collect()
+}
+
+/// The ids of the built-in claims and lemmas.
+pub fn builtin_ids() -> Vec<&'static str> {
+    let fedavg = fedavg_p::FEDAVG_P_CLAIMS.iter().map(|c| c.id());
+    let scaffold = scaffold_p::SCAFFOLD_P_CLAIMS.iter().map(|c| c.id());
+    fedavg.chain(scaffold).chain(all_lemmas().iter().map(|c| c.id())).collect()
 }
 
 /// Every registered lemma, in report order.

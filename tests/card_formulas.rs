@@ -1,0 +1,122 @@
+//! A claim written in a card, not in Rust: checked, listed, queried and searched like a built-in
+//! one through the command line, and refused with the claim, the field and the position when a
+//! formula is wrong (exit 2, nothing written).
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fedbounds");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/local-sgd-card.toml");
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).env_remove("RUST_BACKTRACE").output().expect("the fedbounds binary starts");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn out_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+#[test]
+fn a_card_defined_claim_is_checked_end_to_end() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = run(&["check", "--card", EXAMPLE, "--out", out, "--no-plots", "--format", "csv"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("LOCAL-SGD,")).collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    assert!(rows.iter().filter(|r| r.contains(",holds,holds,")).count() == 3, "{stdout}");
+    assert!(rows.iter().any(|r| r.contains("local-sgd-past-step,exact,not-applicable")), "{stdout}");
+    assert!(!stdout.contains("CCYW-T3.7,"), "only the card's own claims are checked by default: {stdout}");
+    assert!(Path::new(out).join("claims").join("LOCAL-SGD.md").exists(), "the claim has its report page");
+    // Negative control: the bound shrunk below the observed values is reported violated (exit 1).
+    let (code, stdout, _) = run(&["check", "--card", EXAMPLE, "--claim", "LOCAL-SGD", "--out", out, "--no-plots", "--format", "csv", "--bound-scale", "0.05"]);
+    assert_eq!(code, 1);
+    assert!(stdout.lines().any(|l| l.starts_with("LOCAL-SGD,") && l.contains(",violated,")), "{stdout}");
+}
+
+#[test]
+fn list_conditions_and_search_see_a_card_defined_claim() {
+    let (code, stdout, stderr) = run(&["list", "--card", EXAMPLE]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("LOCAL-SGD ") && stdout.contains("LOCAL-SGD~no-drift"), "{stdout}");
+    let (code, stdout, stderr) = run(&[
+        "conditions",
+        "--card",
+        EXAMPLE,
+        "--claim",
+        "LOCAL-SGD",
+        "--n",
+        "10",
+        "--m",
+        "10",
+        "--k",
+        "5",
+        "--rounds",
+        "100",
+        "--l",
+        "1",
+        "--f0",
+        "2",
+        "--b2",
+        "1",
+        "--sigma-u2",
+        "1",
+        "--du",
+        "4",
+        "--dv",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("LOCAL-SGD: admissible gamma <= 0.025, eta_u >= 1"), "{stdout}");
+    assert!(stdout.contains("[ok] gamma <= 1/(8*L*K)") && stdout.contains("bound = "), "{stdout}");
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = run(&["search", "--card", EXAMPLE, "--claim", "LOCAL-SGD", "--budget", "8", "--out", out, "--no-plots"]);
+    assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("LOCAL-SGD ")), "{stdout}");
+    assert!(Path::new(out).join("search").join("LOCAL-SGD.toml").exists());
+    let (_, stdout, _) = run(&["list", "--symbols"]);
+    assert!(stdout.contains("sigma_u2") && stdout.contains("div_pos"), "{stdout}");
+}
+
+/// The example card with one formula replaced.
+fn card_with(from: &str, to: &str) -> tempfile::NamedTempFile {
+    let text = std::fs::read_to_string(EXAMPLE).expect("the example card");
+    assert!(text.contains(from), "{from}");
+    let f = tempfile::NamedTempFile::new().expect("a temporary file");
+    std::fs::write(f.path(), text.replacen(from, to, 1)).expect("written");
+    f
+}
+
+fn assert_refused(card: &tempfile::NamedTempFile, needles: &[&str]) {
+    let dir = out_dir();
+    let out = dir.path().join("reports");
+    for args in [
+        vec!["check", "--card", card.path().to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-plots"],
+        vec!["list", "--card", card.path().to_str().unwrap()],
+    ] {
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {stdout}\n{stderr}");
+        for n in needles {
+            assert!(stderr.contains(n), "{args:?}: `{n}` not in {stderr}");
+        }
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
+#[test]
+fn bad_formulas_are_refused_with_the_claim_the_field_and_the_position() {
+    let bound = "bound = \"4*F0/(T*K*gamma) + 4*L*gamma*sigma_u2/n + drift\"";
+    assert_refused(&card_with(bound, "bound = \"4*F0/(T*K*gama) + drift\""), &["claims[LOCAL-SGD].formula.bound", "column 11", "unknown symbol `gama`"]);
+    assert_refused(&card_with(bound, "bound = \"4*F0/(T*K*gamma + drift\""), &["claims[LOCAL-SGD].formula.bound", "column 24", "`)`"]);
+    assert_refused(&card_with(bound, "bound = \"4*F0/(T*(K-1)*gamma)\""), &["claims[LOCAL-SGD].formula.bound", "column 6", "can be zero"]);
+    let cond = "conditions = [\"eta_u = 1\", \"gamma <= 1/(8*L*K)\"]";
+    assert_refused(&card_with(cond, "conditions = [\"eta_u = 1\", \"gamma - 1/(8*L*K)\"]"), &["claims[LOCAL-SGD].formula.conditions[1]", "not a comparison"]);
+    assert_refused(
+        &card_with("metric = \"shared_plus_personal\"", "metric = \"gradient_norm\""),
+        &["claims[LOCAL-SGD].formula.metric", "shared_plus_weighted_personal"],
+    );
+    let lets = "let = [\"drift = 16*L^2";
+    assert_refused(&card_with(lets, "let = [\"drift = 16*L^^2"), &["claims[LOCAL-SGD].formula.let[0]", "column 14"]);
+}
