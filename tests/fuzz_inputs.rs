@@ -397,4 +397,12 @@ fn crash_reproducers_fail_as_bad_input() {
     assert!(err.is_bad_input() && err.to_string().contains("instance.n") && err.to_string().contains("joint Hessian"), "{err}");
     let err = family.run(&input, "reproducer", &Default::default()).unwrap_err();
     assert!(err.is_bad_input(), "{err}");
+
+    // An explicit instance declaring dv = 2^32 with short vectors: the state vector of
+    // du + n dv entries was allocated before the lengths were compared, and the process aborted.
+    let mut explicit: toml::Table = toml::from_str(&read("examples/explicit.toml")).unwrap();
+    explicit["instance"]["explicit"].as_table_mut().unwrap().insert("dv".into(), toml::Value::Integer(1 << 32));
+    let input = toml::to_string(&explicit).unwrap();
+    let err = family.scenario_constants(&input, "reproducer").unwrap_err();
+    assert!(err.is_bad_input() && err.to_string().contains("v0"), "{err}");
 }

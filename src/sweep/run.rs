@@ -5,8 +5,6 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
 use crate::card::canonical_hash;
 use crate::error::{Error, Result};
 use crate::family::{CardText, CheckRequest, Progress, Silent};
@@ -126,15 +124,34 @@ impl Plan {
         }
         let summary = ShareSummary { owned: owned.len(), ran: pending.len(), reused: owned.len() - pending.len() };
         progress.start(pending.len(), &format!("scenarios of sweep {} (share {shard})", self.sweep.name));
-        let work = || -> Result<()> {
-            pending.par_iter().try_for_each(|point| {
-                let record = self.check_point(point);
-                write_atomic(&record_path(out, &point.id), to_json(&record)?.as_bytes())?;
-                progress.step();
-                Ok(())
-            })
-        };
-        crate::engine::monte_carlo::in_pool(threads, work)??;
+        // Plain worker threads taking the next scenario in turn: a family runs its own thread
+        // pool inside a check, and a rayon worker blocked on it would steal the next scenario on
+        // the same stack, nesting without bound.
+        let workers = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, pending.len().max(1));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let failure: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(point) = pending.get(k) else { break };
+                    let record = self.check_point(point);
+                    let written = to_json(&record).and_then(|json| write_atomic(&record_path(out, &point.id), json.as_bytes()));
+                    if let Err(e) = written {
+                        // Stop every worker: a record that cannot be written is lost work.
+                        next.store(pending.len(), std::sync::atomic::Ordering::Relaxed);
+                        if let Ok(mut slot) = failure.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        break;
+                    }
+                    progress.step();
+                });
+            }
+        });
+        if let Some(e) = failure.into_inner().ok().flatten() {
+            return Err(e);
+        }
         progress.finish();
         Ok(summary)
     }
