@@ -7,12 +7,13 @@
 //! test and proptest prints the seed that replays it.
 //!
 //! `FEDBOUNDS_FUZZ_CASES` sets the inputs per target (default 600, cards a fifth of it, instances
-//! a quarter: seconds in all); README ("Sweeps") records the soak run of 100000 inputs.
+//! a quarter: seconds in all), `FEDBOUNDS_FUZZ_SEED` other inputs than the fixed default ones;
+//! README ("Sweeps") records the soak run of 100000 inputs.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -22,6 +23,20 @@ use fedbounds::Error;
 
 fn cases() -> u32 {
     std::env::var("FEDBOUNDS_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(600)
+}
+
+/// A runner of `n` cases: the same inputs on every run (so the test's time is too), unless
+/// `FEDBOUNDS_FUZZ_SEED` asks for other ones.
+fn runner(n: u32) -> TestRunner {
+    let config = Config { cases: n.max(1), failure_persistence: None, ..Config::default() };
+    match std::env::var("FEDBOUNDS_FUZZ_SEED").ok().and_then(|v| v.parse::<u64>().ok()) {
+        Some(seed) => {
+            let mut bytes = [0u8; 32];
+            bytes[..8].copy_from_slice(&seed.to_le_bytes());
+            TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+        }
+        None => TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha)),
+    }
 }
 
 fn root(path: &str) -> String {
@@ -223,7 +238,7 @@ fn fuzz(name: &str, bases: &[String], target: impl Fn(&str) -> Result<(), Error>
 fn fuzz_n(name: &str, bases: &[String], target: impl Fn(&str) -> Result<(), Error>, n: u32) -> usize {
     let tried = AtomicUsize::new(0);
     let start = std::time::Instant::now();
-    let mut runner = TestRunner::new(Config { cases: n, failure_persistence: None, ..Config::default() });
+    let mut runner = runner(n);
     let result = runner.run(&(0..bases.len(), any::<u64>()), |(b, seed)| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let input = mutate(&bases[b], &mut rng);
@@ -355,7 +370,7 @@ fn fuzzed_scenarios_build_their_instances_or_fail_clearly() {
     };
     let n = cases() / 4;
     let tried = AtomicUsize::new(0);
-    let mut runner = TestRunner::new(Config { cases: n.max(1), failure_persistence: None, ..Config::default() });
+    let mut runner = runner(n);
     runner
         .run(&(0..bases.len(), any::<u64>()), |(b, seed)| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -224,7 +224,8 @@ fn every_family_sweeps_through_its_own_card() {
 
 #[test]
 fn bad_sweep_files_name_the_field() {
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 10] = [
+        ("points = 10\n", "points = 11\n", "would repeat values"),
         ("axes]]\nkey = \"seed\"\nrange = [1, 10]\npoints = 10\ninteger = true", "axes]]\nkey = \"seed\"\nrange = [1, 10]\ninteger = true", "axes[2].points"),
         ("key = \"algorithm.k\"", "key = \"algorithm.gamma.factor.x\"", "axes[1].key"),
         ("key = \"algorithm.k\"", "key = \"algorithm\"", "overlap"),

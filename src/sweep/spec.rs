@@ -159,6 +159,13 @@ impl Axis {
                     return Err(Error::field(format!("{field}.range"), format!("got [{lo}, {hi}] with integer = true"), "integers of magnitude <= 2^53"));
                 }
                 match (design, self.points) {
+                    (Design::Grid, Some(p)) if self.integer && p > 1 && ((hi - lo) / (p - 1) as f64) < 1.0 => {
+                        return Err(Error::field(
+                            format!("{field}.points"),
+                            format!("{p} integer points in [{lo}, {hi}] would repeat values"),
+                            "at most hi - lo + 1 points on an integer range",
+                        ))
+                    }
                     (Design::Grid, Some(p)) if (1..=MAX_AXIS_VALUES).contains(&p) => {}
                     (Design::Grid, p) => {
                         return Err(Error::field(
