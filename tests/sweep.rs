@@ -107,30 +107,56 @@ fn a_random_design_draws_inside_its_ranges_and_repeats_with_its_seed() {
     assert_ne!(other.point(123).unwrap().parameters, a.point(123).unwrap().parameters, "another seed, other draws");
 }
 
+/// The report of a run on one thread, the reference of the determinism tests.
+fn reference(p: &Plan, tmp: &Path) -> (Vec<u8>, Vec<u8>) {
+    let dir = tmp.join("one-thread");
+    let one = run(p, Shard::ALL, &dir, 1);
+    assert_eq!((one.owned, one.ran, one.reused), (40, 40, 0));
+    let bytes = report_bytes(p, std::slice::from_ref(&dir), &dir);
+    let json = String::from_utf8(bytes.0.clone()).unwrap();
+    assert!(json.contains("\"schema_version\": 1") && json.contains("\"checked\": 40"), "{}", &json[..600.min(json.len())]);
+    assert_eq!(bytes.1.iter().filter(|b| **b == b'\n').count(), 1 + 80, "a header and one line per scenario and claim");
+    bytes
+}
+
 #[test]
-fn the_same_sweep_gives_the_same_bytes_on_1_and_2_threads_across_shards_and_runs() {
+fn the_same_sweep_gives_the_same_bytes_on_1_and_2_threads() {
     let p = plan(&grid40());
     let tmp = tempfile::tempdir().unwrap();
-    let dir = |n: &str| tmp.path().join(n);
-    let one = run(&p, Shard::ALL, &dir("one-thread"), 1);
-    assert_eq!((one.owned, one.ran, one.reused), (40, 40, 0));
-    let reference = report_bytes(&p, &[dir("one-thread")], &dir("one-thread"));
-    let json = String::from_utf8(reference.0.clone()).unwrap();
-    assert!(json.contains("\"schema_version\": 1") && json.contains("\"checked\": 40"), "{}", &json[..600.min(json.len())]);
-    assert_eq!(reference.1.iter().filter(|b| **b == b'\n').count(), 1 + 80, "a header and one line per scenario and claim");
+    let reference = reference(&p, tmp.path());
+    let dir = tmp.path().join("two-threads");
+    run(&p, Shard::ALL, &dir, 2);
+    assert!(reference == report_bytes(&p, std::slice::from_ref(&dir), &dir));
+}
 
-    run(&p, Shard::ALL, &dir("two-threads"), 2);
-    assert!(reference == report_bytes(&p, &[dir("two-threads")], &dir("two-threads")), "1 vs 2 threads");
-
-    let shards: Vec<PathBuf> = (1..=4).map(|i| dir(&format!("shard-{i}"))).collect();
+#[test]
+fn four_shards_merged_give_the_bytes_of_one_run() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = reference(&p, tmp.path());
+    let shards: Vec<PathBuf> = (1..=4).map(|i| tmp.path().join(format!("shard-{i}"))).collect();
     for (i, d) in shards.iter().enumerate() {
         let s = run(&p, Shard { index: i + 1, count: 4 }, d, 1);
         assert_eq!(s.owned, 10);
     }
-    assert!(reference == report_bytes(&p, &shards, &dir("merged")), "4 shards merged vs 1");
+    assert!(reference == report_bytes(&p, &shards, &tmp.path().join("merged")));
+    // Negative control: the shares without the fourth cannot be merged.
+    assert!(report::collect(&p, &shards[..3]).is_err());
+}
 
-    run(&p, Shard::ALL, &dir("second-run"), 1);
-    assert!(reference == report_bytes(&p, &[dir("second-run")], &dir("second-run")), "two runs");
+#[test]
+fn two_runs_of_the_same_sweep_give_the_same_bytes() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = reference(&p, tmp.path());
+    let dir = tmp.path().join("second-run");
+    run(&p, Shard::ALL, &dir, 1);
+    assert!(reference == report_bytes(&p, std::slice::from_ref(&dir), &dir));
+    // Negative control: another sweep (one claim fewer) gives other bytes.
+    let other = plan(&grid40().replace("claims = [\"CCYW-T3.7\", \"CCYW-L3.5\"]", "claims = [\"CCYW-T3.7\"]"));
+    let dir = tmp.path().join("other");
+    run(&other, Shard::ALL, &dir, 1);
+    assert!(reference != report_bytes(&other, std::slice::from_ref(&dir), &dir));
 }
 
 #[test]
