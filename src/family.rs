@@ -237,6 +237,14 @@ pub trait Family: Sync + Send {
     fn experiments(&self, _threads: Option<usize>, _meta: &ReportMeta, _plots: bool, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         Ok(None)
     }
+    /// The constants of one scenario (a scenario file's text, as `run` reads it) as JSON, for
+    /// the tables of sweeps; `null` when the family reports none this way.
+    ///
+    /// # Errors
+    /// Bad input naming the field.
+    fn scenario_constants(&self, _text: &str, _what: &str) -> Result<serde_json::Value> {
+        Ok(serde_json::Value::Null)
+    }
     /// Which conditions of each selected claim hold for the given constants and steps, and the
     /// admissible steps, as text (or JSON).
     ///

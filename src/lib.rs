@@ -25,6 +25,7 @@ pub mod report;
 pub mod rng;
 pub mod search;
 pub mod summary;
+pub mod sweep;
 pub mod verdict;
 
 pub use error::{Error, Result};

@@ -73,6 +73,41 @@ enum Command {
     /// observed / bound; above 1 is a counterexample), and measure how far gamma can grow past its
     /// condition on it. Writes OUT/search/<ID>.{json,toml,png}; the .toml replays with `run`.
     Search(SearchArgs),
+    /// Run a sweep file (a base scenario and axes over its keys, as a grid or random draws; see
+    /// README "Sweeps"): one record per scenario under OUT/scenarios/, written as each finishes, so
+    /// an interrupted run continues where it stopped. Without --shard it then writes
+    /// OUT/sweep.json and OUT/sweep.csv.
+    Sweep(SweepArgs),
+    /// Merge the records of a sweep's shares (one folder each, or one shared folder) into
+    /// OUT/sweep.json and OUT/sweep.csv: the same bytes as a run without --shard.
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// Sweep file (TOML).
+    file: PathBuf,
+    /// Run only the i-th of N shares (1 <= i <= N), e.g. `--shard ${SLURM_ARRAY_TASK_ID}/4`;
+    /// scenario j belongs to share (j mod N) + 1.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Output folder (default: sweeps/<name of the sweep>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads, each checking one scenario at a time (results do not depend on it).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The sweep file the shares ran.
+    file: PathBuf,
+    /// Output folders of the shares (default: sweeps/<name of the sweep>).
+    dirs: Vec<PathBuf>,
+    /// Where the report goes (default: the first folder).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -266,6 +301,8 @@ fn main() -> ExitCode {
         Command::Run(a) => run_file(&families, a),
         Command::Experiments(a) => run_experiments(&families, a),
         Command::Search(a) => run_search(&families, a),
+        Command::Sweep(a) => run_sweep(&families, a),
+        Command::Merge(a) => run_merge(&families, a),
     };
     match result {
         Ok(code) => code,
@@ -602,4 +639,56 @@ fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<Ex
         }
     }
     finish_reports(reports, &a.out, "experiments")
+}
+
+/// Prints a sweep's totals and returns its exit code: 2 when a scenario was refused as bad input,
+/// 3 when one failed, 1 when a verdict differs from a scenario's `expected`, else 0.
+fn finish_sweep(totals: &fedbounds::sweep::Totals, out: &std::path::Path) -> ExitCode {
+    let t = totals;
+    emit(&format!(
+        "{} scenarios: {} checked, {} bad input, {} failed; {} rows: {} hold, {} violated, {} inconclusive, {} not applicable, {} differ from expected\n",
+        t.scenarios, t.checked, t.bad_input, t.failed, t.rows, t.holds, t.violated, t.inconclusive, t.not_applicable, t.mismatches
+    ));
+    emit(&format!("wrote {} and {}\n", out.join("sweep.json").display(), out.join("sweep.csv").display()));
+    if t.bad_input > 0 {
+        eprintln!("{} scenarios were refused as bad input (their `error` names the field)", t.bad_input);
+        ExitCode::from(EXIT_BAD_INPUT)
+    } else if t.failed > 0 {
+        eprintln!("{} scenarios failed (their `error` says where)", t.failed);
+        ExitCode::from(EXIT_FAILURE)
+    } else if t.mismatches > 0 {
+        eprintln!("{} verdicts differ from their scenarios' expected verdicts", t.mismatches);
+        ExitCode::from(EXIT_MISMATCH)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run_sweep(families: &Registry, a: SweepArgs) -> anyhow::Result<ExitCode> {
+    require_threads(a.threads)?;
+    let shard = match &a.shard {
+        Some(s) => fedbounds::sweep::Shard::parse(s)?,
+        None => fedbounds::sweep::Shard::ALL,
+    };
+    let plan = fedbounds::sweep::Plan::load(&a.file, families)?;
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("sweeps").join(&plan.sweep.name));
+    let done = plan.run_share(shard, &out, a.threads, &Bars::new())?;
+    emit(&format!(
+        "share {shard} of sweep {}: {} scenarios, {} checked now, {} kept from an earlier run\n",
+        plan.sweep.name, done.owned, done.ran, done.reused
+    ));
+    if a.shard.is_some() {
+        emit(&format!("when every share is done: fedbounds merge {} {}\n", a.file.display(), out.display()));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let totals = fedbounds::sweep::report::write_report(&plan, std::slice::from_ref(&out), &out)?;
+    Ok(finish_sweep(&totals, &out))
+}
+
+fn run_merge(families: &Registry, a: MergeArgs) -> anyhow::Result<ExitCode> {
+    let plan = fedbounds::sweep::Plan::load(&a.file, families)?;
+    let dirs = if a.dirs.is_empty() { vec![PathBuf::from("sweeps").join(&plan.sweep.name)] } else { a.dirs.clone() };
+    let out = a.out.clone().unwrap_or_else(|| dirs[0].clone());
+    let totals = fedbounds::sweep::report::write_report(&plan, &dirs, &out)?;
+    Ok(finish_sweep(&totals, &out))
 }

@@ -71,8 +71,19 @@ pub struct Evaluation {
 /// Exact estimates (zero-width intervals) are holds when within [`prec::RELATIVE_TIE`] of the
 /// bound or below it, violated above.
 pub fn decide(estimate: &Interval, bound: f64) -> VerdictKind {
-    if bound.is_nan() {
+    if bound.is_nan() || estimate.lower.is_nan() || estimate.upper.is_nan() {
         return VerdictKind::Inconclusive;
+    }
+    // An infinite metric (a diverged run) is compared as it is: the tolerance of a tie would
+    // otherwise call infinity equal to anything.
+    if estimate.lower.is_infinite() || estimate.upper.is_infinite() || bound.is_infinite() {
+        return if estimate.upper < bound {
+            VerdictKind::Holds
+        } else if estimate.lower > bound {
+            VerdictKind::Violated
+        } else {
+            VerdictKind::Inconclusive
+        };
     }
     let tie = prec::approx_eq(estimate.upper, bound, prec::RELATIVE_TIE);
     // An identity that holds with equality (e.g. B^t = n G_u^t + n b^2 on decoupled instances)
@@ -150,6 +161,8 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
     let compared = compared_horizons(claim, rounds);
     let points = compared.into_iter().filter_map(|tp| applicable_at(tp).map(|bound| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: Some(bound) }));
     let (verdict, slack, decisive) = aggregate(points);
+    let mut notes = notes;
+    notes.extend(numerical_note(decisive.as_ref()));
     Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
 }
 
@@ -163,6 +176,29 @@ pub fn compared_horizons<C: BoundClaim + ?Sized>(claim: &C, rounds: usize) -> Ve
     }
 }
 
+/// Prefix of the notes that report a numerical failure (a metric or bound that is not finite).
+pub const NUMERICAL_NOTE: &str = "numerical failure";
+
+/// The note for a deciding checkpoint whose numbers are not finite: where the run diverged
+/// (an infinite metric) or stopped being comparable (a NaN).
+pub fn numerical_note(decisive: Option<&Checkpoint>) -> Option<String> {
+    let p = decisive?;
+    let e = p.estimate;
+    let values = [("the estimate", e.mean), ("its lower limit", e.lower), ("its upper limit", e.upper), ("the bound", p.bound.unwrap_or(0.0))];
+    let bad: Vec<String> = values.iter().filter(|(_, x)| !x.is_finite()).map(|(what, x)| format!("{what} is {x}")).collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let why = if e.mean.is_nan() || e.lower.is_nan() || e.upper.is_nan() {
+        "the metric overflowed (the run diverged)"
+    } else if e.mean.is_infinite() {
+        "the run diverged"
+    } else {
+        "the bound cannot be evaluated"
+    };
+    Some(format!("{NUMERICAL_NOTE} at T'={}: {} ({why})", p.rounds, bad.join(", ")))
+}
+
 /// Combines checkpoint decisions: violated if any is (reporting the largest excess), else
 /// inconclusive if any straddles (reporting the first), else holds (reporting the smallest slack).
 fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f64>, Option<Checkpoint>) {
@@ -170,9 +206,18 @@ fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f
     let mut holds_point = None;
     let mut worst_violation: Option<(f64, Checkpoint)> = None;
     let mut first_straddle = None;
+    let mut first_nan = None;
     for point in points {
         let bound = point.bound.unwrap_or(f64::NAN);
         let estimate = point.estimate;
+        // A NaN (an overflow of a diverging run, 0/0 in a bound) decides nothing: the run stops
+        // being comparable there, and the verdict says so at that checkpoint.
+        if [estimate.mean, estimate.lower, estimate.upper, bound].iter().any(|x| x.is_nan()) {
+            if first_nan.is_none() {
+                first_nan = Some(point);
+            }
+            continue;
+        }
         match decide(&estimate, bound) {
             VerdictKind::Violated => {
                 let excess = estimate.lower / bound;
@@ -192,6 +237,8 @@ fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f
     let slack = Some(min_slack).filter(|s| s.is_finite());
     if let Some((_, p)) = worst_violation {
         (VerdictKind::Violated, slack, Some(p))
+    } else if let Some(p) = first_nan {
+        (VerdictKind::Inconclusive, None, Some(p))
     } else if let Some(p) = first_straddle {
         (VerdictKind::Inconclusive, slack, Some(p))
     } else {
@@ -232,6 +279,8 @@ pub fn evaluate_inequality(
     };
     let series = report_checkpoints(rounds).into_iter().filter_map(|t| point_at(t - 1)).collect();
     let (verdict, slack, decisive) = aggregate(compared.into_iter().filter_map(point_at));
+    let mut notes = notes;
+    notes.extend(numerical_note(decisive.as_ref()));
     Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
 }
 
@@ -252,6 +301,38 @@ mod tests {
         assert_eq!(decide(&iv(2.0, 2.0), 1.999), VerdictKind::Violated);
         assert_eq!(decide(&iv(2.0 - 1e-13, 2.0 + 1e-13), 2.0), VerdictKind::Holds, "rounding around an equality");
         assert_eq!(decide(&iv(1.9, 2.1), 2.0), VerdictKind::Inconclusive, "a real straddle stays inconclusive");
+        assert_eq!(decide(&iv(f64::INFINITY, f64::INFINITY), 2.0), VerdictKind::Violated, "a diverged metric is above any finite bound");
+        assert_eq!(decide(&iv(1.0, 1.0), f64::INFINITY), VerdictKind::Holds, "an infinite bound holds");
+        assert_eq!(decide(&iv(f64::INFINITY, f64::INFINITY), f64::INFINITY), VerdictKind::Inconclusive);
+        assert_eq!(decide(&iv(f64::NAN, f64::NAN), 2.0), VerdictKind::Inconclusive);
+    }
+
+    fn point(rounds: usize, estimate: f64, bound: f64) -> Checkpoint {
+        Checkpoint { rounds, estimate: Interval { mean: estimate, lower: estimate, upper: estimate }, bound: Some(bound) }
+    }
+
+    #[test]
+    fn a_diverging_metric_is_violated_where_it_diverges_and_says_so() {
+        let points = vec![point(1, 0.5, 1.0), point(2, f64::INFINITY, 1.0), point(3, f64::NAN, 1.0)];
+        let (verdict, _, decisive) = aggregate(points.into_iter());
+        assert_eq!(verdict, VerdictKind::Violated);
+        assert_eq!(decisive.map(|p| p.rounds), Some(2));
+        let note = numerical_note(decisive.as_ref()).expect("a note");
+        assert!(note.starts_with(NUMERICAL_NOTE) && note.contains("T'=2") && note.contains("diverged"), "{note}");
+    }
+
+    #[test]
+    fn a_nan_metric_is_inconclusive_at_its_first_checkpoint_never_holds() {
+        let points = vec![point(1, 0.5, 1.0), point(2, f64::NAN, 1.0), point(3, 0.1, 1.0)];
+        let (verdict, slack, decisive) = aggregate(points.into_iter());
+        assert_eq!(verdict, VerdictKind::Inconclusive);
+        assert_eq!(slack, None);
+        assert_eq!(decisive.map(|p| p.rounds), Some(2));
+        assert!(numerical_note(decisive.as_ref()).is_some_and(|n| n.contains("NaN")));
+        // Negative control: finite numbers give no note and the usual verdict.
+        let (verdict, _, decisive) = aggregate(vec![point(1, 0.5, 1.0)].into_iter());
+        assert_eq!(verdict, VerdictKind::Holds);
+        assert_eq!(numerical_note(decisive.as_ref()), None);
     }
 
     #[test]

@@ -79,16 +79,23 @@ pub fn describe(e: &Evaluation) -> String {
                 format!("outside the claim's setting: {}", scope.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "))
             }
         }
-        _ => match &e.decisive {
-            Some(p) => format!(
-                "T'={}: estimate {} [{}, {}] vs bound {}",
-                p.rounds,
-                fmt_num(p.estimate.mean),
-                fmt_num(p.estimate.lower),
-                fmt_num(p.estimate.upper),
-                opt_num(p.bound)
-            ),
-            None => String::new(),
-        },
+        _ => {
+            let line = match &e.decisive {
+                Some(p) => format!(
+                    "T'={}: estimate {} [{}, {}] vs bound {}",
+                    p.rounds,
+                    fmt_num(p.estimate.mean),
+                    fmt_num(p.estimate.lower),
+                    fmt_num(p.estimate.upper),
+                    opt_num(p.bound)
+                ),
+                None => String::new(),
+            };
+            // A numerical failure is said in the line itself, never left as a bare NaN.
+            match e.notes.iter().find(|n| n.starts_with(crate::verdict::NUMERICAL_NOTE)) {
+                Some(n) => format!("{line}; {n}"),
+                None => line,
+            }
+        }
     }
 }

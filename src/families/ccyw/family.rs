@@ -225,6 +225,14 @@ impl Family for Ccyw {
         report::run_report(&scenario, options.threads, options.estimator)
     }
 
+    fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
+        let scenario = card::parse_scenario(text, what)?;
+        let prepared = check::prepare(&scenario)?;
+        // The resolved steps beside the instance's constants: a sweep over step multiples shows the steps.
+        serde_json::to_value(serde_json::json!({ "instance": &prepared.constants, "steps": &prepared.params }))
+            .map_err(|e| Error::Numerical(format!("cannot serialize constants: {e}")))
+    }
+
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let chosen = select_claims(&own_ids(&request.claims))?;
         let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, ..Default::default() };

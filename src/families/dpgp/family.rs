@@ -268,6 +268,12 @@ impl Family for DpgpFamily {
         Ok(s)
     }
 
+    fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
+        let scenario = parse_scenario(text, what)?;
+        let (_, constants) = prepare(&scenario)?;
+        serde_json::to_value(&constants).map_err(|e| Error::Numerical(format!("cannot serialize constants: {e}")))
+    }
+
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = parse_scenario(text, what)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;

@@ -141,6 +141,13 @@ impl Family for FedPlt {
         Ok(FamilyReport { rows: report::verdict_rows(&runs), summary_markdown, files, ..Default::default() })
     }
 
+    fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
+        let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+        scenario.check("scenario")?;
+        let constants = scenario.instance.build()?.constants()?;
+        serde_json::to_value(&constants).map_err(|e| Error::Numerical(format!("cannot serialize constants: {e}")))
+    }
+
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
         scenario.check("scenario")?;

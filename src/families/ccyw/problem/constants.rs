@@ -117,6 +117,9 @@ impl ProblemConstants {
     pub fn compute(inst: &QuadraticInstance) -> Result<Self> {
         let layout = inst.layout();
         let Layout { n, du, dv } = layout;
+        // The joint Hessian, its factorization and its eigenvalues (see `joint_quadratic`).
+        let joint = layout.state_dim() as f64;
+        crate::error::require_memory("instance (n, du, dv)", 8.0 * 3.0 * joint * joint, "the joint Hessian over (u, v_1, ..., v_n)")?;
         let mut l_u: f64 = 0.0;
         let mut l_v: f64 = 0.0;
         let mut l_uv: f64 = 0.0;

@@ -243,13 +243,18 @@ impl ExplicitInstance {
         if n == 0 {
             return Err(Error::field("instance.clients", "no clients", "at least one [[instance.clients]] entry"));
         }
+        // Lengths first: du and dv then match vectors the file holds, so nothing below allocates
+        // more than the file describes.
+        if self.u0.len() != self.du {
+            return Err(Error::field("instance.u0", format!("length {}", self.u0.len()), format!("length du = {}", self.du)));
+        }
+        if let Some((i, c)) = self.clients.iter().enumerate().find(|(_, c)| c.v0.len() != self.dv) {
+            return Err(Error::field(format!("instance.clients[{i}].v0"), format!("length {}", c.v0.len()), format!("length dv = {}", self.dv)));
+        }
         let layout = Layout { n, du: self.du, dv: self.dv };
         let d = layout.local_dim();
         let mut clients = Vec::with_capacity(n);
         let mut state = DVector::zeros(layout.state_dim());
-        if self.u0.len() != self.du {
-            return Err(Error::field("instance.u0", format!("length {}", self.u0.len()), format!("length du = {}", self.du)));
-        }
         state.rows_mut(0, self.du).copy_from(&DVector::from_column_slice(&self.u0));
         for (i, c) in self.clients.iter().enumerate() {
             let hessian = rows_to_matrix(&format!("instance.clients[{i}].hessian"), &c.hessian, d)?;

@@ -1,0 +1,158 @@
+//! Running a share of a sweep: each scenario is checked by its family and its record written to
+//! `<out>/scenarios/<id>.json` as soon as it finishes (temporary file, then rename). A record
+//! already there with the same inputs is kept, so an interrupted run continues where it stopped.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use crate::card::canonical_hash;
+use crate::error::{Error, Result};
+use crate::family::{CardText, CheckRequest, Progress, Silent};
+use crate::report::{to_json, write_atomic, ReportMeta};
+
+use super::plan::{Plan, Point};
+use super::record::{Parameter, Record, Row, Status};
+use super::spec::Shard;
+
+/// What a share's run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ShareSummary {
+    /// Scenarios in the share.
+    pub owned: usize,
+    /// Checked now.
+    pub ran: usize,
+    /// Kept from an earlier run with the same inputs.
+    pub reused: usize,
+}
+
+/// Where scenario `id`'s record lives under `out`.
+pub fn record_path(out: &Path, id: &str) -> PathBuf {
+    out.join("scenarios").join(format!("{id}.json"))
+}
+
+/// The record at `path` when it exists, parses and has these inputs.
+pub fn read_record(path: &Path, inputs: &str) -> Option<Record> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str::<Record>(&text).ok().filter(|r| r.inputs == inputs)
+}
+
+/// The text of a panic's payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "no message".into())
+}
+
+impl Plan {
+    /// The hash of what scenario `point`'s result depends on.
+    pub fn inputs_hash(&self, point: &Point) -> String {
+        canonical_hash(&(&self.card_hash, &self.sweep.claims, &self.sweep.estimator, &point.table, env!("CARGO_PKG_VERSION")))
+    }
+
+    /// Checks one scenario through its family: the card with the scenario appended, only that
+    /// scenario selected. Bad input and failures become the record's status, never a panic.
+    pub fn check_point(&self, point: &Point) -> Record {
+        let inputs = self.inputs_hash(point);
+        let parameters =
+            point.parameters.iter().map(|(k, v)| Parameter { key: k.clone(), value: serde_json::to_value(v).unwrap_or(serde_json::Value::Null) }).collect();
+        let mut record = Record {
+            index: point.index,
+            id: point.id.clone(),
+            inputs,
+            parameters,
+            status: Status::Checked,
+            error: None,
+            constants: serde_json::Value::Null,
+            rows: Vec::new(),
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.check_rows(point)));
+        match outcome {
+            Ok(Ok((rows, constants))) => {
+                record.rows = rows;
+                record.constants = constants;
+            }
+            Ok(Err(e)) => {
+                record.status = if e.is_bad_input() { Status::BadInput } else { Status::Failed };
+                record.error = Some(e.to_string());
+            }
+            Err(payload) => {
+                record.status = Status::Failed;
+                record.error = Some(format!("internal error (a defect; please report it with this scenario): {}", panic_text(payload.as_ref())));
+            }
+        }
+        record
+    }
+
+    fn check_rows(&self, point: &Point) -> Result<(Vec<Row>, serde_json::Value)> {
+        let mut card = self.card.clone();
+        match card.entry("scenarios").or_insert_with(|| toml::Value::Array(Vec::new())) {
+            toml::Value::Array(a) => a.push(toml::Value::Table(point.table.clone())),
+            other => return Err(Error::field("card.scenarios", format!("a {}", other.type_str()), "an array of scenario tables")),
+        }
+        let what = format!("sweep `{}`, scenario `{}`", self.sweep.name, point.id);
+        let text = toml::to_string(&card).map_err(|e| Error::Parse { what: what.clone(), message: e.to_string() })?;
+        let request = CheckRequest {
+            claims: self.sweep.claims.clone(),
+            scenarios: vec![point.id.clone()],
+            card: Some(CardText { what: what.clone(), text }),
+            threads: Some(1),
+            bound_scale: None,
+            estimator: self.sweep.estimator,
+            full: false,
+            plots: false,
+            meta: ReportMeta::new("cargo run --release -- sweep"),
+        };
+        let report = self.family.check(&request, &Silent).map_err(|e| e.in_scenario(&point.id))?;
+        let rows = report.rows.iter().filter(|r| r.scenario == point.id).map(Row::of).collect();
+        let scenario = toml::to_string(&point.table).map_err(|e| Error::Parse { what: what.clone(), message: e.to_string() })?;
+        let constants = self.family.scenario_constants(&scenario, &what).map_err(|e| e.in_scenario(&point.id))?;
+        Ok((rows, constants))
+    }
+
+    /// Runs share `shard` into `out` on `threads` workers (rayon's default when `None`),
+    /// skipping scenarios whose record is already there with the same inputs. Records do not
+    /// depend on the number of workers.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when a record cannot be written; bad input for a point that cannot be made.
+    pub fn run_share(&self, shard: Shard, out: &Path, threads: Option<usize>, progress: &dyn Progress) -> Result<ShareSummary> {
+        let owned: Vec<usize> = (0..self.len).filter(|j| shard.owns(*j)).collect();
+        let mut pending = Vec::new();
+        for &j in &owned {
+            let point = self.point(j)?;
+            if read_record(&record_path(out, &point.id), &self.inputs_hash(&point)).is_none() {
+                pending.push(point);
+            }
+        }
+        let summary = ShareSummary { owned: owned.len(), ran: pending.len(), reused: owned.len() - pending.len() };
+        progress.start(pending.len(), &format!("scenarios of sweep {} (share {shard})", self.sweep.name));
+        // Plain worker threads taking the next scenario in turn: a family runs its own thread
+        // pool inside a check, and a rayon worker blocked on it would steal the next scenario on
+        // the same stack, nesting without bound.
+        let workers = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, pending.len().max(1));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let failure: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(point) = pending.get(k) else { break };
+                    let record = self.check_point(point);
+                    let written = to_json(&record).and_then(|json| write_atomic(&record_path(out, &point.id), json.as_bytes()));
+                    if let Err(e) = written {
+                        // Stop every worker: a record that cannot be written is lost work.
+                        next.store(pending.len(), std::sync::atomic::Ordering::Relaxed);
+                        if let Ok(mut slot) = failure.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        break;
+                    }
+                    progress.step();
+                });
+            }
+        });
+        if let Some(e) = failure.into_inner().ok().flatten() {
+            return Err(e);
+        }
+        progress.finish();
+        Ok(summary)
+    }
+}

@@ -1,0 +1,309 @@
+//! Sweeps: deterministic expansion, shares that merge to the bytes of a single run, runs on 1 and
+//! 2 threads and repeated runs that agree byte for byte, resumption after an interruption, and
+//! every registered family swept through its own card.
+
+use std::path::{Path, PathBuf};
+
+use fedbounds::families::registry;
+use fedbounds::family::Silent;
+use fedbounds::sweep::{report, Plan, Shard, Status, Sweep};
+
+fn card(name: &str) -> String {
+    format!("{}/theorems/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn plan(text: &str) -> Plan {
+    let sweep = Sweep::parse(text, "test sweep").expect("valid sweep");
+    let path = sweep.card.clone();
+    let card_text = std::fs::read_to_string(&path).expect("card");
+    Plan::new(sweep, &card_text, &path, &registry()).expect("plan")
+}
+
+/// 2 x 2 x 10 = 40 small FedAvg-P scenarios (well under a second in all).
+fn grid40() -> String {
+    format!(
+        r#"
+name = "det"
+card = "{}"
+claims = ["CCYW-T3.7", "CCYW-L3.5"]
+
+[base]
+rounds = 40
+replicates = 2
+seed = 1
+instance.generated = {{ n = 4, du = 2, dv = 1, l = 1.0, mu = 0.1, sigma_u = 0.5, sigma_v = 0.5, b = 1.0, coupling = "decoupled", init_distance = 3.0, seed = 11 }}
+algorithm = {{ k = 2, m = 3, gamma = {{ admissible = "CCYW-T3.7" }}, eta_u = {{ admissible = "CCYW-T3.7" }}, eta_v = {{ admissible = "CCYW-T3.7" }} }}
+
+[[axes]]
+key = "algorithm.gamma.factor"
+values = [0.5, 1.0]
+
+[[axes]]
+key = "algorithm.k"
+values = [1, 2]
+
+[[axes]]
+key = "seed"
+range = [1, 10]
+points = 10
+integer = true
+"#,
+        card("ccyw-fedavg-p.toml")
+    )
+}
+
+fn run(plan: &Plan, shard: Shard, out: &Path, threads: usize) -> fedbounds::sweep::ShareSummary {
+    plan.run_share(shard, out, Some(threads), &Silent).expect("share runs")
+}
+
+fn report_bytes(plan: &Plan, dirs: &[PathBuf], out: &Path) -> (Vec<u8>, Vec<u8>) {
+    report::write_report(plan, dirs, out).expect("report");
+    (std::fs::read(out.join("sweep.json")).unwrap(), std::fs::read(out.join("sweep.csv")).unwrap())
+}
+
+#[test]
+fn a_grid_expands_in_order_with_the_last_axis_fastest() {
+    let p = plan(&grid40());
+    assert_eq!(p.len, 40);
+    let first = p.point(0).unwrap();
+    assert_eq!(first.id, "det-0000");
+    let second = p.point(1).unwrap();
+    assert_eq!(second.parameters[2].1, toml::Value::Integer(2), "seed varies fastest");
+    let last = p.point(39).unwrap();
+    assert_eq!(last.id, "det-0039");
+    assert_eq!(last.parameters.iter().map(|(_, v)| v.to_string()).collect::<Vec<_>>(), ["1.0", "2", "10"]);
+    assert_eq!(last.table["algorithm"]["gamma"]["factor"].as_float(), Some(1.0));
+    assert_eq!(last.table["name"].as_str(), Some("det-0039"));
+    assert!(p.point(40).is_err(), "past the end is refused");
+    // Same file, same scenarios.
+    assert_eq!(plan(&grid40()).point(17).unwrap(), p.point(17).unwrap());
+}
+
+#[test]
+fn a_random_design_draws_inside_its_ranges_and_repeats_with_its_seed() {
+    let text = |seed: u64| {
+        grid40()
+            .replace(
+                "[[axes]]\nkey = \"algorithm.gamma.factor\"\nvalues = [0.5, 1.0]",
+                "[[axes]]\nkey = \"algorithm.gamma.factor\"\nrange = [0.01, 1.0]\nscale = \"log\"",
+            )
+            .replace("points = 10\n", "")
+            .replace("claims = [", &format!("design = \"random\"\nsamples = 200\nseed = {seed}\nclaims = ["))
+    };
+    let a = plan(&text(5));
+    assert_eq!(a.len, 200);
+    let values: Vec<(f64, i64, i64)> = (0..200)
+        .map(|j| {
+            let p = a.point(j).unwrap();
+            (p.parameters[0].1.as_float().unwrap(), p.parameters[1].1.as_integer().unwrap(), p.parameters[2].1.as_integer().unwrap())
+        })
+        .collect();
+    assert!(values.iter().all(|(g, k, s)| (0.01..=1.0).contains(g) && [1, 2].contains(k) && (1..=10).contains(s)));
+    assert!(values.iter().any(|v| v.0 < 0.1) && values.iter().any(|v| v.0 > 0.5), "log-uniform reaches both decades");
+    assert!((1..=10).all(|s| values.iter().any(|v| v.2 == s)), "every integer of the range is drawn");
+    let again = plan(&text(5));
+    assert_eq!(again.point(123).unwrap(), a.point(123).unwrap());
+    let other = plan(&text(6));
+    assert_ne!(other.point(123).unwrap().parameters, a.point(123).unwrap().parameters, "another seed, other draws");
+}
+
+/// The report of a run on one thread, the reference of the determinism tests.
+fn reference(p: &Plan, tmp: &Path) -> (Vec<u8>, Vec<u8>) {
+    let dir = tmp.join("one-thread");
+    let one = run(p, Shard::ALL, &dir, 1);
+    assert_eq!((one.owned, one.ran, one.reused), (40, 40, 0));
+    let bytes = report_bytes(p, std::slice::from_ref(&dir), &dir);
+    let json = String::from_utf8(bytes.0.clone()).unwrap();
+    assert!(json.contains("\"schema_version\": 1") && json.contains("\"checked\": 40"), "{}", &json[..600.min(json.len())]);
+    assert_eq!(bytes.1.iter().filter(|b| **b == b'\n').count(), 1 + 80, "a header and one line per scenario and claim");
+    bytes
+}
+
+#[test]
+fn the_same_sweep_gives_the_same_bytes_on_1_and_2_threads() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = reference(&p, tmp.path());
+    let dir = tmp.path().join("two-threads");
+    run(&p, Shard::ALL, &dir, 2);
+    assert!(reference == report_bytes(&p, std::slice::from_ref(&dir), &dir));
+}
+
+#[test]
+fn four_shards_merged_give_the_bytes_of_one_run() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = reference(&p, tmp.path());
+    let shards: Vec<PathBuf> = (1..=4).map(|i| tmp.path().join(format!("shard-{i}"))).collect();
+    for (i, d) in shards.iter().enumerate() {
+        let s = run(&p, Shard { index: i + 1, count: 4 }, d, 1);
+        assert_eq!(s.owned, 10);
+    }
+    assert!(reference == report_bytes(&p, &shards, &tmp.path().join("merged")));
+    // Negative control: the shares without the fourth cannot be merged.
+    assert!(report::collect(&p, &shards[..3]).is_err());
+}
+
+#[test]
+fn two_runs_of_the_same_sweep_give_the_same_bytes() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = reference(&p, tmp.path());
+    let dir = tmp.path().join("second-run");
+    run(&p, Shard::ALL, &dir, 1);
+    assert!(reference == report_bytes(&p, std::slice::from_ref(&dir), &dir));
+    // Negative control: another sweep (one claim fewer) gives other bytes.
+    let other = plan(&grid40().replace("claims = [\"CCYW-T3.7\", \"CCYW-L3.5\"]", "claims = [\"CCYW-T3.7\"]"));
+    let dir = tmp.path().join("other");
+    run(&other, Shard::ALL, &dir, 1);
+    assert!(reference != report_bytes(&other, std::slice::from_ref(&dir), &dir));
+}
+
+#[test]
+fn an_interrupted_sweep_checks_only_what_is_missing_and_ends_with_the_same_report() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    run(&p, Shard::ALL, &out, 2);
+    let reference = report_bytes(&p, std::slice::from_ref(&out), &out);
+    // An interruption: two records never written, one left as a temporary file, one truncated.
+    let rec = |j: usize| out.join("scenarios").join(format!("det-{j:04}.json"));
+    std::fs::remove_file(rec(3)).unwrap();
+    std::fs::remove_file(rec(30)).unwrap();
+    std::fs::rename(rec(7), out.join("scenarios").join("det-0007.json.partial")).unwrap();
+    let text = std::fs::read(rec(12)).unwrap();
+    std::fs::write(rec(12), &text[..text.len() / 2]).unwrap();
+    assert!(report::collect(&p, std::slice::from_ref(&out)).is_err(), "an incomplete sweep has no report");
+    let s = run(&p, Shard::ALL, &out, 2);
+    assert_eq!((s.ran, s.reused), (4, 36), "only the missing and damaged records are checked again");
+    assert!(reference == report_bytes(&p, std::slice::from_ref(&out), &out));
+    // A record of other inputs (another card, claims or scenario) is never reused.
+    let other = plan(&grid40().replace("claims = [\"CCYW-T3.7\", \"CCYW-L3.5\"]", "claims = [\"CCYW-T3.7\"]"));
+    assert_eq!(run(&other, Shard::ALL, &out, 2).reused, 0);
+}
+
+#[test]
+fn merging_names_the_scenarios_of_shares_that_did_not_run() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("shared");
+    run(&p, Shard { index: 1, count: 4 }, &out, 1);
+    run(&p, Shard { index: 3, count: 4 }, &out, 1);
+    let err = report::collect(&p, std::slice::from_ref(&out)).unwrap_err().to_string();
+    assert!(err.contains("20 of 40") && err.contains("det-0001") && err.contains("--shard"), "{err}");
+}
+
+#[test]
+fn a_corner_the_family_refuses_is_recorded_with_its_field_and_the_rest_runs() {
+    let text = grid40().replace("key = \"algorithm.k\"\nvalues = [1, 2]", "key = \"algorithm.m\"\nvalues = [3, 5]");
+    let p = plan(&text);
+    let tmp = tempfile::tempdir().unwrap();
+    run(&p, Shard::ALL, tmp.path(), 2);
+    let records = report::collect(&p, &[tmp.path().to_path_buf()]).unwrap();
+    let totals = report::Totals::of(&records);
+    assert_eq!((totals.checked, totals.bad_input, totals.failed), (20, 20, 0));
+    let refused = records.iter().find(|r| r.status == Status::BadInput).unwrap();
+    let error = refused.error.as_deref().unwrap();
+    assert!(error.contains("algorithm.m") && error.contains(&refused.id), "{error}");
+}
+
+#[test]
+fn expected_verdicts_of_the_base_are_checked_on_every_scenario() {
+    // Negative control: the base expects T3.7 violated; every scenario where it holds differs.
+    let text = grid40()
+        .replace("[[axes]]\nkey = \"algorithm.gamma.factor\"", "[base.expected]\n\"CCYW-T3.7\" = \"violated\"\n\n[[axes]]\nkey = \"algorithm.gamma.factor\"");
+    let p = plan(&text);
+    let tmp = tempfile::tempdir().unwrap();
+    run(&p, Shard::ALL, tmp.path(), 2);
+    let totals = report::Totals::of(&report::collect(&p, &[tmp.path().to_path_buf()]).unwrap());
+    assert_eq!(totals.mismatches, totals.holds.min(40), "{totals:?}");
+    assert!(totals.mismatches >= 20, "{totals:?}");
+}
+
+#[test]
+fn every_family_sweeps_through_its_own_card() {
+    let sweeps = [
+        format!(
+            "name = \"fp\"\ncard = \"{}\"\nbase = \"full-masks-shared-optimum\"\nunset = [\"expected\", \"expected_empirical\"]\ndesign = \"random\"\nsamples = 3\nseed = 3\n[[axes]]\nkey = \"step.constant_over_l\"\nrange = [0.05, 0.9]\nscale = \"log\"\n[[axes]]\nkey = \"rounds\"\nvalues = [60]\n",
+            card("fedplt.toml")
+        ),
+        format!(
+            "name = \"dp\"\ncard = \"{}\"\nbase = \"ring-low\"\nunset = [\"expected\"]\n[[axes]]\nkey = \"topology\"\nvalues = [{{ kind = \"ring\" }}, {{ kind = \"complete\" }}]\n[[axes]]\nkey = \"rounds\"\nvalues = [30]\n[[axes]]\nkey = \"sweep\"\nvalues = [[20, 40, 80]]\n",
+            card("dpgp.toml")
+        ),
+        grid40(),
+    ];
+    let mut families = Vec::new();
+    for text in &sweeps {
+        let p = plan(text);
+        let tmp = tempfile::tempdir().unwrap();
+        run(&p, Shard::ALL, tmp.path(), 2);
+        let records = report::collect(&p, &[tmp.path().to_path_buf()]).unwrap();
+        assert!(records.iter().all(|r| r.status == Status::Checked && !r.rows.is_empty() && r.constants.is_object()), "{}", p.family.id());
+        families.push(p.family.id());
+    }
+    let all: Vec<&str> = registry().families().iter().map(|f| f.id()).collect();
+    for id in ["ccyw", "fedplt", "dpgp"] {
+        assert!(families.contains(&id) && all.contains(&id));
+    }
+}
+
+#[test]
+fn bad_sweep_files_name_the_field() {
+    let cases: [(&str, &str, &str); 10] = [
+        ("points = 10\n", "points = 11\n", "would repeat values"),
+        ("axes]]\nkey = \"seed\"\nrange = [1, 10]\npoints = 10\ninteger = true", "axes]]\nkey = \"seed\"\nrange = [1, 10]\ninteger = true", "axes[2].points"),
+        ("key = \"algorithm.k\"", "key = \"algorithm.gamma.factor.x\"", "axes[1].key"),
+        ("key = \"algorithm.k\"", "key = \"algorithm\"", "overlap"),
+        ("key = \"algorithm.k\"", "key = \"name\"", "axes[1].key"),
+        ("values = [1, 2]", "values = []", "axes[1].values"),
+        ("range = [1, 10]", "range = [10, 1]", "axes[2].range"),
+        ("claims = [", "samples = 3\nclaims = [", "samples"),
+        ("name = \"det\"", "name = \"../x\"", "name"),
+        ("name = \"det\"", "name = \"det\"\nwhatever = 1", "whatever"),
+    ];
+    for (from, to, field) in cases {
+        let text = grid40().replace(from, to);
+        assert_ne!(text, grid40(), "{from}");
+        let sweep = Sweep::parse(&text, "test sweep");
+        let err = match sweep {
+            Err(e) => e,
+            Ok(s) => {
+                let card_text = std::fs::read_to_string(&s.card).unwrap();
+                match Plan::new(s, &card_text, "card", &registry()) {
+                    Err(e) => e,
+                    Ok(_) => panic!("accepted: {to}"),
+                }
+            }
+        };
+        assert!(err.is_bad_input() && err.to_string().contains(field), "{to}: {err}");
+    }
+    assert!(Shard::parse("0/4").is_err() && Shard::parse("5/4").is_err() && Shard::parse("1/0").is_err() && Shard::parse("a/b").is_err());
+    assert_eq!(Shard::parse("4/4").unwrap(), Shard { index: 4, count: 4 });
+}
+
+#[test]
+fn the_command_line_runs_shares_and_merges_them_to_the_bytes_of_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("det.toml");
+    std::fs::write(&file, grid40()).unwrap();
+    let bin = env!("CARGO_BIN_EXE_fedbounds");
+    let fedbounds = |args: &[&str]| std::process::Command::new(bin).args(args).current_dir(tmp.path()).output().unwrap();
+    let whole = fedbounds(&["sweep", "det.toml", "--out", "whole", "--threads", "2"]);
+    assert_eq!(whole.status.code(), Some(0), "{}", String::from_utf8_lossy(&whole.stderr));
+    for i in 1..=4 {
+        let s = fedbounds(&["sweep", "det.toml", "--shard", &format!("{i}/4"), "--out", "shares"]);
+        assert_eq!(s.status.code(), Some(0), "{}", String::from_utf8_lossy(&s.stderr));
+        assert!(!tmp.path().join("shares/sweep.json").exists(), "a share writes no report");
+    }
+    let merged = fedbounds(&["merge", "det.toml", "shares"]);
+    assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+    for f in ["sweep.json", "sweep.csv"] {
+        assert!(std::fs::read(tmp.path().join("whole").join(f)).unwrap() == std::fs::read(tmp.path().join("shares").join(f)).unwrap(), "{f}");
+    }
+    let bad = fedbounds(&["sweep", "det.toml", "--shard", "0/4"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--shard"));
+    let missing = fedbounds(&["merge", "det.toml", "nowhere"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", String::from_utf8_lossy(&missing.stderr));
+}
