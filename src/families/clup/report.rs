@@ -123,9 +123,21 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
     Ok((files, summary_markdown(runs)))
 }
 
-/// Best lambda per target total error: the lambda whose run first reaches `target`.
+/// Best lambda per target total error: the lambda whose run stays below `target` from the
+/// earliest round on (within the horizon), and that round.
 pub fn best_lambda(run: &ScenarioRun, target: f64) -> Option<(f64, usize)> {
-    run.total_error.iter().filter_map(|(l, e)| e.iter().position(|v| *v <= target).map(|t| (*l, t + 1))).min_by_key(|(_, t)| *t)
+    run.total_error
+        .iter()
+        .filter_map(|(l, e)| {
+            let last_above = e.iter().rposition(|v| *v > target);
+            let t = match last_above {
+                None => 1,
+                Some(j) if j + 1 < e.len() => j + 2,
+                Some(_) => return None,
+            };
+            Some((*l, t))
+        })
+        .min_by_key(|(_, t)| *t)
 }
 
 /// The family's section of `SUMMARY.md`.
@@ -194,7 +206,7 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
         for target in targets(r) {
             match best_lambda(r, target) {
                 Some((l, t)) => {
-                    let _ = writeln!(s, "- target {}: lambda {} in {t} rounds", fmt_num(target), fmt_num(l));
+                    let _ = writeln!(s, "- target {}: lambda {}, below it from round {t} on", fmt_num(target), fmt_num(l));
                 }
                 None => {
                     let _ = writeln!(s, "- target {}: no lambda of the sweep reaches it in {} rounds", fmt_num(target), r.global_error.len());
@@ -215,8 +227,16 @@ fn targets(r: &ScenarioRun) -> Vec<f64> {
     }
 }
 
-const COLOURS: [RGBColor; 6] =
-    [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189), RGBColor(140, 86, 75)];
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
 
 /// One line of a panel.
 struct Line {
@@ -258,7 +278,14 @@ fn draw(title: &str, subtitle: &str, panels: &[Panel]) -> Result<Vec<u8>> {
             macro_rules! fill {
                 ($chart:expr) => {{
                     let mut chart = $chart;
-                    chart.configure_mesh().x_desc(panel.x_desc).y_desc(panel.y_desc).label_style(("sans-serif", 11)).draw().map_err(draw_err)?;
+                    chart
+                        .configure_mesh()
+                        .x_desc(panel.x_desc)
+                        .y_desc(panel.y_desc)
+                        .y_label_formatter(&|v| format!("{v:.0e}"))
+                        .label_style(("sans-serif", 11))
+                        .draw()
+                        .map_err(draw_err)?;
                     for l in &panel.lines {
                         let pts: Vec<(f64, f64)> = l.points.iter().filter(finite).copied().collect();
                         let style = l.colour.stroke_width(2);
@@ -386,8 +413,8 @@ fn plot_total(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
                     dashed: false,
                 })
                 .collect();
-            lines.push(Line { label: "LocalTrain".into(), colour: COLOURS[4], points: flat(&xs, r.train_levels.0), dashed: true });
-            lines.push(Line { label: "GlobalTrain".into(), colour: COLOURS[5], points: flat(&xs, r.train_levels.1), dashed: true });
+            lines.push(Line { label: "LocalTrain".into(), colour: COLOURS[6], points: flat(&xs, r.train_levels.0), dashed: true });
+            lines.push(Line { label: "GlobalTrain".into(), colour: COLOURS[7], points: flat(&xs, r.train_levels.1), dashed: true });
             let best: Vec<String> =
                 targets(r).iter().filter_map(|t| best_lambda(r, *t).map(|(l, n)| format!("{}: l={} ({n})", fmt_num(*t), fmt_num(l)))).collect();
             Panel {
