@@ -300,3 +300,41 @@ proptest! {
         prop_assert!(bounds::c2_rate(mu, l, lambda) >= bounds::t2_rate(&o) - 1e-15, "the printed rate bounds r (I-CLUP2)");
     }
 }
+
+#[test]
+fn algorithm_2s_exact_moments_agree_with_sampled_batches() {
+    use fedbounds::families::clup::algorithm::{BatchStep, ServerStep};
+    use rand::seq::index::sample;
+    let inst = model(3, 6, 0.5, 8).instance(0).unwrap();
+    let p = Params { lambda: 1.0, gamma: 0.8, eta: 0.3, k: 3 };
+    let sol = inst.solve(p.lambda);
+    let z0 = initial_state(&DVector::zeros(2), &vec![DVector::zeros(2); 3]);
+    let rounds = 8;
+    for batches in [Batches::PerStep, Batches::PerRound] {
+        let exact = run_alg2(&inst, &p, 2, batches, &z0, &sol.global, rounds);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let reps = 3000;
+        let mut last = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let mut z = z0.clone();
+            for _ in 0..rounds - 1 {
+                let fixed: Vec<Vec<usize>> = (0..3).map(|_| sample(&mut rng, 6, 2).into_vec()).collect();
+                for _ in 0..p.k {
+                    for (i, f) in fixed.iter().enumerate() {
+                        let mut s = match batches {
+                            Batches::PerStep => sample(&mut rng, 6, 2).into_vec(),
+                            Batches::PerRound => f.clone(),
+                        };
+                        s.sort_unstable();
+                        z = BatchStep { inst: &inst, client: i, params: p, batch: 2 }.apply(&z, &s, &[]);
+                    }
+                }
+                z = ServerStep { inst: &inst, params: p }.apply(&z, &[0, 1, 2], &[]);
+            }
+            last.push((block(&z, 0, 2) - &sol.global).norm_squared());
+        }
+        let iv = student_t_interval(&last, 0.999);
+        let e = exact.global_error[rounds - 1];
+        assert!(iv.lower <= e && e <= iv.upper, "{batches:?}: exact {e} outside [{}, {}]", iv.lower, iv.upper);
+    }
+}

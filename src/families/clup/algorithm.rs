@@ -267,6 +267,42 @@ fn sigma2_at(inst: &Instance, forms: &[(DMatrix<f64>, DVector<f64>, f64)], mu: &
         .fold(0.0, f64::max)
 }
 
+/// One client's step as a mixture of affine maps on its block, each batch with equal probability:
+/// `w_i' = F_s u + c_s` with `u = (w_g, w_i)`. The rows of block `i` of the second moment become
+/// `mean_s F_s P[u, :] + mean_s c_s mu^T` off the block and
+/// `mean_s (F_s P_uu F_s^T + F_s mu_u c_s^T + c_s mu_u^T F_s^T + c_s c_s^T)` on it.
+fn mixture_step(mu: &mut DVector<f64>, pm: &mut DMatrix<f64>, maps: &[(DMatrix<f64>, DVector<f64>)], i: usize, d: usize) {
+    let dim = mu.len();
+    let idx: Vec<usize> = (0..d).chain((i + 1) * d..(i + 2) * d).collect();
+    let mu_u = DVector::from_fn(2 * d, |r, _| mu[idx[r]]);
+    let p_uu = DMatrix::from_fn(2 * d, 2 * d, |r, c| pm[(idx[r], idx[c])]);
+    let p_u = DMatrix::from_fn(2 * d, dim, |r, c| pm[(idx[r], c)]);
+    let w = 1.0 / maps.len() as f64;
+    let (mut f_bar, mut c_bar) = (DMatrix::zeros(d, 2 * d), DVector::zeros(d));
+    let mut second = DMatrix::zeros(d, d);
+    for (f, c) in maps {
+        let fm = f * &mu_u;
+        f_bar += f * w;
+        c_bar += c * w;
+        second += (f * &p_uu * f.transpose() + &fm * c.transpose() + c * fm.transpose() + c * c.transpose()) * w;
+    }
+    let rows = &f_bar * p_u + &c_bar * mu.transpose();
+    let mean_i = &f_bar * &mu_u + &c_bar;
+    let r0 = (i + 1) * d;
+    for a in 0..d {
+        for c in 0..dim {
+            pm[(r0 + a, c)] = rows[(a, c)];
+            pm[(c, r0 + a)] = rows[(a, c)];
+        }
+    }
+    for a in 0..d {
+        for b in 0..d {
+            pm[(r0 + a, r0 + b)] = 0.5 * (second[(a, b)] + second[(b, a)]);
+        }
+    }
+    mu.rows_mut(r0, d).copy_from(&mean_i);
+}
+
 /// The exact moments of Algorithm 2 from the point mass `z0` over `rounds` rounds, and what they
 /// observe. Per-step batches go through the engine (B of n without replacement); one batch per
 /// round is a mixture over every batch of the `K`-step map.
@@ -278,7 +314,8 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
     let server = RoundMaps::probe(&ServerStep { inst, params: *p });
     let steps: Vec<RoundMaps> = (0..m).map(|i| RoundMaps::probe(&BatchStep { inst, client: i, params: *p, batch })).collect();
     let inc = InclusionMoments::without_replacement(inst.n, batch);
-    // For one batch per round: client i's K-step affine map for every batch.
+    // For one batch per round: client i's K-step map for every batch, on the rows of its block:
+    // w_i' = F_s (w_g, w_i) + c_s, probed from the step's own code.
     let per_round: Vec<Vec<(DMatrix<f64>, DVector<f64>)>> = match batches {
         Batches::PerStep => Vec::new(),
         Batches::PerRound => (0..m)
@@ -287,11 +324,17 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
                 subsets(inst.n, batch)
                     .into_iter()
                     .map(|s| {
-                        let f = |z: &DVector<f64>| (0..p.k).fold(z.clone(), |z, _| step.apply(&z, &s, &[]));
-                        let c = f(&DVector::zeros(dim));
-                        let cols: Vec<DVector<f64>> = (0..dim)
+                        let f = |u: &DVector<f64>| {
+                            let mut z = DVector::zeros(dim);
+                            z.rows_mut(0, d).copy_from(&u.rows(0, d));
+                            z.rows_mut((i + 1) * d, d).copy_from(&u.rows(d, d));
+                            let z = (0..p.k).fold(z, |z, _| step.apply(&z, &s, &[]));
+                            block(&z, i + 1, d)
+                        };
+                        let c = f(&DVector::zeros(2 * d));
+                        let cols: Vec<DVector<f64>> = (0..2 * d)
                             .map(|j| {
-                                let mut e = DVector::zeros(dim);
+                                let mut e = DVector::zeros(2 * d);
                                 e[j] = 1.0;
                                 f(&e) - &c
                             })
@@ -320,17 +363,8 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
             }
             Batches::PerRound => {
                 sigma2 = sigma2.max(sigma2_at(inst, &forms, &mu, &pm));
-                for maps in &per_round {
-                    let w = 1.0 / maps.len() as f64;
-                    let mut mu2 = DVector::zeros(dim);
-                    let mut p2 = DMatrix::zeros(dim, dim);
-                    for (a, c) in maps {
-                        let am = a * &mu;
-                        mu2 += (&am + c) * w;
-                        p2 += (a * &pm * a.transpose() + &am * c.transpose() + c * am.transpose() + c * c.transpose()) * w;
-                    }
-                    mu = mu2;
-                    pm = (&p2 + p2.transpose()) * 0.5;
+                for (i, maps) in per_round.iter().enumerate() {
+                    mixture_step(&mut mu, &mut pm, maps, i, d);
                 }
             }
         }
