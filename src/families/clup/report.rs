@@ -181,6 +181,29 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
             fmt_num(r.mean_of_locals_gap),
         );
     }
+    for r in runs.iter().filter(|r| !r.stat_curve.is_empty()) {
+        let c = &r.constants[0];
+        let st = super::bounds::Stat { mu: c.mu, l: c.l_sample, rho2: c.rho2, r: c.r, n: r.n as f64, m: r.m as f64 };
+        let n2 = super::bounds::T1Reading { n_squared: true, ..super::bounds::T1_PROOF };
+        let _ = writeln!(s, "\n### Theorem 1's readings on `{}` (draw 0)\n", r.scenario);
+        let _ = writeln!(
+            s,
+            "| lambda | exact max_i E‖w~_i − w*_i‖² | branch 1 (proof, rho^2/n) | branch 1 (printed rho^2/n^2) | branch 2 (proof, 16) | branch 2 (printed 4) |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|");
+        for p in r.stat_curve.iter().filter(|p| [0.0, 1e-1, 1.0, 10.0, 1e3, 1e5].iter().any(|l| (p.lambda - l).abs() <= 1e-9 * l.max(1.0))) {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                fmt_num(p.lambda),
+                fmt_num(p.error),
+                fmt_num(p.first),
+                fmt_num(super::bounds::t1_first(&st, p.lambda, n2)),
+                fmt_num(p.second),
+                fmt_num(super::bounds::t1_second(&st, p.lambda, true)),
+            );
+        }
+    }
     for r in runs.iter().filter(|r| !r.sweep.is_empty()) {
         let _ = writeln!(s, "\n### Corollary 2's sweep on `{}`\n", r.scenario);
         let _ = writeln!(
