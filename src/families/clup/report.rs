@@ -16,7 +16,7 @@ use crate::report::{reproduce_command, to_json, ReportMeta};
 use crate::verdict::{Evaluation, VerdictKind};
 
 use super::check::ScenarioRun;
-use super::claims::{ClupClaim, ALL};
+use super::claims::ALL;
 use super::FAMILY_ID;
 
 #[derive(Serialize)]
@@ -494,9 +494,4 @@ fn plot_rate(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
         })
         .collect();
     draw("CLUP-T2: linear convergence of Algorithm 1", "exact global error vs Theorem 2's r^(t-1) V_1; dashed: the server as the mean of the local models (gamma = 1/lambda); red: Algorithm 2 (exact expectation)", &panels)
-}
-
-/// The claim's summary line for `list`.
-pub fn claim_line(c: &ClupClaim) -> String {
-    format!("{} ({})", c.id, c.source)
 }
