@@ -697,3 +697,73 @@ fn check_summary_lists_disagreements_first_and_ends_with_the_exit_reason() {
     let (_, stdout, _) = run(&csv);
     assert!(stdout.starts_with("claim,reading,scenario,constants,verdict"), "{stdout}");
 }
+
+// ------------------------------------------------------------------------------------------------
+// FedCLUP scenario files (`family = "clup"`): lambda, R, B, gamma and eta out of range.
+
+const CLUP_VALID: &str = r#"family = "clup"
+name = "clup-file"
+lambda = 0.5
+rounds = 20
+batch = 3
+designs = 1
+statistics = false
+model = { m = 3, n = 6, d = 2, r = 0.1, l = 1.0, noise = 0.5, seed = 1 }
+steps = { gamma = 1.5, eta = 0.6 }
+"#;
+
+fn clup_with(from: &str, to: &str) -> String {
+    assert_eq!(CLUP_VALID.matches(from).count(), 1, "mutation `{from}` must match exactly once");
+    CLUP_VALID.replacen(from, to, 1)
+}
+
+#[test]
+fn clup_valid_file_runs() {
+    let (dir, file) = scenario_file(CLUP_VALID);
+    let out = dir.path().join("run.json");
+    let (code, _, stderr) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    assert!(json["verdicts"].as_array().is_some_and(|v| !v.is_empty()));
+}
+
+#[test]
+fn clup_lambda_not_positive() {
+    for bad in ["0.0", "-1.0", "nan"] {
+        assert_bad_scenario(&format!("clup lambda = {bad}"), &clup_with("lambda = 0.5", &format!("lambda = {bad}")), &["lambda", "a finite number > 0"]);
+    }
+}
+
+#[test]
+fn clup_negative_radius() {
+    assert_bad_scenario("clup R < 0", &clup_with("r = 0.1", "r = -0.1"), &["model.r", "a finite number >= 0"]);
+}
+
+#[test]
+fn clup_batch_above_n() {
+    assert_bad_scenario("clup B > n", &clup_with("batch = 3", "batch = 7"), &["batch", "1 <= B <= n"]);
+}
+
+#[test]
+fn clup_steps_outside_zero_infinity() {
+    for (from, to, field) in [
+        ("gamma = 1.5", "gamma = -1.5", "steps.gamma"),
+        ("gamma = 1.5", "gamma = 0.0", "steps.gamma"),
+        ("eta = 0.6", "eta = inf", "steps.eta"),
+        ("eta = 0.6", "eta = -0.1", "steps.eta"),
+    ] {
+        assert_bad_scenario(&format!("clup {to}"), &clup_with(from, to), &[field, "(0, inf)"]);
+    }
+}
+
+#[test]
+fn clup_condition_14_failing_is_not_applicable_with_both_sides() {
+    let (_dir, file) = scenario_file(&clup_with("eta = 0.6", "eta = 0.6, k = 1"));
+    let (code, stdout, stderr) = run(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let t2 = json["verdicts"].as_array().unwrap().iter().find(|v| v["claim"] == "CLUP-T2").unwrap().clone();
+    assert_eq!(t2["verdict"], "not-applicable");
+    let failed = t2["failed"].to_string();
+    assert!(failed.contains("(14)") && failed.contains("given") && failed.contains("required"), "{failed}");
+}

@@ -1,0 +1,376 @@
+//! Algorithm 1 (003:L904-914) and Algorithm 2, FedCLUP (003:L1170-1176), as pure steps on the
+//! state `z = (w^(g), w^(1), ..., w^(m))`. Every step is affine in the state, so the exact engine
+//! ([`crate::engine`]) propagates means and second moments: a round of Algorithm 1 is one
+//! [`RandomAffineRound`] over the clients (all active), a local step of Algorithm 2 is one over a
+//! client's samples with the batch drawn `B` of `n` without replacement.
+
+use nalgebra::{DMatrix, DVector, Schur};
+
+use crate::engine::{InclusionMoments, Observable, RandomAffineRound, RoundMaps};
+
+use super::model::Instance;
+
+/// `InclusionMoments` of full participation: every client in every round.
+pub const FULL: InclusionMoments = InclusionMoments { p: 1.0, q: 1.0, p2: 1.0 };
+
+/// The step sizes and counts of a run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Params {
+    /// `lambda > 0`.
+    pub lambda: f64,
+    /// Global step `gamma`.
+    pub gamma: f64,
+    /// Local step `eta`.
+    pub eta: f64,
+    /// Local steps `K >= 1`.
+    pub k: usize,
+}
+
+/// Block `b` of the state (`0` is the global model, `i + 1` client `i`).
+pub fn block(z: &DVector<f64>, b: usize, d: usize) -> DVector<f64> {
+    z.rows(b * d, d).into_owned()
+}
+
+/// One local step of (13) on the full local loss:
+/// `w - eta [A_i w - b_i + lambda (w - w_g)]` (003:L172, L914).
+pub fn local_step(inst: &Instance, i: usize, p: &Params, w: &DVector<f64>, w_g: &DVector<f64>) -> DVector<f64> {
+    let c = &inst.clients[i];
+    w - (&c.a * w - &c.b + (w - w_g) * p.lambda) * p.eta
+}
+
+/// `K` local steps from the warm start `w` (003:L914).
+pub fn local_steps(inst: &Instance, i: usize, p: &Params, w: &DVector<f64>, w_g: &DVector<f64>) -> DVector<f64> {
+    (0..p.k).fold(w.clone(), |w, _| local_step(inst, i, p, &w, w_g))
+}
+
+/// One round of Algorithm 1: each active client runs `K` local steps from its warm start and
+/// uploads `lambda (w_g - w_{t,K}^(i))`; the server steps `w_g - (gamma/m) sum_i lambda (w_g -
+/// w_{t,K}^(i))` (003:L914). With `gamma = 1/lambda` the server step is the plain mean of the
+/// local models (the authors' public code, whose global step never runs).
+pub struct Alg1Round<'a> {
+    /// The data.
+    pub inst: &'a Instance,
+    /// Steps.
+    pub params: Params,
+}
+
+impl RandomAffineRound for Alg1Round<'_> {
+    fn state_dim(&self) -> usize {
+        (self.inst.m() + 1) * self.inst.d
+    }
+    fn components(&self) -> usize {
+        self.inst.m()
+    }
+    fn noise_per_component(&self) -> usize {
+        0
+    }
+    fn apply(&self, z: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
+        let (d, m) = (self.inst.d, self.inst.m() as f64);
+        let p = &self.params;
+        let w_g = block(z, 0, d);
+        let mut out = z.clone();
+        for &i in active {
+            let wk = local_steps(self.inst, i, p, &block(z, i + 1, d), &w_g);
+            let upload = (&w_g - &wk) * p.lambda;
+            let mut g = out.rows_mut(0, d);
+            g -= upload * (p.gamma / m);
+            out.rows_mut((i + 1) * d, d).copy_from(&wk);
+        }
+        out
+    }
+}
+
+/// One local step of Algorithm 2 at client `i` with a minibatch: `w - (eta/B) sum_{j in batch}
+/// {grad l(w, z_ij) + lambda (w - w_g)}` (003:L1176); the batch is the active components.
+pub struct BatchStep<'a> {
+    /// The data.
+    pub inst: &'a Instance,
+    /// The client.
+    pub client: usize,
+    /// Steps.
+    pub params: Params,
+    /// Batch size `B`.
+    pub batch: usize,
+}
+
+impl RandomAffineRound for BatchStep<'_> {
+    fn state_dim(&self) -> usize {
+        (self.inst.m() + 1) * self.inst.d
+    }
+    fn components(&self) -> usize {
+        self.inst.n
+    }
+    fn noise_per_component(&self) -> usize {
+        0
+    }
+    fn apply(&self, z: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
+        let d = self.inst.d;
+        let p = &self.params;
+        let c = &self.inst.clients[self.client];
+        let w_g = block(z, 0, d);
+        let w = block(z, self.client + 1, d);
+        // The regularizer's gradient is the same for every sample of the batch: its mean is itself.
+        let mut next = &w - (&w - &w_g) * (p.eta * p.lambda);
+        for &j in active {
+            let x = c.x.row(j).transpose();
+            next -= &x * (x.dot(&w) - c.y[j]) * (p.eta / self.batch as f64);
+        }
+        let mut out = z.clone();
+        out.rows_mut((self.client + 1) * d, d).copy_from(&next);
+        out
+    }
+}
+
+/// The server step of Algorithm 2 after the local steps: `w_g - (gamma/m) sum_i lambda (w_g - w^(i))`.
+pub struct ServerStep<'a> {
+    /// The data (sizes).
+    pub inst: &'a Instance,
+    /// Steps.
+    pub params: Params,
+}
+
+impl RandomAffineRound for ServerStep<'_> {
+    fn state_dim(&self) -> usize {
+        (self.inst.m() + 1) * self.inst.d
+    }
+    fn components(&self) -> usize {
+        self.inst.m()
+    }
+    fn noise_per_component(&self) -> usize {
+        0
+    }
+    fn apply(&self, z: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
+        let (d, m) = (self.inst.d, self.inst.m() as f64);
+        let w_g = block(z, 0, d);
+        let mut out = z.clone();
+        for &i in active {
+            let up = (&w_g - block(z, i + 1, d)) * self.params.lambda;
+            let mut g = out.rows_mut(0, d);
+            g -= up * (self.params.gamma / m);
+        }
+        out
+    }
+}
+
+/// The initial state `(w_1^(g), w_{0,K}^(i))`.
+pub fn initial_state(global: &DVector<f64>, locals: &[DVector<f64>]) -> DVector<f64> {
+    let d = global.len();
+    let mut z = DVector::zeros((locals.len() + 1) * d);
+    z.rows_mut(0, d).copy_from(global);
+    for (i, w) in locals.iter().enumerate() {
+        z.rows_mut((i + 1) * d, d).copy_from(w);
+    }
+    z
+}
+
+/// The exact trajectory of Algorithm 1: states `s_1, ..., s_{T+1}`, `s_t = (w_t^(g), w_{t-1,K}^(i))`,
+/// from the engine's maps of one round propagated as a point mass.
+pub fn run_alg1(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> Vec<DVector<f64>> {
+    let maps = RoundMaps::probe(&Alg1Round { inst, params: *p });
+    let mut states = Vec::with_capacity(rounds + 1);
+    let mut mu = z0.clone();
+    states.push(mu.clone());
+    let dim = mu.len();
+    for _ in 0..rounds {
+        let (next, _) = maps.propagate(&mu, &DMatrix::zeros(dim, dim), &FULL);
+        mu = next;
+        states.push(mu.clone());
+    }
+    states
+}
+
+/// The linear part of one round of Algorithm 1 and its spectral radius: the exact asymptotic
+/// contraction of `||z_t - z~||` per round.
+pub fn alg1_spectral_radius(inst: &Instance, p: &Params) -> f64 {
+    let round = Alg1Round { inst, params: *p };
+    let dim = round.state_dim();
+    let all: Vec<usize> = (0..inst.m()).collect();
+    let zero = DVector::zeros(dim);
+    let c = round.apply(&zero, &all, &[]);
+    let cols: Vec<DVector<f64>> = (0..dim)
+        .map(|j| {
+            let mut e = DVector::zeros(dim);
+            e[j] = 1.0;
+            round.apply(&e, &all, &[]) - &c
+        })
+        .collect();
+    let a = DMatrix::from_columns(&cols);
+    Schur::new(a).complex_eigenvalues().iter().map(|e| e.norm()).fold(0.0, f64::max)
+}
+
+/// How Algorithm 2 draws its batches (I-CLUP19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Batches {
+    /// A fresh batch at every local step (003:L1178 and the proof's (137)-(138)).
+    #[default]
+    PerStep,
+    /// One batch per round, reused for the `K` local steps (the listing, 003:L1176).
+    PerRound,
+}
+
+/// What an exact run of Algorithm 2 observes.
+#[derive(Debug, Clone)]
+pub struct Alg2Run {
+    /// `E||w_t^(g) - w~^(g)||^2`, `t = 1..=T`.
+    pub global_error: Vec<f64>,
+    /// The largest per-sample gradient variance `E V_i(w_{t,k}^(i))` at any visited iterate
+    /// (Assumption 4 where it is stated: at the iterates).
+    pub sigma2: f64,
+}
+
+/// Largest number of batches enumerated per client for the one-batch-per-round reading.
+pub const MAX_BATCH_OUTCOMES: usize = 5000;
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+}
+
+/// Whether the per-round batch enumeration is small enough.
+pub fn per_round_outcomes(n: usize, b: usize) -> f64 {
+    binomial(n, b)
+}
+
+fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur: Vec<usize> = (0..k).collect();
+    loop {
+        out.push(cur.clone());
+        let mut i = k;
+        loop {
+            if i == 0 {
+                return out;
+            }
+            i -= 1;
+            if cur[i] < n - k + i {
+                cur[i] += 1;
+                for j in i + 1..k {
+                    cur[j] = cur[j - 1] + 1;
+                }
+                break;
+            }
+        }
+    }
+}
+
+fn sigma2_at(inst: &Instance, forms: &[(DMatrix<f64>, DVector<f64>, f64)], mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
+    let d = inst.d;
+    forms
+        .iter()
+        .enumerate()
+        .map(|(i, (q, lin, c))| {
+            let r = (i + 1) * d;
+            let m_i = mu.rows(r, d).into_owned();
+            let p_ii = p.view((r, r), (d, d)).into_owned();
+            (q * p_ii).trace() - 2.0 * lin.dot(&m_i) + c
+        })
+        .fold(0.0, f64::max)
+}
+
+/// One client's step as a mixture of affine maps on its block, each batch with equal probability:
+/// `w_i' = F_s u + c_s` with `u = (w_g, w_i)`. The rows of block `i` of the second moment become
+/// `mean_s F_s P[u, :] + mean_s c_s mu^T` off the block and
+/// `mean_s (F_s P_uu F_s^T + F_s mu_u c_s^T + c_s mu_u^T F_s^T + c_s c_s^T)` on it.
+fn mixture_step(mu: &mut DVector<f64>, pm: &mut DMatrix<f64>, maps: &[(DMatrix<f64>, DVector<f64>)], i: usize, d: usize) {
+    let dim = mu.len();
+    let idx: Vec<usize> = (0..d).chain((i + 1) * d..(i + 2) * d).collect();
+    let mu_u = DVector::from_fn(2 * d, |r, _| mu[idx[r]]);
+    let p_uu = DMatrix::from_fn(2 * d, 2 * d, |r, c| pm[(idx[r], idx[c])]);
+    let p_u = DMatrix::from_fn(2 * d, dim, |r, c| pm[(idx[r], c)]);
+    let w = 1.0 / maps.len() as f64;
+    let (mut f_bar, mut c_bar) = (DMatrix::zeros(d, 2 * d), DVector::zeros(d));
+    let mut second = DMatrix::zeros(d, d);
+    for (f, c) in maps {
+        let fm = f * &mu_u;
+        f_bar += f * w;
+        c_bar += c * w;
+        second += (f * &p_uu * f.transpose() + &fm * c.transpose() + c * fm.transpose() + c * c.transpose()) * w;
+    }
+    let rows = &f_bar * p_u + &c_bar * mu.transpose();
+    let mean_i = &f_bar * &mu_u + &c_bar;
+    let r0 = (i + 1) * d;
+    for a in 0..d {
+        for c in 0..dim {
+            pm[(r0 + a, c)] = rows[(a, c)];
+            pm[(c, r0 + a)] = rows[(a, c)];
+        }
+    }
+    for a in 0..d {
+        for b in 0..d {
+            pm[(r0 + a, r0 + b)] = 0.5 * (second[(a, b)] + second[(b, a)]);
+        }
+    }
+    mu.rows_mut(r0, d).copy_from(&mean_i);
+}
+
+/// The exact moments of Algorithm 2 from the point mass `z0` over `rounds` rounds, and what they
+/// observe. Per-step batches go through the engine (B of n without replacement); one batch per
+/// round is a mixture over every batch of the `K`-step map.
+pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0: &DVector<f64>, target: &DVector<f64>, rounds: usize) -> Alg2Run {
+    let (d, m) = (inst.d, inst.m());
+    let dim = (m + 1) * d;
+    let forms: Vec<_> = (0..m).map(|i| inst.sample_variance_form(i)).collect();
+    let observe = Observable::probe(dim, d, &|z: &DVector<f64>| block(z, 0, d) - target);
+    let server = RoundMaps::probe(&ServerStep { inst, params: *p });
+    let steps: Vec<RoundMaps> = (0..m).map(|i| RoundMaps::probe(&BatchStep { inst, client: i, params: *p, batch })).collect();
+    let inc = InclusionMoments::without_replacement(inst.n, batch);
+    // For one batch per round: client i's K-step map for every batch, on the rows of its block:
+    // w_i' = F_s (w_g, w_i) + c_s, probed from the step's own code.
+    let per_round: Vec<Vec<(DMatrix<f64>, DVector<f64>)>> = match batches {
+        Batches::PerStep => Vec::new(),
+        Batches::PerRound => (0..m)
+            .map(|i| {
+                let step = BatchStep { inst, client: i, params: *p, batch };
+                subsets(inst.n, batch)
+                    .into_iter()
+                    .map(|s| {
+                        let f = |u: &DVector<f64>| {
+                            let mut z = DVector::zeros(dim);
+                            z.rows_mut(0, d).copy_from(&u.rows(0, d));
+                            z.rows_mut((i + 1) * d, d).copy_from(&u.rows(d, d));
+                            let z = (0..p.k).fold(z, |z, _| step.apply(&z, &s, &[]));
+                            block(&z, i + 1, d)
+                        };
+                        let c = f(&DVector::zeros(2 * d));
+                        let cols: Vec<DVector<f64>> = (0..2 * d)
+                            .map(|j| {
+                                let mut e = DVector::zeros(2 * d);
+                                e[j] = 1.0;
+                                f(&e) - &c
+                            })
+                            .collect();
+                        (DMatrix::from_columns(&cols), c)
+                    })
+                    .collect()
+            })
+            .collect(),
+    };
+    let (mut mu, mut pm) = (z0.clone(), z0 * z0.transpose());
+    let mut global_error = Vec::with_capacity(rounds);
+    let mut sigma2: f64 = 0.0;
+    for _ in 0..rounds {
+        global_error.push(observe.expected_square(&mu, &pm));
+        match batches {
+            Batches::PerStep => {
+                for _ in 0..p.k {
+                    sigma2 = sigma2.max(sigma2_at(inst, &forms, &mu, &pm));
+                    for s in &steps {
+                        let (a, b) = s.propagate(&mu, &pm, &inc);
+                        mu = a;
+                        pm = b;
+                    }
+                }
+            }
+            Batches::PerRound => {
+                sigma2 = sigma2.max(sigma2_at(inst, &forms, &mu, &pm));
+                for (i, maps) in per_round.iter().enumerate() {
+                    mixture_step(&mut mu, &mut pm, maps, i, d);
+                }
+            }
+        }
+        let (a, b) = server.propagate(&mu, &pm, &FULL);
+        mu = a;
+        pm = b;
+    }
+    Alg2Run { global_error, sigma2 }
+}

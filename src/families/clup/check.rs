@@ -1,0 +1,788 @@
+//! The pipeline of one FedCLUP scenario: model and design draws -> exact constants -> exact
+//! solutions and statistical errors over a lambda grid -> exact runs of Algorithms 1 and 2 ->
+//! claim inputs -> verdicts.
+
+use std::collections::BTreeMap;
+
+use nalgebra::DVector;
+use serde::{Deserialize, Serialize};
+
+use crate::claim::Horizon;
+use crate::claim::{BoundClaim, ConditionCheck, ConditionKind, Relation};
+use crate::engine::Estimator;
+use crate::error::{require_positive, Error, Result};
+use crate::verdict::{evaluate_inequality, Evaluation, VerdictKind};
+
+use super::algorithm::{alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Batches, Params, MAX_BATCH_OUTCOMES};
+use super::bounds::{self, Opt, Stat};
+use super::claims::{ClupClaim, GammaRule, Inputs, Statement, ALL};
+use super::model::{Constants, Instance, ModelSpec};
+
+/// How the run starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Init {
+    /// `w_1^(g) = 0`, `w_{0,K}^(i) = 0`.
+    #[default]
+    Zero,
+    /// `w_{0,K}^(i) = w~^(i)` while `w_1^(g) = 0`: the local models already at their solution,
+    /// the global model not.
+    LocalsAtSolution,
+}
+
+/// The steps of Algorithms 1 and 2; an omitted value is Corollary 2's choice
+/// (`gamma = 1/(2 L_g)`, `eta = 1/(lambda + L)`, `K` of (134)).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StepsSpec {
+    /// Global step `gamma > 0`.
+    #[serde(default)]
+    pub gamma: Option<f64>,
+    /// Local step `eta > 0`.
+    #[serde(default)]
+    pub eta: Option<f64>,
+    /// Local steps `K >= 1`.
+    #[serde(default)]
+    pub k: Option<usize>,
+}
+
+fn default_designs() -> usize {
+    2
+}
+fn default_true() -> bool {
+    true
+}
+fn default_epsilon() -> f64 {
+    1e-8
+}
+
+/// One scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The family (`"clup"`); not part of the hash.
+    #[serde(default, skip_serializing)]
+    pub family: Option<String>,
+    /// Unique name.
+    pub name: String,
+    /// What it probes.
+    #[serde(default)]
+    pub description: String,
+    /// The data.
+    pub model: ModelSpec,
+    /// Design draws the statistical claims are checked on.
+    #[serde(default = "default_designs")]
+    pub designs: usize,
+    /// Whether the statistical claims (Lemma 1, Theorem 1, Corollary 1) run on this scenario.
+    #[serde(default = "default_true")]
+    pub statistics: bool,
+    /// `lambda > 0` of the algorithms.
+    pub lambda: f64,
+    /// Horizon `T`.
+    pub rounds: usize,
+    /// Steps of the algorithms.
+    #[serde(default)]
+    pub steps: StepsSpec,
+    /// Algorithm 2's batch size `B` (Theorem 3 runs only when given).
+    #[serde(default)]
+    pub batch: Option<usize>,
+    /// Initialization.
+    #[serde(default)]
+    pub init: Init,
+    /// The lambdas of Corollary 2's communication sweep (none: no sweep).
+    #[serde(default)]
+    pub lambda_sweep: Vec<f64>,
+    /// Target `eps` of the sweep.
+    #[serde(default = "default_epsilon")]
+    pub epsilon: f64,
+    /// Expected verdict per claim id.
+    #[serde(default)]
+    pub expected: BTreeMap<String, VerdictKind>,
+}
+
+/// Largest horizon.
+pub const MAX_ROUNDS: usize = 100_000;
+/// Largest `K`.
+pub const MAX_K: usize = 100_000;
+/// Largest number of design draws.
+pub const MAX_DESIGNS: usize = 32;
+/// Round cap of the communication sweep.
+pub const SWEEP_ROUND_CAP: usize = 200_000;
+
+impl Scenario {
+    /// SHA-256 of the canonical JSON form (first 16 hex digits).
+    pub fn hash(&self) -> String {
+        crate::card::canonical_hash(self)
+    }
+
+    /// Checks every field, naming the one at fault.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`].
+    pub fn check(&self, field: &str) -> Result<()> {
+        if let Some(f) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
+            return Err(Error::field(format!("{field}.family"), format!("`{f}`"), super::FAMILY_ID));
+        }
+        self.model.check(&format!("{field}.model"))?;
+        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+            return Err(Error::field(
+                format!("{field}.lambda"),
+                format!("got {}", self.lambda),
+                "a finite number > 0 (lambda = 0 is LocalTrain, which Theorem 1's sweep covers)",
+            ));
+        }
+        if self.rounds == 0 || self.rounds > MAX_ROUNDS {
+            return Err(Error::field(format!("{field}.rounds"), format!("got {}", self.rounds), format!("1 <= rounds <= {MAX_ROUNDS}")));
+        }
+        if self.designs == 0 || self.designs > MAX_DESIGNS {
+            return Err(Error::field(format!("{field}.designs"), format!("got {}", self.designs), format!("1 <= designs <= {MAX_DESIGNS}")));
+        }
+        if let Some(g) = self.steps.gamma {
+            require_positive(&format!("{field}.steps.gamma"), g)
+                .map_err(|_| Error::field(format!("{field}.steps.gamma"), format!("got {g}"), "a finite number in (0, inf)"))?;
+        }
+        if let Some(e) = self.steps.eta {
+            require_positive(&format!("{field}.steps.eta"), e)
+                .map_err(|_| Error::field(format!("{field}.steps.eta"), format!("got {e}"), "a finite number in (0, inf)"))?;
+        }
+        if let Some(k) = self.steps.k {
+            if k == 0 || k > MAX_K {
+                return Err(Error::field(format!("{field}.steps.k"), format!("got {k}"), format!("1 <= k <= {MAX_K}")));
+            }
+        }
+        if let Some(b) = self.batch {
+            if b == 0 || b > self.model.n {
+                return Err(Error::field(
+                    format!("{field}.batch"),
+                    format!("got {b} with n = {}", self.model.n),
+                    "1 <= B <= n (batches are drawn without replacement)",
+                ));
+            }
+            if per_round_outcomes(self.model.n, b) > MAX_BATCH_OUTCOMES as f64 {
+                return Err(Error::field(
+                    format!("{field}.batch"),
+                    format!("C(n, B) = {:.3e} batches", per_round_outcomes(self.model.n, b)),
+                    format!("C(n, B) <= {MAX_BATCH_OUTCOMES} (the one-batch reading enumerates them)"),
+                ));
+            }
+        }
+        for (j, l) in self.lambda_sweep.iter().enumerate() {
+            if !(l.is_finite() && *l > 0.0) {
+                return Err(Error::field(format!("{field}.lambda_sweep[{j}]"), format!("got {l}"), "a finite number > 0"));
+            }
+        }
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(Error::field(format!("{field}.epsilon"), format!("got {}", self.epsilon), "a finite number > 0"));
+        }
+        let ids: Vec<&str> = ALL.iter().map(|c| c.id).collect();
+        for key in self.expected.keys() {
+            if !ids.contains(&key.as_str()) {
+                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
+            }
+        }
+        let d = (self.model.m + 1) * self.model.d;
+        let bytes = 8.0 * (self.rounds as f64 + 1.0) * d as f64 * 2.0
+            + 8.0 * (d * d) as f64 * (self.model.m * MAX_BATCH_OUTCOMES.min(1 + self.model.n * self.model.n)) as f64;
+        crate::error::require_memory(&format!("{field}.rounds"), bytes, "the trajectories and batch maps")?;
+        Ok(())
+    }
+
+    /// The steps at `lambda` with the per-sample `L` and this draw's `mu`.
+    pub fn params(&self, c: &Constants, lambda: f64) -> Params {
+        let (eta, gamma) = bounds::corollary2_steps(c.l_sample, lambda);
+        Params {
+            lambda,
+            gamma: self.steps.gamma.unwrap_or(gamma),
+            eta: self.steps.eta.unwrap_or(eta),
+            k: self.steps.k.unwrap_or_else(|| bounds::k_134(c.mu, c.l_sample, lambda)),
+        }
+    }
+}
+
+/// A claim's outcome on one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    /// Claim id.
+    pub claim: &'static str,
+    /// The evaluation.
+    pub evaluation: Evaluation,
+    /// The card's expectation.
+    pub expected: Option<VerdictKind>,
+    /// What each compared point is (for per-point evaluations: `lambda`, draw, ...).
+    pub points: Vec<String>,
+}
+
+/// One point of a statistical curve.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StatPoint {
+    /// `lambda`.
+    pub lambda: f64,
+    /// `max_i E||w~^(i) - w*^(i)||^2`.
+    pub error: f64,
+    /// Theorem 1's first branch (primary reading).
+    pub first: f64,
+    /// Its second branch.
+    pub second: f64,
+}
+
+/// One lambda of Corollary 2's sweep.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SweepPoint {
+    /// `lambda`.
+    pub lambda: f64,
+    /// `K` of (134).
+    pub k: usize,
+    /// Rounds to an eps-solution, measured.
+    pub rounds: f64,
+    /// Rounds the printed rate implies with Theorem 2's constants.
+    pub predicted: f64,
+    /// `kappa (lambda + mu)/(lambda + L) log(1/eps)`.
+    pub shape: f64,
+    /// Gradient evaluations per client, `K x rounds`.
+    pub gradients: f64,
+}
+
+/// The K study at the scenario's lambda (Corollary 2's steps).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct KStudy {
+    /// `K` of (134).
+    pub k_134: usize,
+    /// The smallest `K` satisfying (14).
+    pub k_14: Option<usize>,
+    /// The smallest `K` whose exact asymptotic rate (squared spectral radius of a round) is at
+    /// most Corollary 2's printed rate.
+    pub k_attains_c2_rate: Option<usize>,
+    /// The smallest `K` whose exact asymptotic rate is at most Theorem 2's `r`.
+    pub k_attains_t2_rate: Option<usize>,
+    /// The squared spectral radius at `K` of (134).
+    pub rate_at_k134: f64,
+    /// Theorem 2's `r` at Corollary 2's steps.
+    pub t2_rate: f64,
+    /// Corollary 2's printed rate.
+    pub c2_rate: f64,
+}
+
+/// Everything computed for one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioRun {
+    /// Name.
+    pub scenario: String,
+    /// Description.
+    pub description: String,
+    /// Hash.
+    pub scenario_hash: String,
+    /// Clients.
+    pub m: usize,
+    /// Samples per client.
+    pub n: usize,
+    /// The constants of every design draw.
+    pub constants: Vec<Constants>,
+    /// The steps of Algorithm 1 at the scenario's lambda.
+    pub params: Params,
+    /// Theorem 1's curve on draw 0 (primary reading).
+    pub stat_curve: Vec<StatPoint>,
+    /// LocalTrain's and GlobalTrain's `max_i E||w - w*^(i)||^2` on draw 0.
+    pub local_train: f64,
+    /// GlobalTrain's level.
+    pub global_train: f64,
+    /// `||w_t^(g) - w~^(g)||^2` of Algorithm 1, `t = 1..=T`.
+    pub global_error: Vec<f64>,
+    /// The mean-of-locals server (gamma = 1/lambda): its global error.
+    pub mean_of_locals_error: Vec<f64>,
+    /// `max_t ||w_t^(g)[Algorithm 1] - w_t^(g)[mean of locals]||`.
+    pub mean_of_locals_gap: f64,
+    /// Algorithm 2's `E||w_t^(g) - w~^(g)||^2` (fresh batches), when it runs.
+    pub alg2_error: Vec<f64>,
+    /// Its ball (printed) and `sigma^2`.
+    pub alg2_ball: f64,
+    /// `sigma^2` at the visited iterates.
+    pub sigma2: f64,
+    /// Corollary 2's sweep.
+    pub sweep: Vec<SweepPoint>,
+    /// Total error `max_i ||w_{t,K}^(i) - w*^(i)||^2` on draw 0's labels at Corollary 2's steps,
+    /// per lambda of the sweep (the paper's Figure 3 mirrored).
+    pub total_error: Vec<(f64, Vec<f64>)>,
+    /// LocalTrain's and GlobalTrain's total error on draw 0's labels.
+    pub train_levels: (f64, f64),
+    /// The K study.
+    pub k_study: Option<KStudy>,
+    /// Outcomes.
+    pub results: Vec<ClaimResult>,
+}
+
+/// `{0} U logspace(1e-3, 1e5, 33)`: Theorem 1 for every lambda >= 0.
+pub fn lambda_grid() -> Vec<f64> {
+    std::iter::once(0.0).chain((0..33).map(|j| 10f64.powf(-3.0 + 8.0 * j as f64 / 32.0))).collect()
+}
+
+fn stat_of(c: &Constants, s: &ModelSpec, empirical_l: bool) -> Stat {
+    Stat { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, rho2: c.rho2, r: s.r, n: s.n as f64, m: s.m as f64 }
+}
+
+fn opt_of(c: &Constants, m: usize, p: &Params, empirical_l: bool) -> Opt {
+    Opt { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: m as f64 }
+}
+
+fn base_inputs(stat: Stat, opt: Opt) -> Inputs {
+    Inputs { t: 1, stat, lambda: opt.lambda, opt, v1: f64::NAN, init_local: f64::NAN, sigma2: f64::NAN, batch: f64::NAN, strongly_convex: stat.mu > 0.0 }
+}
+
+fn max_of(v: &[f64]) -> f64 {
+    v.iter().copied().fold(0.0, f64::max)
+}
+
+/// Squared errors below `ROUNDING_FLOOR` times their starting scale are at the rounding floor of
+/// `f64` (distances of order 1 carry errors near 1e-16, squared 1e-32): such rounds are not
+/// compared.
+pub const ROUNDING_FLOOR: f64 = 1e-20;
+
+/// Per-point comparison of `lhs <= rhs`, compared as the ratio `lhs/rhs <= 1` so that the tie
+/// tolerance is relative at every scale (`rhs = 0 < lhs` or `rhs < 0` is the largest finite ratio,
+/// `f64::MAX`, so it reads as violated; `rhs = inf` a zero one). The slack is `rhs/lhs` at the
+/// tightest point.
+fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
+    let ratio = |(l, r): (f64, f64)| {
+        if r.is_infinite() && r > 0.0 {
+            0.0
+        } else if r > 0.0 {
+            l / r
+        } else if l > 0.0 || r < 0.0 {
+            f64::MAX
+        } else {
+            0.0
+        }
+    };
+    let ratios: Vec<(f64, f64)> = points.iter().map(|p| (ratio(*p), 1.0)).collect();
+    let sides = |t: usize| ratios.get(t).map(|p| vec![*p]);
+    evaluate_inequality(checks, ratios.len(), &sides, Estimator::Exact, 0.99, scale)
+}
+
+/// Rounds `2..=T` of a per-round bound (round 1 is `V_1` itself), above the rounding floor.
+fn per_round(claim: &ClupClaim, x: &Inputs, series: &[f64], reference: f64, scale: f64) -> (Evaluation, Vec<String>) {
+    let mut sides = Vec::new();
+    let mut points = Vec::new();
+    for (j, v) in series.iter().enumerate().skip(1) {
+        if *v < ROUNDING_FLOOR * reference {
+            break;
+        }
+        let b = claim.bound(&x.at_horizon(j + 1));
+        sides.push((*v, b));
+        points.push(format!("round {}: {v:.6e} vs {b:.6e}", j + 1));
+    }
+    (per_point(claim.checks(x), &sides, scale), points)
+}
+
+/// The lambdas where Theorem 1's first branch changes: `4 L^2 g = 1` (its pole) and
+/// `8 L^2 g = 1` (the guard of I-CLUP6), each from `a^2 - (c L^2/mu) a - c L^3/mu = 0`,
+/// `a = mu + lambda`, with `c = 16` and `32`.
+pub fn first_branch_thresholds(st: &Stat) -> (f64, f64) {
+    let root = |c: f64| {
+        let p = c * st.l * st.l / st.mu;
+        let q = c * st.l.powi(3) / st.mu;
+        (p + (p * p + 4.0 * q).sqrt()) / 2.0 - st.mu
+    };
+    (root(16.0), root(32.0))
+}
+
+/// Algorithm 1's trajectory quantities.
+struct Trajectory {
+    /// `||w_t^(g) - w~^(g)||^2`, t = 1..=T.
+    global: Vec<f64>,
+    /// `max_i ||w_{t,K}^(i) - w~^(i)||^2`.
+    local: Vec<f64>,
+    /// `e_t`.
+    e: Vec<f64>,
+    /// per client `||w_{t,K}^(i) - w~^(i)||^2`.
+    per_client: Vec<Vec<f64>>,
+    /// `max_i ||w_{t,K}^(i) - w*^(i)||^2` (total error).
+    total: Vec<f64>,
+    /// The global models.
+    globals: Vec<DVector<f64>>,
+}
+
+fn trajectory(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> Trajectory {
+    let d = inst.d;
+    let sol = inst.solve(p.lambda);
+    let states = run_alg1(inst, p, z0, rounds);
+    let mut t = Trajectory { global: vec![], local: vec![], e: vec![], per_client: vec![], total: vec![], globals: vec![] };
+    for r in 0..rounds {
+        let wg = block(&states[r], 0, d);
+        let locals: Vec<DVector<f64>> = (0..inst.m()).map(|i| block(&states[r + 1], i + 1, d)).collect();
+        t.global.push((&wg - &sol.global).norm_squared());
+        let pc: Vec<f64> = locals.iter().zip(&sol.locals).map(|(w, s)| (w - s).norm_squared()).collect();
+        t.local.push(max_of(&pc));
+        t.per_client.push(pc);
+        t.e.push(locals.iter().enumerate().map(|(i, w)| (w - inst.prox(i, p.lambda, &wg)).norm_squared()).sum::<f64>() / inst.m() as f64);
+        t.total.push(locals.iter().zip(&inst.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).fold(0.0, f64::max));
+        t.globals.push(wg);
+    }
+    t
+}
+
+fn init_state(inst: &Instance, init: Init, lambda: f64) -> DVector<f64> {
+    let d = inst.d;
+    match init {
+        Init::Zero => DVector::zeros((inst.m() + 1) * d),
+        Init::LocalsAtSolution => initial_state(&DVector::zeros(d), &inst.solve(lambda).locals),
+    }
+}
+
+/// Rounds until `||w_t^(g) - w~^(g)||^2 <= eps` and `max_i ||w_{t,0}^(i) - w~^(i)||^2 <= eps`, by
+/// iterating the round's affine map (probed from the same round code).
+fn rounds_to_eps(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> f64 {
+    use crate::engine::RandomAffineRound;
+    let round = super::algorithm::Alg1Round { inst, params: *p };
+    let dim = round.state_dim();
+    let all: Vec<usize> = (0..inst.m()).collect();
+    let c = round.apply(&DVector::zeros(dim), &all, &[]);
+    let cols: Vec<DVector<f64>> = (0..dim)
+        .map(|j| {
+            let mut e = DVector::zeros(dim);
+            e[j] = 1.0;
+            round.apply(&e, &all, &[]) - &c
+        })
+        .collect();
+    let a = nalgebra::DMatrix::from_columns(&cols);
+    let sol = inst.solve(p.lambda);
+    let target = initial_state(&sol.global, &sol.locals);
+    let d = inst.d;
+    let mut z = z0.clone();
+    for t in 1..=SWEEP_ROUND_CAP {
+        let dz = &z - &target;
+        let g = dz.rows(0, d).norm_squared();
+        let l = (0..inst.m()).map(|i| dz.rows((i + 1) * d, d).norm_squared()).fold(0.0, f64::max);
+        if g <= eps && l <= eps {
+            return t as f64;
+        }
+        z = &a * &z + &c;
+    }
+    f64::INFINITY
+}
+
+/// `V_1` of Theorem 2 from the first round of a trajectory.
+fn v1_t2(o: &Opt, tr: &Trajectory) -> f64 {
+    tr.global[0] + bounds::lyapunov_c1(o, false) * tr.e[0]
+}
+
+/// Evaluates every selected claim on a scenario.
+///
+/// # Errors
+/// Bad input naming the field; an instance that is not strongly convex.
+pub fn run_scenario(s: &Scenario, claims: &[ClupClaim], scale: f64) -> Result<ScenarioRun> {
+    s.check("scenario")?;
+    let draws: Vec<Instance> = (0..s.designs as u64).map(|d| s.model.instance(d)).collect::<Result<_>>()?;
+    let inst = &draws[0];
+    let c0 = inst.constants;
+    let m = s.model.m;
+    let p = s.params(&c0, s.lambda);
+    let z0 = init_state(inst, s.init, s.lambda);
+    let wants = |f: &dyn Fn(&Statement) -> bool| claims.iter().any(|c| f(&c.statement));
+
+    // Statistical curves over the grid, per draw: max_i E||w~^(i) - w*^(i)||^2.
+    let grid = lambda_grid();
+    let stat_claims = s.statistics && wants(&|st| matches!(st, Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. }));
+    let curves: Vec<Vec<f64>> =
+        if stat_claims { draws.iter().map(|d| grid.iter().map(|&l| max_of(&d.statistical_errors(l))).collect()).collect() } else { Vec::new() };
+    let stat0 = stat_of(&c0, &s.model, false);
+    let stat_curve: Vec<StatPoint> = curves
+        .first()
+        .map(|c| {
+            grid.iter()
+                .zip(c)
+                .map(|(&l, &e)| StatPoint {
+                    lambda: l,
+                    error: e,
+                    first: bounds::t1_first(&stat0, l, bounds::T1_PROOF),
+                    second: bounds::t1_second(&stat0, l, false),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let (local_train, global_train) =
+        if stat_claims { (max_of(&inst.local_train_errors()), max_of(&inst.global_train_errors())) } else { (f64::NAN, f64::NAN) };
+
+    // Algorithm 1 at the scenario's steps, at the experiments' gamma and as the mean of locals.
+    let o = opt_of(&c0, m, &p, false);
+    let tr = trajectory(inst, &p, &z0, s.rounds);
+    let p_mean = Params { gamma: 1.0 / s.lambda, ..p };
+    let tr_mean = trajectory(inst, &p_mean, &z0, s.rounds);
+    let mean_of_locals_gap = tr.globals.iter().zip(&tr_mean.globals).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+    // Corollary 2's parameters.
+    let p_c2 = {
+        let (eta, gamma) = bounds::corollary2_steps(c0.l_sample, s.lambda);
+        Params { lambda: s.lambda, gamma, eta, k: bounds::k_134(c0.mu, c0.l_sample, s.lambda) }
+    };
+    let o_c2 = opt_of(&c0, m, &p_c2, false);
+    let tr_c2 = trajectory(inst, &p_c2, &z0, s.rounds);
+
+    // Algorithm 2.
+    let sol = inst.solve(s.lambda);
+    let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));
+    let run2 = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: false, .. })) { alg2(Batches::PerStep) } else { None };
+    let run2_one = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. })) { alg2(Batches::PerRound) } else { None };
+
+    // Corollary 2's sweep and the total error per lambda.
+    let mut sweep = Vec::new();
+    let mut total_error = Vec::new();
+    if wants(&|st| matches!(st, Statement::Corollary2Rounds)) {
+        for &l in &s.lambda_sweep {
+            let (eta, gamma) = bounds::corollary2_steps(c0.l_sample, l);
+            let pl = Params { lambda: l, gamma, eta, k: bounds::k_134(c0.mu, c0.l_sample, l) };
+            let ol = opt_of(&c0, m, &pl, false);
+            let zl = init_state(inst, s.init, l);
+            let trl = trajectory(inst, &pl, &zl, s.rounds);
+            let v1 = v1_t2(&ol, &trl);
+            let r = bounds::c2_rate(c0.mu, c0.l_sample, l);
+            let c_pred = v1.max(bounds::local_factor(&ol) * v1 / r);
+            let rounds = rounds_to_eps(inst, &pl, &zl, s.epsilon);
+            sweep.push(SweepPoint {
+                lambda: l,
+                k: pl.k,
+                rounds,
+                predicted: bounds::rounds_from_rate(c_pred, r, s.epsilon),
+                shape: bounds::c2_rounds_shape(c0.mu, c0.l_sample, l, s.epsilon),
+                gradients: pl.k as f64 * rounds,
+            });
+            total_error.push((l, trl.total));
+        }
+    }
+    let b_draw: Vec<DVector<f64>> = inst.clients.iter().map(|c| c.b.clone()).collect();
+    let lt = inst.local_train_with(&b_draw);
+    let gt = inst.global_train_with(&b_draw);
+    let train_levels = (
+        lt.iter().zip(&inst.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).fold(0.0, f64::max),
+        inst.clients.iter().map(|c| (&gt - &c.w_star).norm_squared()).fold(0.0, f64::max),
+    );
+
+    // The K study at the scenario's lambda.
+    let k_study = {
+        let k134 = p_c2.k;
+        let rate = |k: usize| alg1_spectral_radius(inst, &Params { k, ..p_c2 }).powi(2);
+        let r2 = bounds::t2_rate(&o_c2);
+        let rc2 = bounds::c2_rate(c0.mu, c0.l_sample, s.lambda);
+        Some(KStudy {
+            k_134: k134,
+            k_14: bounds::k_min_14(&o_c2, MAX_K),
+            k_attains_c2_rate: (1..=k134).find(|&k| rate(k) <= rc2),
+            k_attains_t2_rate: (1..=k134).find(|&k| rate(k) <= r2),
+            rate_at_k134: rate(k134),
+            t2_rate: r2,
+            c2_rate: rc2,
+        })
+    };
+
+    let mut results = Vec::new();
+    for claim in claims {
+        let mut points = Vec::new();
+        let evaluation: Option<Evaluation> = match claim.statement {
+            Statement::Lemma1 if s.statistics => {
+                let mut sides = Vec::new();
+                let mut checks = Vec::new();
+                for (di, d) in draws.iter().enumerate() {
+                    let st = stat_of(&d.constants, &s.model, false);
+                    checks = claim.checks(&base_inputs(st, o));
+                    for &l in grid.iter().filter(|l| **l > 0.0) {
+                        let k = bounds::lemma1(st.mu, st.l, l);
+                        let mut avg = nalgebra::DMatrix::zeros(d.d, d.d);
+                        let (mut lo_f, mut hi_f, mut hi_j, mut lo_h, mut hi_h) = (f64::INFINITY, 0.0f64, 0.0f64, f64::INFINITY, 0.0f64);
+                        for i in 0..d.m() {
+                            let (hf, jac) = d.envelope_hessian(i, l);
+                            let (a, b) = super::model::spectrum(&hf);
+                            lo_f = lo_f.min(a);
+                            hi_f = hi_f.max(b);
+                            hi_j = hi_j.max(super::model::spectrum(&jac).1);
+                            let (a, b) = super::model::spectrum(&(&d.clients[i].a + nalgebra::DMatrix::identity(d.d, d.d) * l));
+                            lo_h = lo_h.min(a);
+                            hi_h = hi_h.max(b);
+                            avg += hf / d.m() as f64;
+                        }
+                        let (lo_avg, hi_avg) = super::model::spectrum(&avg);
+                        for (what, lhs, rhs) in [
+                            ("mu_g <= lambda_min(hess F_i)", k.mu_g, lo_f),
+                            ("lambda_max(hess F_i) <= L_g", hi_f, k.l_g),
+                            ("mu_g <= lambda_min(hess F)", k.mu_g, lo_avg),
+                            ("lambda_max(hess F) <= L_g", hi_avg, k.l_g),
+                            ("mu_l <= lambda_min(A_i + lambda I)", k.mu_l, lo_h),
+                            ("lambda_max(A_i + lambda I) <= L_l", hi_h, k.l_l),
+                            ("||d prox/d w_g|| <= L_w", hi_j, k.l_w),
+                        ] {
+                            sides.push((lhs, rhs));
+                            points.push(format!("draw {di}, lambda {l:.4e}: {what}: {lhs:.6e} vs {rhs:.6e}"));
+                        }
+                    }
+                }
+                Some(per_point(checks, &sides, scale))
+            }
+            Statement::Theorem1 { reading, empirical_l } if s.statistics => {
+                let mut sides = Vec::new();
+                let mut checks = Vec::new();
+                for (di, d) in draws.iter().enumerate() {
+                    let st = stat_of(&d.constants, &s.model, empirical_l);
+                    checks = claim.checks(&base_inputs(st, o));
+                    let (pole, guard) = first_branch_thresholds(&st);
+                    let extra = [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard];
+                    let _ = reading;
+                    for (j, &l) in grid.iter().chain(extra.iter()).enumerate() {
+                        let x = Inputs { lambda: l, ..base_inputs(st, o) };
+                        let e = if j < grid.len() { curves[di][j] } else { max_of(&d.statistical_errors(l)) };
+                        let b = claim.bound(&x);
+                        sides.push((e, b));
+                        points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+                    }
+                }
+                Some(per_point(checks, &sides, scale))
+            }
+            Statement::Corollary1 { a2_printed } if s.statistics => {
+                let mut sides = Vec::new();
+                let mut checks = Vec::new();
+                for (di, d) in draws.iter().enumerate() {
+                    let st = stat_of(&d.constants, &s.model, false);
+                    checks = claim.checks(&base_inputs(st, o));
+                    let lambdas: Vec<f64> = if a2_printed {
+                        checks.push(ConditionCheck::compare(
+                            "R < 1/sqrt(n) (the case of (92) with a2)",
+                            ConditionKind::Scope,
+                            st.r,
+                            Relation::AtMost,
+                            1.0 / st.n.sqrt() * (1.0 - 1e-12),
+                        ));
+                        vec![bounds::a1(&st).max(bounds::a2_printed(&st)).max(0.0)]
+                    } else if bounds::c1_small_r(&st) {
+                        let l = bounds::lambda_93(&st);
+                        vec![l, 10.0 * l, 1000.0 * l]
+                    } else {
+                        let l = bounds::lambda_72(&st);
+                        vec![0.0, l / 10.0, l]
+                    };
+                    for l in lambdas {
+                        let x = Inputs { lambda: l, ..base_inputs(st, o) };
+                        let (e, b) = (max_of(&d.statistical_errors(l)), claim.bound(&x));
+                        sides.push((e, b));
+                        points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+                    }
+                }
+                Some(per_point(checks, &sides, scale))
+            }
+            Statement::Theorem2Global(rule) => {
+                let (pp, series) = match rule {
+                    GammaRule::Scenario => (p, tr.global.clone()),
+                    GammaRule::MeanOfLocals => (p_mean, tr_mean.global.clone()),
+                    GammaRule::Experiments => {
+                        let pe = Params { gamma: 1.0 / bounds::lemma1(c0.mu, c0.l_sample, s.lambda).l_g, ..p };
+                        (pe, trajectory(inst, &pe, &z0, s.rounds).global)
+                    }
+                };
+                let oo = opt_of(&c0, m, &pp, false);
+                let trj = match rule {
+                    GammaRule::Scenario => None,
+                    _ => Some(trajectory(inst, &pp, &z0, 1)),
+                };
+                let v1 = match &trj {
+                    Some(t) => v1_t2(&oo, t),
+                    None => v1_t2(&oo, &tr),
+                };
+                let x = Inputs { t: s.rounds, v1, ..base_inputs(stat0, oo) };
+                let (e, pts) = per_round(claim, &x, &series, v1, scale);
+                points = pts;
+                Some(e)
+            }
+            Statement::Theorem2Local => {
+                let x = Inputs { t: s.rounds, v1: v1_t2(&o, &tr), ..base_inputs(stat0, o) };
+                let (e, pts) = per_round(claim, &x, &tr.local, x.v1, scale);
+                points = pts;
+                Some(e)
+            }
+            Statement::Theorem2Lyapunov => {
+                let c1 = bounds::lyapunov_c1(&o, false);
+                let v: Vec<f64> = tr.global.iter().zip(&tr.e).map(|(g, e)| g + c1 * e).collect();
+                let r = bounds::t2_rate(&o);
+                let x = base_inputs(stat0, o);
+                let v0 = v.first().copied().unwrap_or(0.0);
+                let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| w[1] >= ROUNDING_FLOOR * v0).map(|w| (w[1], r * w[0])).collect();
+                points = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
+                Some(per_point(claim.checks(&x), &sides, scale))
+            }
+            Statement::Corollary2 => {
+                let x = Inputs { t: s.rounds, v1: v1_t2(&o_c2, &tr_c2), ..base_inputs(stat0, o_c2) };
+                let (e, pts) = per_round(claim, &x, &tr_c2.global, x.v1, scale);
+                points = pts;
+                Some(e)
+            }
+            Statement::Corollary2Rounds if !sweep.is_empty() => {
+                let x = base_inputs(stat0, o_c2);
+                let sides: Vec<(f64, f64)> = sweep.iter().map(|q| (q.rounds, q.predicted)).collect();
+                points = sweep.iter().map(|q| format!("lambda {:.4e}: {} rounds measured, {} implied, K = {}", q.lambda, q.rounds, q.predicted, q.k)).collect();
+                Some(per_point(claim.checks(&x), &sides, scale))
+            }
+            Statement::Corollary3 { .. } => {
+                let inits: Vec<f64> = (0..m).map(|i| (block(&z0, i + 1, inst.d) - &sol.locals[i]).norm_squared()).collect();
+                let x = base_inputs(stat0, o_c2);
+                let reference = inits.iter().copied().fold(0.0, f64::max).max(tr_c2.per_client[0].iter().copied().fold(0.0, f64::max));
+                let sides: Vec<(f64, f64)> = (0..s.rounds)
+                    .take_while(|t| tr_c2.local[*t] >= ROUNDING_FLOOR * reference)
+                    .map(|t| {
+                        let pick = |i: usize| {
+                            let rhs = claim.bound(&Inputs { t: t + 1, init_local: inits[i], ..x });
+                            (tr_c2.per_client[t][i], rhs)
+                        };
+                        let key = |(l, r): (f64, f64)| {
+                            if r > 0.0 {
+                                l / r
+                            } else if l > 0.0 {
+                                f64::INFINITY
+                            } else {
+                                0.0
+                            }
+                        };
+                        (0..m).map(pick).fold((0.0, 1.0), |best, cand| if key(cand) > key(best) { cand } else { best })
+                    })
+                    .collect();
+                points = sides.iter().enumerate().map(|(t, (a, b))| format!("T = {}: {a:.6e} vs {b:.6e} (worst client)", t + 1)).collect();
+                Some(per_point(claim.checks(&x), &sides, scale))
+            }
+            Statement::Theorem3 { empirical_l, one_batch, .. } => {
+                let run = if one_batch { run2_one.as_ref() } else { run2.as_ref() };
+                run.map(|r| {
+                    let oo = opt_of(&c0, m, &p, empirical_l);
+                    let c1 = bounds::lyapunov_c1(&oo, true);
+                    let wg = block(&z0, 0, inst.d);
+                    let g1 = ((0..m).map(|i| block(&z0, i + 1, inst.d) - inst.prox(i, s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64)
+                        .norm_squared();
+                    let v1 = r.global_error[0] + c1 * g1;
+                    let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(stat0, oo) };
+                    let (e, pts) = per_round(claim, &x, &r.global_error, v1, scale);
+                    points = pts;
+                    e
+                })
+            }
+            _ => None,
+        };
+        if let Some(evaluation) = evaluation {
+            results.push(ClaimResult { claim: claim.id, evaluation, expected: s.expected.get(claim.id).copied(), points });
+        }
+    }
+    let (alg2_error, sigma2) = run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
+    Ok(ScenarioRun {
+        scenario: s.name.clone(),
+        description: s.description.clone(),
+        scenario_hash: s.hash(),
+        m,
+        n: s.model.n,
+        constants: draws.iter().map(|d| d.constants).collect(),
+        params: p,
+        stat_curve,
+        local_train,
+        global_train,
+        global_error: tr.global,
+        mean_of_locals_error: tr_mean.global,
+        mean_of_locals_gap,
+        alg2_ball: s.batch.map(|b| bounds::t3_ball(&o, sigma2, b as f64)).unwrap_or(f64::NAN),
+        alg2_error,
+        sigma2,
+        sweep,
+        total_error,
+        train_levels,
+        k_study,
+        results,
+    })
+}

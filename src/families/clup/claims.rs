@@ -1,0 +1,270 @@
+//! FedCLUP's claims (003; CLAIMS.md section 3) wired to their bounds ([`super::bounds`]) and
+//! checks. Each claim is one [`ClupClaim`]; readings that disagree with the print are flagged
+//! variants (`~name`) named after the inconsistency they encode.
+
+use serde::Serialize;
+
+use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
+use crate::family::ClaimKind;
+
+use super::bounds::{self, FirstBranchGuard, Opt, Stat, T1Reading, T1_PROOF};
+
+/// Everything a claim's bound and checks read at one point (a round, or a lambda of a sweep).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Inputs {
+    /// Round `t >= 1` of a per-round bound (1 for a statistical point).
+    pub t: usize,
+    /// Statistical constants (Theorem 1, Corollary 1).
+    pub stat: Stat,
+    /// `lambda` of the point.
+    pub lambda: f64,
+    /// Optimization constants and steps (Theorems 2-3, Corollaries 2-3).
+    pub opt: Opt,
+    /// `V_1 = ||w_1^(g) - w~^(g)||^2 + c1 e_1` (Theorem 2) or `+ c1 g_1` (Theorem 3).
+    pub v1: f64,
+    /// `||w_{0,K}^(i) - w~^(i)||^2` of the client a Corollary 3 point is about.
+    pub init_local: f64,
+    /// `sigma^2` of Assumption 4 at the visited iterates.
+    pub sigma2: f64,
+    /// Batch size `B`.
+    pub batch: f64,
+    /// Whether a model assumption holds on the draw: `mu > 0`.
+    pub strongly_convex: bool,
+}
+
+impl Horizon for Inputs {
+    fn horizon(&self) -> usize {
+        self.t
+    }
+    fn at_horizon(&self, t: usize) -> Self {
+        Self { t, ..*self }
+    }
+}
+
+/// What a claim states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Statement {
+    /// Lemma 1's constants against the instance's curvatures (ratio <= 1).
+    Lemma1,
+    /// Theorem 1 with a reading; `empirical_l` takes `L` as the empirical Hessians' largest eigenvalue.
+    Theorem1 {
+        /// The reading of (8)/(70).
+        reading: T1Reading,
+        /// `L = max_i lambda_max(A_i)` instead of the per-sample `L`.
+        empirical_l: bool,
+    },
+    /// Corollary 1 at the lambda its condition admits; `a2_printed` uses (92) with the printed a2.
+    Corollary1 {
+        /// (92) with the printed `a2` (I-CLUP8).
+        a2_printed: bool,
+    },
+    /// Theorem 2: `||w_t^(g) - w~^(g)||^2 <= r^(t-1) V_1`; the step `gamma` per [`GammaRule`].
+    Theorem2Global(GammaRule),
+    /// Theorem 2, local models via (130).
+    Theorem2Local,
+    /// The proof's (114): `V_{t+1} <= r V_t`.
+    Theorem2Lyapunov,
+    /// Corollary 2's rate at its parameters.
+    Corollary2,
+    /// Corollary 2's communication rounds over a lambda sweep.
+    Corollary2Rounds,
+    /// Corollary 3's optimization term; `c4` takes Corollary 4's rate without the factor 2.
+    Corollary3 {
+        /// Corollary 4's reading (I-CLUP1).
+        c4: bool,
+    },
+    /// Theorem 3's noise ball.
+    Theorem3 {
+        /// The ball from the product of geometric sums (I-CLUP16).
+        corrected_ball: bool,
+        /// The statement's rate instead of the proof's (I-CLUP16).
+        stated_rate: bool,
+        /// `L` as the empirical Hessians' largest eigenvalue.
+        empirical_l: bool,
+        /// One batch per round, as Algorithm 2 is printed (I-CLUP19).
+        one_batch: bool,
+    },
+}
+
+/// Which `gamma` a Theorem 2 run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GammaRule {
+    /// The scenario's.
+    Scenario,
+    /// `gamma = 1/L_g`, the experiments' choice (003:L244, L1347; I-CLUP11).
+    Experiments,
+    /// `gamma = 1/lambda`: the server takes the plain mean of the local models, as the authors'
+    /// public code does (its global step never runs).
+    MeanOfLocals,
+}
+
+/// One claim or variant.
+#[derive(Debug, Clone, Copy)]
+pub struct ClupClaim {
+    /// Id.
+    pub id: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Source lines.
+    pub source: &'static str,
+    /// The metric.
+    pub metric: &'static str,
+    /// Bound or per-round inequality.
+    pub kind: ClaimKind,
+    /// Variant name (`primary` for the reading the proof supports).
+    pub reading: &'static str,
+    /// Why this reading.
+    pub why: &'static str,
+    /// What it states.
+    pub statement: Statement,
+}
+
+const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every design draw, lambda in {0} U [1e-3, 1e5]";
+const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
+
+/// Every claim, in report order.
+pub const ALL: [ClupClaim; 23] = [
+    ClupClaim { id: "CLUP-L1", title: "Lemma 1: mu_g, L_g, mu_l, L_l, L_w against the instance's curvatures", source: "003:L159; proof L918-951", metric: "extreme eigenvalues of the Moreau envelopes' Hessians lambda A_i (A_i + lambda I)^-1, of A_i + lambda I, and the norm of the prox Jacobian, over clients and the average F", kind: ClaimKind::Lemma, reading: "primary", why: "L of Assumption 1 as printed (per-sample); the constants are attained with the empirical-Hessian L", statement: Statement::Lemma1 },
+    ClupClaim { id: "CLUP-T1", title: "Theorem 1: statistical error of the solution of (2), for every lambda >= 0", source: "003:L108-114; (70) L721; proof L452-725", metric: STAT_T1, kind: ClaimKind::Bound, reading: "primary", why: "rho^2/n in (70) (I-CLUP4), 16 rho^2 lambda/(mu^3 n) in the second branch (I-CLUP5), first branch +inf unless g(lambda) <= 1/(8 L^2) (I-CLUP6)", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false } },
+    ClupClaim { id: "CLUP-T1~n2", title: "Theorem 1 with (70) as printed: rho^2/n^2", source: "003:L721", metric: STAT_T1, kind: ClaimKind::Bound, reading: "n2", why: "I-CLUP4: (70) prints 2 rho^2/n^2 where (52) has 2 rho^2/n", statement: Statement::Theorem1 { reading: T1Reading { n_squared: true, printed_four: false, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
+    ClupClaim { id: "CLUP-T1~printed-4", title: "Theorem 1 with the printed 4 rho^2 lambda/(mu^3 n)", source: "003:L112, (66) L706", metric: STAT_T1, kind: ClaimKind::Bound, reading: "printed-4", why: "I-CLUP5: (35) in (64) gives 16", statement: Statement::Theorem1 { reading: T1Reading { n_squared: false, printed_four: true, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
+    ClupClaim { id: "CLUP-T1~g64", title: "Theorem 1, first branch guarded by g <= 1/(8L)^2", source: "003:L618", metric: STAT_T1, kind: ClaimKind::Bound, reading: "g64", why: "I-CLUP6: L618 assumes g <= 1/(8L)^2, L754 g <= 1/(8L^2)", statement: Statement::Theorem1 { reading: T1Reading { n_squared: false, printed_four: false, guard: FirstBranchGuard::SixtyFourL2 }, empirical_l: false } },
+    ClupClaim { id: "CLUP-T1~unguarded", title: "Theorem 1 as printed, first branch without a condition on lambda", source: "003:L108-114", metric: STAT_T1, kind: ClaimKind::Bound, reading: "unguarded", why: "I-CLUP6: the theorem states no condition; where 1 - 4 L^2 g(lambda) <= 0 the first branch is negative or undefined", statement: Statement::Theorem1 { reading: T1Reading { n_squared: false, printed_four: false, guard: FirstBranchGuard::Unguarded }, empirical_l: false } },
+    ClupClaim { id: "CLUP-T1~empirical-l", title: "Theorem 1 with L = max_i lambda_max(A_i)", source: "003:L92, L542, L592", metric: STAT_T1, kind: ClaimKind::Bound, reading: "empirical-l", why: "the proof uses L only as the smoothness of the empirical losses (38), (47): a smaller L than Assumption 1's per-sample one", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: true } },
+    ClupClaim { id: "CLUP-C1", title: "Corollary 1: C3/N + C4 (R^2 ^ 1/n) at the lambda (93) or (72) admits", source: "003:L122-126; (91) L843-846; (93) L866", metric: "max_i E||w~^(i) - w*^(i)||^2 at lambda in {l93, 10 l93, 1000 l93} (R <= 1/sqrt n) or {0, l72/10, l72} (R > 1/sqrt n)", kind: ClaimKind::Bound, reading: "primary", why: "the corollary's closed-form condition (93), which dominates the corrected a2' (I-CLUP8)", statement: Statement::Corollary1 { a2_printed: false } },
+    ClupClaim { id: "CLUP-C1~a2-printed", title: "Corollary 1 at lambda = max(a1, a2) of (92) with the printed a2", source: "003:L854-862", metric: "max_i E||w~^(i) - w*^(i)||^2 at lambda = max(a1, a2)", kind: ClaimKind::Bound, reading: "a2-printed", why: "I-CLUP8: (86)/(88) drop kappa^2; (92) with the printed a2 admits smaller lambda than (85) supports", statement: Statement::Corollary1 { a2_printed: true } },
+    ClupClaim { id: "CLUP-T2", title: "Theorem 2: w_t^(g) converges linearly at r = 1 - a/2 - a^2/2, a = gamma mu_g", source: "003:L176-181; (114) L1054, (117) L1071", metric: T2_METRIC, kind: ClaimKind::Bound, reading: "primary", why: "the constant of 'linear at rate r' is the proof's V_1 (114); conditions gamma < 1/L_g, eta <= 1/L_l, (14); (120) reported as a proof artifact (I-CLUP12)", statement: Statement::Theorem2Global(GammaRule::Scenario) },
+    ClupClaim { id: "CLUP-T2~expgamma", title: "Theorem 2 at the experiments' gamma = 1/L_g", source: "003:L244, L1347", metric: T2_METRIC, kind: ClaimKind::Bound, reading: "expgamma", why: "I-CLUP11: at gamma = 1/L_g the right side of (14) is 0", statement: Statement::Theorem2Global(GammaRule::Experiments) },
+    ClupClaim { id: "CLUP-T2~mean-of-locals", title: "Theorem 2 when the server takes the mean of the local models (gamma = 1/lambda)", source: "003:L258; the authors' public code", metric: T2_METRIC, kind: ClaimKind::Bound, reading: "mean-of-locals", why: "the public simulation code never executes its global step, so w^(g) is the plain mean of the local models, Algorithm 1 with gamma = 1/lambda", statement: Statement::Theorem2Global(GammaRule::MeanOfLocals) },
+    ClupClaim { id: "CLUP-T2-LOCAL", title: "Theorem 2: local models via (130), ||w_{t,K}^(i) - w~^(i)||^2 <= (2m/c1 + 2L_w^2) r^(t-1) V_1", source: "003:L181, (130) L1134", metric: "max_i ||w_{t,K}^(i) - w~^(i)||^2 per round", kind: ClaimKind::Bound, reading: "primary", why: "(130) with its typos read as 2 e_t^(i) + 2 L_w^2 ||w_t^(g) - w~^(g)||^2 and e_t^(i) <= m e_t (I-CLUP3, I-CLUP13)", statement: Statement::Theorem2Local },
+    ClupClaim { id: "CLUP-T2-LYAPUNOV", title: "The proof's (114): V_{t+1} <= r V_t", source: "003:L1049-1071", metric: "V_t = ||w_t^(g) - w~^(g)||^2 + c1 (1/m) sum_i ||w_{t,K}^(i) - w*^(i)(w_t^(g))||^2", kind: ClaimKind::Lemma, reading: "primary", why: "c1 of L1049 (factor 2), eps = 1, eps_g = (mu_g/2)(1 - gamma mu_g)", statement: Statement::Theorem2Lyapunov },
+    ClupClaim { id: "CLUP-C2", title: "Corollary 2: rate 1 - (lambda+L)/(4 kappa (lambda+mu)) at eta = 1/(lambda+L), gamma = 1/(2 L_g), K of (134)", source: "003:L185-190; (134) L1164", metric: T2_METRIC, kind: ClaimKind::Bound, reading: "primary", why: "the printed rate, an upper bound on r (I-CLUP2); constant V_1", statement: Statement::Corollary2 },
+    ClupClaim { id: "CLUP-C2-ROUNDS", title: "Corollary 2: rounds to an eps-solution against those its rate implies, over a lambda sweep", source: "003:L187-192", metric: "first t with ||w_t^(g) - w~^(g)||^2 <= eps and max_i ||w_{t,0}^(i) - w~^(i)||^2 <= eps", kind: ClaimKind::Lemma, reading: "primary", why: "O(kappa (lambda+mu)/(lambda+L) log 1/eps) made explicit by the printed rate and T2's constants", statement: Statement::Corollary2Rounds },
+    ClupClaim { id: "CLUP-C3", title: "Corollary 3's optimization term: ||w_{T,K}^(i) - w~^(i)||^2 <= 2 (1 - (lambda+L)/(4 kappa (lambda+mu)))^T ||w_{0,K}^(i) - w~^(i)||^2", source: "003:L200-207", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "primary", why: "the O[.] statistical term is Theorem 1's; the optimization term is checkable as printed (I-CLUP3: the proof gives a constant times V_1 instead)", statement: Statement::Corollary3 { c4: false } },
+    ClupClaim { id: "CLUP-C3~c4", title: "Corollary 4's optimization term: (1 - 1/kappa - (L-mu)/(kappa (lambda+mu)))^T ||w_{0,0}^(i) - w~^(i)||^2", source: "003:L1324-1331", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "c4", why: "I-CLUP1: the appendix restatement has a 4x stronger contraction and no factor 2", statement: Statement::Corollary3 { c4: true } },
+    ClupClaim { id: "CLUP-T3", title: "Theorem 3: Algorithm 2 converges at 1 - gamma mu_g/2 into the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m)", source: "003:L1245-1251; (148) L1277; L1316", metric: "E||w_t^(g) - w~^(g)||^2 over fresh batches per local step (exact moments)", kind: ClaimKind::Bound, reading: "primary", why: "the proof's rate (148) and the printed ball; sigma^2 of Assumption 4 (variance reading, I-CLUP17) at the visited iterates; fresh batches (I-CLUP19)", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: false } },
+    ClupClaim { id: "CLUP-T3~ball-corrected", title: "Theorem 3 with the ball 16 lambda^2 eta sigma^2/(gamma mu_g^3 mu_l B m)", source: "003:L1313-1316", metric: "E||w_t^(g) - w~^(g)||^2", kind: ClaimKind::Bound, reading: "ball-corrected", why: "I-CLUP16: the product of the two geometric sums", statement: Statement::Theorem3 { corrected_ball: true, stated_rate: false, empirical_l: false, one_batch: false } },
+    ClupClaim { id: "CLUP-T3~stated-rate", title: "Theorem 3 at the statement's rate 1 - a/2 - a^2/2", source: "003:L1249", metric: "E||w_t^(g) - w~^(g)||^2", kind: ClaimKind::Bound, reading: "stated-rate", why: "I-CLUP16: the statement's rate is faster than the proof's (148)", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: true, empirical_l: false, one_batch: false } },
+    ClupClaim { id: "CLUP-T3~one-batch", title: "Theorem 3 with one batch per round, as Algorithm 2 is printed", source: "003:L1176", metric: "E||w_t^(g) - w~^(g)||^2 with the K local steps on one batch", kind: ClaimKind::Bound, reading: "one-batch", why: "I-CLUP19: the listing draws the batch before the k-loop", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: true } },
+    ClupClaim { id: "CLUP-T3~empirical-l", title: "Theorem 3's conditions with L = max_i lambda_max(A_i)", source: "003:L92, L1245", metric: "E||w_t^(g) - w~^(g)||^2", kind: ClaimKind::Bound, reading: "empirical-l", why: "the empirical-Hessian reading of L (smaller than the per-sample L of Assumption 1)", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: true, one_batch: false } },
+];
+
+/// `given < required` strictly (a strict inequality of the paper).
+fn strictly_below(name: &str, given: f64, required: f64) -> ConditionCheck {
+    let mut c = ConditionCheck::compare(name, ConditionKind::StepSize, given, Relation::AtMost, required);
+    c.holds = given < required * (1.0 - 1e-12);
+    c
+}
+
+/// The conditions of Theorems 2 and 3 at `o`: `gamma < 1/L_g`, `eta <= 1/L_l`, (14)/(143) with
+/// both sides, and the proof's (120) as an implicit condition (never binding, I-CLUP12).
+pub fn optimization_checks(o: &Opt) -> Vec<ConditionCheck> {
+    let c = o.lemma1();
+    let (lhs, rhs) = bounds::condition_14(o, 4);
+    let mut v = vec![
+        strictly_below("gamma < 1/L_g", o.gamma, 1.0 / c.l_g),
+        ConditionCheck::compare("eta <= 1/L_l", ConditionKind::StepSize, o.eta, Relation::AtMost, 1.0 / c.l_l),
+        ConditionCheck::compare(
+            "(14): (2 + 64 L_w^2 lambda^2/mu_g^2)(1 - eta mu_l)^K <= (1 - gamma L_g)^4",
+            ConditionKind::StepSize,
+            lhs,
+            Relation::AtMost,
+            rhs,
+        ),
+    ];
+    v.push(ConditionCheck::compare(
+        "(120): gamma mu_g (2 + 1/zeta)/2 <= 1 (proof artifact)",
+        ConditionKind::Implicit,
+        bounds::condition_120(o),
+        Relation::AtMost,
+        1.0,
+    ));
+    v
+}
+
+fn model_checks(x: &Inputs) -> Vec<ConditionCheck> {
+    vec![
+        ConditionCheck::assumption(
+            "A2 mu-strong convexity of every L_i",
+            x.strongly_convex,
+            if x.strongly_convex { String::new() } else { "an empirical Hessian is singular".to_string() },
+        ),
+        ConditionCheck::compare("p_i = 1/m, n_i = n (003:L106)", ConditionKind::Scope, 1.0, Relation::Equal, 1.0),
+    ]
+}
+
+impl ClupClaim {
+    /// The id.
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+    /// The metric.
+    pub fn metric(&self) -> &'static str {
+        self.metric
+    }
+    /// Which statistical constants the claim reads (`L` per-sample or empirical).
+    pub fn uses_empirical_l(&self) -> bool {
+        matches!(self.statement, Statement::Theorem1 { empirical_l: true, .. } | Statement::Theorem3 { empirical_l: true, .. })
+    }
+}
+
+impl BoundClaim for ClupClaim {
+    type Inputs = Inputs;
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    fn source(&self) -> &'static str {
+        self.source
+    }
+    fn reading(&self) -> Reading {
+        Reading { name: self.reading, is_variant: self.reading != "primary", description: self.why }
+    }
+    fn comparison(&self) -> Comparison {
+        Comparison::PerRound
+    }
+    fn every_prefix(&self) -> bool {
+        true
+    }
+    fn checks(&self, x: &Inputs) -> Vec<ConditionCheck> {
+        let mut v = model_checks(x);
+        match self.statement {
+            Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. } => {}
+            Statement::Theorem2Global(_)
+            | Statement::Theorem2Local
+            | Statement::Theorem2Lyapunov
+            | Statement::Corollary2
+            | Statement::Corollary2Rounds
+            | Statement::Corollary3 { .. } => {
+                v.extend(optimization_checks(&x.opt));
+            }
+            Statement::Theorem3 { .. } => {
+                v.extend(optimization_checks(&x.opt));
+                v.push(ConditionCheck::compare("B <= n", ConditionKind::Scope, x.batch, Relation::AtMost, x.stat.n));
+            }
+        }
+        v
+    }
+    fn bound(&self, x: &Inputs) -> f64 {
+        let o = &x.opt;
+        let t = x.t.max(1) as f64;
+        match self.statement {
+            Statement::Lemma1 => 1.0,
+            Statement::Theorem1 { reading, .. } => bounds::t1_bound(&x.stat, x.lambda, reading),
+            Statement::Corollary1 { .. } => bounds::c1_bound(&x.stat),
+            Statement::Theorem2Global(_) => bounds::t2_rate(o).powf(t - 1.0) * x.v1,
+            Statement::Theorem2Local => bounds::local_factor(o) * bounds::t2_rate(o).powf(t - 1.0) * x.v1,
+            Statement::Theorem2Lyapunov => bounds::t2_rate(o),
+            Statement::Corollary2 => bounds::c2_rate(o.mu, o.l, o.lambda).powf(t - 1.0) * x.v1,
+            Statement::Corollary2Rounds => f64::NAN,
+            Statement::Corollary3 { c4: false } => 2.0 * bounds::c2_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
+            Statement::Corollary3 { c4: true } => bounds::c4_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
+            Statement::Theorem3 { corrected_ball, stated_rate, .. } => {
+                let ball = if corrected_ball { bounds::t3_ball_corrected(o, x.sigma2, x.batch) } else { bounds::t3_ball(o, x.sigma2, x.batch) };
+                bounds::t3_rate(o, stated_rate).powf(t - 1.0) * x.v1 + ball
+            }
+        }
+    }
+}

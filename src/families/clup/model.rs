@@ -1,0 +1,350 @@
+//! The statistical model: `m` clients with `n` samples each of a linear regression with squared
+//! loss `l(w, (x, y)) = (x^T w - y)^2 / 2` (003:L41-51 with `p_i = 1/m`, `n_i = n`, L106).
+//!
+//! The constants of the paper are exact by construction:
+//! - every feature has `||x||^2 = L`, so the per-sample Hessian `x x^T` has norm exactly `L`
+//!   (Assumption 1 as printed, 003:L92);
+//! - the ground truths are `w*^(i) = w*_g + R u_i` with unit `u_i` summing to zero, so every
+//!   client sits exactly at distance `R` from their mean (P(R), eq. 5);
+//! - labels are `y = x^T w*^(i) + s e`, `e ~ N(0, 1)`, so `E||grad l(w*^(i), z)||^2 = s^2 L = rho^2`
+//!   exactly (Assumption 3).
+//!
+//! `mu` (Assumption 2) and the empirical-Hessian `L` are properties of the drawn design: they are
+//! computed per draw. Expectations over the data are taken over the label noise given the design
+//! (exact, since every solution is linear in the labels); each design draw is checked with its own
+//! `mu`, and a claim holds on a scenario only if it holds on every draw.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use rand::Rng;
+use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{require_non_negative, require_positive, Error, Result};
+use crate::rng::StreamKey;
+
+/// What a scenario says about the data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Clients `m >= 2`.
+    pub m: usize,
+    /// Samples per client `n >= d`.
+    pub n: usize,
+    /// Dimension `d >= 2`.
+    pub d: usize,
+    /// Heterogeneity radius `R >= 0` (eq. 5).
+    pub r: f64,
+    /// `L`: the squared norm of every feature.
+    pub l: f64,
+    /// Label noise standard deviation `s` (`rho^2 = s^2 L`).
+    pub noise: f64,
+    /// Norm of the mean ground truth `w*_g`.
+    #[serde(default = "default_center")]
+    pub center: f64,
+    /// Seed of the designs and labels.
+    pub seed: u64,
+}
+
+fn default_center() -> f64 {
+    1.0
+}
+
+/// Largest `m`, `n` and `d` a scenario may ask for.
+pub const MAX_CLIENTS: usize = 64;
+/// Largest `n`.
+pub const MAX_SAMPLES: usize = 4096;
+/// Largest `d`.
+pub const MAX_DIM: usize = 16;
+
+impl ModelSpec {
+    /// Checks every field, naming the one at fault.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`].
+    pub fn check(&self, field: &str) -> Result<()> {
+        if !(2..=MAX_CLIENTS).contains(&self.m) {
+            return Err(Error::field(format!("{field}.m"), format!("got {}", self.m), format!("2 <= m <= {MAX_CLIENTS}")));
+        }
+        if !(2..=MAX_DIM).contains(&self.d) {
+            return Err(Error::field(format!("{field}.d"), format!("got {}", self.d), format!("2 <= d <= {MAX_DIM}")));
+        }
+        if self.n < self.d || self.n > MAX_SAMPLES {
+            return Err(Error::field(format!("{field}.n"), format!("got {}", self.n), format!("d <= n <= {MAX_SAMPLES} (Assumption 2 needs n >= d)")));
+        }
+        if !(self.r.is_finite() && self.r >= 0.0) {
+            return Err(Error::field(format!("{field}.r"), format!("got {}", self.r), "a finite number >= 0 (the radius R of P(R))"));
+        }
+        require_positive(&format!("{field}.l"), self.l)?;
+        require_positive(&format!("{field}.noise"), self.noise)?;
+        require_non_negative(&format!("{field}.center"), self.center)?;
+        Ok(())
+    }
+}
+
+/// One client's data.
+#[derive(Debug, Clone)]
+pub struct Client {
+    /// Features, one per row (`n x d`).
+    pub x: DMatrix<f64>,
+    /// Labels.
+    pub y: DVector<f64>,
+    /// `A_i = X^T X / n`, the Hessian of `L_i`.
+    pub a: DMatrix<f64>,
+    /// `b_i = X^T y / n`, so `grad L_i(w) = A_i w - b_i`.
+    pub b: DVector<f64>,
+    /// `E b_i = A_i w*^(i)` over the label noise.
+    pub b_mean: DVector<f64>,
+    /// The ground truth `w*^(i)`.
+    pub w_star: DVector<f64>,
+}
+
+/// One design draw with its labels.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Dimension.
+    pub d: usize,
+    /// Samples per client.
+    pub n: usize,
+    /// The clients.
+    pub clients: Vec<Client>,
+    /// Label noise variance `s^2`.
+    pub noise2: f64,
+    /// The constants of this draw.
+    pub constants: Constants,
+}
+
+/// The exact constants of one draw.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Constants {
+    /// `L` of Assumption 1 as printed: `max ||x||^2`, the per-sample smoothness.
+    pub l_sample: f64,
+    /// `max_i lambda_max(A_i)`: the smoothness of the empirical losses, all the proofs use.
+    pub l_empirical: f64,
+    /// `mu = min_i lambda_min(A_i)` (Assumption 2, the largest valid constant of this draw).
+    pub mu: f64,
+    /// `rho^2 = s^2 L` (Assumption 3, exact).
+    pub rho2: f64,
+    /// `max_i ||w*^(i) - mean_j w*^(j)||`, which equals `R`.
+    pub r: f64,
+}
+
+fn eig_range(a: &DMatrix<f64>) -> (f64, f64) {
+    let e = SymmetricEigen::new(a.clone()).eigenvalues;
+    (e.min(), e.max())
+}
+
+impl ModelSpec {
+    /// Draws design number `draw` (features, labels) of this model.
+    ///
+    /// # Errors
+    /// [`Error::Instance`] when a client's empirical loss is not strongly convex.
+    pub fn instance(&self, draw: u64) -> Result<Instance> {
+        self.check("model")?;
+        let (m, n, d) = (self.m, self.n, self.d);
+        let mut center = DVector::zeros(d);
+        {
+            let mut rng = StreamKey { seed: self.seed, replicate: draw, round: u64::MAX, client: u64::MAX }.rng(0);
+            let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal));
+            center += v.normalize() * self.center;
+        }
+        let mut clients = Vec::with_capacity(m);
+        for i in 0..m {
+            let angle = 2.0 * std::f64::consts::PI * i as f64 / m as f64;
+            let mut u = DVector::zeros(d);
+            u[0] = angle.cos();
+            u[1] = angle.sin();
+            let w_star = &center + u * self.r;
+            let mut rng = StreamKey { seed: self.seed, replicate: draw, round: 0, client: i as u64 }.rng(0);
+            let mut x = DMatrix::zeros(n, d);
+            let mut y = DVector::zeros(n);
+            for j in 0..n {
+                let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal)).normalize() * self.l.sqrt();
+                let e: f64 = rng.sample(StandardNormal);
+                y[j] = v.dot(&w_star) + self.noise * e;
+                x.set_row(j, &v.transpose());
+            }
+            let a = x.transpose() * &x / n as f64;
+            let b = x.transpose() * &y / n as f64;
+            let b_mean = &a * &w_star;
+            clients.push(Client { x, y, a, b, b_mean, w_star });
+        }
+        let mut mu = f64::INFINITY;
+        let mut l_emp: f64 = 0.0;
+        for c in &clients {
+            let (lo, hi) = eig_range(&c.a);
+            mu = mu.min(lo);
+            l_emp = l_emp.max(hi);
+        }
+        if mu <= 1e-12 * self.l {
+            return Err(Error::Instance(format!("design draw {draw}: an empirical loss is not strongly convex (lambda_min = {mu:e}); raise n")));
+        }
+        let mean = clients.iter().fold(DVector::zeros(d), |acc, c| acc + &c.w_star) / m as f64;
+        let r = clients.iter().map(|c| (&c.w_star - &mean).norm()).fold(0.0, f64::max);
+        let l_sample = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| clients[i].x.row(j).norm_squared()).fold(0.0, f64::max);
+        let constants = Constants { l_sample, l_empirical: l_emp, mu, rho2: self.noise * self.noise * self.l, r };
+        Ok(Instance { d, n, clients, noise2: self.noise * self.noise, constants })
+    }
+}
+
+/// An estimator of the clients' models from the linear terms `b_i` (linear in them).
+pub type LinearEstimator<'a> = dyn Fn(&[DVector<f64>]) -> Vec<DVector<f64>> + 'a;
+
+/// A solution of Problem (2): the global and the local models.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// `w~^(g)`.
+    pub global: DVector<f64>,
+    /// `w~^(i)`.
+    pub locals: Vec<DVector<f64>>,
+}
+
+fn inverse(a: &DMatrix<f64>) -> DMatrix<f64> {
+    a.clone()
+        .cholesky()
+        .map(|c| c.inverse())
+        .unwrap_or_else(|| a.clone().try_inverse().unwrap_or_else(|| DMatrix::from_element(a.nrows(), a.ncols(), f64::NAN)))
+}
+
+impl Instance {
+    /// Clients.
+    pub fn m(&self) -> usize {
+        self.clients.len()
+    }
+
+    /// `prox_{L_i/lambda}(w_g) = (A_i + lambda I)^{-1} (b_i + lambda w_g)` (003:L152, eq. 11).
+    pub fn prox(&self, i: usize, lambda: f64, w_g: &DVector<f64>) -> DVector<f64> {
+        let c = &self.clients[i];
+        let h = &c.a + DMatrix::identity(self.d, self.d) * lambda;
+        inverse(&h) * (&c.b + w_g * lambda)
+    }
+
+    /// The solution of Problem (2) for linear terms `b` (003:L48): the first-order conditions
+    /// (23)-(24) give `w_i = (A_i + lambda I)^{-1}(b_i + lambda w_g)` and
+    /// `(I - (lambda/m) sum_i (A_i + lambda I)^{-1}) w_g = (1/m) sum_i (A_i + lambda I)^{-1} b_i`.
+    /// At `lambda = 0` the problem is LocalTrain (3) and `w_g` is taken as the mean (24).
+    pub fn solve_with(&self, lambda: f64, b: &[DVector<f64>]) -> Solution {
+        let (d, m) = (self.d, self.m() as f64);
+        let inv: Vec<DMatrix<f64>> = self.clients.iter().map(|c| inverse(&(&c.a + DMatrix::identity(d, d) * lambda))).collect();
+        if lambda == 0.0 {
+            let locals: Vec<DVector<f64>> = inv.iter().zip(b).map(|(h, bi)| h * bi).collect();
+            let global = locals.iter().fold(DVector::zeros(d), |acc, w| acc + w) / m;
+            return Solution { global, locals };
+        }
+        let mut lhs = DMatrix::identity(d, d);
+        let mut rhs = DVector::zeros(d);
+        for (h, bi) in inv.iter().zip(b) {
+            lhs -= h * (lambda / m);
+            rhs += h * bi / m;
+        }
+        let global = inverse(&lhs) * rhs;
+        let locals = inv.iter().zip(b).map(|(h, bi)| h * (bi + &global * lambda)).collect();
+        Solution { global, locals }
+    }
+
+    /// The solution of Problem (2) on the drawn labels.
+    pub fn solve(&self, lambda: f64) -> Solution {
+        let b: Vec<DVector<f64>> = self.clients.iter().map(|c| c.b.clone()).collect();
+        self.solve_with(lambda, &b)
+    }
+
+    /// LocalTrain (3): `w_i = A_i^{-1} b_i` for linear terms `b`.
+    pub fn local_train_with(&self, b: &[DVector<f64>]) -> Vec<DVector<f64>> {
+        self.clients.iter().zip(b).map(|(c, bi)| inverse(&c.a) * bi).collect()
+    }
+
+    /// GlobalTrain (4): `w = (sum_i A_i)^{-1} sum_i b_i` for linear terms `b`.
+    pub fn global_train_with(&self, b: &[DVector<f64>]) -> DVector<f64> {
+        let a = self.clients.iter().fold(DMatrix::zeros(self.d, self.d), |acc, c| acc + &c.a);
+        let s = b.iter().fold(DVector::zeros(self.d), |acc, bi| acc + bi);
+        inverse(&a) * s
+    }
+
+    /// `E||f_i(b) - w*^(i)||^2` per client over the label noise, for an estimator `f` linear in
+    /// the linear terms `b` (`b_i = A_i w*^(i) + X_i^T e_i s / n`, `Cov b_i = s^2 A_i / n`):
+    /// `||f_i(E b) - w*^(i)||^2 + sum_k tr(M_ik (s^2 A_k/n) M_ik^T)`, with the columns of `M`
+    /// obtained by applying `f` to unit vectors.
+    pub fn expected_errors(&self, f: &LinearEstimator<'_>) -> Vec<f64> {
+        let (d, m) = (self.d, self.m());
+        let mean: Vec<DVector<f64>> = self.clients.iter().map(|c| c.b_mean.clone()).collect();
+        let at_mean = f(&mean);
+        let mut errors: Vec<f64> = at_mean.iter().zip(&self.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).collect();
+        let zero: Vec<DVector<f64>> = vec![DVector::zeros(d); m];
+        for k in 0..m {
+            // Response of every client's estimate to a unit change of b_k along each axis.
+            let cols: Vec<Vec<DVector<f64>>> = (0..d)
+                .map(|j| {
+                    let mut b = zero.clone();
+                    b[k][j] = 1.0;
+                    f(&b)
+                })
+                .collect();
+            let cov = &self.clients[k].a * (self.noise2 / self.n as f64);
+            for (i, e) in errors.iter_mut().enumerate() {
+                let mik = DMatrix::from_fn(d, d, |r, c| cols[c][i][r]);
+                *e += (&mik * &cov * mik.transpose()).trace();
+            }
+        }
+        errors
+    }
+
+    /// `E||w~^(i) - w*^(i)||^2` per client at `lambda` (Theorem 1's metric, 003:L108).
+    pub fn statistical_errors(&self, lambda: f64) -> Vec<f64> {
+        self.expected_errors(&|b| self.solve_with(lambda, b).locals)
+    }
+
+    /// `E||w~^(g) - w*_g||^2` at `lambda` (eq. 79's metric).
+    pub fn global_statistical_error(&self, lambda: f64) -> f64 {
+        let center = self.clients.iter().fold(DVector::zeros(self.d), |acc, c| acc + &c.w_star) / self.m() as f64;
+        let shifted: Vec<f64> = self.expected_errors(&|b| {
+            let g = self.solve_with(lambda, b).global;
+            // Report g - center in client 0's slot so its error is ||g - w*_g||^2.
+            let mut v = vec![g.clone(); self.m()];
+            v[0] = g - &self.clients[0].w_star + &center;
+            v
+        });
+        shifted[0]
+    }
+
+    /// LocalTrain's `E||w_i - w*^(i)||^2` per client.
+    pub fn local_train_errors(&self) -> Vec<f64> {
+        self.expected_errors(&|b| self.local_train_with(b))
+    }
+
+    /// GlobalTrain's `E||w - w*^(i)||^2` per client.
+    pub fn global_train_errors(&self) -> Vec<f64> {
+        self.expected_errors(&|b| vec![self.global_train_with(b); self.m()])
+    }
+
+    /// The Hessian of the Moreau envelope `F_i`: `lambda A_i (A_i + lambda I)^{-1}`, and the
+    /// Jacobian of `prox_{L_i/lambda}`: `lambda (A_i + lambda I)^{-1}` (Lemma 1's objects).
+    pub fn envelope_hessian(&self, i: usize, lambda: f64) -> (DMatrix<f64>, DMatrix<f64>) {
+        let a = &self.clients[i].a;
+        let jac = inverse(&(a + DMatrix::identity(self.d, self.d) * lambda)) * lambda;
+        (a * &jac, jac)
+    }
+
+    /// Per-sample gradient variance at `w` of client `i` (Assumption 4, variance reading):
+    /// `(1/n) sum_j ||(x_j x_j^T - A_i) w - (x_j y_j - b_i)||^2`, as `(Q, q, c)` with
+    /// `V(w) = w^T Q w - 2 q^T w + c`.
+    pub fn sample_variance_form(&self, i: usize) -> (DMatrix<f64>, DVector<f64>, f64) {
+        let c = &self.clients[i];
+        let (d, n) = (self.d, self.n);
+        let mut q = DMatrix::zeros(d, d);
+        let mut lin = DVector::zeros(d);
+        let mut cst = 0.0;
+        for j in 0..n {
+            let x = c.x.row(j).transpose();
+            let mj = &x * x.transpose() - &c.a;
+            let oj = &x * c.y[j] - &c.b;
+            q += mj.transpose() * &mj;
+            lin += mj.transpose() * &oj;
+            cst += oj.norm_squared();
+        }
+        (q / n as f64, lin / n as f64, cst / n as f64)
+    }
+}
+
+/// The eigenvalue range of a symmetric matrix.
+pub fn spectrum(a: &DMatrix<f64>) -> (f64, f64) {
+    eig_range(&((a + a.transpose()) * 0.5))
+}

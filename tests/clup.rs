@@ -1,0 +1,340 @@
+//! FedCLUP (Yu, He, Sun, Xue, Li): the card's verdicts reproduced through the registry, negative
+//! controls, the exact solutions and expectations against their definitions and Monte Carlo, the
+//! engine's rounds against direct iteration, and property tests of the bounds (q1, q2, the
+//! minimax shape, Corollary 2's K).
+
+use nalgebra::DVector;
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+
+use fedbounds::engine::{student_t_interval, RandomAffineRound};
+use fedbounds::families::clup::algorithm::{block, initial_state, local_steps, run_alg1, run_alg2, Alg1Round, Batches, Params};
+use fedbounds::families::clup::bounds::{self, Opt, Stat, T1_PROOF};
+use fedbounds::families::clup::check::{first_branch_thresholds, lambda_grid, run_scenario, Scenario};
+use fedbounds::families::clup::claims::ALL;
+use fedbounds::families::clup::family::embedded_card;
+use fedbounds::families::clup::model::{spectrum, ModelSpec};
+use fedbounds::families::clup::FAMILY;
+use fedbounds::family::{CheckRequest, Registry, Silent};
+use fedbounds::verdict::VerdictKind;
+
+fn registry() -> Registry {
+    Registry::new(vec![&FAMILY]).unwrap()
+}
+
+fn scenario(name: &str) -> Scenario {
+    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+}
+
+fn model(m: usize, n: usize, r: f64, seed: u64) -> ModelSpec {
+    ModelSpec { m, n, d: 2, r, l: 1.0, noise: 0.5, center: 1.0, seed }
+}
+
+#[test]
+fn the_card_reproduces_its_verdicts_and_shrunk_bounds_fail() {
+    let outcome = registry().check(&CheckRequest::default(), &Silent).unwrap();
+    let mismatches = outcome.mismatches();
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    let card = embedded_card().unwrap();
+    let expected: usize = card.scenarios.iter().map(|s| s.expected.len()).sum();
+    let compared = outcome.rows().filter(|r| r.expected.is_some()).count();
+    assert_eq!(compared, expected, "every expectation of the card is compared");
+    assert!(card.scenarios.len() >= 7);
+    let ids: Vec<&str> = card.claims.iter().map(|c| c.id.as_str()).collect();
+    for c in &ALL {
+        assert!(ids.contains(&c.id), "{} has a card entry", c.id);
+    }
+    let inconsistencies: Vec<&str> = card.inconsistencies.iter().map(|i| i.id.as_str()).collect();
+    for k in 1..=20 {
+        assert!(inconsistencies.contains(&format!("I-CLUP{k}").as_str()), "I-CLUP{k} is recorded");
+    }
+    for i in card.inconsistencies.iter().filter(|i| !i.checkable) {
+        assert!(i.reason.as_deref().is_some_and(|r| r.starts_with("not checkable:")), "{} says why it is not checkable", i.id);
+    }
+    // Every claim is decided (holds or violated) somewhere: none is a claim that cannot fail to run.
+    for c in &ALL {
+        let rows: Vec<_> = outcome.rows().filter(|r| r.claim == c.id).collect();
+        assert!(!rows.is_empty(), "{} is checked on some default scenario", c.id);
+        if c.id != "CLUP-T2~expgamma" {
+            assert!(rows.iter().any(|r| r.evaluation.verdict != VerdictKind::NotApplicable), "{} is applicable somewhere", c.id);
+        }
+    }
+    // Negative control: with every bound times 1e-4, everything that held is violated.
+    let shrunk = registry().check(&CheckRequest { bound_scale: Some(1e-4), ..Default::default() }, &Silent).unwrap();
+    for r in outcome.rows().filter(|r| r.evaluation.verdict == VerdictKind::Holds) {
+        let s = shrunk.rows().find(|s| s.claim == r.claim && s.scenario == r.scenario).unwrap();
+        assert_eq!(s.evaluation.verdict, VerdictKind::Violated, "{} on {} with the bound x 1e-4", r.claim, r.scenario);
+    }
+}
+
+#[test]
+fn condition_14_failing_is_not_applicable_with_both_sides() {
+    let run = run_scenario(&scenario("few-local-steps"), &ALL, 1.0).unwrap();
+    let t2 = run.results.iter().find(|c| c.claim == "CLUP-T2").unwrap();
+    assert_eq!(t2.evaluation.verdict, VerdictKind::NotApplicable);
+    let failed = t2.evaluation.failed.join("; ");
+    assert!(failed.contains("(14)") && failed.contains("given") && failed.contains("required"), "{failed}");
+    // The experiments' gamma = 1/L_g: the right side of (14) is 0 on every scenario.
+    let exp = run.results.iter().find(|c| c.claim == "CLUP-T2~expgamma").unwrap();
+    assert!(exp.evaluation.failed.iter().any(|f| f.contains("required 0")), "{:?}", exp.evaluation.failed);
+}
+
+#[test]
+fn locals_at_their_solution_break_corollary_3s_printed_term() {
+    let run = run_scenario(&scenario("locals-at-solution"), &ALL, 1.0).unwrap();
+    for id in ["CLUP-C3", "CLUP-C3~c4"] {
+        let c = run.results.iter().find(|c| c.claim == id).unwrap();
+        assert_eq!(c.evaluation.verdict, VerdictKind::Violated, "{id}");
+    }
+    // The proof's V-based bound holds from the same start.
+    let local = run.results.iter().find(|c| c.claim == "CLUP-T2-LOCAL").unwrap();
+    assert_eq!(local.evaluation.verdict, VerdictKind::Holds);
+}
+
+#[test]
+fn the_solution_of_problem_2_satisfies_its_first_order_conditions_and_its_limits() {
+    let inst = model(5, 10, 0.3, 4).instance(0).unwrap();
+    for lambda in [0.01, 0.3, 4.0] {
+        let sol = inst.solve(lambda);
+        // (23): grad L_i(w~_i) = lambda (w~_g - w~_i); (24): w~_g = mean w~_i.
+        for (c, w) in inst.clients.iter().zip(&sol.locals) {
+            let r = &c.a * w - &c.b - (&sol.global - w) * lambda;
+            assert!(r.norm() < 1e-10, "(23) at lambda {lambda}: {}", r.norm());
+        }
+        let mean = sol.locals.iter().fold(DVector::zeros(2), |a, w| a + w) / 5.0;
+        assert!((mean - &sol.global).norm() < 1e-10);
+        // (129): w~_i = prox(w~_g).
+        for (i, w) in sol.locals.iter().enumerate() {
+            assert!((inst.prox(i, lambda, &sol.global) - w).norm() < 1e-10);
+        }
+    }
+    let b: Vec<DVector<f64>> = inst.clients.iter().map(|c| c.b.clone()).collect();
+    let local = inst.local_train_with(&b);
+    let global = inst.global_train_with(&b);
+    let small = inst.solve(1e-9);
+    let large = inst.solve(1e9);
+    for (w, l) in small.locals.iter().zip(&local) {
+        assert!((w - l).norm() < 1e-6, "lambda -> 0 is LocalTrain");
+    }
+    for w in &large.locals {
+        assert!((w - &global).norm() < 1e-6, "lambda -> inf is GlobalTrain");
+    }
+}
+
+#[test]
+fn exact_statistical_errors_agree_with_monte_carlo_over_the_labels() {
+    let spec = model(4, 8, 0.4, 9);
+    let inst = spec.instance(0).unwrap();
+    let lambda = 0.7;
+    let exact = inst.statistical_errors(lambda);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    let reps = 4000;
+    let mut samples: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(reps)).collect();
+    for _ in 0..reps {
+        let b: Vec<DVector<f64>> = inst
+            .clients
+            .iter()
+            .map(|c| {
+                let e = DVector::from_fn(8, |_, _| 0.5 * <StandardNormal as Distribution<f64>>::sample(&StandardNormal, &mut rng));
+                &c.b_mean + c.x.transpose() * e / 8.0
+            })
+            .collect();
+        let sol = inst.solve_with(lambda, &b);
+        for (i, w) in sol.locals.iter().enumerate() {
+            samples[i].push((w - &inst.clients[i].w_star).norm_squared());
+        }
+    }
+    for i in 0..4 {
+        let iv = student_t_interval(&samples[i], 0.999);
+        assert!(iv.lower <= exact[i] && exact[i] <= iv.upper, "client {i}: exact {} outside [{}, {}]", exact[i], iv.lower, iv.upper);
+    }
+    // The draw's constants are the paper's definitions: R exact, rho^2 = s^2 L, L per sample.
+    let c = inst.constants;
+    assert!((c.r - 0.4).abs() < 1e-12 && (c.rho2 - 0.25).abs() < 1e-12 && (c.l_sample - 1.0).abs() < 1e-12);
+    assert!(c.mu > 0.0 && c.mu <= c.l_empirical && c.l_empirical <= c.l_sample + 1e-12);
+}
+
+#[test]
+fn lemma_1_constants_are_attained_with_the_empirical_hessian_l() {
+    let inst = model(5, 10, 0.3, 4).instance(1).unwrap();
+    let c = inst.constants;
+    for lambda in [0.05, 1.0, 20.0] {
+        let k = bounds::lemma1(c.mu, c.l_empirical, lambda);
+        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+        for i in 0..5 {
+            let (h, _) = inst.envelope_hessian(i, lambda);
+            let (a, b) = spectrum(&h);
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+        assert!((lo - k.mu_g).abs() < 1e-10 * k.mu_g.max(1.0), "mu_g attained");
+        assert!((hi - k.l_g).abs() < 1e-10 * k.l_g.max(1.0), "L_g attained");
+    }
+}
+
+#[test]
+fn algorithm_1_through_the_engine_is_the_direct_iteration_and_alg2_with_full_batches_is_alg1() {
+    let inst = model(4, 6, 0.5, 2).instance(0).unwrap();
+    let p = Params { lambda: 0.8, gamma: 0.9, eta: 0.4, k: 3 };
+    let z0 = initial_state(&DVector::from_vec(vec![0.3, -0.2]), &vec![DVector::from_vec(vec![1.0, 0.5]); 4]);
+    let states = run_alg1(&inst, &p, &z0, 6);
+    // Direct iteration of (13) and the server step.
+    let mut wg = block(&z0, 0, 2);
+    let mut locals: Vec<DVector<f64>> = (0..4).map(|i| block(&z0, i + 1, 2)).collect();
+    for state in states.iter().skip(1) {
+        let next: Vec<DVector<f64>> = locals.iter().enumerate().map(|(i, w)| local_steps(&inst, i, &p, w, &wg)).collect();
+        let grad = next.iter().fold(DVector::zeros(2), |a, w| a + (&wg - w) * p.lambda) / 4.0;
+        wg = &wg - grad * p.gamma;
+        locals = next;
+        assert!((block(state, 0, 2) - &wg).norm() < 1e-12);
+        for (i, w) in locals.iter().enumerate() {
+            assert!((block(state, i + 1, 2) - w).norm() < 1e-12);
+        }
+    }
+    // The round is a sum of per-client terms (the engine's contract).
+    let round = Alg1Round { inst: &inst, params: p };
+    let all = round.apply(&z0, &[0, 1, 2, 3], &[]);
+    let none = round.apply(&z0, &[], &[]);
+    let sum = (0..4).fold(none.clone(), |acc, i| acc + (round.apply(&z0, &[i], &[]) - &none));
+    assert!((all - sum).norm() < 1e-12);
+    // Algorithm 2 with B = n has no randomness: it is Algorithm 1, both batch readings.
+    let sol = inst.solve(p.lambda);
+    for batches in [Batches::PerStep, Batches::PerRound] {
+        let run = run_alg2(&inst, &p, 6, batches, &z0, &sol.global, 6);
+        for (t, e) in run.global_error.iter().enumerate() {
+            let direct = (block(&states[t], 0, 2) - &sol.global).norm_squared();
+            assert!((e - direct).abs() < 1e-10 * direct.max(1e-12), "{batches:?} round {t}: {e} vs {direct}");
+        }
+    }
+    // With gamma = 1/lambda the server's model is the mean of the local models.
+    let pm = Params { gamma: 1.0 / p.lambda, ..p };
+    for s in run_alg1(&inst, &pm, &z0, 4).iter().skip(1) {
+        let mean = (1..=4).fold(DVector::zeros(2), |a, i| a + block(s, i, 2)) / 4.0;
+        assert!((block(s, 0, 2) - mean).norm() < 1e-12);
+    }
+}
+
+#[test]
+fn a_batch_per_round_and_a_batch_per_step_differ_and_both_add_noise() {
+    let inst = model(3, 6, 0.5, 5).instance(0).unwrap();
+    let p = Params { lambda: 1.0, gamma: 0.9, eta: 0.3, k: 4 };
+    let sol = inst.solve(p.lambda);
+    let z0 = initial_state(&sol.global, &sol.locals);
+    let full = run_alg2(&inst, &p, 6, Batches::PerStep, &z0, &sol.global, 40);
+    let step = run_alg2(&inst, &p, 2, Batches::PerStep, &z0, &sol.global, 40);
+    let round = run_alg2(&inst, &p, 2, Batches::PerRound, &z0, &sol.global, 40);
+    assert!(full.global_error.iter().all(|e| *e < 1e-20), "at the solution with full batches nothing moves");
+    let (a, b) = (step.global_error[39], round.global_error[39]);
+    assert!(a > 1e-8 && b > 1e-8 && (a - b).abs() > 1e-3 * a.max(b), "noise floors {a} and {b}");
+    assert!(step.sigma2 > 0.0);
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let s = scenario("low-r");
+    let a = serde_json::to_string(&run_scenario(&s, &ALL, 1.0).unwrap().results.iter().map(|r| (r.claim, r.evaluation.slack)).collect::<Vec<_>>()).unwrap();
+    let b = serde_json::to_string(&run_scenario(&s, &ALL, 1.0).unwrap().results.iter().map(|r| (r.claim, r.evaluation.slack)).collect::<Vec<_>>()).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn the_unguarded_first_branch_is_negative_below_its_pole() {
+    let st = Stat { mu: 0.3, l: 1.0, rho2: 0.25, r: 0.1, n: 12.0, m: 6.0 };
+    let (pole, guard) = first_branch_thresholds(&st);
+    assert!((4.0 * bounds::g(&st, pole) - 1.0).abs() < 1e-9 && (8.0 * bounds::g(&st, guard) - 1.0).abs() < 1e-9);
+    let reading = bounds::T1Reading { guard: bounds::FirstBranchGuard::Unguarded, ..T1_PROOF };
+    assert!(bounds::t1_first(&st, pole * (1.0 - 1e-3), reading) < 0.0);
+    assert!(bounds::t1_first(&st, guard * 0.99, T1_PROOF).is_infinite());
+    assert!(bounds::t1_first(&st, guard * 1.01, T1_PROOF).is_finite());
+}
+
+#[test]
+fn the_minimax_shape_holds_across_n_and_r() {
+    // The exact error at the best lambda of the grid, over the minimax rate 1/N + min(R^2, 1/n),
+    // stays within fixed constants while the rate itself moves over three decades.
+    let mut ratios = Vec::new();
+    let mut rates = Vec::new();
+    for n in [8, 32, 128] {
+        for r in [0.01, 0.1, 1.0, 3.0] {
+            let spec = model(6, n, r, 11);
+            let inst = spec.instance(0).unwrap();
+            let best = lambda_grid().into_iter().map(|l| inst.statistical_errors(l).into_iter().fold(0.0, f64::max)).fold(f64::INFINITY, f64::min);
+            let rate = 1.0 / (6.0 * n as f64) + (r * r).min(1.0 / n as f64);
+            ratios.push(best / rate);
+            rates.push(rate);
+        }
+    }
+    let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    let (rlo, rhi) = rates.iter().fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    assert!(rhi / rlo > 100.0, "the sweep spans the regimes: {rlo} .. {rhi}");
+    assert!(lo > 0.01 && hi < 10.0, "error / rate within [{lo}, {hi}]");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn q1_increases_without_bound_and_q2_increases_from_zero(mu in 0.05f64..1.0, kappa in 1.0f64..20.0, rho2 in 0.01f64..4.0, r in 0.0f64..3.0, n in 2usize..200) {
+        let st = Stat { mu, l: mu * kappa, rho2, r, n: n as f64, m: 5.0 };
+        let (_, guard) = first_branch_thresholds(&st);
+        // Where the first branch is defined, q1 = 1/(1/q1) increases in lambda and grows without bound.
+        let lambdas: Vec<f64> = (0..40).map(|j| guard * (1.0 + 1e-6) * 10f64.powf(j as f64 / 4.0)).collect();
+        let q1: Vec<f64> = lambdas.iter().map(|l| 1.0 / bounds::q1_inv(&st, *l, false)).collect();
+        prop_assert!(q1.windows(2).all(|w| w[1] > w[0]), "q1 increasing");
+        prop_assert!(q1[39] > 1e6 * q1[0].min(1.0), "q1 unbounded");
+        prop_assert_eq!(bounds::q2(&st, 0.0), 0.0);
+        let q2: Vec<f64> = (0..20).map(|j| bounds::q2(&st, 0.01 * 2f64.powi(j))).collect();
+        prop_assert!(r == 0.0 || q2.windows(2).all(|w| w[1] > w[0]), "q2 increasing");
+    }
+
+    #[test]
+    fn corollary_2s_k_satisfies_condition_14(mu in 0.01f64..1.0, kappa in 1.0f64..200.0, lambda in 1e-3f64..1e3) {
+        let l = mu * kappa;
+        let (eta, gamma) = bounds::corollary2_steps(l, lambda);
+        let k = bounds::k_134(mu, l, lambda);
+        let o = Opt { mu, l, lambda, gamma, eta, k: k as f64, m: 4.0 };
+        let (lhs, rhs) = bounds::condition_14(&o, 4);
+        prop_assert!(lhs <= rhs, "K = {} gives {} > {}", k, lhs, rhs);
+        prop_assert!(bounds::k_min_14(&o, k).is_some_and(|k14| k14 <= k));
+        prop_assert!(bounds::c2_rate(mu, l, lambda) >= bounds::t2_rate(&o) - 1e-15, "the printed rate bounds r (I-CLUP2)");
+    }
+}
+
+#[test]
+fn algorithm_2s_exact_moments_agree_with_sampled_batches() {
+    use fedbounds::families::clup::algorithm::{BatchStep, ServerStep};
+    use rand::seq::index::sample;
+    let inst = model(3, 6, 0.5, 8).instance(0).unwrap();
+    let p = Params { lambda: 1.0, gamma: 0.8, eta: 0.3, k: 3 };
+    let sol = inst.solve(p.lambda);
+    let z0 = initial_state(&DVector::zeros(2), &vec![DVector::zeros(2); 3]);
+    let rounds = 8;
+    for batches in [Batches::PerStep, Batches::PerRound] {
+        let exact = run_alg2(&inst, &p, 2, batches, &z0, &sol.global, rounds);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let reps = 3000;
+        let mut last = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let mut z = z0.clone();
+            for _ in 0..rounds - 1 {
+                let fixed: Vec<Vec<usize>> = (0..3).map(|_| sample(&mut rng, 6, 2).into_vec()).collect();
+                for _ in 0..p.k {
+                    for (i, f) in fixed.iter().enumerate() {
+                        let mut s = match batches {
+                            Batches::PerStep => sample(&mut rng, 6, 2).into_vec(),
+                            Batches::PerRound => f.clone(),
+                        };
+                        s.sort_unstable();
+                        z = BatchStep { inst: &inst, client: i, params: p, batch: 2 }.apply(&z, &s, &[]);
+                    }
+                }
+                z = ServerStep { inst: &inst, params: p }.apply(&z, &[0, 1, 2], &[]);
+            }
+            last.push((block(&z, 0, 2) - &sol.global).norm_squared());
+        }
+        let iv = student_t_interval(&last, 0.999);
+        let e = exact.global_error[rounds - 1];
+        assert!(iv.lower <= e && e <= iv.upper, "{batches:?}: exact {e} outside [{}, {}]", iv.lower, iv.upper);
+    }
+}
