@@ -67,6 +67,19 @@ enum Command {
     /// observed / bound; above 1 is a counterexample), and measure how far gamma can grow past its
     /// condition on it. Writes OUT/search/<ID>.{json,toml,png}; the .toml replays with `run`.
     Search(SearchArgs),
+    /// Time fixed seeded workloads (Monte Carlo client steps/s per algorithm, exact runs, each
+    /// family's check) and print JSON with the machine's cores and load, to compare two versions.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Worker threads of the parallel measurements (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Repetitions of each measurement; the best is reported.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
 }
 
 #[derive(Args)]
@@ -254,6 +267,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run_file(&families, a),
         Command::Experiments(a) => run_experiments(&families, a),
         Command::Search(a) => run_search(&families, a),
+        Command::Bench(a) => run_bench(&families, a),
     };
     match result {
         Ok(code) => code,
@@ -525,6 +539,17 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     finish_reports(reports, &a.out, "search")
+}
+
+fn run_bench(families: &Registry, a: BenchArgs) -> anyhow::Result<ExitCode> {
+    require_threads(a.threads)?;
+    if a.repeats == 0 || a.repeats > 100 {
+        return Err(Error::field("--repeats", format!("got {}", a.repeats), "an integer >= 1 and <= 100").into());
+    }
+    let request = fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats };
+    let report = fedbounds::bench::run(families, &request)?;
+    emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<ExitCode> {
