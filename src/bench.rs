@@ -201,3 +201,27 @@ pub fn run(registry: &Registry, request: &BenchRequest) -> Result<BenchReport> {
     }
     Ok(BenchReport { machine: Machine::current(), threads: request.threads, measurements })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_say_whether_they_are_met() {
+        assert!(Target::at_least(10.0, 12.0).met);
+        assert!(!Target::at_least(10.0, 8.0).met);
+        assert!(Target::at_most(1.0, 0.5).met);
+        assert!(!Target::at_most(1.0, 1.5).met);
+    }
+
+    #[test]
+    fn a_measurement_reports_the_best_repetition_and_its_rate() {
+        let (out, timing) = time(3, || 7);
+        assert_eq!(out, 7);
+        assert_eq!(timing.seconds.len(), 3);
+        let m = Measurement::new("core", "x", serde_json::json!({}), 1, Timing { seconds: vec![2.0, 0.5, 1.0], load_average: [None, None] })
+            .with_work(100, "steps");
+        assert_eq!(m.seconds, 0.5);
+        assert_eq!(m.per_second, Some(200.0));
+    }
+}
