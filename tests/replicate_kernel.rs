@@ -1,7 +1,7 @@
 //! The allocation-free Monte Carlo kernel against the reference rounds (`Algorithm::round` on
 //! `RoundDraws::draw`): the same trajectories bit for bit, for both algorithms, coupled and
 //! decoupled instances, partial and full participation, noiseless instances and the reductions
-//! `du = 0` and `dv = 0`; and a changed kernel must be caught by the same comparison.
+//! `du = 0` and `dv = 0`, local dimensions compiled for and larger ones; and a changed kernel must be caught by the same comparison.
 
 use fedbounds::families::ccyw::algorithm::{Algorithm, FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::families::ccyw::monte_carlo::{run_replicate, run_replicate_reference, Trajectory};
@@ -45,6 +45,8 @@ fn the_kernel_reproduces_the_reference_rounds_bit_for_bit() {
         (4, 0, 2, Coupling::Coupled, 0.3, 4, 1),
         (4, 3, 0, Coupling::Decoupled, 0.3, 3, 2),
         (10, 5, 5, Coupling::Decoupled, 0.5, 9, 25),
+        // A local dimension above the sizes compiled for (16): the slice path.
+        (3, 12, 6, Coupling::Coupled, 0.4, 2, 3),
     ];
     for (n, du, dv, coupling, sigma, m, k) in cases {
         let inst = instance(n, du, dv, coupling, sigma);
