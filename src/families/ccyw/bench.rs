@@ -81,13 +81,13 @@ fn monte_carlo(alg: &dyn Algorithm, inst: &QuadraticInstance, request: &BenchReq
 /// Sizes of an exact run: clients, sampled clients, local steps, du, dv.
 type Sizes = (usize, usize, usize, usize, usize);
 
-fn exact((n, m, k, du, dv): Sizes, rounds: usize, target: f64, request: &BenchRequest) -> Result<Measurement> {
+fn exact(name: &str, (n, m, k, du, dv): Sizes, rounds: usize, target: f64, request: &BenchRequest) -> Result<Measurement> {
     let inst = instance(n, du, dv)?;
     let alg = FedAvgP { params: config(n, m, k).check(n)? };
     let inc = InclusionMoments::without_replacement(n, m);
     let (_, timing) = time(request.repeats, || exact_series(&inst, &alg, rounds, &inc));
     let workload = json!({ "n": n, "m": m, "K": k, "du": du, "dv": dv, "rounds": rounds, "state_dim": inst.layout().state_dim() });
-    let mut out = Measurement::new(FAMILY_ID, "exact FedAvg-P moments: seconds", workload, 1, timing);
+    let mut out = Measurement::new(FAMILY_ID, format!("exact FedAvg-P moments, {name}: seconds"), workload, 1, timing);
     out.target = Some(Target::at_most(target, out.seconds));
     Ok(out)
 }
@@ -102,8 +102,8 @@ pub fn bench(request: &BenchRequest) -> Result<Vec<Measurement>> {
     let params = config(n, m, k).check(n)?;
     let mut out = monte_carlo(&FedAvgP { params }, &inst, request)?;
     out.extend(monte_carlo(&ScaffoldP { params }, &inst, request)?);
-    out.push(exact((n, m, k, 5, 5), 1000, EXACT_PAPER_TARGET, request)?);
-    out.push(exact((100, 90, k, 5, 2), 1000, EXACT_HUNDRED_TARGET, request)?);
+    out.push(exact("the paper's sizes", (n, m, k, 5, 5), 1000, EXACT_PAPER_TARGET, request)?);
+    out.push(exact("100 clients", (100, 90, k, 5, 2), 1000, EXACT_HUNDRED_TARGET, request)?);
     let check = CheckRequest { scenarios: vec!["paper-default".into()], threads: Some(request.threads), ..CheckRequest::default() };
     let (report, timing) = time(request.repeats, || super::FAMILY.check(&check, &Silent));
     let rows = report?.rows.len();
