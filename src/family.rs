@@ -272,6 +272,14 @@ pub trait Family: Sync + Send {
             None => Ok(()),
         }
     }
+    /// The family's own timed workloads for the `bench` command (e.g. Monte Carlo throughput,
+    /// exact runs at fixed sizes); none by default.
+    ///
+    /// # Errors
+    /// Numerical failures; a worker pool that cannot start.
+    fn bench(&self, _request: &crate::bench::BenchRequest) -> Result<Vec<crate::bench::Measurement>> {
+        Ok(Vec::new())
+    }
 }
 
 /// The registered families. The first is the default for scenario and card files that name no

@@ -13,6 +13,7 @@
 //! The shared core ([`engine`], [`claim`], [`verdict`], [`report`], [`family`], [`rng`],
 //! [`prec`], [`error`]) never names a paper; each paper is one folder under [`families`].
 
+pub mod bench;
 pub mod card;
 pub mod claim;
 pub mod engine;

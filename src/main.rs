@@ -81,6 +81,9 @@ enum Command {
     /// Merge the records of a sweep's shares (one folder each, or one shared folder) into
     /// OUT/sweep.json and OUT/sweep.csv: the same bytes as a run without --shard.
     Merge(MergeArgs),
+    /// Time fixed seeded workloads (Monte Carlo client steps/s per algorithm, exact runs, each
+    /// family's check) and print JSON with the machine's cores and load, to compare two versions.
+    Bench(BenchArgs),
 }
 
 #[derive(Args)]
@@ -108,6 +111,16 @@ struct MergeArgs {
     /// Where the report goes (default: the first folder).
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Worker threads of the parallel measurements (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Repetitions of each measurement; the best is reported.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
 }
 
 #[derive(Args)]
@@ -303,6 +316,7 @@ fn main() -> ExitCode {
         Command::Search(a) => run_search(&families, a),
         Command::Sweep(a) => run_sweep(&families, a),
         Command::Merge(a) => run_merge(&families, a),
+        Command::Bench(a) => run_bench(&families, a),
     };
     match result {
         Ok(code) => code,
@@ -627,6 +641,17 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     finish_reports(reports, &a.out, "search")
+}
+
+fn run_bench(families: &Registry, a: BenchArgs) -> anyhow::Result<ExitCode> {
+    require_threads(a.threads)?;
+    if a.repeats == 0 || a.repeats > 100 {
+        return Err(Error::field("--repeats", format!("got {}", a.repeats), "an integer >= 1 and <= 100").into());
+    }
+    let request = fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats };
+    let report = fedbounds::bench::run(families, &request)?;
+    emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<ExitCode> {

@@ -32,8 +32,10 @@ pub struct StreamKey {
 }
 
 impl StreamKey {
-    /// The ChaCha8 generator for this key and local step `step` (the ChaCha stream id).
-    pub fn rng(&self, step: u64) -> ChaCha8Rng {
+    /// The ChaCha8 key of this `(seed, replicate, round, client)`: every local step's stream
+    /// shares it and differs by its stream id, so a caller drawing many steps of one client
+    /// derives it once ([`StreamKey::rng_with_key`]).
+    pub fn key_bytes(&self) -> [u8; 32] {
         let mut words = [0u64; 4];
         let mut acc = mix64(self.seed ^ 0x6665_6462_6F75_6E64);
         for (slot, part) in words.iter_mut().zip([self.replicate, self.round, self.client, 0x5EED]) {
@@ -44,7 +46,18 @@ impl StreamKey {
         for (chunk, w) in bytes.chunks_exact_mut(8).zip(words) {
             chunk.copy_from_slice(&w.to_le_bytes());
         }
-        let mut rng = ChaCha8Rng::from_seed(bytes);
+        bytes
+    }
+
+    /// The ChaCha8 generator for this key and local step `step` (the ChaCha stream id).
+    pub fn rng(&self, step: u64) -> ChaCha8Rng {
+        Self::rng_with_key(self.key_bytes(), step)
+    }
+
+    /// The generator of a key from [`StreamKey::key_bytes`] at local step `step`: the same
+    /// stream as [`StreamKey::rng`].
+    pub fn rng_with_key(key: [u8; 32], step: u64) -> ChaCha8Rng {
+        let mut rng = ChaCha8Rng::from_seed(key);
         rng.set_stream(step);
         rng
     }

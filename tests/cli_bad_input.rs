@@ -506,6 +506,12 @@ fn search_and_experiments_bad_options() {
     assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
 }
 
+#[test]
+fn bench_bad_options() {
+    assert_bad_input("bench --repeats 0", &run(&["bench", "--repeats", "0"]), &["--repeats", "an integer >= 1"]);
+    assert_bad_input("bench --threads 0", &run(&["bench", "--threads", "0"]), &["--threads", "an integer >= 1"]);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Case 5: `check --card BADCARD`: validation of every scenario before any run or file.
 

@@ -35,6 +35,14 @@ impl ToyRound {
         Self { n, base, reads, offsets, noise }
     }
 
+    /// The same round with a diagonal base map, so that probing recovers each component's block
+    /// exactly (a dense base leaves rounding residue in every column).
+    fn with_diagonal_base(n: usize, seed: u64) -> Self {
+        let mut round = Self::new(n, seed);
+        round.base = DMatrix::from_diagonal(&round.base.diagonal());
+        round
+    }
+
     /// The coordinates component `i` touches: the shared block and its own.
     fn block(&self, i: usize) -> [usize; 3] {
         [0, 1, 2 + i]
@@ -234,4 +242,80 @@ fn probing_keeps_each_component_on_its_own_block() {
         assert_eq!(maps.client_noise_columns(i), 2);
         assert_eq!(maps.client_rows(i), vec![0, 1, 2 + i], "component {i}");
     }
+}
+
+/// Relative gap of two moment pairs, scaled by the larger second moment.
+fn relative_gap(a: &(DVector<f64>, DMatrix<f64>), b: &(DVector<f64>, DMatrix<f64>)) -> f64 {
+    let scale = a.1.amax().max(b.1.amax()).max(a.0.amax()).max(1e-300);
+    (&a.0 - &b.0).amax().max((&a.1 - &b.1).amax()) / scale
+}
+
+/// Random moments of dimension `dim`: a mean and a PSD second moment.
+fn random_moments(dim: usize, seed: u64) -> (DVector<f64>, DMatrix<f64>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mu = DVector::from_fn(dim, |_, _| rng.sample::<f64, _>(StandardNormal));
+    let g = DMatrix::from_fn(dim, dim, |_, _| rng.sample::<f64, _>(StandardNormal));
+    let p = &mu * mu.transpose() + &g * g.transpose() / dim as f64;
+    (mu, p)
+}
+
+#[test]
+fn block_products_give_the_dense_moments_on_random_round_maps() {
+    use fedbounds::engine::Products;
+    for (n, seed, diagonal) in [(3, 1, false), (12, 2, true), (60, 3, false), (200, 4, true)] {
+        let round = if diagonal { ToyRound::with_diagonal_base(n, seed) } else { ToyRound::new(n, seed) };
+        let maps = RoundMaps::probe(&round);
+        let dense = maps.clone().with_products(Products::Dense);
+        let blocks = maps.with_products(Products::Blocks);
+        let inc = InclusionMoments::without_replacement(n, n.div_ceil(3));
+        let (mut a, mut b) = (random_moments(2 + n, seed + 10), random_moments(2 + n, seed + 10));
+        for t in 0..5 {
+            a = dense.propagate(&a.0, &a.1, &inc);
+            b = blocks.propagate(&b.0, &b.1, &inc);
+            let g = relative_gap(&a, &b);
+            assert!(g <= 1e-12, "n = {n}, round {t}: dense and block products differ by {g:e} relative");
+        }
+        // Negative control: the same comparison tells apart the maps of another round.
+        let other = RoundMaps::probe(&ToyRound::new(n, seed + 100)).with_products(Products::Blocks);
+        let (mu, p) = random_moments(2 + n, seed + 10);
+        let g = relative_gap(&dense.propagate(&mu, &p, &inc), &other.propagate(&mu, &p, &inc));
+        assert!(g > 1e-6, "n = {n}: another round's maps should differ, gap {g:e}");
+    }
+}
+
+#[test]
+fn block_products_are_chosen_for_many_components_and_dense_ones_for_few() {
+    use fedbounds::engine::Products;
+    assert_eq!(RoundMaps::probe(&ToyRound::with_diagonal_base(300, 1)).products(), Products::Blocks);
+    assert_eq!(RoundMaps::probe(&ToyRound::with_diagonal_base(10, 1)).products(), Products::Dense);
+    // The clients of FedAvg-P with n = 100 read u and their own v_i only.
+    let inst =
+        InstanceSpec { n: 100, du: 5, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b: 1.0, coupling: Coupling::Decoupled, init_distance: 3.0, seed: 11 }
+            .build()
+            .unwrap();
+    let alg = FedAvgP { params: RoundConfig { k: 2, m: 90, gamma_u: 0.001, gamma_v: 0.001, eta_u: 1.0, eta_v: 1.0 }.check(100).unwrap() };
+    assert_eq!(probe_round(&inst, &alg).products(), Products::Blocks);
+}
+
+#[test]
+fn sparse_rows_give_the_dense_trace() {
+    use fedbounds::engine::Observable;
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    // 300 rows over 200 columns, each reading a shared block of 5 and a private pair.
+    let (rows, cols) = (300, 200);
+    let m = DMatrix::from_fn(rows, cols, |r, c| if c < 5 || (c - 5) / 2 == r % 97 { rng.sample::<f64, _>(StandardNormal) } else { 0.0 });
+    let obs = Observable::new(m.clone(), DVector::from_element(rows, 0.3));
+    assert!(obs.sums_by_rows(), "a large sparse map is summed by rows");
+    let (mu, p) = random_moments(cols, 9);
+    let (dense, sparse) = (obs.trace_dense(&p), obs.trace_sparse(&p));
+    assert!((dense - sparse).abs() <= 1e-12 * dense.abs(), "dense {dense} vs rows {sparse}");
+    let direct = (&m * &p * m.transpose()).trace() + 2.0 * (m.transpose() * DVector::from_element(rows, 0.3)).dot(&mu) + 0.09 * rows as f64;
+    let e = obs.expected_square(&mu, &p);
+    assert!((e - direct).abs() <= 1e-12 * direct.abs(), "expected square {e} vs {direct}");
+    // Negative control: a changed second moment changes the trace beyond the tolerance.
+    let mut q = p.clone();
+    q[(0, 0)] += 1e-6 * p.amax();
+    assert!((obs.trace_sparse(&q) - dense).abs() > 1e-12 * dense.abs());
+    // A small map keeps the dense evaluation.
+    assert!(!Observable::new(DMatrix::identity(3, 3), DVector::zeros(3)).sums_by_rows());
 }

@@ -89,6 +89,44 @@ pub struct RoundMaps {
     /// `sum_i W_i W_i^T`.
     noise_cov: DMatrix<f64>,
     clients: Vec<ClientMap>,
+    /// How `propagate` multiplies by `Abar`.
+    products: Products,
+}
+
+/// How [`RoundMaps::propagate`] multiplies by `Abar = sum_i A_i`: the same quantity either way,
+/// up to rounding (tests hold the two within 1e-12 relative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Products {
+    /// `Abar` as one dense `D x D` matrix: `P Abar^T` and `Abar (P Abar^T)` cost `2 D^3`.
+    Dense,
+    /// `Abar` as its components' blocks: `P Abar^T = sum_i P[:, C_i] A_i^T` scattered to the
+    /// columns `R_i`, and `Abar X = sum_i A_i X[C_i, :]` scattered to the rows `R_i`, which cost
+    /// `2 D sum_i |R_i| |C_i|`: linear in the number of components when each touches a shared
+    /// block and its own (a client reads `u` and `v_i` only).
+    Blocks,
+}
+
+/// Dense products below this many flops per round are fast enough that blocks do not pay.
+const BLOCK_PRODUCTS_MIN_FLOPS: f64 = 1e7;
+
+/// Blocks are used when they save at least this factor of the dense flops (dense products run
+/// at a higher rate per flop than many small ones).
+const BLOCK_PRODUCTS_MIN_SAVING: f64 = 4.0;
+
+impl Products {
+    /// The faster way for a state of dimension `dim` whose components touch `blocks`
+    /// (`(|R_i|, |C_i|)` each): dense below [`BLOCK_PRODUCTS_MIN_FLOPS`], blocks when they
+    /// save [`BLOCK_PRODUCTS_MIN_SAVING`] times the flops.
+    fn choose(dim: usize, blocks: impl Iterator<Item = (usize, usize)>) -> Self {
+        let d = dim as f64;
+        let dense = 2.0 * d * d * d;
+        let block: f64 = blocks.map(|(r, c)| 2.0 * d * r as f64 * c as f64).sum();
+        if dense >= BLOCK_PRODUCTS_MIN_FLOPS && BLOCK_PRODUCTS_MIN_SAVING * block <= dense {
+            Products::Blocks
+        } else {
+            Products::Dense
+        }
+    }
 }
 
 fn support(v: &DVector<f64>) -> impl Iterator<Item = usize> + '_ {
@@ -157,7 +195,75 @@ impl RoundMaps {
             }
             clients.push(ClientMap { rows, cols, a, b: b_r, w });
         }
-        Self { dim, base, c0, a_sum, b_sum, noise_cov, clients }
+        let products = Products::choose(dim, clients.iter().map(|c| (c.rows.len(), c.cols.len())));
+        Self { dim, base, c0, a_sum, b_sum, noise_cov, clients, products }
+    }
+
+    /// How `propagate` multiplies by `Abar` (chosen by size when probed).
+    pub fn products(&self) -> Products {
+        self.products
+    }
+
+    /// The same maps, multiplying by `Abar` the given way.
+    pub fn with_products(mut self, products: Products) -> Self {
+        self.products = products;
+        self
+    }
+
+    /// `Abar v`.
+    fn abar_vec(&self, v: &DVector<f64>) -> DVector<f64> {
+        match self.products {
+            Products::Dense => &self.a_sum * v,
+            Products::Blocks => {
+                let mut out = DVector::zeros(self.dim);
+                for c in &self.clients {
+                    let vc = DVector::from_fn(c.cols.len(), |k, _| v[c.cols[k]]);
+                    let t = &c.a * vc;
+                    for (ri, &r) in c.rows.iter().enumerate() {
+                        out[r] += t[ri];
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// `P Abar^T`.
+    fn times_abar_t(&self, p: &DMatrix<f64>) -> DMatrix<f64> {
+        match self.products {
+            Products::Dense => p * self.a_sum.transpose(),
+            Products::Blocks => {
+                let mut out = DMatrix::zeros(p.nrows(), self.dim);
+                for c in &self.clients {
+                    let pc = DMatrix::from_fn(p.nrows(), c.cols.len(), |r, k| p[(r, c.cols[k])]);
+                    let t = pc * c.a.transpose();
+                    for (ri, &r) in c.rows.iter().enumerate() {
+                        let mut col = out.column_mut(r);
+                        col += t.column(ri);
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// `Abar X`.
+    fn abar_times(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        match self.products {
+            Products::Dense => &self.a_sum * x,
+            Products::Blocks => {
+                let mut out = DMatrix::zeros(self.dim, x.ncols());
+                for c in &self.clients {
+                    let xc = DMatrix::from_fn(c.cols.len(), x.ncols(), |k, s| x[(c.cols[k], s)]);
+                    let t = &c.a * xc;
+                    for (ri, &r) in c.rows.iter().enumerate() {
+                        let mut row = out.row_mut(r);
+                        row += t.row(ri);
+                    }
+                }
+                out
+            }
+        }
     }
 
     fn base_apply_vec(&self, v: &DVector<f64>) -> DVector<f64> {
@@ -185,7 +291,8 @@ impl RoundMaps {
     pub fn propagate(&self, mu: &DVector<f64>, p: &DMatrix<f64>, inc: &InclusionMoments) -> (DVector<f64>, DMatrix<f64>) {
         let a0_mu = self.base_apply_vec(mu);
         let w_mean = &a0_mu + &self.c0;
-        let y_mean = &self.a_sum * mu + &self.b_sum;
+        let abar_mu = self.abar_vec(mu);
+        let y_mean = &abar_mu + &self.b_sum;
         let mu_next = &w_mean + &y_mean * inc.p;
 
         // E[w w^T] = A0 P A0^T + A0 mu c0^T + c0 mu^T A0^T + c0 c0^T
@@ -193,12 +300,11 @@ impl RoundMaps {
         let a0_p_a0t = self.base_left(&a0_p.transpose());
         let mut next = a0_p_a0t + &a0_mu * self.c0.transpose() + &self.c0 * a0_mu.transpose() + &self.c0 * self.c0.transpose();
         // E[w Y^T] = A0 P Abar^T + A0 mu bbar^T + c0 mu^T Abar^T + c0 bbar^T
-        let p_abar_t = p * self.a_sum.transpose();
-        let abar_mu = &self.a_sum * mu;
+        let p_abar_t = self.times_abar_t(p);
         let w_y = self.base_left(&p_abar_t) + &a0_mu * self.b_sum.transpose() + &self.c0 * abar_mu.transpose() + &self.c0 * self.b_sum.transpose();
         next += (&w_y + w_y.transpose()) * inc.p;
         // E[Y Y^T] = Abar P Abar^T + Abar mu bbar^T + bbar mu^T Abar^T + bbar bbar^T
-        let y_y = &self.a_sum * &p_abar_t + &abar_mu * self.b_sum.transpose() + &self.b_sum * abar_mu.transpose() + &self.b_sum * self.b_sum.transpose();
+        let y_y = self.abar_times(&p_abar_t) + &abar_mu * self.b_sum.transpose() + &self.b_sum * abar_mu.transpose() + &self.b_sum * self.b_sum.transpose();
         next += y_y * inc.q;
         // sum_i E[y_i y_i^T], each on its own rows and columns
         let own = inc.p2 - inc.q;

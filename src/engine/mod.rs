@@ -12,7 +12,7 @@ pub mod monte_carlo;
 pub mod observable;
 pub mod series;
 
-pub use affine::{stationary_moments, RandomAffineRound, RoundMaps};
+pub use affine::{stationary_moments, Products, RandomAffineRound, RoundMaps};
 pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};
 pub use interval::{running_average, student_t_interval, Estimator, Interval};
 pub use observable::Observable;

@@ -160,6 +160,10 @@ impl Family for Ccyw {
         Ok(card::embedded_cards()?.iter().flat_map(|c| c.scenarios.iter().map(|s| s.name.clone())).collect())
     }
 
+    fn bench(&self, request: &crate::bench::BenchRequest) -> Result<Vec<crate::bench::Measurement>> {
+        super::bench::bench(request)
+    }
+
     fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
         let cards = cards(request)?;
         let all_scenarios: Vec<&Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();

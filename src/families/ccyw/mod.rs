@@ -6,6 +6,7 @@
 //! their corollaries and special cases, and the lemmas their proofs chain ([`claims`]).
 
 pub mod algorithm;
+pub mod bench;
 pub mod card;
 pub mod card_claims;
 pub mod check;

@@ -329,7 +329,7 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
     let objective = Objective::new(inst, false);
     let mut z = lay.initial(inst);
     let mut out = Trajectory { min_covariance_eigenvalue: 0.0, ..Default::default() };
-    let sq = |o: &Observable, z: &DVector<f64>| (&o.map * z + &o.offset).norm_squared();
+    let sq = |o: &Observable, z: &DVector<f64>| (o.map() * z + o.offset()).norm_squared();
     for t in 0..=rounds {
         let obs = Observables::new(inst, &seq.weights[t]);
         out.delta_v.push(sq(&obs.delta_v, &z));

@@ -35,6 +35,9 @@ impl Algorithm for FedAvgP {
     fn local_steps(&self) -> usize {
         self.params.k
     }
+    fn kernel(&self, inst: &QuadraticInstance) -> Option<super::kernel::RoundKernel> {
+        Some(super::kernel::RoundKernel::new(inst, super::kernel::KernelAlgorithm::FedAvgP, self.params))
+    }
     fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {
         let mut out = Vec::with_capacity(self.params.k);
         local_sgd(inst, &self.params, i, inst.local_point(state, i), None, noise, |x| out.push(x.clone()));

@@ -5,6 +5,7 @@
 //! so the same step code serves Monte Carlo simulation and exact moment propagation.
 
 mod fedavg_p;
+pub mod kernel;
 mod params;
 mod scaffold_p;
 
@@ -147,6 +148,12 @@ pub trait Algorithm: Sync {
     /// sampled, `K` steps; see [`RoundDraws::initialization`]).
     fn initial_state(&self, inst: &QuadraticInstance, _init_draws: &RoundDraws) -> DVector<f64> {
         inst.initial_state().clone()
+    }
+
+    /// The allocation-free form of [`Algorithm::round`] for Monte Carlo replicates, when the
+    /// algorithm has one ([`kernel::RoundKernel`], bit-for-bit the same rounds).
+    fn kernel(&self, _inst: &QuadraticInstance) -> Option<kernel::RoundKernel> {
+        None
     }
 }
 

@@ -56,6 +56,9 @@ impl Algorithm for ScaffoldP {
     fn local_steps(&self) -> usize {
         self.params.k
     }
+    fn kernel(&self, inst: &QuadraticInstance) -> Option<super::kernel::RoundKernel> {
+        Some(super::kernel::RoundKernel::new(inst, super::kernel::KernelAlgorithm::ScaffoldP, self.params))
+    }
     fn state_dim(&self, inst: &QuadraticInstance) -> usize {
         let l = inst.layout();
         l.state_dim() + (l.n + 1) * l.du

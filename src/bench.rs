@@ -1,0 +1,227 @@
+//! The `bench` command: fixed seeded workloads timed on this machine, printed as JSON so that two
+//! versions can be compared side by side.
+//!
+//! Each measurement is the best (smallest) wall-clock time of a few repetitions, which is the
+//! least disturbed by other processes; the load average before and after is recorded next to it,
+//! because on a shared machine a time only means something with the load it was taken under.
+//! Families contribute their own workloads ([`crate::family::Family::bench`]); the core adds the
+//! time of each family's check on its default scenarios.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::family::{CheckRequest, Registry, Silent};
+
+/// What the command was asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchRequest {
+    /// Worker threads of the parallel measurements (the machine's cores by default).
+    pub threads: usize,
+    /// Repetitions of each measurement (the best one is reported).
+    pub repeats: usize,
+}
+
+/// A performance target and whether the measurement meets it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Target {
+    /// `at least` (a rate) or `at most` (a time).
+    pub kind: &'static str,
+    /// The target value in the measurement's unit.
+    pub value: f64,
+    /// Whether the measured value meets it.
+    pub met: bool,
+}
+
+impl Target {
+    /// A rate of at least `value`.
+    pub fn at_least(value: f64, measured: f64) -> Self {
+        Self { kind: "at least", value, met: measured >= value }
+    }
+    /// A time of at most `value`.
+    pub fn at_most(value: f64, measured: f64) -> Self {
+        Self { kind: "at most", value, met: measured <= value }
+    }
+}
+
+/// One timed workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    /// The family whose code is measured (`core` for shared work).
+    pub family: &'static str,
+    /// What is measured.
+    pub name: String,
+    /// The workload's fixed parameters (sizes, seeds, rounds, replicates).
+    pub workload: serde_json::Value,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Best wall-clock seconds over the repetitions.
+    pub seconds: f64,
+    /// All repetitions' seconds, in order.
+    pub repetitions: Vec<f64>,
+    /// Units of work done per run (e.g. client local steps), when the workload counts them.
+    pub work: Option<u64>,
+    /// The unit of `work` (e.g. `client local steps`).
+    pub work_unit: Option<&'static str>,
+    /// `work / seconds`.
+    pub per_second: Option<f64>,
+    /// Whether the result is bit-for-bit the single-threaded one, where that is checked.
+    pub identical_to_single_thread: Option<bool>,
+    /// The target this workload is held to, if any.
+    pub target: Option<Target>,
+    /// 1-minute load average before the first and after the last repetition.
+    pub load_average: [Option<f64>; 2],
+}
+
+impl Measurement {
+    /// A measurement of `repetitions` wall-clock times (seconds) and the loads around them.
+    pub fn new(family: &'static str, name: impl Into<String>, workload: serde_json::Value, threads: usize, timing: Timing) -> Self {
+        Self {
+            family,
+            name: name.into(),
+            workload,
+            threads,
+            seconds: timing.best(),
+            repetitions: timing.seconds,
+            work: None,
+            work_unit: None,
+            per_second: None,
+            identical_to_single_thread: None,
+            target: None,
+            load_average: timing.load_average,
+        }
+    }
+
+    /// Records that each run did `work` units of `unit`.
+    pub fn with_work(mut self, work: u64, unit: &'static str) -> Self {
+        self.work = Some(work);
+        self.work_unit = Some(unit);
+        self.per_second = Some(work as f64 / self.seconds);
+        self
+    }
+}
+
+/// Wall-clock times of repeated runs.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// Seconds of each run.
+    pub seconds: Vec<f64>,
+    /// 1-minute load average before and after.
+    pub load_average: [Option<f64>; 2],
+}
+
+impl Timing {
+    /// The smallest time.
+    pub fn best(&self) -> f64 {
+        self.seconds.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// Runs `job` `repeats` times (at least once) and returns the last result with the times.
+pub fn time<T>(repeats: usize, mut job: impl FnMut() -> T) -> (T, Timing) {
+    let before = load_average();
+    let mut seconds = Vec::with_capacity(repeats.max(1));
+    let mut last = None;
+    for _ in 0..repeats.max(1) {
+        let start = Instant::now();
+        let out = std::hint::black_box(job());
+        seconds.push(start.elapsed().as_secs_f64());
+        last = Some(out);
+    }
+    let after = load_average();
+    (last.expect("at least one run"), Timing { seconds, load_average: [before, after] })
+}
+
+/// The 1-minute load average (`/proc/loadavg`), where the system has one.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+/// The machine the numbers were taken on.
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    /// Cores available to this process.
+    pub cores: usize,
+    /// CPU model name, where the system reports it.
+    pub cpu: Option<String>,
+    /// Operating system and architecture.
+    pub os: String,
+    /// The crate's version.
+    pub version: &'static str,
+}
+
+impl Machine {
+    /// This machine.
+    pub fn current() -> Self {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_string()));
+        Self { cores: cores(), cpu, os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH), version: env!("CARGO_PKG_VERSION") }
+    }
+}
+
+/// Cores available to this process (1 when unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// The JSON the command prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    /// Where the numbers were taken.
+    pub machine: Machine,
+    /// Worker threads of the parallel measurements.
+    pub threads: usize,
+    /// Every measurement, families in registry order.
+    pub measurements: Vec<Measurement>,
+}
+
+/// Runs every family's workloads, then times each family's check on its default scenarios
+/// (no figures, no search: `check --full` adds those).
+///
+/// # Errors
+/// A family's failure, or a worker pool that cannot start.
+pub fn run(registry: &Registry, request: &BenchRequest) -> Result<BenchReport> {
+    let mut measurements = Vec::new();
+    for family in registry.families() {
+        measurements.extend(family.bench(request)?);
+    }
+    for family in registry.families() {
+        let check = CheckRequest { threads: Some(request.threads), ..CheckRequest::default() };
+        let (report, timing) = time(1, || family.check(&check, &Silent));
+        report?;
+        measurements.push(Measurement::new(
+            family.id(),
+            "check on the default scenarios (every claim, no figures, no search)",
+            serde_json::json!({ "scenarios": family.scenario_names()?.len() }),
+            request.threads,
+            timing,
+        ));
+    }
+    Ok(BenchReport { machine: Machine::current(), threads: request.threads, measurements })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_say_whether_they_are_met() {
+        assert!(Target::at_least(10.0, 12.0).met);
+        assert!(!Target::at_least(10.0, 8.0).met);
+        assert!(Target::at_most(1.0, 0.5).met);
+        assert!(!Target::at_most(1.0, 1.5).met);
+    }
+
+    #[test]
+    fn a_measurement_reports_the_best_repetition_and_its_rate() {
+        let (out, timing) = time(3, || 7);
+        assert_eq!(out, 7);
+        assert_eq!(timing.seconds.len(), 3);
+        let m = Measurement::new("core", "x", serde_json::json!({}), 1, Timing { seconds: vec![2.0, 0.5, 1.0], load_average: [None, None] })
+            .with_work(100, "steps");
+        assert_eq!(m.seconds, 0.5);
+        assert_eq!(m.per_second, Some(200.0));
+    }
+}
