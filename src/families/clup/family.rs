@@ -138,4 +138,8 @@ impl Family for Clup {
             "verdicts": verdicts,
         }))
     }
+
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &super::formulas::SYMBOLS
+    }
 }
