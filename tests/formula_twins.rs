@@ -337,3 +337,94 @@ fn every_dpgp_claim_has_a_formula_twin_or_a_reason_why_not() {
         assert!(twinned.contains(&c.id), "{}: no built-in field twinned", c.id);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// clup
+// ---------------------------------------------------------------------------------------------
+
+use fedbounds::families::clup;
+use fedbounds::families::clup::bounds::{Opt, Stat};
+use fedbounds::families::clup::claims::Inputs as ClupInputs;
+
+/// A point of FedCLUP: statistical constants and the steps of Algorithms 1-2, with Corollary 2's
+/// steps and K of (134), the mean-of-locals step 1/lambda, and steps near the boundary
+/// gamma = 1/L_g drawn often.
+fn clup_inputs(rng: &mut ChaCha8Rng) -> ClupInputs {
+    let mu = log_uniform(rng, 1e-2, 1.0);
+    let l = if rng.gen_bool(0.1) { mu } else { mu * log_uniform(rng, 1.0, 100.0) };
+    let n = rng.gen_range(2..200) as f64;
+    let m = rng.gen_range(2..50) as f64;
+    // lambda > 0 (the symbol's range); Theorem 1's grid point lambda = 0 has no divisions by lambda.
+    let lambda = log_uniform(rng, 1e-3, 1e4);
+    let stat = Stat { mu, l, rho2: log_uniform(rng, 1e-3, 10.0), r: constant(rng, 1e-3, 10.0), n, m };
+    let lemma = clup::bounds::lemma1(mu, l, lambda);
+    let (eta_c2, gamma_c2) = clup::bounds::corollary2_steps(l, lambda);
+    let gamma = match rng.gen_range(0..10) {
+        0..=2 => gamma_c2,
+        3 => 1.0 / lambda,
+        4 => (1.0 + if rng.gen_bool(0.5) { 1e-6 } else { -1e-6 }) / lemma.l_g,
+        _ => log_uniform(rng, 1e-2, 3.0) / lemma.l_g,
+    };
+    let eta = if rng.gen_bool(0.4) { eta_c2 } else { log_uniform(rng, 0.1, 3.0) / lemma.l_l };
+    let k = if rng.gen_bool(0.4) { clup::bounds::k_134(mu, l, lambda) as f64 } else { rng.gen_range(1..200) as f64 };
+    ClupInputs {
+        t: rng.gen_range(1..2000),
+        stat,
+        lambda,
+        opt: Opt { mu, l, lambda, gamma, eta, k, m },
+        v1: constant(rng, 1e-3, 10.0),
+        init_local: constant(rng, 1e-3, 10.0),
+        sigma2: constant(rng, 1e-3, 10.0),
+        batch: rng.gen_range(1..(n as usize + 5)) as f64,
+        strongly_convex: true,
+    }
+}
+
+fn clup_samples() -> Vec<ClupInputs> {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xc1a9);
+    (0..DRAWS).map(|_| clup_inputs(&mut rng)).collect()
+}
+
+fn clup_cards() -> Vec<ClaimCard> {
+    clup::family::embedded_card().expect("embedded card parses").claims
+}
+
+#[test]
+fn clup_bounds_and_conditions_agree_with_their_card_formulas() {
+    assert_twins("clup", &clup::formulas::claim_twins(), &clup_cards(), &clup_samples());
+}
+
+#[test]
+fn every_clup_claim_has_a_formula_twin_or_a_reason_why_not() {
+    let cards = clup_cards();
+    let twinned: Vec<&str> = clup::formulas::claim_twins().fields.iter().map(|t| t.claim).collect();
+    for c in clup::claims::ALL {
+        if let Some((_, why)) = clup::formulas::WITHOUT_FORMULA.iter().find(|(id, _)| *id == c.id) {
+            assert!(!why.is_empty() && cards.iter().any(|k| k.id == c.id && k.formula.is_none()), "{}: listed without a formula", c.id);
+            continue;
+        }
+        assert!(cards.iter().any(|k| k.id == c.id && k.formula.is_some()), "{}: no formula in its card", c.id);
+        assert!(twinned.contains(&c.id), "{}: no built-in field twinned", c.id);
+    }
+}
+
+/// The one place the encodings differ, pinned: the built-in `gamma < 1/L_g` is strict, a card's
+/// `<` is checked as `<=` up to the identity tolerance. At the experiments' `gamma = 1/L_g`
+/// (I-CLUP11) only `holds` of that check differs; every other field and check agrees.
+#[test]
+fn clup_strict_gamma_condition_is_the_only_difference_at_gamma_one_over_l_g() {
+    let samples: Vec<ClupInputs> = clup_samples()
+        .into_iter()
+        .map(|x| {
+            let l_g = clup::bounds::lemma1(x.stat.mu, x.stat.l, x.lambda).l_g;
+            ClupInputs { opt: Opt { gamma: 1.0 / l_g, ..x.opt }, ..x }
+        })
+        .collect();
+    let table = clup::formulas::claim_twins();
+    let formulas = compile_cards(&clup_cards(), table.symbols).expect("compiles");
+    let d = compare(&table, &formulas, &samples);
+    assert!(!d.is_empty(), "the strict check must differ at gamma = 1/L_g");
+    for msg in &d {
+        assert!(msg.contains(" conditions: check ") && msg.contains("(built-in `gamma < 1/L_g`") && msg.ends_with("holds false vs true"), "{msg}");
+    }
+}

@@ -257,12 +257,16 @@ fn fuzz_n(name: &str, bases: &[String], target: impl Fn(&str) -> Result<(), Erro
     n
 }
 
-/// Every scenario of every card of the three families, as a file of its own naming its family.
+/// Every scenario of every card of the four families, as a file of its own naming its family.
 fn scenario_bases() -> Vec<String> {
     let mut out = vec![read("examples/explicit.toml")];
-    for (card, family) in
-        [("theorems/ccyw-fedavg-p.toml", "ccyw"), ("theorems/ccyw-scaffold-p.toml", "ccyw"), ("theorems/fedplt.toml", "fedplt"), ("theorems/dpgp.toml", "dpgp")]
-    {
+    for (card, family) in [
+        ("theorems/ccyw-fedavg-p.toml", "ccyw"),
+        ("theorems/ccyw-scaffold-p.toml", "ccyw"),
+        ("theorems/fedplt.toml", "fedplt"),
+        ("theorems/dpgp.toml", "dpgp"),
+        ("theorems/clup.toml", "clup"),
+    ] {
         let t: toml::Table = toml::from_str(&read(card)).unwrap();
         for s in t["scenarios"].as_array().unwrap() {
             let mut s = s.as_table().unwrap().clone();
@@ -284,6 +288,11 @@ fn parse_scenario(text: &str) -> Result<(), Error> {
             s.check("scenario")
         }
         "dpgp" => fedbounds::families::dpgp::card::parse_scenario(text, "fuzzed scenario").map(drop),
+        "clup" => {
+            let s: fedbounds::families::clup::check::Scenario =
+                toml::from_str(text).map_err(|e| Error::Parse { what: "fuzzed scenario".into(), message: e.to_string() })?;
+            s.check("scenario")
+        }
         _ => Ok(()),
     }
 }
@@ -299,7 +308,8 @@ fn sweep_bases() -> Vec<String> {
         "name = \"dp\"\ncard = \"{}\"\nclaims = [\"DPGP-L3\"]\n[base]\nname = \"x\"\ntopology = {{ kind = \"ring\" }}\nheterogeneity = 0.5\ncoupling = 0.0\nm = 6\ndu = 2\ndv = 2\nl_u = 2.0\nmu_u = 1.0\nl_v = 2.0\nmu_v = 1.0\nsigma_u = 0.5\nsigma_v = 0.5\nv0_norm = 1.0\nseed = 7\nk_u = 2\nk_v = 2\nc_u = 0.4\nc_v = 1.0\nrounds = 200\nsweep = [100, 200]\n[[axes]]\nkey = \"topology\"\nvalues = [{{ kind = \"ring\" }}, {{ kind = \"complete\" }}]\n[[axes]]\nkey = \"m\"\nrange = [2, 8]\npoints = 4\ninteger = true\n",
         root("theorems/dpgp.toml")
     );
-    vec![example, random, inline]
+    let clup = read("examples/sweep-clup.toml").replace("card = \"../theorems/clup.toml\"", &format!("card = \"{}\"", root("theorems/clup.toml")));
+    vec![example, random, inline, clup]
 }
 
 /// A sweep file: parsed, resolved against its card, its first and last scenarios made.
@@ -321,6 +331,7 @@ fn parse_card(text: &str) -> Result<(), Error> {
         "ccyw" => fedbounds::families::ccyw::card::parse_card(text, "fuzzed card").map(drop),
         "fedplt" => fedbounds::families::fedplt::family::parse_card(text, "fuzzed card").map(drop),
         "dpgp" => fedbounds::families::dpgp::card::parse_card(text, "fuzzed card").map(drop),
+        "clup" => fedbounds::families::clup::family::parse_card(text, "fuzzed card").map(drop),
         _ => Ok(()),
     }
 }
@@ -338,7 +349,7 @@ fn fuzzed_scenario_files_parse_or_fail_clearly() {
 fn fuzzed_sweep_files_parse_or_fail_clearly() {
     let bases = sweep_bases();
     let cards: Vec<(String, String)> =
-        ["theorems/ccyw-fedavg-p.toml", "theorems/fedplt.toml", "theorems/dpgp.toml"].iter().map(|c| (root(c), read(c))).collect();
+        ["theorems/ccyw-fedavg-p.toml", "theorems/fedplt.toml", "theorems/dpgp.toml", "theorems/clup.toml"].iter().map(|c| (root(c), read(c))).collect();
     for b in &bases {
         parse_sweep(b, &cards).unwrap_or_else(|e| panic!("base sweep rejected: {e}\n{b}"));
     }
@@ -348,7 +359,10 @@ fn fuzzed_sweep_files_parse_or_fail_clearly() {
 #[test]
 fn fuzzed_claim_cards_parse_or_fail_clearly() {
     let bases: Vec<String> =
-        ["theorems/ccyw-fedavg-p.toml", "theorems/ccyw-scaffold-p.toml", "theorems/fedplt.toml", "theorems/dpgp.toml"].iter().map(|c| read(c)).collect();
+        ["theorems/ccyw-fedavg-p.toml", "theorems/ccyw-scaffold-p.toml", "theorems/fedplt.toml", "theorems/dpgp.toml", "theorems/clup.toml"]
+            .iter()
+            .map(|c| read(c))
+            .collect();
     for b in &bases {
         parse_card(b).unwrap();
     }

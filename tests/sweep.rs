@@ -231,6 +231,10 @@ fn every_family_sweeps_through_its_own_card() {
             "name = \"dp\"\ncard = \"{}\"\nbase = \"ring-low\"\nunset = [\"expected\"]\n[[axes]]\nkey = \"topology\"\nvalues = [{{ kind = \"ring\" }}, {{ kind = \"complete\" }}]\n[[axes]]\nkey = \"rounds\"\nvalues = [30]\n[[axes]]\nkey = \"sweep\"\nvalues = [[20, 40, 80]]\n",
             card("dpgp.toml")
         ),
+        format!(
+            "name = \"cl\"\ncard = \"{}\"\nbase = \"low-r-lambda-small\"\nunset = [\"expected\"]\nclaims = [\"CLUP-T2\", \"CLUP-C2\"]\n[[axes]]\nkey = \"lambda\"\nvalues = [0.1, 1.0]\n[[axes]]\nkey = \"rounds\"\nvalues = [50]\n",
+            card("clup.toml")
+        ),
         grid40(),
     ];
     let mut families = Vec::new();
@@ -243,7 +247,7 @@ fn every_family_sweeps_through_its_own_card() {
         families.push(p.family.id());
     }
     let all: Vec<&str> = registry().families().iter().map(|f| f.id()).collect();
-    for id in ["ccyw", "fedplt", "dpgp"] {
+    for id in ["ccyw", "fedplt", "dpgp", "clup"] {
         assert!(families.contains(&id) && all.contains(&id));
     }
 }

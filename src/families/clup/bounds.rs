@@ -258,16 +258,27 @@ pub fn t2_q(o: &Opt) -> f64 {
     (2.0 + 4.0 * c.l_w * c.l_w * o.gamma * o.gamma * o.lambda * o.lambda) * (1.0 - o.eta * c.mu_l).powf(o.k)
 }
 
+/// `a/b` where `b > 0`, else `+inf`: a quantity of the proof that has no finite positive value
+/// there (the argument gives nothing), never a negative one from a sign change of its divisor.
+fn div_pos(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// `c1 = f/(1 - gamma mu_g + gamma eps_g - q) (gamma/eps_g + gamma^2 (2 + 1/zeta)) lambda^2` with
 /// `eps_g = (mu_g/2)(1 - gamma mu_g)`, `zeta = 1 - gamma L_g` (003:L1049, `f = 2`; the proof of
-/// Theorem 3 has `f = 1` at L1264 with `eps_g = mu_g/2`, I-CLUP13).
+/// Theorem 3 has `f = 1` at L1264 with `eps_g = mu_g/2`, I-CLUP13). The proof needs the three
+/// divisors positive; where one is not, `c1 = +inf` (no Lyapunov constant).
 pub fn lyapunov_c1(o: &Opt, theorem3: bool) -> f64 {
     let c = o.lemma1();
     let eps_g = if theorem3 { c.mu_g / 2.0 } else { c.mu_g / 2.0 * (1.0 - o.gamma * c.mu_g) };
     let zeta = 1.0 - o.gamma * c.l_g;
     let f = if theorem3 { 1.0 } else { 2.0 };
     let gap = 1.0 - o.gamma * c.mu_g + o.gamma * eps_g - t2_q(o);
-    f / gap * (o.gamma / eps_g + o.gamma * o.gamma * (2.0 + 1.0 / zeta)) * o.lambda * o.lambda
+    div_pos(f, gap) * (div_pos(o.gamma, eps_g) + o.gamma * o.gamma * (2.0 + div_pos(1.0, zeta))) * o.lambda * o.lambda
 }
 
 /// The local-model constant of (130) with `e_t^(i) <= m e_t` (003:L1134, I-CLUP3):
@@ -277,10 +288,10 @@ pub fn local_factor(o: &Opt) -> f64 {
 }
 
 /// The implicit condition (120): `gamma mu_g (2 + 1/zeta)/2 <= 1` (003:L1087; I-CLUP12, a proof
-/// artifact, reported only).
+/// artifact, reported only); `+inf` where `zeta = 1 - gamma L_g <= 0`, where (120) has no meaning.
 pub fn condition_120(o: &Opt) -> f64 {
     let c = o.lemma1();
-    o.gamma * c.mu_g * (2.0 + 1.0 / (1.0 - o.gamma * c.l_g)) / 2.0
+    o.gamma * c.mu_g * (2.0 + div_pos(1.0, 1.0 - o.gamma * c.l_g)) / 2.0
 }
 
 /// Corollary 2's parameters (003:L185, L1143): `eta = 1/(lambda + L)`, `gamma = (lambda + L)/(2 lambda L)`.

@@ -241,8 +241,9 @@ impl BoundClaim for ClupClaim {
                 v.extend(optimization_checks(&x.opt));
             }
             Statement::Theorem3 { .. } => {
-                v.extend(optimization_checks(&x.opt));
+                // Scope checks first, then the step conditions (the order of a card's formula).
                 v.push(ConditionCheck::compare("B <= n", ConditionKind::Scope, x.batch, Relation::AtMost, x.stat.n));
+                v.extend(optimization_checks(&x.opt));
             }
         }
         v

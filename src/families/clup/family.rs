@@ -118,6 +118,21 @@ impl Family for Clup {
         Ok(FamilyReport { rows: report::verdict_rows(&runs), summary_markdown, files, ..Default::default() })
     }
 
+    /// Design 0's exact constants (`mu`, both readings of `L`, `rho^2`, `R`), the steps of
+    /// Algorithm 1 at the scenario's lambda, and Lemma 1's constants there.
+    fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
+        let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+        scenario.check("scenario")?;
+        let c = scenario.model.instance(0)?.constants;
+        let params = scenario.params(&c, scenario.lambda);
+        Ok(serde_json::json!({
+            "draw0": c,
+            "kappa": c.l_sample / c.mu,
+            "params": params,
+            "lemma1": super::bounds::lemma1(c.mu, c.l_sample, scenario.lambda),
+        }))
+    }
+
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
         scenario.check("scenario")?;
@@ -137,5 +152,9 @@ impl Family for Clup {
             "k_study": run.k_study,
             "verdicts": verdicts,
         }))
+    }
+
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &super::formulas::SYMBOLS
     }
 }

@@ -12,6 +12,7 @@ pub mod bounds;
 pub mod check;
 pub mod claims;
 pub mod family;
+pub mod formulas;
 pub mod model;
 pub mod report;
 

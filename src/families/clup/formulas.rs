@@ -1,0 +1,220 @@
+//! This family's formula table: the names a card's formulas may use, where their values come
+//! from, and which built-in function each formula of a built-in claim twins.
+//!
+//! One [`Inputs`] carries the statistical constants (`stat`, read by Lemma 1, Theorem 1 and
+//! Corollary 1) and the optimization ones (`opt`, read by Theorems 2-3 and Corollaries 2-3); the
+//! pipeline fills both from the same draw, so one symbol `mu`, `L`, `lambda` serves both (the
+//! values are read from `stat` and `lambda`; the twin sampler draws `opt` equal to them).
+//!
+//! Two claims have no formula ([`WITHOUT_FORMULA`]). Every other claim's condition list is twinned
+//! entry by entry, with one difference the formula language cannot express: the built-in
+//! `gamma < 1/L_g` is strict (I-CLUP11: at the experiments' `gamma = 1/L_g` it fails), while a
+//! card's `<` is checked as `<=` up to the identity tolerance, so the two differ in `holds` for
+//! `gamma` within `1e-9` of `1/L_g` and nowhere else (`tests/formula_twins.rs` pins this).
+
+use crate::claim::{BoundClaim, ConditionCheck};
+use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
+use crate::formula::{Interval, Symbol};
+
+use super::bounds::{self, FirstBranchGuard, T1Reading, T1_PROOF};
+use super::claims::{Inputs, ALL};
+
+const fn sym(name: &'static str, meaning: &'static str, range: Interval) -> Symbol {
+    Symbol { name, meaning, range, assumption: None }
+}
+
+const POSITIVE: Interval = Interval::above(0.0);
+const NON_NEGATIVE: Interval = Interval::at_least(0.0);
+
+/// The names a formula of this family may use, in slot order.
+pub static SYMBOLS: [Symbol; 16] = [
+    sym("t", "round t >= 1 of a per-round bound (1 at a statistical point)", Interval::at_least(1.0)),
+    sym("mu", "mu of Assumption 2 (smallest eigenvalue of the draw's empirical Hessians)", POSITIVE),
+    sym("L", "L of Assumption 1 (per-sample; the empirical-Hessian L in the ~empirical-l readings)", POSITIVE),
+    sym("rho2", "rho^2 of Assumption 3 (= s^2 L)", POSITIVE),
+    sym("R", "R of P(R), the clients' distance from the mean ground truth", NON_NEGATIVE),
+    sym("n", "samples per client n", Interval::at_least(1.0)),
+    sym("m", "clients m", Interval::at_least(1.0)),
+    sym("lambda", "lambda of Problem (2) and Algorithms 1-2 (Theorem 1's grid also has lambda = 0, LocalTrain, where no formula divides by it)", POSITIVE),
+    sym("gamma", "global step gamma", POSITIVE),
+    sym("eta", "local step eta", POSITIVE),
+    sym("K", "local steps K", Interval::at_least(1.0)),
+    sym("V1", "V_1 = ||w_1^(g) - w~^(g)||^2 + c1 e_1 (Theorem 2) or + c1 g_1 (Theorem 3), of the run", NON_NEGATIVE),
+    sym("init_local", "||w_{0,K}^(i) - w~^(i)||^2 of the client a Corollary 3 point is about", NON_NEGATIVE),
+    sym("sigma2", "sigma^2 of Assumption 4 at the iterates Algorithm 2 visits", NON_NEGATIVE),
+    sym("B", "batch size B", Interval::at_least(1.0)),
+    sym("uniform", "1 when p_i = 1/m and n_i = n (every FedCLUP model here), else 0", Interval::closed(0.0, 1.0)),
+];
+
+/// Claims without a formula, with the reason.
+pub const WITHOUT_FORMULA: [(&str, &str); 2] = [
+    (
+        "CLUP-T1~unguarded",
+        "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
+         (div_pos would read the branch as +inf past the pole, which is the guarded reading CLUP-T1 already has, not this variant's negative bound)",
+    ),
+    (
+        "CLUP-C2-ROUNDS",
+        "compares rounds measured on a lambda sweep with the ceiling of ln(eps/C)/ln(rate), C from each sweep point's own V_1: an ordering over runs, not a bound of the claim's inputs",
+    ),
+];
+
+/// The values of the symbols at inputs `x`.
+pub fn values(x: &Inputs) -> Vec<f64> {
+    vec![
+        x.t as f64,
+        x.stat.mu,
+        x.stat.l,
+        x.stat.rho2,
+        x.stat.r,
+        x.stat.n,
+        x.stat.m,
+        x.lambda,
+        x.opt.gamma,
+        x.opt.eta,
+        x.opt.k,
+        x.v1,
+        x.init_local,
+        x.sigma2,
+        x.batch,
+        1.0,
+    ]
+}
+
+fn bound_at<const I: usize>(x: &Inputs) -> f64 {
+    ALL[I].bound(x)
+}
+
+fn checks_at<const I: usize>(x: &Inputs) -> Vec<ConditionCheck> {
+    ALL[I].checks(x)
+}
+
+type BoundFn = fn(&Inputs) -> f64;
+type ChecksFn = fn(&Inputs) -> Vec<ConditionCheck>;
+
+/// Every claim's built-in bound, in the order of [`ALL`].
+const BOUNDS: [BoundFn; 23] = [
+    bound_at::<0>,
+    bound_at::<1>,
+    bound_at::<2>,
+    bound_at::<3>,
+    bound_at::<4>,
+    bound_at::<5>,
+    bound_at::<6>,
+    bound_at::<7>,
+    bound_at::<8>,
+    bound_at::<9>,
+    bound_at::<10>,
+    bound_at::<11>,
+    bound_at::<12>,
+    bound_at::<13>,
+    bound_at::<14>,
+    bound_at::<15>,
+    bound_at::<16>,
+    bound_at::<17>,
+    bound_at::<18>,
+    bound_at::<19>,
+    bound_at::<20>,
+    bound_at::<21>,
+    bound_at::<22>,
+];
+
+/// Every claim's built-in condition list, in the order of [`ALL`].
+const CHECKS: [ChecksFn; 23] = [
+    checks_at::<0>,
+    checks_at::<1>,
+    checks_at::<2>,
+    checks_at::<3>,
+    checks_at::<4>,
+    checks_at::<5>,
+    checks_at::<6>,
+    checks_at::<7>,
+    checks_at::<8>,
+    checks_at::<9>,
+    checks_at::<10>,
+    checks_at::<11>,
+    checks_at::<12>,
+    checks_at::<13>,
+    checks_at::<14>,
+    checks_at::<15>,
+    checks_at::<16>,
+    checks_at::<17>,
+    checks_at::<18>,
+    checks_at::<19>,
+    checks_at::<20>,
+    checks_at::<21>,
+    checks_at::<22>,
+];
+
+const N2: T1Reading = T1Reading { n_squared: true, ..T1_PROOF };
+const G64: T1Reading = T1Reading { guard: FirstBranchGuard::SixtyFourL2, ..T1_PROOF };
+
+fn t1_fields(claim: &'static str, first: BoundFn, second: BoundFn) -> Vec<Twin<Inputs>> {
+    vec![
+        Twin { claim, field: "let.g", builtin: |x| bounds::g(&x.stat, x.lambda) },
+        Twin { claim, field: "let.first", builtin: first },
+        Twin { claim, field: "let.second", builtin: second },
+    ]
+}
+
+fn lemma1_fields(claim: &'static str) -> Vec<Twin<Inputs>> {
+    vec![
+        Twin { claim, field: "let.mu_g", builtin: |x| bounds::lemma1(x.stat.mu, x.stat.l, x.lambda).mu_g },
+        Twin { claim, field: "let.L_g", builtin: |x| bounds::lemma1(x.stat.mu, x.stat.l, x.lambda).l_g },
+        Twin { claim, field: "let.mu_l", builtin: |x| bounds::lemma1(x.stat.mu, x.stat.l, x.lambda).mu_l },
+        Twin { claim, field: "let.L_l", builtin: |x| bounds::lemma1(x.stat.mu, x.stat.l, x.lambda).l_l },
+        Twin { claim, field: "let.L_w", builtin: |x| bounds::lemma1(x.stat.mu, x.stat.l, x.lambda).l_w },
+    ]
+}
+
+fn c1_fields(claim: &'static str, a2: BoundFn, a2_name: &'static str) -> Vec<Twin<Inputs>> {
+    vec![
+        Twin { claim, field: "let.C2", builtin: |x| bounds::c1_c2(&x.stat).1 },
+        Twin { claim, field: "let.C3", builtin: |x| bounds::c3_c4(&x.stat).0 },
+        Twin { claim, field: "let.C4", builtin: |x| bounds::c3_c4(&x.stat).1 },
+        Twin { claim, field: "let.lambda93", builtin: |x| bounds::lambda_93(&x.stat) },
+        Twin { claim, field: "let.lambda72", builtin: |x| bounds::lambda_72(&x.stat) },
+        Twin { claim, field: "let.a1", builtin: |x| bounds::a1(&x.stat) },
+        Twin { claim, field: a2_name, builtin: a2 },
+    ]
+}
+
+/// Every built-in bound, intermediate quantity and condition list of the family beside the name
+/// of its formula.
+pub fn claim_twins() -> TwinTable<Inputs> {
+    let mut fields: Vec<Twin<Inputs>> = ALL
+        .iter()
+        .zip(BOUNDS)
+        .filter(|(c, _)| !WITHOUT_FORMULA.iter().any(|(id, _)| *id == c.id))
+        .map(|(c, builtin)| Twin { claim: c.id, field: "bound", builtin })
+        .collect();
+    fields.extend(lemma1_fields("CLUP-L1"));
+    let second = |x: &Inputs| bounds::t1_second(&x.stat, x.lambda, false);
+    fields.extend(t1_fields("CLUP-T1", |x| bounds::t1_first(&x.stat, x.lambda, T1_PROOF), second));
+    fields.extend(t1_fields("CLUP-T1~n2", |x| bounds::t1_first(&x.stat, x.lambda, N2), second));
+    fields.extend(t1_fields("CLUP-T1~printed-4", |x| bounds::t1_first(&x.stat, x.lambda, T1_PROOF), |x| bounds::t1_second(&x.stat, x.lambda, true)));
+    fields.extend(t1_fields("CLUP-T1~g64", |x| bounds::t1_first(&x.stat, x.lambda, G64), second));
+    fields.extend(t1_fields("CLUP-T1~empirical-l", |x| bounds::t1_first(&x.stat, x.lambda, T1_PROOF), second));
+    fields.extend(c1_fields("CLUP-C1", |x| bounds::a2_corrected(&x.stat), "let.a2c"));
+    fields.extend(c1_fields("CLUP-C1~a2-printed", |x| bounds::a2_printed(&x.stat), "let.a2"));
+    for claim in ["CLUP-T2", "CLUP-T2~expgamma", "CLUP-T2~mean-of-locals"] {
+        fields.push(Twin { claim, field: "let.r", builtin: |x| bounds::t2_rate(&x.opt) });
+    }
+    fields.push(Twin { claim: "CLUP-T2-LOCAL", field: "let.q", builtin: |x| bounds::t2_q(&x.opt) });
+    fields.push(Twin { claim: "CLUP-T2-LOCAL", field: "let.c1", builtin: |x| bounds::lyapunov_c1(&x.opt, false) });
+    fields.push(Twin { claim: "CLUP-T2-LYAPUNOV", field: "let.c1", builtin: |x| bounds::lyapunov_c1(&x.opt, false) });
+    for claim in ["CLUP-T3", "CLUP-T3~stated-rate", "CLUP-T3~one-batch", "CLUP-T3~empirical-l"] {
+        fields.push(Twin { claim, field: "let.ball", builtin: |x| bounds::t3_ball(&x.opt, x.sigma2, x.batch) });
+        fields.push(Twin { claim, field: "let.c1", builtin: |x| bounds::lyapunov_c1(&x.opt, true) });
+    }
+    fields.push(Twin { claim: "CLUP-T3~ball-corrected", field: "let.ball", builtin: |x| bounds::t3_ball_corrected(&x.opt, x.sigma2, x.batch) });
+    fields.push(Twin { claim: "CLUP-T3", field: "let.rate", builtin: |x| bounds::t3_rate(&x.opt, false) });
+    fields.push(Twin { claim: "CLUP-T3~stated-rate", field: "let.rate", builtin: |x| bounds::t3_rate(&x.opt, true) });
+    let conditions = ALL
+        .iter()
+        .zip(CHECKS)
+        .filter(|(c, _)| !WITHOUT_FORMULA.iter().any(|(id, _)| *id == c.id))
+        .map(|(c, builtin)| ConditionTwin { claim: c.id, builtin })
+        .collect();
+    TwinTable { symbols: &SYMBOLS, values, fields, conditions }
+}
