@@ -1,14 +1,30 @@
-//! Random streams keyed by `(seed, replicate, round, client, step)`.
+//! Random streams keyed by `(seed, replicate, round, client)`.
 //!
 //! Every random draw of a run comes from a ChaCha8 stream whose key is derived from where the draw
 //! is used, never from the order in which draws are made. A result therefore does not depend on
 //! evaluation order or thread count, and a single client's noise can be regenerated alone.
+//!
+//! # Stream layout
+//! A [`StreamKey`] `(seed, replicate, round, client)` gives the 256-bit ChaCha8 key
+//! ([`StreamKey::key_bytes`]); the ChaCha stream id (64 bits) selects one of its 2^64 independent
+//! streams ([`StreamKey::rng`]). Within a stream the draws are read in order.
+//! - The noise of a client in a round of local steps is one contiguous stream, stream id
+//!   [`CLIENT_ROUND_STREAM`] ([`StreamKey::client_round_rng`]): its `K` local steps take their
+//!   `d` standard normals in turn, step `k` the normals `k d .. (k + 1) d`. Set up once per
+//!   client and round, the stream is consumed whole: ChaCha8 makes 256 bytes per refill and
+//!   none is discarded until the client's last step.
+//! - The clients sampled in a round come from the stream of client slot [`SAMPLING_SLOT`].
+//! - Other uses (instance generators, graph draws, sweeps) name their own rounds, clients and
+//!   stream ids; two uses never share a `(key, stream id)`.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// The client slot used for the server's client-sampling stream.
 pub const SAMPLING_SLOT: u64 = u64::MAX;
+
+/// The ChaCha stream id of a client's noise stream in a round ([`StreamKey::client_round_rng`]).
+pub const CLIENT_ROUND_STREAM: u64 = 0;
 
 /// SplitMix64 finalizer: a bijective 64-bit mixer (Steele, Lea, Flood 2014).
 fn mix64(mut z: u64) -> u64 {
@@ -32,9 +48,8 @@ pub struct StreamKey {
 }
 
 impl StreamKey {
-    /// The ChaCha8 key of this `(seed, replicate, round, client)`: every local step's stream
-    /// shares it and differs by its stream id, so a caller drawing many steps of one client
-    /// derives it once ([`StreamKey::rng_with_key`]).
+    /// The ChaCha8 key of this `(seed, replicate, round, client)`: the streams of one key differ
+    /// by their stream id.
     pub fn key_bytes(&self) -> [u8; 32] {
         let mut words = [0u64; 4];
         let mut acc = mix64(self.seed ^ 0x6665_6462_6F75_6E64);
@@ -49,17 +64,17 @@ impl StreamKey {
         bytes
     }
 
-    /// The ChaCha8 generator for this key and local step `step` (the ChaCha stream id).
-    pub fn rng(&self, step: u64) -> ChaCha8Rng {
-        Self::rng_with_key(self.key_bytes(), step)
+    /// The ChaCha8 generator for this key and ChaCha stream id `stream`.
+    pub fn rng(&self, stream: u64) -> ChaCha8Rng {
+        let mut rng = ChaCha8Rng::from_seed(self.key_bytes());
+        rng.set_stream(stream);
+        rng
     }
 
-    /// The generator of a key from [`StreamKey::key_bytes`] at local step `step`: the same
-    /// stream as [`StreamKey::rng`].
-    pub fn rng_with_key(key: [u8; 32], step: u64) -> ChaCha8Rng {
-        let mut rng = ChaCha8Rng::from_seed(key);
-        rng.set_stream(step);
-        rng
+    /// The contiguous stream of a client's noise in one round: stream id [`CLIENT_ROUND_STREAM`].
+    /// The round's `K` local steps read their standard normals from it in order.
+    pub fn client_round_rng(&self) -> ChaCha8Rng {
+        self.rng(CLIENT_ROUND_STREAM)
     }
 }
 
@@ -82,5 +97,14 @@ mod tests {
         assert_ne!(b, first(StreamKey { round: 9, ..base }, 5));
         assert_ne!(b, first(StreamKey { client: 9, ..base }, 5));
         assert_ne!(b, first(base, 6));
+    }
+
+    #[test]
+    fn the_client_round_stream_is_its_stream_id_of_its_key() {
+        let key = StreamKey { seed: 1, replicate: 2, round: 3, client: 4 };
+        let head = key.client_round_rng().next_u64();
+        assert_eq!(head, key.rng(CLIENT_ROUND_STREAM).next_u64());
+        assert_ne!(head, key.rng(CLIENT_ROUND_STREAM + 1).next_u64());
+        assert_ne!(head, StreamKey { client: 5, ..key }.client_round_rng().next_u64());
     }
 }

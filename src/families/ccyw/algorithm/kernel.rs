@@ -119,8 +119,8 @@ impl RoundKernel {
     }
 
     /// `K` local steps of client `i` from `x` (see [`super::local_sgd`]), the noise of step `k`
-    /// drawn from the stream `(seed, replicate, round, i)`, id `k`, as [`super::RoundDraws::draw`]
-    /// draws it. `correction` is `c - c_i` for Scaffold-P (empty for FedAvg-P). Local dimensions
+    /// the next `du + dv` normals of the client-round stream `(seed, replicate, round, i)`, as
+    /// [`super::RoundDraws::draw`] draws it. `correction` is `c - c_i` for Scaffold-P (empty for FedAvg-P). Local dimensions
     /// up to [`MAX_FIXED_DIM`] run with their size known at compile time (the mat-vecs unrolled
     /// into registers); larger ones through the same arithmetic on slices.
     fn local_steps(&self, i: usize, key: StreamKey, x: &mut [f64], buf: &mut StepBuffers, correction: &[f64]) {
@@ -139,11 +139,11 @@ impl RoundKernel {
         let h: &[f64] = &self.hessians[i * D * D..(i + 1) * D * D];
         let g: &[f64; D] = self.linear[i * D..(i + 1) * D].try_into().expect("linear term");
         let noise: Option<&[f64]> = self.noise.as_deref().map(|r| &r[..D * D]);
-        let key_bytes = noise.map(|_| key.key_bytes());
+        let mut rng = noise.map(|_| key.client_round_rng());
         let du = self.du;
         let (gamma_u, gamma_v) = (self.params.gamma_u, self.params.gamma_v);
         let mut z = [0.0; D];
-        for k in 0..self.params.k {
+        for _ in 0..self.params.k {
             // grad = H x - g, added column by column as nalgebra's gemv does.
             let mut grad = [0.0; D];
             for r in 0..D {
@@ -157,8 +157,7 @@ impl RoundKernel {
             for r in 0..D {
                 grad[r] -= g[r];
             }
-            if let (Some(noise), Some(key_bytes)) = (noise, key_bytes) {
-                let mut rng = StreamKey::rng_with_key(key_bytes, k as u64);
+            if let (Some(noise), Some(rng)) = (noise, rng.as_mut()) {
                 for zj in z.iter_mut() {
                     *zj = rng.sample(StandardNormal);
                 }
@@ -189,10 +188,10 @@ impl RoundKernel {
         let du = self.du;
         let h = &self.hessians[i * d * d..(i + 1) * d * d];
         let g = &self.linear[i * d..(i + 1) * d];
-        let key_bytes = self.noise.as_ref().map(|_| key.key_bytes());
+        let mut rng = self.noise.as_ref().map(|_| key.client_round_rng());
         let (gamma_u, gamma_v) = (self.params.gamma_u, self.params.gamma_v);
         let StepBuffers { grad, z } = buf;
-        for k in 0..self.params.k {
+        for _ in 0..self.params.k {
             // grad = H x - g, added column by column as nalgebra's gemv does.
             let x0 = x[0];
             for (r, gr) in grad.iter_mut().enumerate() {
@@ -207,8 +206,7 @@ impl RoundKernel {
             for (gr, &lr) in grad.iter_mut().zip(g) {
                 *gr -= lr;
             }
-            if let (Some(noise), Some(key_bytes)) = (&self.noise, key_bytes) {
-                let mut rng = StreamKey::rng_with_key(key_bytes, k as u64);
+            if let (Some(noise), Some(rng)) = (&self.noise, rng.as_mut()) {
                 for zj in z.iter_mut() {
                     *zj = rng.sample(StandardNormal);
                 }

@@ -79,8 +79,10 @@ impl RoundDraws {
     /// Draws the round's clients (uniformly, `m` of `n` without replacement) and noise.
     ///
     /// The sample comes from the stream `(seed, replicate, round, SAMPLING_SLOT)`; client `i`'s
-    /// noise at step `k` from `(seed, replicate, round, i)` with ChaCha stream id `k`. A noiseless
-    /// instance draws no noise (all zeros).
+    /// noise from its client-round stream `(seed, replicate, round, i)`
+    /// ([`StreamKey::client_round_rng`]), read in order: step `k` takes the normals
+    /// `k (du + dv) .. (k + 1)(du + dv)` of that stream. A noiseless instance draws no noise (all
+    /// zeros).
     pub fn draw(inst: &QuadraticInstance, m: usize, steps: usize, seed: u64, replicate: u64, round: u64) -> Self {
         let n = inst.layout().n;
         let local_dim = inst.layout().local_dim();
@@ -94,14 +96,11 @@ impl RoundDraws {
         };
         let mut noise = vec![0.0; sampled.len() * steps * local_dim];
         if !inst.is_noiseless() {
+            let len = steps * local_dim;
             for (j, &i) in sampled.iter().enumerate() {
-                let key = StreamKey { seed, replicate, round, client: i as u64 };
-                for k in 0..steps {
-                    let mut rng = key.rng(k as u64);
-                    let off = (j * steps + k) * local_dim;
-                    for x in &mut noise[off..off + local_dim] {
-                        *x = rng.sample(StandardNormal);
-                    }
+                let mut rng = StreamKey { seed, replicate, round, client: i as u64 }.client_round_rng();
+                for x in &mut noise[j * len..(j + 1) * len] {
+                    *x = rng.sample(StandardNormal);
                 }
             }
         }
@@ -223,5 +222,41 @@ impl RoundDraws {
         let mut d = Self::draw(inst, n, steps, seed, replicate, INITIALIZATION_ROUND);
         d.sampled = (0..n).collect();
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+
+    #[test]
+    fn a_clients_steps_read_its_round_stream_in_order() {
+        let inst = InstanceSpec {
+            n: 5,
+            du: 3,
+            dv: 2,
+            l: 1.0,
+            mu: 0.1,
+            sigma_u: 0.5,
+            sigma_v: 0.5,
+            b: 1.0,
+            coupling: Coupling::Decoupled,
+            init_distance: 3.0,
+            seed: 3,
+        }
+        .build()
+        .unwrap();
+        let (steps, d) = (7, 5);
+        let draws = RoundDraws::draw(&inst, 3, steps, 9, 2, 4);
+        for (j, &i) in draws.sampled.iter().enumerate() {
+            let mut rng = StreamKey { seed: 9, replicate: 2, round: 4, client: i as u64 }.client_round_rng();
+            let expected: Vec<f64> = (0..steps * d).map(|_| rng.sample(StandardNormal)).collect();
+            assert_eq!(draws.client_noise(j), &expected[..], "client {i}");
+            assert_eq!(draws.step_noise(j, 6), &expected[6 * d..7 * d], "client {i}, last step");
+        }
+        // The next client's stream is another stream.
+        let other: f64 = StreamKey { seed: 9, replicate: 2, round: 4, client: 99 }.client_round_rng().sample(StandardNormal);
+        assert_ne!(draws.client_noise(0)[0], other);
     }
 }
