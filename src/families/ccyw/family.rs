@@ -131,8 +131,8 @@ impl Family for Ccyw {
     fn claims(&self) -> Vec<ClaimSummary> {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
         let from_cards = super::card_claims::registered();
-        let statement = |id: &str| match from_cards.iter().find(|c| c.formulas.claim == id) {
-            Some(c) => c.statement.clone(),
+        let statement = |id: &str| match from_cards.iter().find(|c| crate::claim::BoundClaim::id(**c) == id) {
+            Some(c) => c.statement().to_string(),
             None => STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect()),
         };
         let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
