@@ -233,6 +233,10 @@ impl Family for Ccyw {
         Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), ..Default::default() }))
     }
 
+    fn has_search(&self) -> bool {
+        true
+    }
+
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let e = run_experiments(threads, progress)?;
         let files = report::experiments_files(&e, meta, plots)?;
