@@ -214,7 +214,8 @@ impl Family for DpgpFamily {
                     expected: *expected,
                 });
             }
-            let summary = self.claims().into_iter().find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
+            let summary =
+                summaries().into_iter().chain(self.claims()).find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
             let file = ClaimFile {
                 meta: &request.meta,
                 claim: &summary,
