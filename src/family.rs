@@ -230,6 +230,10 @@ pub trait Family: Sync + Send {
     fn search(&self, _request: &SearchRequest, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         Ok(None)
     }
+    /// Whether [`Family::search`] searches (families without one keep the default `false`).
+    fn has_search(&self) -> bool {
+        false
+    }
     /// The family's own experiments (e.g. a paper's figures mirrored); `None` when it has none.
     ///
     /// # Errors

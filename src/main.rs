@@ -617,7 +617,17 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--budget", format!("got {}", a.budget), format!("an integer >= 1 and <= {MAX_BUDGET}")).into());
     }
     require_positive("--bound-scale", a.bound_scale)?;
-    load_card(families, a.card.as_deref())?;
+    if let Some(card) = load_card(families, a.card.as_deref())? {
+        let f = families.family_of(&card.text, &card.what)?;
+        if !families.families().iter().any(|g| g.id() == f.id() && g.has_search()) {
+            return Err(Error::field(
+                "--card",
+                format!("family `{}` has no adversarial search", f.id()),
+                "check its card's claims with `fedbounds check --card`",
+            )
+            .into());
+        }
+    }
     families.require_known_claims(&a.claims)?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
     if let Some(c) = &a.card {

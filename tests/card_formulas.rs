@@ -82,7 +82,12 @@ fn list_conditions_and_search_see_a_card_defined_claim() {
 
 /// The example card with one formula replaced.
 fn card_with(from: &str, to: &str) -> tempfile::NamedTempFile {
-    let text = std::fs::read_to_string(EXAMPLE).expect("the example card");
+    example_with(EXAMPLE, from, to)
+}
+
+/// An example card with one formula replaced.
+fn example_with(path: &str, from: &str, to: &str) -> tempfile::NamedTempFile {
+    let text = std::fs::read_to_string(path).expect("the example card");
     assert!(text.contains(from), "{from}");
     let f = tempfile::NamedTempFile::new().expect("a temporary file");
     std::fs::write(f.path(), text.replacen(from, to, 1)).expect("written");
@@ -119,4 +124,89 @@ fn bad_formulas_are_refused_with_the_claim_the_field_and_the_position() {
     );
     let lets = "let = [\"drift = 16*L^2";
     assert_refused(&card_with(lets, "let = [\"drift = 16*L^^2"), &["claims[LOCAL-SGD].formula.let[0]", "column 14"]);
+}
+
+const FEDPLT_EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sgd-ball-fedplt-card.toml");
+const DPGP_EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/theorem1-unit-constant-dpgp-card.toml");
+
+/// The CSV rows of one claim.
+fn rows_of<'a>(stdout: &'a str, claim: &str) -> Vec<&'a str> {
+    stdout.lines().filter(|l| l.starts_with(&format!("{claim},"))).collect()
+}
+
+#[test]
+fn a_fedplt_card_defined_claim_is_checked_listed_and_queried() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = run(&["check", "--card", FEDPLT_EXAMPLE, "--out", out, "--no-plots", "--format", "csv"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let rows = rows_of(&stdout, "SGD-BALL");
+    assert_eq!(rows.len(), 3, "{stdout}");
+    assert_eq!(rows.iter().filter(|r| r.contains(",exact,holds,holds,")).count(), 2, "{stdout}");
+    assert!(rows.iter().any(|r| r.contains("sgd-ball-heterogeneous,exact,not-applicable,not-applicable")), "{stdout}");
+    assert!(!stdout.contains("FEDPLT-CONST,"), "only the card's own claims are checked by default: {stdout}");
+    assert!(Path::new(out).join("claims").join("SGD-BALL.json").exists() && Path::new(out).join("claims").join("SGD-BALL.md").exists());
+    // Negative control: the bound shrunk below the observed distances is reported violated (exit 1).
+    let (code, stdout, _) = run(&["check", "--card", FEDPLT_EXAMPLE, "--out", out, "--no-plots", "--format", "csv", "--bound-scale", "0.5"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(rows_of(&stdout, "SGD-BALL").iter().filter(|r| r.contains(",violated,")).count(), 2, "{stdout}");
+    let (code, stdout, stderr) = run(&["list", "--card", FEDPLT_EXAMPLE]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("SGD-BALL "), "{stdout}");
+    let set = |kv: &'static str| ["--set", kv];
+    let mut args = vec!["conditions", "--card", FEDPLT_EXAMPLE, "--claim", "SGD-BALL"];
+    for kv in ["eta=0.5", "L=1", "mu=0.2", "sigma2=0.09", "D0=9", "t=0", "psi_min=1", "psi_max=1", "tau=1", "Lambda=0", "constant_step=1"] {
+        args.extend(set(kv));
+    }
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    // (1 - 0.1)^0 * 9 + 0.5 * 0.09 / 0.2 = 9.225
+    assert!(stdout.contains("SGD-BALL: applicable") && stdout.contains("bound = 9.225"), "{stdout}");
+    let (code, _, stderr) = run(&["search", "--card", FEDPLT_EXAMPLE, "--budget", "4", "--out", out, "--no-plots"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("family `fedplt` has no adversarial search"), "{stderr}");
+}
+
+#[test]
+fn a_dpgp_card_defined_claim_is_checked_listed_and_queried() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = run(&["check", "--card", DPGP_EXAMPLE, "--out", out, "--no-plots", "--format", "csv"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let rows = rows_of(&stdout, "T1-UNIT-CONSTANT");
+    assert_eq!(rows.len(), 1, "{stdout}");
+    assert!(rows[0].contains("t1-ring-low,estimated,holds,holds,"), "{stdout}");
+    assert!(!stdout.contains("DPGP-T1,"), "only the card's own claims are checked by default: {stdout}");
+    // Negative control.
+    let (code, stdout, _) = run(&["check", "--card", DPGP_EXAMPLE, "--out", out, "--no-plots", "--format", "csv", "--bound-scale", "0.1"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(rows_of(&stdout, "T1-UNIT-CONSTANT")[0].contains(",violated,"), "{stdout}");
+    let (code, stdout, stderr) = run(&["list", "--card", DPGP_EXAMPLE]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("T1-UNIT-CONSTANT "), "{stdout}");
+    let args =
+        ["conditions", "--card", DPGP_EXAMPLE, "--claim", "T1-UNIT-CONSTANT", "--set", "eta_u=0.1", "--set", "delta=1", "--set", "L_u=2", "--set", "K_u=1"];
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    // delta / (4 sqrt(2 L_u K_u)) = 1/8 = 0.125
+    assert!(stdout.contains("[ok] eta_u < delta/(4*sqrt(2*L_u*K_u)): given 0.1 <= required 0.125"), "{stdout}");
+    let (code, _, stderr) = run(&["search", "--card", DPGP_EXAMPLE, "--budget", "4", "--out", out, "--no-plots"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("family `dpgp` has no adversarial search"), "{stderr}");
+}
+
+#[test]
+fn bad_formulas_in_fedplt_and_dpgp_cards_are_refused_with_the_position() {
+    let bound = "bound = \"(1 - eta*mu)^t*D0 + eta*sigma2/mu\"";
+    assert_refused(
+        &example_with(FEDPLT_EXAMPLE, bound, "bound = \"(1 - eta*mu)^t*D0 + eta*sigma/mu\""),
+        &["claims[SGD-BALL].formula.bound", "column 25", "unknown symbol `sigma`"],
+    );
+    assert_refused(&example_with(FEDPLT_EXAMPLE, "metric = \"distance\"", "metric = \"loss\""), &["claims[SGD-BALL].formula.metric", "distance"]);
+    let bound = "bound = \"(F0 - F_star)/sqrt(T)";
+    assert_refused(
+        &example_with(DPGP_EXAMPLE, bound, "bound = \"(F0 - F_star)/(T - 1)"),
+        &["claims[T1-UNIT-CONSTANT].formula.bound", "column 15", "can be zero"],
+    );
+    assert_refused(&example_with(DPGP_EXAMPLE, "compare = \"running-average\"", "compare = \"slope\""), &["claims[T1-UNIT-CONSTANT].formula.compare"]);
 }

@@ -28,6 +28,7 @@ pub mod compile;
 pub mod interval;
 pub mod parse;
 pub mod twin;
+pub mod user;
 
 pub use claim::{ClaimFormulas, CompareSpec, FormulaCard};
 pub use compile::{Scope, Symbol};

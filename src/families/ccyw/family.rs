@@ -131,8 +131,8 @@ impl Family for Ccyw {
     fn claims(&self) -> Vec<ClaimSummary> {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
         let from_cards = super::card_claims::registered();
-        let statement = |id: &str| match from_cards.iter().find(|c| c.formulas.claim == id) {
-            Some(c) => c.statement.clone(),
+        let statement = |id: &str| match from_cards.iter().find(|c| crate::claim::BoundClaim::id(**c) == id) {
+            Some(c) => c.statement().to_string(),
             None => STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect()),
         };
         let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
@@ -243,6 +243,10 @@ impl Family for Ccyw {
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
         Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), ..Default::default() }))
+    }
+
+    fn has_search(&self) -> bool {
+        true
     }
 
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {

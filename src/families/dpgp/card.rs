@@ -191,7 +191,8 @@ impl Scenario {
             return Err(Error::field(f("sweep"), format!("got {:?}", self.sweep), format!("at least three increasing horizons in [1, {MAX_ROUNDS}]")));
         }
         for id in self.expected.keys() {
-            if !super::claims::summaries().iter().any(|c| c.id == id && !c.id.starts_with("DPGP-R2")) {
+            let builtin = super::claims::summaries().iter().any(|c| c.id == id && !c.id.starts_with("DPGP-R2"));
+            if !builtin && !super::card_claims::registered().iter().any(|c| crate::claim::BoundClaim::id(*c) == id) {
                 return Err(Error::field(f("expected"), format!("unknown claim `{id}`"), "claim ids of DPGP-L3, DPGP-REC32, DPGP-C1 and their variants"));
             }
         }
@@ -228,6 +229,9 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     if let Some(family) = card.family.as_deref().filter(|x| *x != FAMILY_ID) {
         return Err(Error::field("family", format!("`{family}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
     }
+    // Claims the card defines by formulas are compiled and registered first, so its scenarios
+    // may name them.
+    super::card_claims::register(&card.claims)?;
     let mut names: Vec<&str> = Vec::new();
     for (k, s) in card.scenarios.iter().enumerate() {
         s.validate(&format!("scenarios[{k}]"))?;

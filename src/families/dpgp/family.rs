@@ -19,13 +19,14 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::claim::fmt_num;
+use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::VerdictKind;
 
 use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
+use super::card_claims::{self, CardClaim};
 use super::check::{prepare, run_comparison, run_scenario_with, ClaimResult, ScenarioRun, MONTE_CARLO_REPLICATES};
 use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
@@ -112,6 +113,15 @@ impl Family for DpgpFamily {
                 c.statement = STATEMENTS.of(c.id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default());
                 c
             })
+            .chain(card_claims::registered().into_iter().map(|c| ClaimSummary {
+                id: c.id(),
+                kind: crate::family::ClaimKind::Bound,
+                title: c.title(),
+                statement: c.claim.statement.clone(),
+                source: c.source(),
+                reading: c.reading(),
+                metric: card_claims::metric_formula(c.claim.metric),
+            }))
             .collect()
     }
 
@@ -132,8 +142,14 @@ impl Family for DpgpFamily {
                 return Err(Error::Unknown { kind: "scenario", name: n.clone(), known: names.join(", ") });
             }
         }
-        let ids: Vec<&'static str> = summaries().iter().map(|c| c.id).collect();
-        let claim_selected = |id: &str| request.claims.is_empty() || request.claims.iter().any(|c| c == id);
+        let ids: Vec<&'static str> = self.claims().iter().map(|c| c.id).collect();
+        // A card that defines claims by formulas is checked for those claims unless others are named.
+        let defined: Vec<&'static CardClaim> =
+            card_claims::registered().into_iter().filter(|c| request.card.is_some() && card.claims.iter().any(|e| e.id == c.id())).collect();
+        let wanted: Vec<String> =
+            if request.claims.is_empty() && !defined.is_empty() { defined.iter().map(|c| c.id().to_string()).collect() } else { request.claims.clone() };
+        let claim_selected = |id: &str| wanted.is_empty() || wanted.iter().any(|c| c == id);
+        let chosen_cards: Vec<&CardClaim> = card_claims::registered().into_iter().filter(|c| claim_selected(c.id())).collect();
         let named = |n: &str| request.scenarios.is_empty() || request.scenarios.iter().any(|s| s == n);
         let comparisons: Vec<_> =
             card.comparisons.iter().filter(|c| named(&c.name)).filter(|_| ids.iter().any(|id| id.starts_with("DPGP-R2") && claim_selected(id))).collect();
@@ -160,7 +176,8 @@ impl Family for DpgpFamily {
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Numerical(format!("cannot start worker threads: {e}")))?;
         for s in &needed {
-            let run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
+            let mut run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
+            run.results.extend(card_claims::evaluate_all(&chosen_cards, s, &run, bound_scale));
             runs.insert(s.name.clone(), run);
             progress.step();
         }
@@ -197,7 +214,8 @@ impl Family for DpgpFamily {
                     expected: *expected,
                 });
             }
-            let summary = summaries().into_iter().find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
+            let summary =
+                summaries().into_iter().chain(self.claims()).find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
             let file = ClaimFile {
                 meta: &request.meta,
                 claim: &summary,
@@ -232,7 +250,12 @@ impl Family for DpgpFamily {
     /// The step-size conditions of Theorem 1 for given values: `--eta-u`, `--eta-v` and, through
     /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
     /// conditions (I-DPGP2) and the printed one, each with its given and required value.
-    fn conditions(&self, given: &Given, _claims: &[String], json: bool) -> Result<String> {
+    fn conditions(&self, given: &Given, claims: &[String], json: bool) -> Result<String> {
+        let card: Vec<&'static CardClaim> = card_claims::registered().into_iter().filter(|c| claims.iter().any(|id| id == c.id())).collect();
+        if !card.is_empty() {
+            let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
+            return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
+        }
         let get = |name: &str| -> Result<f64> {
             let v = given
                 .get(name)
@@ -284,6 +307,10 @@ impl Family for DpgpFamily {
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
+    }
+
+    fn load_card(&self, card: &crate::family::CardText) -> Result<()> {
+        parse_card(&card.text, &card.what).map(|_| ())
     }
 }
 

@@ -15,6 +15,7 @@
 //! option outside the claims' scope.
 
 pub mod card;
+pub mod card_claims;
 pub mod check;
 pub mod claims;
 pub mod family;

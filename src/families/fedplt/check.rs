@@ -12,7 +12,8 @@ use crate::error::{require_memory, require_positive, Error, Result};
 use crate::verdict::{evaluate, evaluate_inequality, Evaluation, VerdictKind};
 
 use super::algorithm::LocalGradient;
-use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, ALL, RECURSION_HORIZON};
+use super::card_claims::{needs_g2, CardClaim};
+use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
 use super::problem::{Constants, InstanceSpec};
 use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
 
@@ -106,7 +107,7 @@ impl Scenario {
         let d = self.instance.dim as f64;
         let bytes = 8.0 * self.replicates as f64 * (self.rounds as f64 + 1.0) * 2.0 + 8.0 * self.rounds as f64 * 4.0 + 64.0 * d * d;
         require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")?;
-        let ids: Vec<&str> = ALL.iter().map(|c| c.id()).collect();
+        let ids = super::card_claims::all_ids();
         for key in self.expected.keys().chain(self.expected_empirical.keys()) {
             if !ids.contains(&key.as_str()) {
                 return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
@@ -244,6 +245,15 @@ const Z_ITERATIONS: usize = 8;
 /// # Errors
 /// Bad input naming the field; a singular instance.
 pub fn run_scenario(s: &Scenario, claims: &[FedPltClaim], bound_scale: f64) -> Result<ScenarioRun> {
+    run_scenario_with(s, claims, &[], bound_scale)
+}
+
+/// [`run_scenario`], also evaluating claims defined in a card: their bound on `D^t` compared on
+/// the same exact run, with `G^2` measured on the run in a labelled empirical row when they read it.
+///
+/// # Errors
+/// As [`run_scenario`].
+pub fn run_scenario_with(s: &Scenario, claims: &[FedPltClaim], card: &[&CardClaim], bound_scale: f64) -> Result<ScenarioRun> {
     s.check("scenario")?;
     let inst = s.instance.build()?;
     let c = inst.constants()?;
@@ -311,6 +321,18 @@ pub fn run_scenario(s: &Scenario, claims: &[FedPltClaim], bound_scale: f64) -> R
             expected_empirical: s.expected_empirical.get(claim.id()).copied(),
         })
         .collect();
+    let distance = [run.distance[..run.rounds].to_vec()];
+    let card_results: Vec<ClaimResult> = card
+        .iter()
+        .map(|claim| ClaimResult {
+            claim: claim.id(),
+            evaluation: evaluate(*claim, &stated, &distance, Estimator::Exact, 0.99, bound_scale),
+            empirical: needs_g2(claim).then(|| evaluate(*claim, &measured, &distance, Estimator::Exact, 0.99, bound_scale)),
+            expected: s.expected.get(claim.id()).copied(),
+            expected_empirical: s.expected_empirical.get(claim.id()).copied(),
+        })
+        .collect();
+    run.results.extend(card_results);
     Ok(run)
 }
 

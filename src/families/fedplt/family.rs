@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Progress, RunOptions};
+use crate::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Given, Progress, RunOptions};
 
-use super::check::{residual_sweep, run_scenario, ResidualSweep, Scenario, ScenarioRun};
+use super::card_claims::CardClaim;
+use super::check::{residual_sweep, run_scenario, run_scenario_with, ResidualSweep, Scenario, ScenarioRun};
 use super::claims::{FedPltClaim, ALL};
 use super::report;
 
@@ -42,6 +43,9 @@ pub struct Card {
 /// [`Error::Parse`] or [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    // Claims the card defines by formulas are compiled and registered first, so its scenarios
+    // may name them.
+    super::card_claims::register(&card.claims)?;
     if let Some(sweep) = &card.residual_sweep {
         if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
             return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));
@@ -99,6 +103,15 @@ impl Family for FedPlt {
                 reading: c.reading(),
                 metric: c.metric(),
             })
+            .chain(super::card_claims::registered().into_iter().map(|c| ClaimSummary {
+                id: c.id(),
+                kind: ClaimKind::Bound,
+                title: c.title(),
+                statement: c.claim.statement.clone(),
+                source: c.source(),
+                reading: c.reading(),
+                metric: super::card_claims::DISTANCE_METRIC,
+            }))
             .collect()
     }
 
@@ -111,7 +124,20 @@ impl Family for FedPlt {
             Some(c) => parse_card(&c.text, &c.what)?,
             None => embedded_card()?,
         };
-        let claims = selected(&request.claims);
+        // A card that defines claims by formulas is checked for those claims unless others are named.
+        let defined: Vec<&CardClaim> = match &request.card {
+            Some(_) => {
+                let ids: Vec<&str> = card.claims.iter().map(|c| c.id.as_str()).collect();
+                super::card_claims::registered().into_iter().filter(|c| ids.contains(&c.id())).collect()
+            }
+            None => Vec::new(),
+        };
+        let (claims, card_claims): (Vec<FedPltClaim>, Vec<&CardClaim>) = if request.claims.is_empty() && !defined.is_empty() {
+            (Vec::new(), defined)
+        } else {
+            let named = super::card_claims::registered().into_iter().filter(|c| request.claims.iter().any(|id| id == c.id())).collect();
+            (selected(&request.claims), named)
+        };
         let scale = request.bound_scale.unwrap_or(1.0);
         let scenarios: Vec<&Scenario> = card.scenarios.iter().filter(|s| request.scenarios.is_empty() || request.scenarios.contains(&s.name)).collect();
         // Every instance is built before any run: bad input fails before work or files.
@@ -121,7 +147,10 @@ impl Family for FedPlt {
         progress.start(scenarios.len(), "FedPLT scenarios");
         let mut runs: Vec<ScenarioRun> = Vec::with_capacity(scenarios.len());
         for s in &scenarios {
-            runs.push(crate::engine::monte_carlo::in_pool(request.threads, || run_scenario(s, &claims, scale))?.map_err(|e| e.in_scenario(&s.name))?);
+            runs.push(
+                crate::engine::monte_carlo::in_pool(request.threads, || run_scenario_with(s, &claims, &card_claims, scale))?
+                    .map_err(|e| e.in_scenario(&s.name))?,
+            );
             progress.step();
         }
         progress.finish();
@@ -176,5 +205,26 @@ impl Family for FedPlt {
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
+    }
+
+    fn load_card(&self, card: &CardText) -> Result<()> {
+        parse_card(&card.text, &card.what).map(|_| ())
+    }
+
+    /// The checks and bound of card-defined claims at the given values (`--set NAME=VALUE`,
+    /// names as `fedbounds list --symbols` prints them). The built-in claims' conditions depend
+    /// on the run (the measured alignment, the schedule), so they are checked by `check` only.
+    fn conditions(&self, given: &Given, ids: &[String], json: bool) -> Result<String> {
+        let card = super::card_claims::registered();
+        let chosen: Vec<&crate::formula::user::UserClaim> =
+            card.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).map(|c| &c.claim).collect();
+        if chosen.is_empty() {
+            return Err(Error::field(
+                "--claim",
+                "FedPLT's built-in conditions depend on the run (measured alignment, schedule): see `fedbounds check`",
+                "a claim defined in the card given with --card",
+            ));
+        }
+        crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json)
     }
 }

@@ -8,6 +8,7 @@
 //! decaying-step consequences, the proof's induction step and the limit point ([`claims`]).
 
 pub mod algorithm;
+pub mod card_claims;
 pub mod check;
 pub mod claims;
 pub mod family;

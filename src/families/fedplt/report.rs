@@ -49,10 +49,44 @@ struct ClaimReport<'a> {
     scenarios: Vec<Entry<'a>>,
 }
 
+/// A claim as the reports describe it: built in, or defined in a card (no figure of its own).
+struct Described {
+    id: &'static str,
+    title: &'static str,
+    source: &'static str,
+    reading: crate::claim::Reading,
+    metric: &'static str,
+    builtin: Option<FedPltClaim>,
+}
+
+impl Described {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn reading(&self) -> crate::claim::Reading {
+        self.reading.clone()
+    }
+}
+
+/// Every claim in report order: the built-in ones, then those cards define.
+fn described() -> Vec<Described> {
+    let builtin =
+        ALL.iter().map(|c| Described { id: c.id(), title: c.title(), source: c.source(), reading: c.reading(), metric: c.metric(), builtin: Some(*c) });
+    let cards = super::card_claims::registered().into_iter().map(|c| Described {
+        id: c.id(),
+        title: c.title(),
+        source: c.source(),
+        reading: c.reading(),
+        metric: super::card_claims::DISTANCE_METRIC,
+        builtin: None,
+    });
+    builtin.chain(cards).collect()
+}
+
 /// Verdict rows for the shared summary.
 pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
     let mut rows = Vec::new();
-    for claim in ALL {
+    for claim in described() {
         for run in runs {
             let Some(c) = run.results.iter().find(|c| c.claim == claim.id()) else { continue };
             let row = |constants, label, evaluation: &Evaluation, expected| VerdictRow {
@@ -80,7 +114,7 @@ pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
 /// When a figure cannot be drawn.
 pub fn report_files(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
     let mut files = Vec::new();
-    for claim in ALL {
+    for claim in described() {
         let entries: Vec<Entry> = runs
             .iter()
             .filter_map(|run| {
@@ -109,15 +143,15 @@ pub fn report_files(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPo
         let report = ClaimReport {
             meta,
             claim: claim.id(),
-            title: claim.title(),
-            source: claim.source(),
+            title: claim.title,
+            source: claim.source,
             reading: claim.reading(),
-            metric: claim.metric(),
+            metric: claim.metric,
             scenarios: entries,
         };
         files.push(ReportFile { path: PathBuf::from("claims").join(format!("{}.json", claim.id())), bytes: to_json(&report)?.into_bytes() });
-        if plots && claim.uses_run() {
-            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(claim, runs)? });
+        if let (true, Some(builtin)) = (plots, claim.builtin.filter(|c| c.uses_run())) {
+            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(builtin, runs)? });
         }
     }
     if plots && !runs.is_empty() {

@@ -1,0 +1,160 @@
+//! Claims defined by a user's card for DFedPGP: a bound on one of the run's per-round metrics and
+//! its conditions as formulas over [`super::formulas::SYMBOLS`], compiled by the core
+//! ([`crate::formula::user`]) and checked on the scenario's exact trajectory at its horizon
+//! `rounds` (the steps of that horizon), every prefix `T' <= rounds` or the horizon only.
+//!
+//! The family's assumption checks (delta > 0, a joint-connectivity window) apply to every
+//! claim, as to the built-in ones. A claim that reads `C` or `q` (estimated from the realised
+//! mixing products) gives `estimated` rows, else `exact` ones.
+
+use crate::card::ClaimCard;
+use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
+use crate::engine::Estimator;
+use crate::error::Result;
+use crate::formula::user::{CardClaims, FormulaClaim, UserClaim, UserClaimRules};
+use crate::formula::CompareSpec;
+use crate::verdict::evaluate;
+
+use super::card::Scenario;
+use super::check::{ClaimResult, ScenarioRun, CONFIDENCE};
+use super::claims::{assumption_checks, summaries};
+use super::formulas::{values, Inputs, FIRST_RUN_QUANTITY, SYMBOLS};
+
+/// Theorem 1's metric per round, `E Delta_ubar^t / L_u + E Delta_v^t / L_v`.
+pub const STATIONARITY: &str = "stationarity";
+/// The consensus error per round, `(1/m) sum_i E||ubar^t - z_i^t||^2`.
+pub const CONSENSUS: &str = "consensus";
+/// The suboptimality per round, `E F(ubar^t, V^t) - F*`.
+pub const SUBOPTIMALITY: &str = "suboptimality";
+
+/// What this family accepts in a card-defined claim.
+pub const RULES: UserClaimRules = UserClaimRules {
+    symbols: &SYMBOLS,
+    first_run_quantity: FIRST_RUN_QUANTITY,
+    metrics: &[STATIONARITY, CONSENSUS, SUBOPTIMALITY],
+    algorithms: &[],
+    comparisons: &[CompareSpec::RunningAverage, CompareSpec::PerRound],
+};
+
+/// The metric as reports print it.
+pub fn metric_formula(name: &str) -> &'static str {
+    match name {
+        STATIONARITY => "E Delta_ubar^t / L_u + E Delta_v^t / L_v, per round",
+        CONSENSUS => "(1/m) sum_i E||ubar^t - z_i^t||^2, per round",
+        _ => "E F(ubar^t, V^t) - F*, per round",
+    }
+}
+
+/// The symbol values of a run, with the horizon `T` settable (the verdict core compares every
+/// prefix): a copyable form of [`Inputs`].
+#[derive(Debug, Clone, Copy)]
+pub struct CardInputs {
+    slots: [f64; FIRST_RUN_QUANTITY],
+}
+
+/// Slot of `T` in [`SYMBOLS`].
+const T_SLOT: usize = FIRST_RUN_QUANTITY - 1;
+
+impl CardInputs {
+    /// The values at these inputs.
+    pub fn new(x: &Inputs) -> Self {
+        let v = values(x);
+        let mut slots = [f64::NAN; FIRST_RUN_QUANTITY];
+        slots.copy_from_slice(&v[..FIRST_RUN_QUANTITY]);
+        Self { slots }
+    }
+}
+
+impl Horizon for CardInputs {
+    fn horizon(&self) -> usize {
+        self.slots[T_SLOT] as usize
+    }
+    fn at_horizon(&self, t: usize) -> Self {
+        let mut slots = self.slots;
+        slots[T_SLOT] = t as f64;
+        Self { slots }
+    }
+}
+
+fn card_values(x: &CardInputs) -> Vec<f64> {
+    let mut v = x.slots.to_vec();
+    v.resize(SYMBOLS.len(), f64::NAN);
+    v
+}
+
+/// A DFedPGP claim read from a card.
+pub type CardClaim = FormulaClaim<CardInputs>;
+
+static REGISTERED: CardClaims<CardClaim> = CardClaims::new();
+
+/// The card-defined claims registered so far.
+pub fn registered() -> Vec<&'static CardClaim> {
+    REGISTERED.all()
+}
+
+/// Compiles and registers the entries that are not built in; returns how many are registered.
+///
+/// # Errors
+/// The first entry that does not compile, naming its field (nothing is registered then).
+pub fn register(entries: &[ClaimCard]) -> Result<usize> {
+    let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
+    REGISTERED.register(entries, &builtin, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values }), |c| c.id())
+}
+
+/// A card claim with the family's assumption checks before its own.
+struct WithAssumptions<'a> {
+    claim: &'a CardClaim,
+    assumptions: Vec<ConditionCheck>,
+}
+
+impl BoundClaim for WithAssumptions<'_> {
+    type Inputs = CardInputs;
+    fn id(&self) -> &'static str {
+        self.claim.id()
+    }
+    fn title(&self) -> &'static str {
+        self.claim.title()
+    }
+    fn source(&self) -> &'static str {
+        self.claim.source()
+    }
+    fn reading(&self) -> Reading {
+        self.claim.reading()
+    }
+    fn comparison(&self) -> Comparison {
+        self.claim.comparison()
+    }
+    fn every_prefix(&self) -> bool {
+        self.claim.every_prefix()
+    }
+    fn checks(&self, x: &CardInputs) -> Vec<ConditionCheck> {
+        let mut out = self.assumptions.clone();
+        out.extend(self.claim.checks(x));
+        out
+    }
+    fn bound(&self, x: &CardInputs) -> f64 {
+        self.claim.bound(x)
+    }
+}
+
+/// Evaluates card-defined claims on a scenario's exact trajectory at its horizon `s.rounds`.
+pub fn evaluate_all(claims: &[&CardClaim], s: &Scenario, run: &ScenarioRun, bound_scale: f64) -> Vec<ClaimResult> {
+    let (k, tr) = (&run.constants, &run.trajectory);
+    let x = Inputs { constants: k.clone(), connectivity: run.connectivity, params: run.params, f0: tr.objective[0], t: s.rounds };
+    let inputs = CardInputs::new(&x);
+    let rounds = s.rounds;
+    claims
+        .iter()
+        .map(|c| {
+            let series: Vec<f64> = match c.claim.metric {
+                STATIONARITY => tr.stationarity(k.l_u, k.l_v),
+                CONSENSUS => tr.consensus.clone(),
+                _ => tr.objective.iter().map(|f| f - k.f_star).collect(),
+            };
+            let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds) };
+            let evaluation = evaluate(&claim, &inputs, &[series[..rounds].to_vec()], Estimator::Exact, CONFIDENCE, bound_scale);
+            let estimated = c.claim.reads("C") || c.claim.reads("q");
+            ClaimResult { claim: c.id(), reading: "primary", constants: if estimated { "estimated" } else { "exact" }, evaluation }
+        })
+        .collect()
+}

@@ -1,0 +1,276 @@
+//! Claims defined in a user's card: what every family shares when it reads them.
+//!
+//! A card given with `--card` may define claims that are not built in, each by a
+//! `[claims.formula]` table over the family's symbols. [`UserClaim::compile`] checks the entry
+//! against the family's [`UserClaimRules`] (its symbols, the metrics and algorithms it runs, the
+//! comparisons it makes) and names the field at fault; [`FormulaClaim`] makes the compiled claim
+//! a [`BoundClaim`] over the family's inputs, so `verdict::evaluate` decides it like a built-in
+//! claim; [`CardClaims`] keeps the claims read for the rest of the process, so `list`,
+//! `conditions` and `search` (which receive no card) see them too.
+
+use std::sync::RwLock;
+
+use crate::card::ClaimCard;
+use crate::claim::{fmt_num, BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
+use crate::error::{Error, Result};
+
+use super::claim::AtSpec;
+use super::{ClaimFormulas, CompareSpec, Symbol};
+
+/// What a family accepts in a card-defined claim.
+#[derive(Debug, Clone, Copy)]
+pub struct UserClaimRules {
+    /// The family's symbols.
+    pub symbols: &'static [Symbol],
+    /// Slots from here on are per-round quantities of proofs: a bound may not read them.
+    pub first_run_quantity: usize,
+    /// The metrics a claim may bound, by name.
+    pub metrics: &'static [&'static str],
+    /// The algorithms a claim may be about (the first is the default); empty when the family runs one.
+    pub algorithms: &'static [&'static str],
+    /// The comparisons the family makes.
+    pub comparisons: &'static [CompareSpec],
+}
+
+/// A claim read from a card and compiled: metadata, the metric and algorithm chosen by name, the
+/// comparison, and its formulas.
+#[derive(Debug, Clone)]
+pub struct UserClaim {
+    /// Claim id.
+    pub id: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Source, as the card gives it.
+    pub source: &'static str,
+    /// The reading, as the card gives it.
+    pub description: &'static str,
+    /// The statement as the card prints it.
+    pub statement: String,
+    /// The metric bounded (one of [`UserClaimRules::metrics`]).
+    pub metric: &'static str,
+    /// The algorithm (one of [`UserClaimRules::algorithms`], empty when the family runs one).
+    pub algorithm: &'static str,
+    /// How the bound is compared.
+    pub comparison: CompareSpec,
+    /// Compared at every prefix `T' <= T` (else at the horizon only).
+    pub every_prefix: bool,
+    /// The compiled formulas.
+    pub formulas: ClaimFormulas,
+}
+
+/// A string that lives for the rest of the process (claim metadata is `&'static str` everywhere).
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+fn pick(field: String, what: &str, given: Option<&str>, allowed: &'static [&'static str]) -> Result<&'static str> {
+    match given {
+        Some(name) => allowed.iter().copied().find(|a| *a == name).ok_or_else(|| Error::field(field, format!("unknown {what} `{name}`"), allowed.join(", "))),
+        None => Err(Error::field(field, "missing", allowed.join(", "))),
+    }
+}
+
+impl UserClaim {
+    /// Compiles a card entry under a family's rules.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming `claims[ID].formula.FIELD`: no formula, a formula that does
+    /// not compile (with its column), no bound, a per-round quantity read, an unknown metric or
+    /// algorithm, a comparison the family does not make.
+    pub fn compile(card: &ClaimCard, rules: &UserClaimRules) -> Result<Self> {
+        let id = &card.id;
+        let field = |f: &str| format!("claims[{id}].formula{f}");
+        let f = card.formula.as_ref().ok_or_else(|| {
+            Error::field(
+                field(""),
+                "the claim is not built in and has no formula",
+                "a [claims.formula] table with a `bound` over this family's symbols (`fedbounds list --symbols`)",
+            )
+        })?;
+        let formulas = ClaimFormulas::compile(id, f, rules.symbols)?;
+        if formulas.bound.is_none() {
+            return Err(Error::field(field(".bound"), "missing (per-round inequalities of a proof are built in only)", "a bound on the metric"));
+        }
+        if let Some(i) = formulas.symbols_read().into_iter().find(|i| *i >= rules.first_run_quantity) {
+            return Err(Error::field(
+                field(""),
+                format!("reads `{}`, a per-round quantity of a proof", rules.symbols[i].name),
+                "constants and parameters only",
+            ));
+        }
+        let metric = pick(field(".metric"), "metric", f.metric.as_deref(), rules.metrics)?;
+        let algorithm = match (rules.algorithms.first(), f.algorithm.as_deref()) {
+            (None, None) => "",
+            (None, Some(a)) => return Err(Error::field(field(".algorithm"), format!("got `{a}`"), "no key: this family runs one algorithm")),
+            (Some(default), a) => pick(field(".algorithm"), "algorithm", Some(a.unwrap_or(default)), rules.algorithms)?,
+        };
+        if !rules.comparisons.contains(&f.compare) {
+            let names: Vec<&str> = rules.comparisons.iter().map(|c| compare_name(*c)).collect();
+            return Err(Error::field(field(".compare"), format!("`{}` is not a comparison this family makes", compare_name(f.compare)), names.join(", ")));
+        }
+        Ok(Self {
+            id: leak(id),
+            title: leak(&card.title),
+            source: leak(&card.source),
+            description: leak(&card.reading),
+            statement: card.statement.clone(),
+            metric,
+            algorithm,
+            comparison: f.compare,
+            every_prefix: f.at == AtSpec::EveryPrefix,
+            formulas,
+        })
+    }
+
+    /// The reading: a card-defined claim has one, its own.
+    pub fn reading(&self) -> Reading {
+        Reading { name: "primary", is_variant: false, description: self.description }
+    }
+
+    /// The comparison as the verdict core takes it (`slope` is decided by the family).
+    pub fn core_comparison(&self) -> Comparison {
+        match self.comparison {
+            CompareSpec::PerRound => Comparison::PerRound,
+            CompareSpec::RunningAverage | CompareSpec::Slope => Comparison::RunningAverage,
+        }
+    }
+
+    /// The assumption checks of the constants read, then the scope, step and implicit checks.
+    pub fn checks(&self, values: &[f64]) -> Vec<ConditionCheck> {
+        let mut out = self.formulas.assumption_checks(values);
+        out.extend(self.formulas.checks(values));
+        out
+    }
+
+    /// Whether a formula of the claim reads the symbol `name`.
+    pub fn reads(&self, name: &str) -> bool {
+        self.formulas.symbols_read().into_iter().any(|i| self.formulas.symbols[i].name == name)
+    }
+}
+
+fn compare_name(c: CompareSpec) -> &'static str {
+    match c {
+        CompareSpec::RunningAverage => "running-average",
+        CompareSpec::PerRound => "per-round",
+        CompareSpec::Slope => "slope",
+    }
+}
+
+/// A card-defined claim as a [`BoundClaim`] over a family's inputs `I`, the symbol values read
+/// from them by `values`.
+pub struct FormulaClaim<I> {
+    /// The compiled claim.
+    pub claim: UserClaim,
+    /// The family's symbol values at its inputs.
+    pub values: fn(&I) -> Vec<f64>,
+}
+
+impl<I: Horizon + Sync + Send> BoundClaim for FormulaClaim<I> {
+    type Inputs = I;
+    fn id(&self) -> &'static str {
+        self.claim.id
+    }
+    fn title(&self) -> &'static str {
+        self.claim.title
+    }
+    fn source(&self) -> &'static str {
+        self.claim.source
+    }
+    fn reading(&self) -> Reading {
+        self.claim.reading()
+    }
+    fn comparison(&self) -> Comparison {
+        self.claim.core_comparison()
+    }
+    fn every_prefix(&self) -> bool {
+        self.claim.every_prefix
+    }
+    fn checks(&self, x: &I) -> Vec<ConditionCheck> {
+        self.claim.checks(&(self.values)(x))
+    }
+    fn bound(&self, x: &I) -> f64 {
+        self.claim.formulas.bound(&(self.values)(x))
+    }
+}
+
+/// The card-defined claims of one family, kept for the rest of the process.
+pub struct CardClaims<C: 'static> {
+    claims: RwLock<Vec<&'static C>>,
+}
+
+impl<C: 'static> CardClaims<C> {
+    /// None yet.
+    pub const fn new() -> Self {
+        Self { claims: RwLock::new(Vec::new()) }
+    }
+
+    /// Every claim registered so far, in the order read.
+    pub fn all(&self) -> Vec<&'static C> {
+        self.claims.read().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Compiles (with `compile`) the entries whose id is not in `builtin` and registers them; a
+    /// claim id registered before is kept (the same card read twice). Returns how many are
+    /// registered now.
+    ///
+    /// # Errors
+    /// The first entry that does not compile (nothing is registered then).
+    pub fn register(&self, entries: &[ClaimCard], builtin: &[&str], compile: impl Fn(&ClaimCard) -> Result<C>, id: impl Fn(&C) -> &str) -> Result<usize> {
+        let new = entries.iter().filter(|e| !builtin.contains(&e.id.as_str())).map(compile).collect::<Result<Vec<C>>>()?;
+        let mut r = self.claims.write().map_err(|_| Error::Numerical("the registry of card claims is poisoned".into()))?;
+        for c in new {
+            if !r.iter().any(|k| id(k) == id(&c)) {
+                r.push(Box::leak(Box::new(c)));
+            }
+        }
+        Ok(r.len())
+    }
+}
+
+impl<C: 'static> Default for CardClaims<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The `conditions` command for card-defined claims: each symbol takes the given value of the
+/// same name (`--set NAME=VALUE`, or a flag such as `--eta-u` for `eta_u`, matched ignoring case
+/// when no exact name is given), NaN when none is; then every check of each claim and, when all
+/// binding ones hold, the bound.
+pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &crate::family::Given, json: bool) -> Result<String> {
+    let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    let values: Vec<f64> = symbols
+        .iter()
+        .map(|s| given.get(s.name).or_else(|| given.iter().find(|(k, _)| normal(k) == normal(s.name)).map(|(_, v)| v)).copied().unwrap_or(f64::NAN))
+        .collect();
+    let mut text = String::new();
+    let mut rows = Vec::new();
+    for c in claims {
+        let checks = c.checks(&values);
+        let applicable = checks.iter().all(|k| k.holds || !k.is_binding());
+        let bound = applicable.then(|| c.formulas.bound(&values));
+        text.push_str(&format!("{}: {}\n", c.id, if applicable { "applicable" } else { "NOT applicable" }));
+        for k in &checks {
+            text.push_str(&format!("    [{}] {k}\n", if k.holds { "ok" } else { "FAIL" }));
+        }
+        let missing: Vec<&str> = c.formulas.symbols_read().into_iter().filter(|i| values[*i].is_nan()).map(|i| symbols[i].name).collect();
+        if !missing.is_empty() {
+            text.push_str(&format!("  not given (--set NAME=VALUE): {}\n", missing.join(", ")));
+        }
+        if let Some(b) = bound {
+            text.push_str(&format!("  bound = {}\n", fmt_num(b)));
+        }
+        rows.push(serde_json::json!({
+            "claim": c.id,
+            "applicable": applicable,
+            "bound": bound,
+            "missing": missing,
+            "checks": checks.iter().map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
+        }));
+    }
+    if json {
+        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::Numerical(format!("cannot serialize: {e}")))
+    } else {
+        Ok(text)
+    }
+}
