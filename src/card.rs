@@ -110,3 +110,15 @@ impl Default for Statements {
         Self::new()
     }
 }
+
+/// Refuses a scenario whose name an earlier scenario of the same card already has: scenario
+/// names are the ids of report rows and files, so they must be unique within a card.
+///
+/// # Errors
+/// Bad input naming `scenarios[index].name`.
+pub fn require_new_scenario_name<'a>(earlier: impl IntoIterator<Item = &'a str>, index: usize, name: &str) -> crate::error::Result<()> {
+    if earlier.into_iter().any(|o| o == name) {
+        return Err(crate::error::Error::field(format!("scenarios[{index}].name"), format!("`{name}` appears twice"), "unique scenario names"));
+    }
+    Ok(())
+}

@@ -56,9 +56,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     }
     for (i, s) in card.scenarios.iter().enumerate() {
         s.check(&format!("scenarios[{i}] ({})", s.name))?;
-        if card.scenarios[..i].iter().any(|o| o.name == s.name) {
-            return Err(Error::field(format!("scenarios[{i}].name"), format!("`{}` appears twice", s.name), "unique scenario names"));
-        }
+        crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
     }
     Ok(card)
 }
