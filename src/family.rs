@@ -130,11 +130,9 @@ pub struct VerdictRow {
     pub reading: &'static str,
     /// Scenario name.
     pub scenario: String,
-    /// Which constants the evaluation used: `exact` (the claim as stated), `empirical` (an
-    /// infinite constant replaced by its supremum over the visited iterates), `estimated` (a
-    /// constant fitted from the run, e.g. Lemma 3's C and q) or `calibrated` (a constant hidden in
-    /// O(.) fitted to the run): only `exact` rows are verdicts on the claim as stated.
-    pub constants: &'static str,
+    /// Which constants the evaluation used: only [`Exact`](crate::verdict::ConstantsSource::Exact)
+    /// rows are verdicts on the claim as stated.
+    pub constants: crate::verdict::ConstantsSource,
     /// What the empirical constant was, for the reader (e.g. `empirical b^2 = 0.3`).
     pub label: Option<String>,
     /// The evaluation.
@@ -447,7 +445,7 @@ impl CheckOutcome {
     /// the families' other findings.
     pub fn mismatches(&self) -> Vec<String> {
         let rows = self.rows().filter(|r| !r.matches_expected()).map(|r| {
-            let what = if r.constants == "exact" { String::new() } else { format!(" ({})", r.constants) };
+            let what = if r.constants.is_exact() { String::new() } else { format!(" ({})", r.constants) };
             format!("{}{what} on {}", r.claim, r.scenario)
         });
         let other = self.families.iter().flat_map(|f| f.report.mismatches.iter().cloned());

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::claim::{fmt_num, ConditionKind};
 use crate::family::{ClaimSummary, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command};
-use crate::verdict::VerdictKind;
+use crate::verdict::{ConstantsSource, VerdictKind};
 
 impl VerdictRow {
     /// Whether the row is about another setting than the claim's (a scope condition fails):
@@ -39,8 +39,8 @@ pub struct ClaimLine {
     pub family: &'static str,
     /// Claim id.
     pub claim: &'static str,
-    /// `exact` (the claim as stated) or `empirical`.
-    pub constants: &'static str,
+    /// Which constants the verdicts used (only `exact` is the claim as stated).
+    pub constants: ConstantsSource,
     /// Verdict counts over the scenarios in the claim's setting.
     pub verdicts: BTreeMap<String, usize>,
     /// Scenarios in the claim's setting.
@@ -131,7 +131,7 @@ pub fn claim_lines(rows: &[&VerdictRow]) -> Vec<ClaimLine> {
 
 /// Rows whose verdict differs from the card, first, then the counterexamples (violated rows).
 fn findings(rows: &[&VerdictRow]) -> (Vec<String>, Vec<String>) {
-    let label = |r: &VerdictRow| if r.constants == "exact" { String::new() } else { format!(" ({})", r.label.as_deref().unwrap_or(r.constants)) };
+    let label = |r: &VerdictRow| if r.constants.is_exact() { String::new() } else { format!(" ({})", r.label.as_deref().unwrap_or(r.constants.as_str())) };
     let mismatches = rows
         .iter()
         .filter(|r| !r.matches_expected())
@@ -149,7 +149,7 @@ fn findings(rows: &[&VerdictRow]) -> (Vec<String>, Vec<String>) {
         .collect();
     // Counterexamples grouped by claim and constants: one line each, with its scenarios and the
     // command that replays the first (the disagreements above carry the full detail).
-    let mut groups: Vec<(&str, &str, Vec<&str>, bool)> = Vec::new();
+    let mut groups: Vec<(&str, ConstantsSource, Vec<&str>, bool)> = Vec::new();
     for r in rows.iter().filter(|r| r.evaluation.verdict == VerdictKind::Violated) {
         let expected = r.expected == Some(VerdictKind::Violated);
         match groups.iter_mut().find(|g| g.0 == r.claim && g.1 == r.constants) {
@@ -163,7 +163,7 @@ fn findings(rows: &[&VerdictRow]) -> (Vec<String>, Vec<String>) {
     let violations = groups
         .iter()
         .map(|(claim, constants, scenarios, expected)| {
-            let which = if *constants == "exact" { String::new() } else { format!(" ({constants})") };
+            let which = if constants.is_exact() { String::new() } else { format!(" ({constants})") };
             let note = if *expected { ", as the card expects" } else { "" };
             format!("{claim}{which}: violated on {}{note}; replay: {}", scenarios.join(", "), reproduce_command(claim, scenarios[0]))
         })
@@ -216,7 +216,7 @@ pub fn terminal(families: &[(&str, &str, &[VerdictRow], &str)], other_mismatches
         let _ = writeln!(s, "{title} ({id})");
         let _ = writeln!(s, "  {:<38} {:<34} {:<36} not applicable", "claim", "verdicts (scenarios in its setting)", "tightest slack");
         for line in claim_lines(&refs).iter().filter(|l| l.in_scope > 0) {
-            let name = if line.constants == "exact" { line.claim.to_string() } else { format!("  {} ({})", line.claim, line.constants) };
+            let name = if line.constants.is_exact() { line.claim.to_string() } else { format!("  {} ({})", line.claim, line.constants) };
             let tight = line.tightest.as_ref().map(|(v, sc)| format!("{} {sc}", fmt_num(*v))).unwrap_or_else(|| "-".into());
             let _ = writeln!(s, "  {:<38} {:<34} {:<36} {}", name, line.verdict_text(), tight, line.not_applicable_text());
         }
@@ -249,7 +249,7 @@ pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], figures: &[
         }
         for l in of_claim {
             let which = match l.constants {
-                "exact" => "as stated".to_string(),
+                ConstantsSource::Exact => "as stated".to_string(),
                 other => format!("with {other} constants"),
             };
             let tight = l.tightest.as_ref().map(|(v, sc)| format!("; tightest slack {} on `{sc}`", fmt_num(*v))).unwrap_or_default();
@@ -284,7 +284,7 @@ pub fn claim_page(c: &ClaimSummary, rows: &[&VerdictRow]) -> String {
             s,
             "| {} | {} | {}{mark} | {} | {} | {} | `{}` |",
             r.scenario,
-            r.label.as_deref().unwrap_or(r.constants),
+            r.label.as_deref().unwrap_or(r.constants.as_str()),
             r.evaluation.verdict,
             r.expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
             opt_num(r.evaluation.slack),
@@ -312,7 +312,7 @@ mod tests {
             claim: "T-1",
             reading: "primary",
             scenario: scenario.into(),
-            constants: "exact",
+            constants: ConstantsSource::Exact,
             label: None,
             evaluation: Evaluation { verdict, slack, decisive: None, checks, failed, notes: Vec::new(), estimator: Estimator::Exact, series: Vec::new() },
             expected,

@@ -33,6 +33,47 @@ impl std::fmt::Display for VerdictKind {
     }
 }
 
+/// Which constants an evaluation used. Only [`ConstantsSource::Exact`] rows are verdicts on the
+/// claim as stated; the others check the claim's shape with a constant taken from the run.
+///
+/// Serialized (reports, sweep records) and displayed as `exact`, `empirical`, `estimated`,
+/// `calibrated`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConstantsSource {
+    /// The claim as stated, with its constants computed exactly from the instance.
+    Exact,
+    /// An infinite constant replaced by its supremum over the visited iterates (e.g. `b^2`).
+    Empirical,
+    /// A constant fitted from the run (e.g. Lemma 3's `C` and `q`).
+    Estimated,
+    /// A constant hidden in `O(.)` fitted to the run.
+    Calibrated,
+}
+
+impl ConstantsSource {
+    /// The name in reports: `exact`, `empirical`, `estimated` or `calibrated`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConstantsSource::Exact => "exact",
+            ConstantsSource::Empirical => "empirical",
+            ConstantsSource::Estimated => "estimated",
+            ConstantsSource::Calibrated => "calibrated",
+        }
+    }
+
+    /// Whether the row is a verdict on the claim as stated.
+    pub fn is_exact(self) -> bool {
+        self == ConstantsSource::Exact
+    }
+}
+
+impl std::fmt::Display for ConstantsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The bound and the estimated running average after `rounds` rounds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Checkpoint {
@@ -333,6 +374,20 @@ mod tests {
         let (verdict, _, decisive) = aggregate(vec![point(1, 0.5, 1.0)].into_iter());
         assert_eq!(verdict, VerdictKind::Holds);
         assert_eq!(numerical_note(decisive.as_ref()), None);
+    }
+
+    #[test]
+    fn constants_sources_serialize_and_display_as_their_report_names() {
+        let all = [ConstantsSource::Exact, ConstantsSource::Empirical, ConstantsSource::Estimated, ConstantsSource::Calibrated];
+        for (c, name) in all.iter().zip(["exact", "empirical", "estimated", "calibrated"]) {
+            assert_eq!(c.to_string(), name);
+            assert_eq!(serde_json::to_string(c).unwrap(), format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<ConstantsSource>(&format!("\"{name}\"")).unwrap(), *c);
+        }
+        assert!(ConstantsSource::Exact.is_exact() && !ConstantsSource::Empirical.is_exact());
+        // Negative control: a name that is not a source is refused, never read as another one.
+        assert!(serde_json::from_str::<ConstantsSource>("\"Exact\"").is_err());
+        assert!(serde_json::from_str::<ConstantsSource>("\"fitted\"").is_err());
     }
 
     #[test]

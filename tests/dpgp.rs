@@ -10,7 +10,7 @@ use fedbounds::families::dpgp::card::{parse_card, parse_scenario, DEFAULT_CARD};
 use fedbounds::families::dpgp::round::{exact_trajectory, sampled_trajectory, DpgpRound, Params};
 use fedbounds::families::dpgp::topology::{connectivity, smallest_window, GraphSequence, MixingRule, Topology};
 use fedbounds::family::{CardText, CheckRequest, Family, Registry, RunOptions, Silent};
-use fedbounds::verdict::VerdictKind;
+use fedbounds::verdict::{ConstantsSource, VerdictKind};
 
 fn registry() -> Registry {
     Registry::new(vec![&fedbounds::families::dpgp::FAMILY]).unwrap()
@@ -51,7 +51,7 @@ fn default_card_verdicts_are_reproduced() {
     assert_eq!(split.evaluation.verdict, VerdictKind::NotApplicable);
     assert!(split.evaluation.failed.iter().any(|f| f.contains("Assumption 1")), "{:?}", split.evaluation.failed);
     // Rows that use C and q say they are estimated.
-    assert!(rows.iter().filter(|r| r.claim.starts_with("DPGP-L3")).all(|r| r.constants == "estimated"));
+    assert!(rows.iter().filter(|r| r.claim.starts_with("DPGP-L3")).all(|r| r.constants == ConstantsSource::Estimated));
     // Files: one JSON per claim, the scenarios' summary, and the family's summary section.
     let family = &outcome.families[0].report;
     assert!(family.files.iter().any(|f| f.path.ends_with("claims/DPGP-REC32.json")));

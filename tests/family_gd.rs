@@ -9,7 +9,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
 use fedbounds::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Registry, RunOptions, Silent, VerdictRow};
-use fedbounds::verdict::{evaluate, VerdictKind};
+use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
 use fedbounds::{Error, Result};
 
 // ---------------------------------------------------------------------------------------------
@@ -163,7 +163,7 @@ impl Family for GdFamily {
                 claim: Rate.id(),
                 reading: "primary",
                 scenario: name.to_string(),
-                constants: "exact",
+                constants: ConstantsSource::Exact,
                 label: None,
                 evaluation,
                 expected: Some(*expected),

@@ -14,7 +14,7 @@ use fedbounds::families::fedplt::problem::{InstanceSpec, MaskLayout};
 use fedbounds::families::fedplt::runs::{exact_run, sample_paths, Schedule};
 use fedbounds::families::fedplt::FAMILY;
 use fedbounds::family::{CheckRequest, Registry, Silent};
-use fedbounds::verdict::VerdictKind;
+use fedbounds::verdict::{ConstantsSource, VerdictKind};
 
 fn registry() -> Registry {
     Registry::new(vec![&FAMILY]).unwrap()
@@ -62,7 +62,7 @@ fn the_card_reproduces_its_verdicts() {
         }
     }
     // The claims as stated need A5 on R^d, which a strongly convex F cannot satisfy.
-    let rec = outcome.rows().find(|r| r.claim == "FEDPLT-REC" && r.constants == "exact" && r.scenario == "full-masks-shared-optimum").unwrap();
+    let rec = outcome.rows().find(|r| r.claim == "FEDPLT-REC" && r.constants == ConstantsSource::Exact && r.scenario == "full-masks-shared-optimum").unwrap();
     assert_eq!(rec.evaluation.verdict, VerdictKind::NotApplicable);
     assert!(rec.evaluation.failed[0].contains("unbounded on R^d"), "{:?}", rec.evaluation.failed);
 }
@@ -78,7 +78,7 @@ fn shrunk_bounds_are_violated() {
         let run = |scale: f64| {
             let request = CheckRequest { claims: vec![claim.into()], scenarios: vec![name.into()], bound_scale: Some(scale), ..Default::default() };
             let outcome = registry().check(&request, &Silent).unwrap();
-            let row = outcome.rows().find(|r| r.claim == claim && r.constants == "empirical").unwrap().clone();
+            let row = outcome.rows().find(|r| r.claim == claim && r.constants == ConstantsSource::Empirical).unwrap().clone();
             row
         };
         let as_printed = run(1.0);

@@ -7,7 +7,7 @@
 use fedbounds::engine::{Estimator, Interval};
 use fedbounds::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Progress, Registry, RunOptions, Silent, VerdictRow};
 use fedbounds::sweep::{report, Plan, Shard, Status, Sweep};
-use fedbounds::verdict::{decide, numerical_note, Checkpoint, Evaluation};
+use fedbounds::verdict::{decide, numerical_note, Checkpoint, ConstantsSource, Evaluation};
 use fedbounds::Error;
 
 struct Probe;
@@ -75,7 +75,7 @@ impl Family for Probe {
                 claim: CLAIM,
                 reading: "primary",
                 scenario: name,
-                constants: "exact",
+                constants: ConstantsSource::Exact,
                 label: None,
                 evaluation,
                 expected: None,

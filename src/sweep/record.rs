@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::family::VerdictRow;
 use crate::report::describe;
-use crate::verdict::VerdictKind;
+use crate::verdict::{ConstantsSource, VerdictKind};
 
 /// Whether a scenario was checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,8 +36,9 @@ pub struct Row {
     pub claim: String,
     /// The reading checked.
     pub reading: String,
-    /// Which constants the evaluation used (`exact`, `empirical`, `estimated`, `calibrated`).
-    pub constants: String,
+    /// Which constants the evaluation used (stored as `exact`, `empirical`, `estimated`,
+    /// `calibrated`, as every earlier record has it).
+    pub constants: ConstantsSource,
     /// What an empirical constant was.
     pub label: Option<String>,
     /// The verdict.
@@ -94,7 +95,7 @@ impl Row {
         Row {
             claim: r.claim.to_string(),
             reading: r.reading.to_string(),
-            constants: r.constants.to_string(),
+            constants: r.constants,
             label: r.label.clone(),
             verdict: e.verdict,
             expected: r.expected,
@@ -132,4 +133,39 @@ pub struct Record {
     pub constants: serde_json::Value,
     /// One row per claim and constants source.
     pub rows: Vec<Row>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record as the sweep has always written it (`constants` a plain string in each row).
+    fn stored(constants: &str) -> serde_json::Value {
+        serde_json::json!({
+            "index": 0, "id": "s-0", "inputs": "abc", "parameters": [{ "key": "algorithm.k", "value": 2 }],
+            "status": "checked", "error": null, "constants": { "l": 1.0 },
+            "rows": [{
+                "claim": "T-1", "reading": "primary", "constants": constants, "label": null, "verdict": "holds",
+                "expected": null, "matches": true, "slack": 2.0, "checkpoint": 10, "estimate": 0.5, "lower": 0.5,
+                "upper": 0.5, "bound": 1.0, "detail": "", "failed": [], "notes": []
+            }]
+        })
+    }
+
+    #[test]
+    fn stored_records_read_back_and_write_the_same_fields() {
+        for (name, source) in [
+            ("exact", ConstantsSource::Exact),
+            ("empirical", ConstantsSource::Empirical),
+            ("estimated", ConstantsSource::Estimated),
+            ("calibrated", ConstantsSource::Calibrated),
+        ] {
+            let text = serde_json::to_string_pretty(&stored(name)).unwrap();
+            let record: Record = serde_json::from_str(&text).unwrap();
+            assert_eq!(record.rows[0].constants, source);
+            assert_eq!(serde_json::to_value(&record).unwrap(), stored(name), "{name}");
+        }
+        // Negative control: a source the crate does not know is not read as another one.
+        assert!(serde_json::from_value::<Record>(stored("fitted")).is_err());
+    }
 }

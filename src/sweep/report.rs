@@ -237,7 +237,7 @@ pub fn csv(plan: &Plan, records: &[Record]) -> String {
                 "{prefix},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 field(&row.claim),
                 field(&row.reading),
-                field(&row.constants),
+                field(row.constants.as_str()),
                 row.verdict,
                 num(row.expected),
                 row.matches,

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::family::{ReportFile, VerdictRow};
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
 use crate::report::{reproduce_command, to_json, ReportMeta};
-use crate::verdict::{Evaluation, VerdictKind};
+use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 use super::check::ScenarioRun;
 use super::claims::ALL;
@@ -54,7 +54,7 @@ pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
                 claim: claim.id,
                 reading: claim.reading,
                 scenario: run.scenario.clone(),
-                constants: "exact",
+                constants: ConstantsSource::Exact,
                 label: None,
                 evaluation: c.evaluation.clone(),
                 expected: c.expected,

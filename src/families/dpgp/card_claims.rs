@@ -13,7 +13,7 @@ use crate::engine::Estimator;
 use crate::error::Result;
 use crate::formula::user::{CardClaims, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
-use crate::verdict::evaluate;
+use crate::verdict::{evaluate, ConstantsSource};
 
 use super::card::Scenario;
 use super::check::{ClaimResult, ScenarioRun, CONFIDENCE};
@@ -154,7 +154,12 @@ pub fn evaluate_all(claims: &[&CardClaim], s: &Scenario, run: &ScenarioRun, boun
             let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds) };
             let evaluation = evaluate(&claim, &inputs, &[series[..rounds].to_vec()], Estimator::Exact, CONFIDENCE, bound_scale);
             let estimated = c.claim.reads("C") || c.claim.reads("q");
-            ClaimResult { claim: c.id(), reading: "primary", constants: if estimated { "estimated" } else { "exact" }, evaluation }
+            ClaimResult {
+                claim: c.id(),
+                reading: "primary",
+                constants: if estimated { ConstantsSource::Estimated } else { ConstantsSource::Exact },
+                evaluation,
+            }
         })
         .collect()
 }

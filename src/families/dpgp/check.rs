@@ -8,7 +8,7 @@ use crate::engine::{Estimator, Interval};
 use rayon::prelude::*;
 
 use crate::error::{require_memory, Result};
-use crate::verdict::{evaluate_inequality, Checkpoint, Evaluation};
+use crate::verdict::{evaluate_inequality, Checkpoint, ConstantsSource, Evaluation};
 
 use super::card::{Comparison, Scenario};
 use super::claims::{
@@ -29,8 +29,9 @@ pub struct ClaimResult {
     pub claim: &'static str,
     /// Reading name.
     pub reading: &'static str,
-    /// `exact`, or `estimated` when C, q (estimated) enter.
-    pub constants: &'static str,
+    /// `Exact`, or `Estimated` when C, q (estimated) enter, or `Calibrated` for a constant hidden
+    /// in O(.).
+    pub constants: ConstantsSource,
     /// The evaluation.
     pub evaluation: Evaluation,
 }
@@ -147,8 +148,8 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
     };
     let aa_primary = aa(&params, &conn, k.l_u, true);
     let lemma3_bound: Vec<f64> = traj.delta_ubar.iter().map(|d| aa_primary * (sigma + d)).collect();
-    results.push(ClaimResult { claim: "DPGP-L3", reading: "primary", constants: "estimated", evaluation: lemma3(true) });
-    results.push(ClaimResult { claim: "DPGP-L3~printed", reading: "printed", constants: "estimated", evaluation: lemma3(false) });
+    results.push(ClaimResult { claim: "DPGP-L3", reading: "primary", constants: ConstantsSource::Estimated, evaluation: lemma3(true) });
+    results.push(ClaimResult { claim: "DPGP-L3~printed", reading: "printed", constants: ConstantsSource::Estimated, evaluation: lemma3(false) });
     for (id, reading, r) in [
         ("DPGP-REC32", "primary", Rec32Reading::Primary),
         ("DPGP-REC32~printed-sv", "printed-sv", Rec32Reading::PrintedSv),
@@ -166,7 +167,7 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
             Some(sources.iter().map(|tr| side(tr)).collect())
         };
         let evaluation = evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale);
-        results.push(ClaimResult { claim: id, reading, constants: "estimated", evaluation });
+        results.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation });
     }
 
     // Corollary 1's rate over the sweep.
@@ -195,7 +196,7 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
     results.push(ClaimResult {
         claim: "DPGP-T1",
         reading: "primary",
-        constants: "calibrated",
+        constants: ConstantsSource::Calibrated,
         evaluation: evaluate_calibrated(&shape, rate_checks.clone(), bound_scale),
     });
     let mut printed_checks = assumption_checks(&k, &conn, horizon);
@@ -208,7 +209,7 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
     results.push(ClaimResult {
         claim: "DPGP-T1~printed-step",
         reading: "printed-step",
-        constants: "calibrated",
+        constants: ConstantsSource::Calibrated,
         evaluation: evaluate_calibrated(&shape, printed_checks, bound_scale),
     });
     let ts: Vec<usize> = sweep.iter().map(|p| p.rounds).collect();
@@ -219,13 +220,13 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
     results.push(ClaimResult {
         claim: "DPGP-C1",
         reading: "primary",
-        constants: "estimated",
+        constants: ConstantsSource::Estimated,
         evaluation: evaluate_rate(fit, C1_EXPONENT, horizon, series.clone(), rate_checks.clone(), bound_scale),
     });
     results.push(ClaimResult {
         claim: "DPGP-C1~rate-inv-T",
         reading: "rate-inv-T",
-        constants: "estimated",
+        constants: ConstantsSource::Estimated,
         evaluation: evaluate_rate(fit, INV_T_EXPONENT, horizon, series, rate_checks.clone(), bound_scale),
     });
     // The same rate with Delta_v^t read at the de-biased z_i^t (004:L133 prints u_i^t).
@@ -241,7 +242,7 @@ pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usiz
     results.push(ClaimResult {
         claim: "DPGP-C1~debiased-z",
         reading: "debiased-z",
-        constants: "estimated",
+        constants: ConstantsSource::Estimated,
         evaluation: evaluate_rate(fit_slope(&ts, &ys_debiased, CONFIDENCE), C1_EXPONENT, horizon, series_debiased, rate_checks, bound_scale),
     });
 
@@ -313,7 +314,7 @@ pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -
                 .collect::<Vec<_>>()
                 .join(", "),
         });
-        out.push(ClaimResult { claim: id, reading, constants: "estimated", evaluation });
+        out.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation });
     }
     out
 }

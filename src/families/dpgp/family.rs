@@ -23,7 +23,7 @@ use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
-use crate::verdict::VerdictKind;
+use crate::verdict::{ConstantsSource, VerdictKind};
 
 use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
@@ -53,7 +53,7 @@ fn card(request: &CheckRequest) -> Result<Card> {
 #[derive(Serialize)]
 struct ClaimFileRow<'a> {
     scenario: &'a str,
-    constants: &'a str,
+    constants: ConstantsSource,
     verdict: VerdictKind,
     expected: Option<VerdictKind>,
     detail: String,

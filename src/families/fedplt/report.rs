@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::family::{ReportFile, VerdictRow};
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
 use crate::report::{opt_num, reproduce_command, to_json, ReportMeta};
-use crate::verdict::{Evaluation, VerdictKind};
+use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 use super::check::ScenarioRun;
 use super::claims::{FedPltClaim, ALL};
@@ -99,9 +99,9 @@ pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
                 evaluation: evaluation.clone(),
                 expected,
             };
-            rows.push(row("exact", None, &c.evaluation, c.expected));
+            rows.push(row(ConstantsSource::Exact, None, &c.evaluation, c.expected));
             if let Some(e) = &c.empirical {
-                rows.push(row("empirical", Some(format!("empirical G^2 = {}", fmt_num(run.g2_empirical))), e, c.expected_empirical));
+                rows.push(row(ConstantsSource::Empirical, Some(format!("empirical G^2 = {}", fmt_num(run.g2_empirical))), e, c.expected_empirical));
             }
         }
     }

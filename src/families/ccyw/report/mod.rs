@@ -23,7 +23,7 @@ use crate::claim::fmt_num;
 use crate::error::Result;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::family::{ReportFile, VerdictRow};
-use crate::verdict::{Evaluation, VerdictKind};
+use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 #[derive(Serialize)]
 struct ClaimScenarioEntry<'a> {
@@ -153,7 +153,7 @@ pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
                 claim: id,
                 reading: c.reading.name,
                 scenario: run.scenario.clone(),
-                constants: "exact",
+                constants: ConstantsSource::Exact,
                 label: None,
                 evaluation: c.evaluation.clone(),
                 expected: c.expected,
@@ -164,7 +164,7 @@ pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
                     claim: id,
                     reading: c.reading.name,
                     scenario: run.scenario.clone(),
-                    constants: "empirical",
+                    constants: ConstantsSource::Empirical,
                     label: Some(format!("empirical b^2 = {}", fmt_num(run.empirical_b2))),
                     evaluation: emp.clone(),
                     expected: c.expected_empirical,
