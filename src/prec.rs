@@ -3,6 +3,13 @@
 //! Every floating-point comparison that decides something (a symmetric matrix, a condition at its
 //! boundary, an exact verdict at a tie) goes through this module, so the policy can be read and
 //! changed in one place.
+//!
+//! As in statrs' `prec`: global defaults first ([`RELATIVE_IDENTITY`], [`RELATIVE_TIE`],
+//! [`ABSOLUTE_ZERO`], the input magnitude limits), then one module per part of the crate
+//! ([`engine`], [`formula`], [`ccyw`], [`clup`], [`fedplt`], [`dpgp`]) naming each comparison it
+//! decides. A named tolerance that means a global default is defined as that default (changing
+//! the default changes it); one that needs another value states it and why. The test module lists
+//! every constant with its value.
 
 /// Relative tolerance for identities that hold exactly in real arithmetic (symmetry of an input
 /// matrix, a step size set by a formula).
@@ -14,6 +21,172 @@ pub const RELATIVE_TIE: f64 = 1e-12;
 /// Absolute floor under which a matrix norm counts as zero (used to decide whether a supremum is
 /// finite: the linear part of an affine map must vanish exactly, up to rounding of its inputs).
 pub const ABSOLUTE_ZERO: f64 = 1e-12;
+
+/// Smallest magnitude a positive curvature of an instance may have (`mu`, `L`); smaller is bad
+/// input. With [`INPUT_MAGNITUDE_MAX`] it keeps products, squares and their sums of the inputs
+/// finite and normal (`(1e-100)^2` is still normal, `(1e100)^2` still finite).
+pub const INPUT_MAGNITUDE_MIN: f64 = 1e-100;
+
+/// Largest magnitude an instance's scalar inputs may have (curvatures, noise levels, distances);
+/// larger is bad input (see [`INPUT_MAGNITUDE_MIN`]).
+pub const INPUT_MAGNITUDE_MAX: f64 = 1e100;
+
+/// Tolerances of the exact engine (`engine::affine`, `engine::design`): decompositions, the
+/// stationary moments and the input checks of a design.
+pub mod engine {
+    /// Convergence threshold passed to nalgebra's SVD (its stopping test on the off-diagonal):
+    /// machine epsilon, the tightest it can meet, so a singular value is as accurate as `f64`
+    /// allows before the cutoffs below judge it.
+    pub const SVD_CONVERGENCE: f64 = f64::EPSILON;
+
+    /// Convergence threshold passed to nalgebra's real Schur decomposition of the mean map
+    /// `A_eff` (its stopping test on the subdiagonal): the eigenvalue moduli it yields are then
+    /// accurate far below [`UNIT_MODULUS`], the gap that decides whether a mode contracts.
+    pub const SCHUR_CONVERGENCE: f64 = 1e-12;
+
+    /// A mode of the mean map with modulus `>= 1 - UNIT_MODULUS` does not contract (decides
+    /// whether a steady state exists beyond the exactly conserved directions). The identity
+    /// tolerance: a modulus of exactly 1 in real arithmetic comes out within rounding of 1.
+    pub const UNIT_MODULUS: f64 = super::RELATIVE_IDENTITY;
+
+    /// A direction `l` is exactly conserved by every round when the singular value of
+    /// `(I - A_eff)^T` it belongs to and its lifts `|l^T A0 - l^T|`, `|l^T c0|`, `|l^T A_i|`,
+    /// `|l^T b_i|`, `|l^T W_i|` are all at most `CONSERVED_DIRECTION * max(||A_eff||_max, 1)`.
+    /// A few orders above the rounding of an SVD at that scale (`~ d * f64::EPSILON`), so that a
+    /// conservation law of the method (a control variate's sum) is found; a direction that leaks
+    /// more than this is treated as an ordinary mode.
+    pub const CONSERVED_DIRECTION: f64 = 1e-10;
+
+    /// A conserved value `v = l^T mu0` is deterministic when
+    /// `|l^T P0 l - v^2| <= CONSERVED_VALUE (1 + v^2)` (decides whether the fixed point is pinned
+    /// down; a random conserved value has no steady state). The identity tolerance: the two sides
+    /// are equal in real arithmetic.
+    pub const CONSERVED_VALUE: f64 = super::RELATIVE_IDENTITY;
+
+    /// Singular values below this (absolute) are treated as zero by the least-squares solves of
+    /// the stationary moments (nalgebra's `SVD::solve` cutoff): the conserved directions make the
+    /// systems exactly singular, and their extra equations carry the missing rank.
+    pub const PSEUDO_INVERSE_CUTOFF: f64 = 1e-12;
+
+    /// Iterative refinement of the stationary second moment stops once the residual is at most
+    /// `REFINEMENT_STOP * max(||P||_max, 1)`: a few ulps, where another pass changes nothing.
+    pub const REFINEMENT_STOP: f64 = 1e-15;
+
+    /// A least-squares answer is a fixed point of the moment recursion only when its residual is
+    /// at most `FIXED_POINT_RESIDUAL * max(||P||_max, 1)` (else there is no steady state). The
+    /// identity tolerance: the equations hold exactly in real arithmetic at a true fixed point.
+    pub const FIXED_POINT_RESIDUAL: f64 = super::RELATIVE_IDENTITY;
+
+    /// A stationary covariance `P* - mu* mu*^T` is positive semidefinite when its smallest
+    /// eigenvalue is at least `-COVARIANCE_PSD_FLOOR * max(||P||_max, 1)` (else there is no steady
+    /// state). The identity tolerance, as for the PSD check of an instance's matrices.
+    pub const COVARIANCE_PSD_FLOOR: f64 = super::RELATIVE_IDENTITY;
+
+    /// The probabilities of a finite design must sum to 1 within this (absolute; bad input
+    /// otherwise). The rounding of a sum of `N` probabilities is at most `N f64::EPSILON`, below
+    /// this for up to about 4,000 outcomes; a mistyped probability is not.
+    pub const DESIGN_PROBABILITY_SUM: f64 = super::ABSOLUTE_ZERO;
+}
+
+/// Tolerances of the formula engine's comparison of built-in bounds with their card formulas.
+pub mod formula {
+    /// Relative agreement required of a built-in bound and its formula on a sample input (decides
+    /// whether the two encodings disagree). Both evaluate the same expression in a different
+    /// order: they differ by a few ulps times the number of terms, far below this.
+    pub const TWIN_AGREEMENT: f64 = 1e-12;
+
+    /// A term of a disagreeing formula counts in the diagnosis only when
+    /// `|term| > NEGLIGIBLE_TERM sum |terms|`: below, the difference of the encodings is rounding,
+    /// not the term.
+    pub const NEGLIGIBLE_TERM: f64 = 1e-6;
+
+    /// The difference of the encodings is "a constant times term k" when the ratios over the
+    /// samples spread by less than this (relative to their median): the message then names the
+    /// term's coefficient or sign, else the term the difference tracks best.
+    pub const CONSTANT_RATIO_SPREAD: f64 = 1e-6;
+}
+
+/// Tolerances of the CCYW family.
+pub mod ccyw {
+    /// The conservativeness search steps `gamma` by factors of `sqrt(2)` up to
+    /// `MAX_GAMMA_MULTIPLE`; a multiple within this relative tolerance of the cap still counts
+    /// (the repeated products carry rounding), so the grid ends at the cap.
+    pub const GRID_END: f64 = super::RELATIVE_TIE;
+}
+
+/// Tolerances of the FedCLUP family.
+pub mod clup {
+    /// A strict inequality of the paper (`gamma < 1/L_g`, `R < 1/sqrt(n)`) holds when `given <
+    /// required * (1 - STRICT_MARGIN)`: a value set at the boundary by a formula, equal in real
+    /// arithmetic, is then outside, as the paper's `<` says.
+    pub const STRICT_MARGIN: f64 = super::RELATIVE_TIE;
+
+    /// An empirical loss is strongly convex when its smallest Hessian eigenvalue exceeds
+    /// `STRONG_CONVEXITY * L` (bad instance otherwise): below, the eigenvalue is rounding of a
+    /// singular matrix.
+    pub const STRONG_CONVEXITY: f64 = super::ABSOLUTE_ZERO;
+
+    /// Squared errors below `ROUNDING_FLOOR` times their starting scale are at the rounding floor
+    /// of `f64` (distances of order 1 carry errors near 1e-16, squared 1e-32): such rounds are not
+    /// compared.
+    pub const ROUNDING_FLOOR: f64 = 1e-20;
+
+    /// A point of the lambda curve is a table row of the report when its lambda equals a listed
+    /// value up to this (relative to `max(lambda, 1)`): the grid's values are computed, the
+    /// listed ones typed.
+    pub const GRID_MATCH: f64 = super::RELATIVE_IDENTITY;
+}
+
+/// Tolerances of the FedPLT family.
+pub mod fedplt {
+    /// The alignment ratio `<m .* grad, W - W*> / <grad, W - W*>` is undefined when its
+    /// denominator is at most `ALIGNMENT_DENOMINATOR * ||grad|| ||W - W*||` (rounding of an
+    /// orthogonal pair).
+    pub const ALIGNMENT_DENOMINATOR: f64 = super::ABSOLUTE_ZERO;
+
+    /// An iterate is at the optimum (where an undefined alignment ratio is no failure of A6) when
+    /// `||W - W*|| <= AT_OPTIMUM * (1 + ||W*||)`: equal in real arithmetic.
+    pub const AT_OPTIMUM: f64 = super::RELATIVE_IDENTITY;
+
+    /// The decaying schedule's `z` is consistent with the alignment it measures when the measured
+    /// ratio and the assumed one agree to this (relative), which ends the fixed-point iteration.
+    pub const Z_CONSISTENCY: f64 = super::RELATIVE_IDENTITY;
+
+    /// A Gaussian draw shorter than this is drawn again before it is normalised to a unit vector
+    /// (its direction would be rounding).
+    pub const UNIT_VECTOR_MIN_NORM: f64 = super::ABSOLUTE_ZERO;
+
+    /// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM * (1 + ||W*||)`
+    /// (decides the shared-optimum reading of the constants).
+    pub const SHARED_OPTIMUM: f64 = super::ABSOLUTE_ZERO;
+}
+
+/// Tolerances of the DFedPGP family.
+pub mod dpgp {
+    /// The clients' u-curvatures `A_i` are equal (so `sigma_g^2` is finite) when every
+    /// `||A_i - Abar||_max <= EQUAL_CURVATURE * max(||Abar||_max, 1)`. Tighter than the other
+    /// zeros: equal `A_i` differ from their computed mean by a few ulps only, and any real
+    /// difference makes the constant infinite.
+    pub const EQUAL_CURVATURE: f64 = 1e-14;
+
+    /// `F` is strongly convex (`F*` attained) when the smallest joint Hessian eigenvalue exceeds
+    /// `STRONG_CONVEXITY * max(lambda_max, 1)`; below, it is rounding of a singular matrix (bad
+    /// instance).
+    pub const STRONG_CONVEXITY: f64 = super::ABSOLUTE_ZERO;
+
+    /// Remark 2 compares topologies ordered strictly by `q` (or `C/(1-q)`): `a` is better
+    /// connected than `b` when `key(a) < key(b) - ORDER_MARGIN * max(|key(b)|, 1)`, so that equal
+    /// keys up to rounding are not ordered.
+    pub const ORDER_MARGIN: f64 = super::RELATIVE_IDENTITY;
+
+    /// Every realised mixing matrix is column stochastic (as push-sum needs) when each column sums
+    /// to 1 within this (absolute).
+    pub const COLUMN_SUM: f64 = super::ABSOLUTE_ZERO;
+
+    /// Below this a deviation coefficient `E(l)` of the mixing products is rounding, not mixing:
+    /// such lags do not enter the estimate of Lemma 3's `C` and `q`.
+    pub const DEVIATION_FLOOR: f64 = super::ABSOLUTE_ZERO;
+}
 
 /// `a` and `b` agree to relative tolerance `rel` (with an absolute floor of `rel` near zero).
 pub fn approx_eq(a: f64, b: f64, rel: f64) -> bool {
@@ -44,5 +217,90 @@ mod tests {
         assert!(!le_tol(1.01, 1.0));
         assert!(ge_tol(1.0 - 1e-12, 1.0));
         assert!(!ge_tol(0.99, 1.0));
+    }
+
+    #[test]
+    fn input_limits_print_as_the_messages_state_them() {
+        assert_eq!(format!("[{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}]"), "[1e-100, 1e100]");
+        // Negative control: the plain format would print every digit.
+        assert_ne!(format!("{INPUT_MAGNITUDE_MAX}"), "1e100");
+    }
+
+    /// Every tolerance of the policy: its path under `prec`, its value, and the value the policy
+    /// sets. A change of policy shows here, in one place.
+    fn policy() -> Vec<(&'static str, f64, f64)> {
+        vec![
+            ("RELATIVE_IDENTITY", RELATIVE_IDENTITY, 1e-9),
+            ("RELATIVE_TIE", RELATIVE_TIE, 1e-12),
+            ("ABSOLUTE_ZERO", ABSOLUTE_ZERO, 1e-12),
+            ("INPUT_MAGNITUDE_MIN", INPUT_MAGNITUDE_MIN, 1e-100),
+            ("INPUT_MAGNITUDE_MAX", INPUT_MAGNITUDE_MAX, 1e100),
+            ("engine::SVD_CONVERGENCE", engine::SVD_CONVERGENCE, f64::EPSILON),
+            ("engine::SCHUR_CONVERGENCE", engine::SCHUR_CONVERGENCE, 1e-12),
+            ("engine::UNIT_MODULUS", engine::UNIT_MODULUS, 1e-9),
+            ("engine::CONSERVED_DIRECTION", engine::CONSERVED_DIRECTION, 1e-10),
+            ("engine::CONSERVED_VALUE", engine::CONSERVED_VALUE, 1e-9),
+            ("engine::PSEUDO_INVERSE_CUTOFF", engine::PSEUDO_INVERSE_CUTOFF, 1e-12),
+            ("engine::REFINEMENT_STOP", engine::REFINEMENT_STOP, 1e-15),
+            ("engine::FIXED_POINT_RESIDUAL", engine::FIXED_POINT_RESIDUAL, 1e-9),
+            ("engine::COVARIANCE_PSD_FLOOR", engine::COVARIANCE_PSD_FLOOR, 1e-9),
+            ("engine::DESIGN_PROBABILITY_SUM", engine::DESIGN_PROBABILITY_SUM, 1e-12),
+            ("formula::TWIN_AGREEMENT", formula::TWIN_AGREEMENT, 1e-12),
+            ("formula::NEGLIGIBLE_TERM", formula::NEGLIGIBLE_TERM, 1e-6),
+            ("formula::CONSTANT_RATIO_SPREAD", formula::CONSTANT_RATIO_SPREAD, 1e-6),
+            ("ccyw::GRID_END", ccyw::GRID_END, 1e-12),
+            ("clup::STRICT_MARGIN", clup::STRICT_MARGIN, 1e-12),
+            ("clup::STRONG_CONVEXITY", clup::STRONG_CONVEXITY, 1e-12),
+            ("clup::ROUNDING_FLOOR", clup::ROUNDING_FLOOR, 1e-20),
+            ("clup::GRID_MATCH", clup::GRID_MATCH, 1e-9),
+            ("fedplt::ALIGNMENT_DENOMINATOR", fedplt::ALIGNMENT_DENOMINATOR, 1e-12),
+            ("fedplt::AT_OPTIMUM", fedplt::AT_OPTIMUM, 1e-9),
+            ("fedplt::Z_CONSISTENCY", fedplt::Z_CONSISTENCY, 1e-9),
+            ("fedplt::UNIT_VECTOR_MIN_NORM", fedplt::UNIT_VECTOR_MIN_NORM, 1e-12),
+            ("fedplt::SHARED_OPTIMUM", fedplt::SHARED_OPTIMUM, 1e-12),
+            ("dpgp::EQUAL_CURVATURE", dpgp::EQUAL_CURVATURE, 1e-14),
+            ("dpgp::STRONG_CONVEXITY", dpgp::STRONG_CONVEXITY, 1e-12),
+            ("dpgp::ORDER_MARGIN", dpgp::ORDER_MARGIN, 1e-9),
+            ("dpgp::COLUMN_SUM", dpgp::COLUMN_SUM, 1e-12),
+            ("dpgp::DEVIATION_FLOOR", dpgp::DEVIATION_FLOOR, 1e-12),
+        ]
+    }
+
+    /// The `f64` constants declared in `source` (this file's text), by path under `prec`.
+    fn declared(source: &str) -> Vec<String> {
+        let mut module: Option<&str> = None;
+        let mut names = Vec::new();
+        for line in source.lines() {
+            if let Some(m) = line.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(" {")) {
+                module = Some(m);
+            } else if line == "}" {
+                module = None;
+            } else if let Some((name, _)) = line.trim_start().strip_prefix("pub const ").and_then(|r| r.split_once(": f64 = ")) {
+                names.push(module.map_or_else(|| name.to_string(), |m| format!("{m}::{name}")));
+            }
+        }
+        names
+    }
+
+    /// Entries of `table` whose value is not the one the policy sets (bit for bit).
+    fn changed(table: &[(&'static str, f64, f64)]) -> Vec<&'static str> {
+        table.iter().filter(|(_, value, policy)| value.to_bits() != policy.to_bits()).map(|(name, _, _)| *name).collect()
+    }
+
+    #[test]
+    fn every_tolerance_is_listed_with_its_value() {
+        let table = policy();
+        assert_eq!(changed(&table), Vec::<&str>::new(), "a tolerance differs from the policy listed here");
+        let listed: Vec<String> = table.iter().map(|(name, _, _)| name.to_string()).collect();
+        assert_eq!(declared(include_str!("prec.rs")), listed, "every constant of prec.rs is listed, in order, in `policy()`");
+        // Negative controls: a changed value and an unlisted constant are both caught.
+        let mut doctored = table.clone();
+        if let Some(entry) = doctored.iter_mut().find(|e| e.0 == "engine::UNIT_MODULUS") {
+            entry.1 = 1.000_000_1e-9;
+        }
+        assert_eq!(changed(&doctored), vec!["engine::UNIT_MODULUS"]);
+        let extended = format!("{}\npub mod x {{\n    pub const NEW: f64 = 0.5;\n}}\n", include_str!("prec.rs"));
+        assert_eq!(declared(&extended).last().map(String::as_str), Some("x::NEW"));
+        assert_ne!(declared(&extended), listed);
     }
 }

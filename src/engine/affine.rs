@@ -35,6 +35,7 @@
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
+use crate::prec;
 
 /// A round whose outcome, for each set of active components and their noise, is affine in the
 /// state and the noise, and a sum of per-component terms.
@@ -407,10 +408,12 @@ const MAX_ITERATIONS: usize = 100_000;
 fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64>) -> Vec<DVector<f64>> {
     let d = maps.dim;
     // l^T (I - A_eff) = 0: l spans the null space of (I - A_eff)^T, its right singular vectors.
-    let Some(svd) = SVD::try_new((DMatrix::identity(d, d) - a_eff).transpose(), false, true, f64::EPSILON, MAX_ITERATIONS) else { return Vec::new() };
+    let Some(svd) = SVD::try_new((DMatrix::identity(d, d) - a_eff).transpose(), false, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS) else {
+        return Vec::new();
+    };
     let Some(v_t) = svd.v_t else { return Vec::new() };
     let scale = a_eff.amax().max(1.0);
-    let tol = 1e-10 * scale;
+    let tol = prec::engine::CONSERVED_DIRECTION * scale;
     let lift = |c: &ClientMap, l: &DVector<f64>| -> f64 {
         // ||l^T A_i|| + |l^T b_i| + ||l^T W_i|| on the client's rows.
         let lr = DVector::from_fn(c.rows.len(), |r, _| l[c.rows[r]]);
@@ -442,18 +445,20 @@ pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVecto
     let a0 = maps.base_matrix();
     let a_eff = &a0 + &maps.a_sum * inc.p;
     let conserved = conserved_directions(maps, &a0, &a_eff);
-    let schur = Schur::try_new(a_eff.clone(), 1e-12, MAX_ITERATIONS)?;
-    let unit_modes = schur.complex_eigenvalues().iter().filter(|z| z.norm() >= 1.0 - 1e-9).count();
+    let schur = Schur::try_new(a_eff.clone(), prec::engine::SCHUR_CONVERGENCE, MAX_ITERATIONS)?;
+    let unit_modes = schur.complex_eigenvalues().iter().filter(|z| z.norm() >= 1.0 - prec::engine::UNIT_MODULUS).count();
     if unit_modes > conserved.len() {
         return None;
     }
     let values: Vec<f64> = conserved.iter().map(|l| l.dot(mu0)).collect();
     for (l, v) in conserved.iter().zip(&values) {
-        if ((l.transpose() * p0 * l)[0] - v * v).abs() > 1e-9 * (1.0 + v * v) {
+        if ((l.transpose() * p0 * l)[0] - v * v).abs() > prec::engine::CONSERVED_VALUE * (1.0 + v * v) {
             return None;
         }
     }
-    let solve = |a: DMatrix<f64>, b: DVector<f64>| -> Option<DVector<f64>> { SVD::try_new(a, true, true, f64::EPSILON, MAX_ITERATIONS)?.solve(&b, 1e-12).ok() };
+    let solve = |a: DMatrix<f64>, b: DVector<f64>| -> Option<DVector<f64>> {
+        SVD::try_new(a, true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?.solve(&b, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()
+    };
     let k = conserved.len();
     let mut a_mu = DMatrix::zeros(d + k, d);
     a_mu.view_mut((0, 0), (d, d)).copy_from(&(DMatrix::identity(d, d) - &a_eff));
@@ -507,25 +512,25 @@ pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVecto
         }
         r
     };
-    let svd = SVD::try_new(system, true, true, f64::EPSILON, MAX_ITERATIONS)?;
+    let svd = SVD::try_new(system, true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?;
     let to_matrix = |x: &DVector<f64>| DMatrix::from_fn(d, d, |r, c| x[index(r, c)]);
-    let mut p = to_matrix(&svd.solve(&equations(&zero), 1e-12).ok()?);
+    let mut p = to_matrix(&svd.solve(&equations(&zero), prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
     // Iterative refinement against `propagate` itself, in case the probed operator carries rounding.
     for _ in 0..REFINEMENT_STEPS {
         let residual = equations(&p);
-        if residual.amax() <= 1e-15 * p.amax().max(1.0) {
+        if residual.amax() <= prec::engine::REFINEMENT_STOP * p.amax().max(1.0) {
             break;
         }
-        p += to_matrix(&svd.solve(&residual, 1e-12).ok()?);
+        p += to_matrix(&svd.solve(&residual, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
     }
     // A least-squares answer is a fixed point only if it solves the equations, and a second moment
     // only if its covariance is PSD; otherwise there is no steady state to report.
     let scale = p.amax().max(1.0);
-    if equations(&p).amax() > 1e-9 * scale {
+    if equations(&p).amax() > prec::engine::FIXED_POINT_RESIDUAL * scale {
         return None;
     }
     let cov = &p - &mu * mu.transpose();
-    if SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min() < -1e-9 * scale {
+    if SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min() < -prec::engine::COVARIANCE_PSD_FLOOR * scale {
         return None;
     }
     Some((mu, p))

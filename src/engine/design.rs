@@ -117,7 +117,7 @@ impl Design {
     ///
     /// # Errors
     /// [`Error::InvalidField`] when a probability is negative or not finite, they do not sum to
-    /// 1 (within 1e-12), or an outcome names a component `>= n`, repeats one or is not ascending.
+    /// 1 (within [`crate::prec::engine::DESIGN_PROBABILITY_SUM`]), or an outcome names a component `>= n`, repeats one or is not ascending.
     pub fn finite(n: usize, outcomes: Vec<Outcome>) -> Result<Self> {
         let mut total = 0.0;
         for (k, o) in outcomes.iter().enumerate() {
@@ -133,7 +133,7 @@ impl Design {
             }
             total += o.probability;
         }
-        if (total - 1.0).abs() > 1e-12 {
+        if (total - 1.0).abs() > crate::prec::engine::DESIGN_PROBABILITY_SUM {
             return Err(Error::field("design.outcomes", format!("probabilities sum to {total}"), "a sum of 1"));
         }
         Ok(Design::Finite { n, outcomes })

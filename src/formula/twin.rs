@@ -13,7 +13,7 @@ use super::claim::ClaimFormulas;
 use super::compile::Symbol;
 
 /// Relative agreement required of the two encodings.
-pub const RELATIVE_AGREEMENT: f64 = 1e-12;
+pub use crate::prec::formula::TWIN_AGREEMENT as RELATIVE_AGREEMENT;
 
 /// One field of a claim computed by built-in code.
 pub struct Twin<I> {
@@ -83,7 +83,7 @@ fn diagnose(f: &ClaimFormulas, field: &str, bad: &[(Vec<f64>, f64, f64)]) -> Str
                 let scale: f64 = terms.iter().map(|t| t.1.abs()).sum();
                 let t = terms.get(k)?.1;
                 // Where the term is negligible, the difference is rounding, not the term.
-                (t.is_finite() && t.abs() > 1e-6 * scale).then(|| (builtin - formula) / t)
+                (t.is_finite() && t.abs() > crate::prec::formula::NEGLIGIBLE_TERM * scale).then(|| (builtin - formula) / t)
             })
             .collect();
         if ratios.is_empty() {
@@ -98,7 +98,7 @@ fn diagnose(f: &ClaimFormulas, field: &str, bad: &[(Vec<f64>, f64, f64)]) -> Str
         }
     }
     match best {
-        Some((spread, k, ratio)) if spread < 1e-6 => format!(
+        Some((spread, k, ratio)) if spread < crate::prec::formula::CONSTANT_RATIO_SPREAD => format!(
             "; the difference is {} times term {} `{}` on every sample: the term's coefficient or sign differs between the encodings",
             crate::claim::fmt_num(ratio),
             k + 1,

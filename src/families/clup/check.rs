@@ -331,10 +331,8 @@ fn max_of(v: &[f64]) -> f64 {
     v.iter().copied().fold(0.0, f64::max)
 }
 
-/// Squared errors below `ROUNDING_FLOOR` times their starting scale are at the rounding floor of
-/// `f64` (distances of order 1 carry errors near 1e-16, squared 1e-32): such rounds are not
-/// compared.
-pub const ROUNDING_FLOOR: f64 = 1e-20;
+/// Squared errors below this times their starting scale are not compared (see the constant).
+pub use crate::prec::clup::ROUNDING_FLOOR;
 
 /// Per-point comparison of `lhs <= rhs`, compared as the ratio `lhs/rhs <= 1` so that the tie
 /// tolerance is relative at every scale (`rhs = 0 < lhs` or `rhs < 0` is the largest finite ratio,
@@ -644,7 +642,7 @@ pub fn run_scenario(s: &Scenario, claims: &[ClupClaim], scale: f64) -> Result<Sc
                             ConditionKind::Scope,
                             st.r,
                             Relation::AtMost,
-                            1.0 / st.n.sqrt() * (1.0 - 1e-12),
+                            1.0 / st.n.sqrt() * (1.0 - crate::prec::clup::STRICT_MARGIN),
                         ));
                         vec![bounds::a1(&st).max(bounds::a2_printed(&st)).max(0.0)]
                     } else if bounds::c1_small_r(&st) {

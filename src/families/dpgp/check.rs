@@ -288,7 +288,7 @@ pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -
         let mut ratios = Vec::new();
         for a in runs {
             for b in runs {
-                if key(&a.connectivity) < key(&b.connectivity) - 1e-9 * key(&b.connectivity).abs().max(1.0) {
+                if key(&a.connectivity) < key(&b.connectivity) - crate::prec::dpgp::ORDER_MARGIN * key(&b.connectivity).abs().max(1.0) {
                     let (ma, mb) = (metric(a, stationarity), metric(b, stationarity));
                     ratios.push(if mb > 0.0 {
                         ma / mb

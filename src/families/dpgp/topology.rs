@@ -13,6 +13,7 @@ use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::prec::dpgp::DEVIATION_FLOOR;
 use crate::rng::StreamKey;
 
 /// Stream step reserved for drawing random graphs (never used by gradient noise).
@@ -322,7 +323,7 @@ pub struct Connectivity {
     pub q: f64,
     /// Rounds over which `C` and `q` were estimated.
     pub estimation_rounds: usize,
-    /// Whether every realised mixing matrix has columns summing to one (up to 1e-12), as
+    /// Whether every realised mixing matrix has columns summing to one (up to [`crate::prec::dpgp::COLUMN_SUM`]), as
     /// push-sum needs (`sum_i u_i` preserved, 004:L100, L129).
     pub column_stochastic: bool,
 }
@@ -385,9 +386,6 @@ pub fn deviation_by_lag(seq: &GraphSequence, max_lag: usize) -> Vec<f64> {
     by_lag
 }
 
-/// Below this a deviation coefficient is rounding, not mixing.
-const DEVIATION_FLOOR: f64 = 1e-12;
-
 /// *Estimated* Lemma 3 constants from the realised products: `q` is `exp` of the least-squares
 /// slope of `ln E(l)` over the second half of the lags with `E(l)` above rounding (the asymptotic
 /// rate), and `C = max_l E(l) / q^l`, so that `E(l) <= C q^l` at every lag observed
@@ -425,7 +423,7 @@ pub fn connectivity(topology: &Topology, m: usize, rounds: usize, seed: u64) -> 
 /// [`connectivity`] under a mixing rule.
 pub fn connectivity_with(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Connectivity {
     let seq = GraphSequence::with_rule(topology, rule, m, rounds, seed);
-    let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= 1e-12));
+    let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= crate::prec::dpgp::COLUMN_SUM));
     let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
     let by_lag = deviation_by_lag(&seq, MAX_ESTIMATION_LAG);
     let (c, q) = estimate_c_q(&by_lag);

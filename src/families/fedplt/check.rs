@@ -275,7 +275,7 @@ pub fn run_scenario_with(s: &Scenario, claims: &[FedPltClaim], card: &[&CardClai
                 let measured = a.min;
                 // A ratio that is not positive (or NaN) ends the iteration: A6 fails on this run.
                 let stop = a.first_failure.is_some() || measured.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
-                let consistent = !stop && (measured - rho).abs() <= 1e-9 * rho;
+                let consistent = !stop && (measured - rho).abs() <= crate::prec::fedplt::Z_CONSISTENCY * rho;
                 found = Some((schedule, a, consistent));
                 if stop || consistent {
                     break;

@@ -97,7 +97,7 @@ fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
     loop {
         let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal));
         let n = v.norm();
-        if n > 1e-12 {
+        if n > crate::prec::fedplt::UNIT_VECTOR_MIN_NORM {
             return v / n;
         }
     }
@@ -119,13 +119,14 @@ impl InstanceSpec {
         require_memory("instance.clients, instance.dim", 8.0 * 4.0 * k as f64 * d as f64 * d as f64, "the clients' matrices")?;
         require_positive("instance.l", self.l)?;
         require_positive("instance.mu", self.mu)?;
-        if self.mu > self.l || self.l > 1e100 || self.mu < 1e-100 {
-            return Err(Error::field("instance.mu", format!("got mu = {} with l = {}", self.mu, self.l), "1e-100 <= mu <= l <= 1e100"));
+        let (floor, limit) = (crate::prec::INPUT_MAGNITUDE_MIN, crate::prec::INPUT_MAGNITUDE_MAX);
+        if self.mu > self.l || self.l > limit || self.mu < floor {
+            return Err(Error::field("instance.mu", format!("got mu = {} with l = {}", self.mu, self.l), format!("{floor:e} <= mu <= l <= {limit:e}")));
         }
         for (field, v) in [("instance.sigma", self.sigma), ("instance.heterogeneity", self.heterogeneity), ("instance.init_distance", self.init_distance)] {
             require_non_negative(field, v)?;
-            if v > 1e100 {
-                return Err(Error::field(field, format!("got {v}"), "a number in [0, 1e100]"));
+            if v > limit {
+                return Err(Error::field(field, format!("got {v}"), format!("a number in [0, {limit:e}]")));
             }
         }
         let weights = match &self.samples {
@@ -346,7 +347,7 @@ impl Instance {
         if compensation.uncovered == d {
             return Err(Error::field("instance.masks", "no client updates any coordinate", "masks that cover at least one coordinate"));
         }
-        let shared_optimum = self.optima.iter().all(|a| (a - &w_star).norm() <= 1e-12 * (1.0 + w_star.norm()));
+        let shared_optimum = self.optima.iter().all(|a| (a - &w_star).norm() <= crate::prec::fedplt::SHARED_OPTIMUM * (1.0 + w_star.norm()));
         Ok(Constants {
             clients: self.clients(),
             dim: d,

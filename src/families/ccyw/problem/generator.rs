@@ -128,17 +128,17 @@ impl InstanceSpec {
             return Err(Error::field("instance.du + instance.dv", "got 0", ">= 1"));
         }
         // Targets are squared when the instance is built: keep squares (and their sums) finite.
-        let limit = 1e100;
+        let (floor, limit) = (crate::prec::INPUT_MAGNITUDE_MIN, crate::prec::INPUT_MAGNITUDE_MAX);
         for (field, v) in [("instance.l", self.l), ("instance.mu", self.mu)] {
-            if !(v.is_finite() && (1e-100..=limit).contains(&v)) {
-                return Err(Error::field(field, format!("got {v}"), "a number in [1e-100, 1e100]"));
+            if !(v.is_finite() && (floor..=limit).contains(&v)) {
+                return Err(Error::field(field, format!("got {v}"), format!("a number in [{floor:e}, {limit:e}]")));
             }
         }
         for (field, v) in
             [("instance.sigma_u", self.sigma_u), ("instance.sigma_v", self.sigma_v), ("instance.b", self.b), ("instance.init_distance", self.init_distance)]
         {
             if v.is_finite() && v > limit {
-                return Err(Error::field(field, format!("got {v}"), "a number in [0, 1e100]"));
+                return Err(Error::field(field, format!("got {v}"), format!("a number in [0, {limit:e}]")));
             }
         }
         require_positive("instance.l", self.l)?;
