@@ -39,9 +39,27 @@ pub enum Error {
         /// The names that exist.
         known: String,
     },
-    /// A numerical routine failed (e.g. a factorization of a matrix that should be PSD).
+    /// A numerical routine failed on an admissible input: a factorization of a matrix that should
+    /// be positive definite, a recursion with no steady state, an overflow.
     #[error("numerical failure: {0}")]
     Numerical(String),
+    /// A report, a scenario or a set of constants could not be serialized (JSON or TOML).
+    #[error("cannot serialize {what}: {message}")]
+    Serialization {
+        /// What was being serialized, e.g. `report` or `scenario`.
+        what: String,
+        /// The serializer's message.
+        message: String,
+    },
+    /// A figure could not be drawn or encoded as PNG.
+    #[error("cannot draw figure: {0} (--no-plots skips the figures)")]
+    Figure(String),
+    /// A pool of worker threads could not be started.
+    #[error("cannot start worker threads: {0} (ask for fewer with --threads)")]
+    ThreadPool(String),
+    /// An invariant of the crate does not hold: a bug, never the input's fault.
+    #[error("internal error: {0} (a bug: please report it with the command that gave it)")]
+    Internal(String),
     /// An error in one scenario of a card, with the scenario's name.
     #[error("scenario `{scenario}`: {source}")]
     InScenario {
@@ -75,13 +93,19 @@ impl Error {
         Error::InScenario { scenario: name.to_string(), source: Box::new(self) }
     }
 
-    /// Whether the error is the user's input (exit code 2), not an I/O or numerical failure.
+    /// Whether the error is the user's input (exit code 2), not a failure of the run (exit code 3:
+    /// I/O, numerical, serialization, figure, worker threads, internal).
     pub fn is_bad_input(&self) -> bool {
         match self {
             Error::InvalidField { .. } | Error::Parse { .. } | Error::Unknown { .. } | Error::Instance(_) => true,
             Error::InScenario { source, .. } => source.is_bad_input(),
-            Error::Numerical(_) | Error::Io { .. } => false,
+            Error::Numerical(_) | Error::Serialization { .. } | Error::Figure(_) | Error::ThreadPool(_) | Error::Internal(_) | Error::Io { .. } => false,
         }
+    }
+
+    /// Shorthand for [`Error::Serialization`].
+    pub fn serialization(what: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        Error::Serialization { what: what.into(), message: message.to_string() }
     }
 }
 
@@ -128,5 +152,40 @@ pub fn require_memory(field: &str, bytes: f64, what: &str) -> Result<()> {
     } else {
         let gib = 1024.0 * 1024.0 * 1024.0;
         Err(Error::field(field, format!("needs {:.3e} GiB for {what}", bytes / gib), format!("sizes that need at most {} GiB", MEMORY_LIMIT_BYTES / gib)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One error of each kind that is a failure of the run, not of the input.
+    fn failures() -> Vec<Error> {
+        vec![
+            Error::Numerical("joint Hessian factorization failed".into()),
+            Error::serialization("report", "key must be a string"),
+            Error::Figure("font not found".into()),
+            Error::ThreadPool("a pool of 4: resource unavailable".into()),
+            Error::Internal("claim X has no summary".into()),
+            Error::Io { path: "out/summary.csv".into(), source: std::io::Error::other("disk full") },
+        ]
+    }
+
+    #[test]
+    fn failures_of_the_run_are_not_bad_input_and_say_what_to_do() {
+        for e in failures() {
+            assert!(!e.is_bad_input(), "{e}");
+            let name = e.to_string();
+            assert!(!e.in_scenario("s").is_bad_input(), "{name}");
+        }
+        assert_eq!(Error::serialization("report", "key must be a string").to_string(), "cannot serialize report: key must be a string");
+        assert!(Error::Figure("x".into()).to_string().contains("--no-plots"));
+        assert!(Error::ThreadPool("x".into()).to_string().contains("--threads"));
+        assert!(Error::Internal("x".into()).to_string().contains("a bug"));
+        // Negative control: the input's errors are bad input, in a scenario too.
+        let bad = Error::field("instance.n", "got 0", ">= 1");
+        assert!(bad.is_bad_input());
+        assert!(bad.in_scenario("s").is_bad_input());
+        assert!(Error::Instance("F is not strongly convex".into()).is_bad_input());
     }
 }

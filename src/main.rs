@@ -3,7 +3,8 @@
 //! Every paper family is reached through the registry ([`fedbounds::families::registry`]); this
 //! file parses flags, calls the library, prints, and maps the outcome to an exit code: 0 all
 //! verdicts as expected; 1 a computed verdict differs from its card; 2 bad input (unknown field,
-//! value out of range, unknown claim); 3 an I/O or numerical failure.
+//! value out of range, unknown claim); 3 a failure of the run (I/O, numerical, serialization,
+//! figure, worker threads, internal: every [`Error`] that is not [`Error::is_bad_input`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,7 +19,9 @@ use fedbounds::report::{write_atomic, ReportMeta};
 use fedbounds::Error;
 
 const EXIT_MISMATCH: u8 = 1;
+/// The input is wrong ([`Error::is_bad_input`]).
 const EXIT_BAD_INPUT: u8 = 2;
+/// The run failed: I/O, numerical, serialization, figure, worker threads, internal.
 const EXIT_FAILURE: u8 = 3;
 
 #[derive(Parser)]

@@ -12,14 +12,12 @@ pub fn replicates<T: Send>(replicates: usize, replicate: impl Fn(u64) -> T + Syn
 /// Runs `job` on a pool of `threads` workers (rayon's global pool when `None`).
 ///
 /// # Errors
-/// [`crate::Error::Numerical`] naming the failure when the pool cannot be built.
+/// [`crate::Error::ThreadPool`] naming the failure when the pool cannot be built.
 pub fn in_pool<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> crate::Result<T> {
     match threads {
-        Some(t) => Ok(rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .map_err(|e| crate::Error::Numerical(format!("cannot start a pool of {t} worker threads: {e}")))?
-            .install(job)),
+        Some(t) => {
+            Ok(rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| crate::Error::ThreadPool(format!("a pool of {t}: {e}")))?.install(job))
+        }
         None => Ok(job()),
     }
 }

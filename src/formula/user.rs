@@ -217,7 +217,7 @@ impl<C: 'static> CardClaims<C> {
     /// The first entry that does not compile (nothing is registered then).
     pub fn register(&self, entries: &[ClaimCard], builtin: &[&str], compile: impl Fn(&ClaimCard) -> Result<C>, id: impl Fn(&C) -> &str) -> Result<usize> {
         let new = entries.iter().filter(|e| !builtin.contains(&e.id.as_str())).map(compile).collect::<Result<Vec<C>>>()?;
-        let mut r = self.claims.write().map_err(|_| Error::Numerical("the registry of card claims is poisoned".into()))?;
+        let mut r = self.claims.write().map_err(|_| Error::Internal("the registry of card claims is poisoned (a thread panicked while writing it)".into()))?;
         for c in new {
             if !r.iter().any(|k| id(k) == id(&c)) {
                 r.push(Box::leak(Box::new(c)));
@@ -269,7 +269,7 @@ pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &crate:
         }));
     }
     if json {
-        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::Numerical(format!("cannot serialize: {e}")))
+        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::serialization("card claims", e))
     } else {
         Ok(text)
     }

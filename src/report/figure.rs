@@ -24,13 +24,13 @@ pub fn ensure_font() {
 
 /// A drawing failure as the library's error.
 pub fn draw_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Numerical(format!("cannot draw figure: {e:?}"))
+    Error::Figure(format!("{e:?}"))
 }
 
 /// Encodes an RGB buffer as PNG.
 ///
 /// # Errors
-/// [`Error::Numerical`] if encoding fails.
+/// [`Error::Figure`] if encoding fails.
 pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, w, h);

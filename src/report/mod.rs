@@ -54,7 +54,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Serializes to pretty JSON with a trailing newline.
 pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(|e| Error::Numerical(format!("cannot serialize report: {e}")))
+    serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(|e| Error::serialization("report", e))
 }
 
 /// The command that reproduces one claim on one scenario.

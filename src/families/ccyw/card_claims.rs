@@ -131,7 +131,7 @@ pub fn registered_scenarios() -> Vec<Scenario> {
 /// The first claim that does not compile (nothing is registered then).
 pub fn register(entries: &[ClaimCard], builtin: &[&str], scenarios: Vec<Scenario>) -> Result<usize> {
     let n = REGISTERED.register(entries, builtin, CardClaim::compile, |c| c.id())?;
-    let mut r = SCENARIOS.write().map_err(|_| Error::Numerical("the registry of card scenarios is poisoned".into()))?;
+    let mut r = SCENARIOS.write().map_err(|_| Error::Internal("the registry of card scenarios is poisoned (a thread panicked while writing it)".into()))?;
     for s in scenarios {
         if !r.iter().any(|k| k.name == s.name) {
             r.push(s);

@@ -234,7 +234,7 @@ impl Family for Ccyw {
         let prepared = check::prepare(&scenario)?;
         // The resolved steps beside the instance's constants: a sweep over step multiples shows the steps.
         serde_json::to_value(serde_json::json!({ "instance": &prepared.constants, "steps": &prepared.params }))
-            .map_err(|e| Error::Numerical(format!("cannot serialize constants: {e}")))
+            .map_err(|e| Error::serialization("constants", e))
     }
 
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
@@ -369,7 +369,7 @@ fn conditions(given: &Given, ids: &[String], json: bool) -> Result<String> {
         }
     }
     if json {
-        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::Numerical(format!("cannot serialize: {e}")))
+        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::serialization("claims", e))
     } else {
         Ok(text)
     }

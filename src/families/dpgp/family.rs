@@ -174,7 +174,7 @@ impl Family for DpgpFamily {
             Some(0) | Some(1025..) => return Err(Error::field("--threads", format!("got {:?}", request.threads), "an integer in [1, 1024]")),
             t => t.unwrap_or(0),
         };
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Numerical(format!("cannot start worker threads: {e}")))?;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::ThreadPool(e.to_string()))?;
         for s in &needed {
             let mut run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
             run.results.extend(card_claims::evaluate_all(&chosen_cards, s, &run, bound_scale));
@@ -215,7 +215,7 @@ impl Family for DpgpFamily {
                 });
             }
             let summary =
-                summaries().into_iter().chain(self.claims()).find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
+                summaries().into_iter().chain(self.claims()).find(|c| c.id == *id).ok_or_else(|| Error::Internal(format!("claim {id} has no summary")))?;
             let file = ClaimFile {
                 meta: &request.meta,
                 claim: &summary,
@@ -294,7 +294,7 @@ impl Family for DpgpFamily {
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
         let scenario = parse_scenario(text, what)?;
         let (_, constants) = prepare(&scenario)?;
-        serde_json::to_value(&constants).map_err(|e| Error::Numerical(format!("cannot serialize constants: {e}")))
+        serde_json::to_value(&constants).map_err(|e| Error::serialization("constants", e))
     }
 
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {

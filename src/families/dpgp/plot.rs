@@ -28,7 +28,7 @@ fn log_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 /// the first point.
 ///
 /// # Errors
-/// [`crate::Error::Numerical`] if drawing fails.
+/// [`crate::Error::Figure`] if drawing fails.
 pub fn rate_figure(run: &ScenarioRun) -> Result<Vec<u8>> {
     ensure_font();
     let mut buf = vec![255u8; (W * H * 3) as usize];
@@ -88,7 +88,7 @@ pub fn rate_figure(run: &ScenarioRun) -> Result<Vec<u8>> {
 /// with Lemma 3's bound (primary AA, estimated C and q).
 ///
 /// # Errors
-/// [`crate::Error::Numerical`] if drawing fails.
+/// [`crate::Error::Figure`] if drawing fails.
 pub fn consensus_figure(run: &ScenarioRun) -> Result<Vec<u8>> {
     ensure_font();
     let mut buf = vec![255u8; (W * H * 3) as usize];

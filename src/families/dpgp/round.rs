@@ -284,10 +284,10 @@ impl Trajectory {
 /// graphs), from the deterministic initial state.
 ///
 /// # Errors
-/// [`crate::Error::Numerical`] when the rounds' inclusion moments cannot be formed.
+/// [`crate::Error::Internal`] when the rounds' inclusion moments cannot be formed.
 pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize) -> Result<Trajectory> {
     let lay = Layout::of(inst);
-    let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Numerical("full participation has no inclusion moments".into()))?;
+    let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Internal("full participation has no inclusion moments".into()))?;
     let z0 = lay.initial(inst);
     let (mut mu, mut p) = (z0.clone(), &z0 * z0.transpose());
     let objective = Objective::new(inst, false);

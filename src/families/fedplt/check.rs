@@ -282,7 +282,7 @@ pub fn run_scenario_with(s: &Scenario, claims: &[FedPltClaim], card: &[&CardClai
                 }
                 rho = measured;
             }
-            found.ok_or_else(|| Error::Numerical("no decaying schedule was run".into()))?
+            found.ok_or_else(|| Error::Internal("no decaying schedule was run".into()))?
         }
     };
     let exact = exact_run(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star)?;

@@ -172,7 +172,7 @@ impl Family for FedPlt {
         let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
         scenario.check("scenario")?;
         let constants = scenario.instance.build()?.constants()?;
-        serde_json::to_value(&constants).map_err(|e| Error::Numerical(format!("cannot serialize constants: {e}")))
+        serde_json::to_value(&constants).map_err(|e| Error::serialization("constants", e))
     }
 
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {

@@ -40,7 +40,8 @@ struct ExperimentsReport<'a> {
 /// The experiments' files under `experiments/`.
 ///
 /// # Errors
-/// [`crate::error::Error::Numerical`] when a file cannot be rendered.
+/// [`crate::error::Error::Serialization`] or [`crate::error::Error::Figure`] when a file cannot be
+/// rendered.
 pub fn experiments_files(e: &Experiments, meta: &super::ReportMeta, plots: bool) -> Result<Vec<ReportFile>> {
     let dir = PathBuf::from("experiments");
     let mut files = Vec::new();

@@ -89,7 +89,7 @@ pub struct Extras<'a> {
 /// of `SUMMARY.md`.
 ///
 /// # Errors
-/// [`crate::Error::Numerical`] when a file cannot be rendered.
+/// [`crate::Error::Serialization`] or [`crate::Error::Figure`] when a file cannot be rendered.
 pub fn report_files(runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
     let mut files = Vec::new();
     for id in claim_ids(runs) {

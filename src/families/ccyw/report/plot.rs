@@ -18,7 +18,7 @@ const PANEL_H: u32 = 420;
 /// Renders the claim's figure and returns PNG bytes.
 ///
 /// # Errors
-/// [`Error::Numerical`] if drawing fails.
+/// [`crate::Error::Figure`] if drawing fails.
 pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) -> Result<Vec<u8>> {
     ensure_font();
     let panels: Vec<(&ScenarioRun, &ClaimResult, &Evaluation, bool)> = rows
@@ -144,7 +144,7 @@ const SETTING_COLOURS: [RGBColor; 6] =
 /// rounds, as the paper's figures.
 ///
 /// # Errors
-/// [`Error::Numerical`] if drawing fails.
+/// [`crate::Error::Figure`] if drawing fails.
 pub fn plot_sweep(sweep: &crate::families::ccyw::experiments::Sweep) -> Result<Vec<u8>> {
     ensure_font();
     let (w, h) = (900u32, 600u32);
@@ -205,7 +205,7 @@ pub fn plot_sweep(sweep: &crate::families::ccyw::experiments::Sweep) -> Result<V
 /// colours), the best so far, and the line ratio = 1 above which a counterexample lies.
 ///
 /// # Errors
-/// [`Error::Numerical`] if drawing fails.
+/// [`crate::Error::Figure`] if drawing fails.
 pub fn plot_search(r: &crate::families::ccyw::search::SearchResult) -> Result<Vec<u8>> {
     ensure_font();
     let (w, h) = (900u32, 560u32);

@@ -14,10 +14,10 @@ use crate::families::ccyw::search::SearchResult;
 /// The worst instance of a search as a scenario file (TOML), with a header saying how to replay it.
 ///
 /// # Errors
-/// [`Error::Numerical`] if the scenario cannot be serialized.
+/// [`Error::Serialization`] if the scenario cannot be serialized.
 pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
     let Some(s) = &r.scenario else { return Ok(None) };
-    let body = toml::to_string(s).map_err(|e| Error::Numerical(format!("cannot serialize scenario: {e}")))?;
+    let body = toml::to_string(s).map_err(|e| Error::serialization("scenario", e))?;
     Ok(Some(format!(
         "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n\
          # Replay: cargo run --release -- run <this file>\n\n{body}",
@@ -28,7 +28,7 @@ pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
 /// Writes the search files under `out/search` and returns their paths.
 ///
 /// # Errors
-/// [`Error::Numerical`] when a file cannot be rendered.
+/// [`Error::Serialization`] or [`Error::Figure`] when a file cannot be rendered.
 pub fn search_files(results: &[SearchResult], meta: &super::ReportMeta, plots: bool) -> Result<Vec<ReportFile>> {
     let dir = PathBuf::from("search");
     let mut files = Vec::new();
