@@ -331,7 +331,8 @@ fn max_of(v: &[f64]) -> f64 {
     v.iter().copied().fold(0.0, f64::max)
 }
 
-/// Squared errors below this times their starting scale are not compared (see the constant).
+/// Squared errors below this times their starting scale are at the rounding floor of `f64`: such
+/// rounds are not compared.
 pub use crate::prec::clup::ROUNDING_FLOOR;
 
 /// Per-point comparison of `lhs <= rhs`, compared as the ratio `lhs/rhs <= 1` so that the tie
