@@ -6,7 +6,8 @@ use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Sce
 use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
 use fedbounds::families::ccyw::claims;
 use fedbounds::families::ccyw::report::{report_files, verdict_rows, Extras, ReportMeta};
-use fedbounds::family::{CheckOutcome, CheckRequest, Family, FamilyOutcome, FamilyReport, ReportFile, Silent};
+use fedbounds::family::{CheckRequest, Family, FamilyReport, ReportFile, Silent};
+use fedbounds::outcome::{CheckOutcome, FamilyOutcome};
 use fedbounds::verdict::VerdictKind;
 
 fn cards() -> Vec<Card> {

@@ -9,7 +9,8 @@ use fedbounds::engine::RandomAffineRound;
 use fedbounds::families::dpgp::card::{parse_card, parse_scenario, DEFAULT_CARD};
 use fedbounds::families::dpgp::round::{exact_trajectory, sampled_trajectory, DpgpRound, Params};
 use fedbounds::families::dpgp::topology::{connectivity, smallest_window, GraphSequence, MixingRule, Topology};
-use fedbounds::family::{CardText, CheckRequest, Family, Registry, RunOptions, Silent};
+use fedbounds::family::{CardText, CheckRequest, Family, RunOptions, Silent};
+use fedbounds::registry::Registry;
 use fedbounds::verdict::VerdictKind;
 
 fn registry() -> Registry {
@@ -419,7 +420,7 @@ fn reports_are_deterministic() {
     let req = CheckRequest { plots: true, ..request(&[], &["exp-high", "hub-high"], None) };
     let a = registry().check(&req, &Silent).unwrap();
     let b = registry().check(&req, &Silent).unwrap();
-    let files = |o: &fedbounds::family::CheckOutcome| o.families[0].report.files.iter().map(|f| (f.path.clone(), f.bytes.clone())).collect::<Vec<_>>();
+    let files = |o: &fedbounds::outcome::CheckOutcome| o.families[0].report.files.iter().map(|f| (f.path.clone(), f.bytes.clone())).collect::<Vec<_>>();
     let (fa, fb) = (files(&a), files(&b));
     assert_eq!(fa, fb);
     assert!(fa.iter().any(|(p, b)| p.ends_with("figures/dpgp-c1-exp-high.png") && b.starts_with(&[0x89, b'P', b'N', b'G'])));
@@ -433,16 +434,16 @@ fn step_conditions_report_given_and_required() {
     for (k, v) in [("eta-u", 0.01), ("eta-v", 0.1), ("delta", 0.5), ("l-u", 2.0), ("l-v", 2.0), ("k-u", 2.0), ("k-v", 2.0), ("c", 1.0), ("q", 0.5)] {
         given.insert(k.to_string(), v);
     }
-    let text = family.conditions(&given, &[], false).unwrap();
+    let text = family.conditions(&given, &[], false, None).unwrap();
     // delta/(8 L_u K_u) = 0.5/32 = 0.015625 > 0.01: holds; the printed delta/(4 sqrt(2 L_u K_u)) = 0.0625.
     assert!(text.contains("[ok] eta_u < delta/(8 L_u K_u) (Lemma 2): given 0.01 <= required 0.015625"), "{text}");
     assert!(text.contains("Theorem 1 as printed"), "{text}");
     // Negative control: a step past the proof's condition is reported failing.
     given.insert("eta-u".into(), 0.02);
-    let text = family.conditions(&given, &[], false).unwrap();
+    let text = family.conditions(&given, &[], false, None).unwrap();
     assert!(text.contains("[FAILS] eta_u < delta/(8 L_u K_u)"), "{text}");
     given.insert("q".into(), 1.0);
-    assert!(family.conditions(&given, &[], false).err().unwrap().to_string().contains("--q"));
+    assert!(family.conditions(&given, &[], false, None).err().unwrap().to_string().contains("--q"));
 }
 
 #[test]

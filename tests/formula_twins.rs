@@ -250,7 +250,7 @@ fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
 }
 
 fn fedplt_cards() -> Vec<ClaimCard> {
-    fedplt::family::embedded_card().expect("embedded card parses").claims
+    fedplt::family::embedded_card().expect("embedded card parses").card.claims
 }
 
 #[test]

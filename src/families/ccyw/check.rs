@@ -7,6 +7,7 @@ use crate::engine::{Estimator, InclusionMoments};
 use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
 use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
+use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::claims::lemmas::evaluate_lemma;
 use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
 use crate::families::ccyw::exact::exact_series;
@@ -147,12 +148,8 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
         let v = match spec {
             StepSpec::Value(v) => *v,
             StepSpec::Admissible { admissible, factor } => {
-                let claim = crate::families::ccyw::claims::by_id(admissible).ok_or_else(|| {
-                    Error::field(
-                        format!("algorithm.{field}.admissible"),
-                        format!("unknown claim `{admissible}`"),
-                        crate::families::ccyw::claims::all_ids().join(", "),
-                    )
+                let claim = s.catalog.by_id(admissible).ok_or_else(|| {
+                    Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), s.catalog.ids().join(", "))
                 })?;
                 pick(claim) * factor
             }
@@ -252,27 +249,32 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Every registered claim and lemma.
+    /// Every built-in claim and lemma.
     pub fn all() -> Self {
-        Self { claims: crate::families::ccyw::claims::all_claims(), lemmas: crate::families::ccyw::claims::all_lemmas() }
+        Self::all_in(&Catalog::default())
     }
 
-    /// The claims and lemmas with these ids (all when `ids` is empty).
+    /// Every claim of `catalog` and every lemma.
+    pub fn all_in(catalog: &Catalog) -> Self {
+        Self { claims: catalog.claims(), lemmas: crate::families::ccyw::claims::all_lemmas() }
+    }
+
+    /// The claims and lemmas of `catalog` with these ids (all when `ids` is empty).
     ///
     /// # Errors
     /// [`Error::Unknown`] naming an id that is neither.
-    pub fn by_ids(ids: &[String]) -> Result<Self> {
+    pub fn by_ids(ids: &[String], catalog: &Catalog) -> Result<Self> {
         if ids.is_empty() {
-            return Ok(Self::all());
+            return Ok(Self::all_in(catalog));
         }
         let mut sel = Self { claims: Vec::new(), lemmas: Vec::new() };
         for id in ids {
-            if let Some(c) = crate::families::ccyw::claims::by_id(id) {
+            if let Some(c) = catalog.by_id(id) {
                 sel.claims.push(c);
             } else if let Some(l) = crate::families::ccyw::claims::lemma_by_id(id) {
                 sel.lemmas.push(l);
             } else {
-                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: crate::families::ccyw::claims::all_ids().join(", ") });
+                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: catalog.ids().join(", ") });
             }
         }
         Ok(sel)

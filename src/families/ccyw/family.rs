@@ -1,13 +1,14 @@
 //! This family as the core sees it: the [`Family`] implementation behind `list`, `check`, `run`,
 //! `search`, `experiments` and `conditions`.
 
-use crate::claim::fmt_num;
+use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_non_negative, require_positive, Error, Result};
-use crate::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
+use crate::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
 use crate::report::ReportMeta;
 use crate::verdict::VerdictKind;
 
 use super::card::{self, Card, Scenario};
+use super::card_claims::Catalog;
 use super::check::{self, CheckOptions, Selection};
 use super::claims::{self, Claim, ClaimInputs, GammaRule};
 use super::experiments::Experiments;
@@ -30,23 +31,34 @@ fn cards(request: &CheckRequest) -> Result<Vec<Card>> {
     }
 }
 
-/// The ids in `ids` that are this family's (all of them when `ids` is empty).
-fn own_ids(ids: &[String]) -> Vec<String> {
-    let mine = claims::all_ids();
+/// The claims a given card can name (the built-in ones when no card is given).
+fn catalog(card: Option<&CardText>) -> Result<(Catalog, Vec<Scenario>)> {
+    match card {
+        Some(c) => {
+            let card = card::parse_card(&c.text, &c.what)?;
+            Ok((card.catalog, card.scenarios))
+        }
+        None => Ok((Catalog::default(), Vec::new())),
+    }
+}
+
+/// The ids in `ids` that are claims of `catalog` or lemmas (all of them when `ids` is empty).
+fn own_ids(ids: &[String], catalog: &Catalog) -> Vec<String> {
+    let mine = catalog.ids();
     ids.iter().filter(|id| mine.contains(&id.as_str())).cloned().collect()
 }
 
-/// The claims with these ids (all when empty).
-fn select_claims(ids: &[String]) -> Result<Vec<&'static dyn Claim>> {
+/// The claims of `catalog` with these ids (all when empty).
+fn select_claims(ids: &[String], catalog: &Catalog) -> Result<Vec<&'static dyn Claim>> {
     if ids.is_empty() {
-        return Ok(claims::all_claims());
+        return Ok(catalog.claims());
     }
     ids.iter()
         .map(|id| {
-            claims::by_id(id).ok_or_else(|| Error::Unknown {
+            catalog.by_id(id).ok_or_else(|| Error::Unknown {
                 kind: "claim",
                 name: id.clone(),
-                known: claims::all_claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", "),
+                known: catalog.claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", "),
             })
         })
         .collect()
@@ -130,11 +142,7 @@ impl Family for Ccyw {
 
     fn claims(&self) -> Vec<ClaimSummary> {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        let from_cards = super::card_claims::registered();
-        let statement = |id: &str| match from_cards.iter().find(|c| crate::claim::BoundClaim::id(**c) == id) {
-            Some(c) => c.statement().to_string(),
-            None => STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect()),
-        };
+        let statement = |id: &str| STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect());
         let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
             id: c.id(),
             kind: ClaimKind::Bound,
@@ -167,15 +175,16 @@ impl Family for Ccyw {
     fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
         let cards = cards(request)?;
         let all_scenarios: Vec<&Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();
+        let catalog = match &request.card {
+            Some(_) => cards.first().map(|c| c.catalog.clone()).unwrap_or_default(),
+            None => Catalog::default(),
+        };
         // A card that defines claims by formulas is checked for those claims unless others are named.
         let card_defined: Vec<String> = match &request.card {
-            Some(_) if request.claims.is_empty() => {
-                let builtin = claims::builtin_ids();
-                cards.iter().flat_map(|c| c.claims.iter()).map(|c| c.id.clone()).filter(|id| !builtin.contains(&id.as_str())).collect()
-            }
+            Some(_) if request.claims.is_empty() => catalog.defined().iter().map(|c| crate::claim::BoundClaim::id(*c).to_string()).collect(),
             _ => Vec::new(),
         };
-        let selection = Selection::by_ids(&own_ids(if card_defined.is_empty() { &request.claims } else { &card_defined }))?;
+        let selection = Selection::by_ids(&own_ids(if card_defined.is_empty() { &request.claims } else { &card_defined }, &catalog), &catalog)?;
         if let Some(b) = request.bound_scale {
             require_positive("--bound-scale", b)?;
         }
@@ -238,8 +247,9 @@ impl Family for Ccyw {
     }
 
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        let chosen = select_claims(&own_ids(&request.claims))?;
-        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, ..Default::default() };
+        let (catalog, scenarios) = catalog(request.card.as_ref())?;
+        let chosen = select_claims(&own_ids(&request.claims, &catalog), &catalog)?;
+        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
         Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), ..Default::default() }))
@@ -256,16 +266,29 @@ impl Family for Ccyw {
         Ok(Some(FamilyReport { files, terminal: statements_table(&e), mismatches, ..Default::default() }))
     }
 
-    fn conditions(&self, given: &Given, ids: &[String], json: bool) -> Result<String> {
-        conditions(given, ids, json)
+    fn conditions(&self, given: &Given, ids: &[String], json: bool, card: Option<&CardText>) -> Result<String> {
+        conditions(given, ids, json, &catalog(card)?.0)
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
     }
 
-    fn load_card(&self, card: &crate::family::CardText) -> Result<()> {
-        card::parse_card(&card.text, &card.what).map(|_| ())
+    fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
+        let (catalog, _) = catalog(Some(card))?;
+        Ok(catalog
+            .defined()
+            .iter()
+            .map(|c| ClaimSummary {
+                id: c.id(),
+                kind: ClaimKind::Bound,
+                title: c.title(),
+                statement: c.statement().to_string(),
+                source: c.source(),
+                reading: c.reading(),
+                metric: c.metric().formula(),
+            })
+            .collect())
     }
 }
 
@@ -288,7 +311,7 @@ fn count(given: &Given, name: &str, default: Option<usize>) -> Result<usize> {
 }
 
 /// The `conditions` command: admissible steps and every check of each selected claim.
-fn conditions(given: &Given, ids: &[String], json: bool) -> Result<String> {
+fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> Result<String> {
     let n = count(given, "n", None)?;
     let m = count(given, "m", None)?;
     let k = count(given, "k", None)?;
@@ -311,7 +334,7 @@ fn conditions(given: &Given, ids: &[String], json: bool) -> Result<String> {
     let (gamma_given, eta_u_given, eta_v_given) = (step("gamma")?, step("eta-u")?, step("eta-v")?);
     let du = count(given, "du", Some(1))?;
     let dv = count(given, "dv", Some(1))?;
-    let chosen = select_claims(ids)?;
+    let chosen = select_claims(ids, catalog)?;
     let base = ClaimInputs {
         n,
         m,

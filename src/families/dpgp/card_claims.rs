@@ -11,7 +11,7 @@ use crate::card::ClaimCard;
 use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
 use crate::engine::Estimator;
 use crate::error::Result;
-use crate::formula::user::{CardClaims, FormulaClaim, UserClaim, UserClaimRules};
+use crate::formula::user::{compile_card_claims, Defined, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
 use crate::verdict::evaluate;
 
@@ -85,20 +85,13 @@ fn card_values(x: &CardInputs) -> Vec<f64> {
 /// A DFedPGP claim read from a card.
 pub type CardClaim = FormulaClaim<CardInputs>;
 
-static REGISTERED: CardClaims<CardClaim> = CardClaims::new();
-
-/// The card-defined claims registered so far.
-pub fn registered() -> Vec<&'static CardClaim> {
-    REGISTERED.all()
-}
-
-/// Compiles and registers the entries that are not built in; returns how many are registered.
+/// Compiles the entries of a card that are not built in, in card order.
 ///
 /// # Errors
-/// The first entry that does not compile, naming its field (nothing is registered then).
-pub fn register(entries: &[ClaimCard]) -> Result<usize> {
+/// The first entry that does not compile, naming its field.
+pub fn compile(entries: &[ClaimCard]) -> Result<Defined<CardClaim>> {
     let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
-    REGISTERED.register(entries, &builtin, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values }), |c| c.id())
+    compile_card_claims(entries, &builtin, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values })).map(Defined)
 }
 
 /// A card claim with the family's assumption checks before its own.

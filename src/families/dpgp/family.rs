@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
-use crate::family::{CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
+use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::VerdictKind;
 
@@ -113,7 +113,15 @@ impl Family for DpgpFamily {
                 c.statement = STATEMENTS.of(c.id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default());
                 c
             })
-            .chain(card_claims::registered().into_iter().map(|c| ClaimSummary {
+            .collect()
+    }
+
+    fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
+        Ok(parse_card(&card.text, &card.what)?
+            .defined
+            .0
+            .iter()
+            .map(|c| ClaimSummary {
                 id: c.id(),
                 kind: crate::family::ClaimKind::Bound,
                 title: c.title(),
@@ -121,8 +129,8 @@ impl Family for DpgpFamily {
                 source: c.source(),
                 reading: c.reading(),
                 metric: card_claims::metric_formula(c.claim.metric),
-            }))
-            .collect()
+            })
+            .collect())
     }
 
     fn scenario_names(&self) -> Result<Vec<String>> {
@@ -142,14 +150,13 @@ impl Family for DpgpFamily {
                 return Err(Error::Unknown { kind: "scenario", name: n.clone(), known: names.join(", ") });
             }
         }
-        let ids: Vec<&'static str> = self.claims().iter().map(|c| c.id).collect();
+        let ids: Vec<&'static str> = self.claims().iter().map(|c| c.id).chain(card.defined.ids()).collect();
         // A card that defines claims by formulas is checked for those claims unless others are named.
-        let defined: Vec<&'static CardClaim> =
-            card_claims::registered().into_iter().filter(|c| request.card.is_some() && card.claims.iter().any(|e| e.id == c.id())).collect();
+        let defined: Vec<&CardClaim> = card.defined.0.iter().map(|c| c.as_ref()).collect();
         let wanted: Vec<String> =
             if request.claims.is_empty() && !defined.is_empty() { defined.iter().map(|c| c.id().to_string()).collect() } else { request.claims.clone() };
         let claim_selected = |id: &str| wanted.is_empty() || wanted.iter().any(|c| c == id);
-        let chosen_cards: Vec<&CardClaim> = card_claims::registered().into_iter().filter(|c| claim_selected(c.id())).collect();
+        let chosen_cards: Vec<&CardClaim> = defined.iter().copied().filter(|c| claim_selected(c.id())).collect();
         let named = |n: &str| request.scenarios.is_empty() || request.scenarios.iter().any(|s| s == n);
         let comparisons: Vec<_> =
             card.comparisons.iter().filter(|c| named(&c.name)).filter(|_| ids.iter().any(|id| id.starts_with("DPGP-R2") && claim_selected(id))).collect();
@@ -214,8 +221,11 @@ impl Family for DpgpFamily {
                     expected: *expected,
                 });
             }
-            let summary =
-                summaries().into_iter().chain(self.claims()).find(|c| c.id == *id).ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
+            let summary = summaries()
+                .into_iter()
+                .chain(self.claims_with(request.card.as_ref())?)
+                .find(|c| c.id == *id)
+                .ok_or_else(|| Error::Numerical(format!("claim {id} has no summary")))?;
             let file = ClaimFile {
                 meta: &request.meta,
                 claim: &summary,
@@ -250,8 +260,10 @@ impl Family for DpgpFamily {
     /// The step-size conditions of Theorem 1 for given values: `--eta-u`, `--eta-v` and, through
     /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
     /// conditions (I-DPGP2) and the printed one, each with its given and required value.
-    fn conditions(&self, given: &Given, claims: &[String], json: bool) -> Result<String> {
-        let card: Vec<&'static CardClaim> = card_claims::registered().into_iter().filter(|c| claims.iter().any(|id| id == c.id())).collect();
+    fn conditions(&self, given: &Given, claims: &[String], json: bool, card: Option<&CardText>) -> Result<String> {
+        let read = card.map(|c| parse_card(&c.text, &c.what)).transpose()?;
+        let defined = read.map(|c| c.defined).unwrap_or_default();
+        let card: Vec<&CardClaim> = defined.0.iter().map(|c| c.as_ref()).filter(|c| claims.iter().any(|id| id == c.id())).collect();
         if !card.is_empty() {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
             return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
@@ -307,10 +319,6 @@ impl Family for DpgpFamily {
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
-    }
-
-    fn load_card(&self, card: &crate::family::CardText) -> Result<()> {
-        parse_card(&card.text, &card.what).map(|_| ())
     }
 }
 
