@@ -57,6 +57,11 @@ pub struct ClaimResult {
 }
 
 impl ClaimResult {
+    /// Whether the computed verdict is the one the card expects (where it says anything).
+    pub fn matches_expected(&self) -> bool {
+        self.expected.is_none_or(|e| e == self.evaluation.verdict)
+    }
+
     /// The row of this result on `scenario` of `family`.
     pub fn row(&self, family: &'static str, scenario: &str) -> VerdictRow {
         VerdictRow {
@@ -264,12 +269,17 @@ pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckReque
     Ok(Selection { claims, scenarios })
 }
 
-/// The rows of `runs`: claim by claim in `claims` order, then run by run, each claim's results in
-/// the order the run gives them.
-pub fn rows<P: Plugin>(plugin: &P, claims: &[P::Claim], runs: &[P::Run]) -> Vec<VerdictRow> {
+/// The rows of `runs`: claim by claim in the order the claims first appear in the runs' results,
+/// then run by run, each claim's results in the order the run gives them.
+pub fn rows<P: Plugin>(plugin: &P, runs: &[P::Run]) -> Vec<VerdictRow> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for r in runs.iter().flat_map(|run| plugin.results(run)) {
+        if !ids.contains(&r.claim) {
+            ids.push(r.claim);
+        }
+    }
     let mut rows = Vec::new();
-    for claim in claims {
-        let id = plugin.claim_id(claim);
+    for id in ids {
         for run in runs {
             let name = plugin.run_name(run);
             rows.extend(plugin.results(run).iter().filter(|r| r.claim == id).map(|r| r.row(plugin.id(), name)));
@@ -303,7 +313,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     progress.finish();
     let report_settings = ReportSettings { full: request.full, plots: request.plots, meta: &request.meta, run: settings };
     let mut report = plugin.report(&card, &selection.claims, &runs, &report_settings, progress)?;
-    report.rows = rows(plugin, &selection.claims, &runs);
+    report.rows = rows(plugin, &runs);
     Ok(report)
 }
 

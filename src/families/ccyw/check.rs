@@ -1,6 +1,12 @@
 //! The pipeline of one scenario: instance and constants -> step sizes -> runs -> verdicts.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
+
+use crate::checker::constants::{EMPIRICAL, EXACT};
+pub use crate::checker::ClaimResult;
+use crate::claim::fmt_num;
 
 pub use crate::engine::monte_carlo::in_pool;
 use crate::engine::{Estimator, InclusionMoments};
@@ -9,12 +15,12 @@ use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
 use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
 use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::claims::lemmas::evaluate_lemma;
-use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
+use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim};
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
 use crate::families::ccyw::problem::{GradientSummary, Layout, ProblemConstants, QuadraticInstance};
-use crate::verdict::{evaluate, Evaluation, VerdictKind};
+use crate::verdict::{evaluate, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
 #[derive(Debug, Clone, Default)]
@@ -25,44 +31,6 @@ pub struct CheckOptions {
     pub bound_scale: Option<f64>,
     /// Overrides every scenario's estimator.
     pub estimator: Option<EstimatorChoice>,
-}
-
-/// A claim's outcome on one scenario.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Claim id.
-    pub claim: &'static str,
-    /// Title.
-    pub title: &'static str,
-    /// Source lines.
-    pub source: &'static str,
-    /// Reading checked.
-    pub reading: Reading,
-    /// Metric formula.
-    pub metric: &'static str,
-    /// Evaluation with the exact constants.
-    pub evaluation: Evaluation,
-    /// Empirical evaluation, present when BGD fails for the instance: `b^2` replaced by the
-    /// supremum of the dissimilarity over the iterates the runs visit. Not a verdict on the claim
-    /// as stated.
-    pub empirical: Option<Evaluation>,
-    /// Expected verdict from the card.
-    pub expected: Option<VerdictKind>,
-    /// Expected empirical verdict from the card.
-    pub expected_empirical: Option<VerdictKind>,
-}
-
-impl ClaimResult {
-    /// Whether the computed verdicts agree with the card's expectations (where given).
-    pub fn matches_expected(&self) -> bool {
-        let main = self.expected.is_none_or(|e| e == self.evaluation.verdict);
-        let emp = match (self.expected_empirical, &self.empirical) {
-            (Some(e), Some(ev)) => e == ev.verdict,
-            (Some(_), None) => false,
-            (None, _) => true,
-        };
-        main && emp
-    }
 }
 
 /// Everything computed for one scenario.
@@ -97,8 +65,32 @@ pub struct ScenarioRun {
     /// Exact engine only: smallest eigenvalue of the state covariance seen (negative beyond
     /// rounding would flag a loss of positive semidefiniteness).
     pub min_covariance_eigenvalue: Option<f64>,
-    /// Claim outcomes.
+    /// Claim outcomes: per claim the claim as stated, then (when BGD fails for the instance) the
+    /// evaluation with `b^2` replaced by the supremum of the dissimilarity over the iterates the
+    /// runs visit, labelled `empirical` (not a verdict on the claim as stated).
     pub results: Vec<ClaimResult>,
+    /// The empirical verdicts the card expects, by claim id (also where none could be computed).
+    #[serde(skip)]
+    pub expected_empirical: BTreeMap<String, VerdictKind>,
+}
+
+impl ScenarioRun {
+    /// The result of claim `id` with constants `constants` (`exact` or `empirical`).
+    pub fn result(&self, id: &str, constants: &str) -> Option<&ClaimResult> {
+        self.results.iter().find(|r| r.claim == id && r.constants == constants)
+    }
+
+    /// Whether claim `id`'s verdicts agree with the card: the exact one, and the empirical one
+    /// where the card expects one (an expected empirical verdict that was not computed differs).
+    pub fn matches_expected(&self, id: &str) -> bool {
+        let exact = self.result(id, EXACT).is_none_or(|r| r.matches_expected());
+        let empirical = match (self.expected_empirical.get(id), self.result(id, EMPIRICAL)) {
+            (Some(e), Some(r)) => *e == r.evaluation.verdict,
+            (Some(_), None) => false,
+            (None, _) => true,
+        };
+        exact && empirical
+    }
 }
 
 /// Claim inputs of an instance before steps are chosen (steps NaN).
@@ -314,14 +306,11 @@ pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) ->
         for lemma in selection.lemmas.iter().filter(|l| l.algorithm() == s.algorithm.kind) {
             run.results.push(ClaimResult {
                 claim: lemma.id(),
-                title: lemma.title(),
-                source: lemma.source(),
-                reading: lemma.reading(),
-                metric: lemma.inequality(),
+                reading: lemma.reading().name,
+                constants: EXACT,
+                label: None,
                 evaluation: evaluate_lemma(*lemma, &inputs, &q, estimator, s.confidence, scale),
-                empirical: None,
                 expected: s.expected.get(lemma.id()).copied(),
-                expected_empirical: s.expected_empirical.get(lemma.id()).copied(),
             });
         }
     }
@@ -389,10 +378,11 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
     let inputs = claim_inputs(&inst, &constants, &params, s.rounds);
     let empirical_b2 = runs.empirical_b2.unwrap_or(f64::NAN);
     let scale = opts.bound_scale.unwrap_or(1.0);
+    let label = format!("empirical b^2 = {}", fmt_num(empirical_b2));
     let results = claims
         .iter()
         .filter(|claim| claim.algorithm() == s.algorithm.kind)
-        .map(|claim| {
+        .flat_map(|claim| {
             let metric: Vec<Vec<f64>> =
                 runs.summaries.iter().map(|series| series.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect()).collect();
             let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
@@ -404,17 +394,17 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
             } else {
                 None
             };
-            ClaimResult {
+            let result = |constants, label, evaluation, expected| ClaimResult {
                 claim: claim.id(),
-                title: claim.title(),
-                source: claim.source(),
-                reading: claim.reading(),
-                metric: claim.metric().formula(),
+                reading: claim.reading().name,
+                constants,
+                label,
                 evaluation,
-                empirical,
-                expected: s.expected.get(claim.id()).copied(),
-                expected_empirical: s.expected_empirical.get(claim.id()).copied(),
-            }
+                expected,
+            };
+            let exact = result(EXACT, None, evaluation, s.expected.get(claim.id()).copied());
+            let empirical = empirical.map(|e| result(EMPIRICAL, Some(label.clone()), e, s.expected_empirical.get(claim.id()).copied()));
+            std::iter::once(exact).chain(empirical)
         })
         .collect();
     ScenarioRun {
@@ -433,5 +423,6 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
         empirical_b2,
         min_covariance_eigenvalue: runs.min_covariance_eigenvalue,
         results,
+        expected_empirical: s.expected_empirical.clone(),
     }
 }

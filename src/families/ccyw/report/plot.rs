@@ -6,6 +6,7 @@
 
 use plotters::prelude::*;
 
+use crate::checker::constants::EMPIRICAL;
 use crate::error::Result;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::families::ccyw::claims::fmt_num;
@@ -28,7 +29,7 @@ pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) 
             if c.evaluation.verdict != VerdictKind::NotApplicable {
                 v.push((*run, *c, &c.evaluation, false));
             }
-            if let Some(e) = &c.empirical {
+            if let Some(e) = run.result(c.claim, EMPIRICAL).map(|r| &r.evaluation) {
                 if e.verdict != VerdictKind::NotApplicable {
                     v.push((*run, *c, e, true));
                 }

@@ -1,5 +1,6 @@
 //! The `run` command's JSON: constants, parameters, per-round metrics and verdicts of one scenario.
 
+use crate::checker::constants::{EMPIRICAL, EXACT};
 use serde::Serialize;
 
 use crate::engine::{student_t_interval, Estimator, Interval};
@@ -66,15 +67,16 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>, estimator: Option
     let verdicts = run
         .results
         .iter()
+        .filter(|c| c.constants == EXACT)
         .map(|c| {
             serde_json::json!({
                 "claim": c.claim,
-                "reading": c.reading.name,
+                "reading": c.reading,
                 "verdict": c.evaluation.verdict,
                 "slack": c.evaluation.slack,
                 "failed": c.evaluation.failed,
                 "decisive": c.evaluation.decisive,
-                "empirical_verdict": c.empirical.as_ref().map(|e| e.verdict),
+                "empirical_verdict": run.result(c.claim, EMPIRICAL).map(|e| e.evaluation.verdict),
             })
         })
         .collect();
