@@ -9,8 +9,8 @@
 //! 2. the claims: those asked for, else those the given card defines, else every built-in one;
 //! 3. the scenarios: those named (an unknown name in a given card is bad input), then those that
 //!    concern a selected claim;
-//! 4. validation: every selected scenario is prepared before any run, so bad input fails before
-//!    work or files; `--bound-scale` must be a finite number > 0;
+//! 4. validation: every selected scenario is prepared (once) before any run, so bad input fails
+//!    before work or files; `--bound-scale` must be a finite number > 0;
 //! 5. the runs, one scenario after another, each on the requested worker pool, with progress;
 //! 6. the verdict rows, claim by claim in report order, then scenario by scenario;
 //! 7. the family's report (files, its section of `SUMMARY.md`, terminal sections).
@@ -123,6 +123,9 @@ pub trait Plugin: Sync + Send + 'static {
     type Scenario: Sync + Send;
     /// A claim: built in or defined by a card.
     type Claim: Clone + Sync + Send;
+    /// A scenario checked and prepared (its instance built, its constants computed): made once,
+    /// before any run, and handed to [`Plugin::run`].
+    type Prepared: Send;
     /// Everything one scenario's run produced that rows and reports read.
     type Run: Send;
 
@@ -162,12 +165,12 @@ pub trait Plugin: Sync + Send + 'static {
     ///
     /// # Errors
     /// Bad input naming the field.
-    fn prepare(&self, scenario: &Self::Scenario) -> Result<()>;
-    /// Runs one scenario and evaluates `claims` on it.
+    fn prepare(&self, scenario: &Self::Scenario) -> Result<Self::Prepared>;
+    /// Runs one prepared scenario and evaluates `claims` on it.
     ///
     /// # Errors
-    /// Bad input; numerical failures.
-    fn run(&self, card: &Self::Card, scenario: &Self::Scenario, claims: &[Self::Claim], settings: &RunSettings) -> Result<Self::Run>;
+    /// Numerical failures.
+    fn run(&self, card: &Self::Card, scenario: &Self::Scenario, prepared: Self::Prepared, claims: &[Self::Claim], settings: &RunSettings) -> Result<Self::Run>;
     /// The results of a run, every claim's rows in report order.
     fn results<'r>(&self, run: &'r Self::Run) -> &'r [ClaimResult];
     /// The name of the scenario a run is of.
@@ -300,13 +303,11 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
-    for s in &selection.scenarios {
-        plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))?;
-    }
+    let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))).collect::<Result<Vec<_>>>()?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
     let mut runs = Vec::with_capacity(selection.scenarios.len());
-    for s in &selection.scenarios {
-        let run = crate::engine::monte_carlo::in_pool(request.threads, || plugin.run(&card, s, &selection.claims, &settings))?;
+    for (s, p) in selection.scenarios.iter().zip(prepared) {
+        let run = crate::engine::monte_carlo::in_pool(request.threads, || plugin.run(&card, s, p, &selection.claims, &settings))?;
         runs.push(run.map_err(|e| e.in_scenario(plugin.scenario_name(s)))?);
         progress.step();
     }

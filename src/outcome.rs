@@ -4,10 +4,42 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::claim::fmt_num;
+use serde::Serialize;
+
+use crate::claim::{fmt_num, Reading};
 use crate::error::Result;
 use crate::family::{ClaimSummary, FamilyReport, ReportFile, VerdictRow};
-use crate::report::{describe, write_atomic, ReportMeta};
+use crate::report::{describe, to_json, write_atomic, ReportMeta};
+
+/// One claim's JSON file (`claims/<ID>.json`): the claim's identity, then one entry per scenario
+/// in the family's own entry type `E` (its run's numbers beside the evaluation).
+#[derive(Serialize)]
+pub struct ClaimJson<'a, E: Serialize> {
+    /// Provenance.
+    pub meta: &'a ReportMeta,
+    /// Claim id.
+    pub claim: &'a str,
+    /// One-line title.
+    pub title: &'a str,
+    /// Source lines.
+    pub source: &'a str,
+    /// The reading checked.
+    pub reading: &'a Reading,
+    /// The metric bounded, or the inequality.
+    pub metric: &'a str,
+    /// One entry per scenario.
+    pub scenarios: Vec<E>,
+}
+
+impl<E: Serialize> ClaimJson<'_, E> {
+    /// The file.
+    ///
+    /// # Errors
+    /// When the JSON cannot be written.
+    pub fn file(&self) -> Result<ReportFile> {
+        Ok(ReportFile { path: PathBuf::from("claims").join(format!("{}.json", self.claim)), bytes: to_json(self)?.into_bytes() })
+    }
+}
 
 /// What one family's check produced, with what the summary needs to know of the family.
 #[derive(Debug, Clone)]

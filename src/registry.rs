@@ -113,7 +113,8 @@ impl Registry {
     /// before any run; a card given on the command line goes to the family it names.
     ///
     /// # Errors
-    /// The first error (bad input fails before any run of the family at fault).
+    /// The first error (bad input fails before any run of the family at fault); bad input when
+    /// the request selects no claim on any scenario (a check that checks nothing fails).
     pub fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<CheckOutcome> {
         self.require_known_claims(&request.claims, request.card.as_ref())?;
         let card_family = match &request.card {
@@ -143,6 +144,17 @@ impl Registry {
                 let claims = f.claims_with(request.card.as_ref().filter(|_| card_family == Some(f.id())))?;
                 outcome.families.push(FamilyOutcome { id: f.id(), title: f.title(), claims, report: f.check(request, progress)? });
             }
+        }
+        if outcome.rows().next().is_none() {
+            let mut asked: Vec<String> = request.claims.iter().map(|c| format!("--claim {c}")).collect();
+            asked.extend(request.scenarios.iter().map(|s| format!("--scenario {s}")));
+            asked.extend(request.card.iter().map(|c| format!("--card {}", c.what)));
+            let asked = if asked.is_empty() { "the default scenarios".to_string() } else { asked.join(" ") };
+            return Err(Error::field(
+                "--claim, --scenario",
+                format!("nothing checked: {asked} selects no claim on a scenario of its setting"),
+                "a claim and a scenario of the same family, the scenario in the claim's setting (`fedbounds list`)",
+            ));
         }
         Ok(outcome)
     }

@@ -163,6 +163,7 @@ impl Plugin for GdFamily {
     type Card = Card;
     type Scenario = Scenario;
     type Claim = &'static str;
+    type Prepared = ();
     type Run = (String, Vec<ClaimResult>);
     fn id(&self) -> &'static str {
         "gd"
@@ -203,7 +204,7 @@ impl Plugin for GdFamily {
     fn prepare(&self, s: &Scenario) -> Result<()> {
         fedbounds::error::require_positive("gamma_times_l", s.gamma_times_l).map(drop)
     }
-    fn run(&self, _card: &Card, s: &Scenario, _claims: &[&'static str], settings: &RunSettings) -> Result<Self::Run> {
+    fn run(&self, _card: &Card, s: &Scenario, _: (), _claims: &[&'static str], settings: &RunSettings) -> Result<Self::Run> {
         let p = Problem::new(s.gamma_times_l);
         let (mu, l) = p.spectrum();
         let inputs = Inputs { l, mu, gamma: p.gamma(), initial_distance2: (&p.x0 - p.minimizer()).norm_squared(), t: ROUNDS };

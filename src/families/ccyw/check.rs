@@ -287,7 +287,14 @@ pub const LEMMA_ROUNDS: usize = 300;
 /// # Errors
 /// Any error of building the instance, computing its constants or resolving its steps.
 pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) -> Result<ScenarioRun> {
-    let prepared = prepare(s)?;
+    run_prepared(s, prepare(s)?, selection, opts)
+}
+
+/// [`run_scenario`] on a prepared scenario.
+///
+/// # Errors
+/// A run that fails numerically; a worker pool that cannot start.
+pub fn run_prepared(s: &Scenario, prepared: Prepared, selection: &Selection, opts: &CheckOptions) -> Result<ScenarioRun> {
     let runs = simulate_scenario(s, &prepared.instance, &prepared.params, opts)?;
     let lemma_quantities = if selection.lemmas.iter().any(|l| l.algorithm() == s.algorithm.kind) {
         let alg = s.algorithm.kind.build(prepared.params);

@@ -10,7 +10,7 @@ use crate::verdict::VerdictKind;
 
 use super::card::{self, Card, Scenario};
 use super::card_claims::{CardClaim, Catalog};
-use super::check::{self, CheckOptions, ScenarioRun, Selection};
+use super::check::{self, CheckOptions, Prepared, ScenarioRun, Selection};
 use super::claims::{self, Claim, ClaimInputs, GammaRule, LemmaClaim};
 use super::experiments::Experiments;
 use super::report;
@@ -156,6 +156,7 @@ impl Plugin for Ccyw {
     type Card = Cards;
     type Scenario = Scenario;
     type Claim = CcywClaim;
+    type Prepared = Prepared;
     type Run = ScenarioRun;
 
     fn id(&self) -> &'static str {
@@ -220,11 +221,11 @@ impl Plugin for Ccyw {
         claims.iter().any(|c| c.algorithm() == s.algorithm.kind)
     }
 
-    fn prepare(&self, s: &Scenario) -> Result<()> {
-        check::prepare(s).map(drop)
+    fn prepare(&self, s: &Scenario) -> Result<Prepared> {
+        check::prepare(s)
     }
 
-    fn run(&self, _cards: &Cards, s: &Scenario, chosen: &[CcywClaim], settings: &RunSettings) -> Result<ScenarioRun> {
+    fn run(&self, _cards: &Cards, s: &Scenario, prepared: Prepared, chosen: &[CcywClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         let mut selection = Selection { claims: Vec::new(), lemmas: Vec::new() };
         for c in chosen {
             match c {
@@ -234,7 +235,7 @@ impl Plugin for Ccyw {
             }
         }
         let opts = CheckOptions { threads: settings.threads, bound_scale: Some(settings.bound_scale), estimator: settings.estimator };
-        check::run_scenario(s, &selection, &opts)
+        check::run_prepared(s, prepared, &selection, &opts)
     }
 
     fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {

@@ -16,7 +16,7 @@ use crate::verdict::{evaluate, evaluate_inequality, Evaluation, VerdictKind};
 use super::algorithm::LocalGradient;
 use super::card_claims::Claim;
 use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
-use super::problem::{Constants, InstanceSpec};
+use super::problem::{Constants, Instance, InstanceSpec};
 use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
 
 /// How a scenario sets the step.
@@ -250,9 +250,25 @@ const Z_ITERATIONS: usize = 8;
 /// # Errors
 /// Bad input naming the field; a singular instance.
 pub fn run_scenario(s: &Scenario, claims: &[Claim], bound_scale: f64) -> Result<ScenarioRun> {
+    run_prepared(s, prepare(s)?, claims, bound_scale)
+}
+
+/// A scenario's run parameters checked, its instance built and its exact constants computed.
+///
+/// # Errors
+/// Bad input naming the field; a singular instance.
+pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
     s.check_run("scenario")?;
     let inst = s.instance.build()?;
     let c = inst.constants()?;
+    Ok((inst, c))
+}
+
+/// [`run_scenario`] on a prepared scenario.
+///
+/// # Errors
+/// A singular instance.
+pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Claim], bound_scale: f64) -> Result<ScenarioRun> {
     let w_star = DVector::from_column_slice(&c.w_star);
     let psi = c.compensation.psi.clone();
     let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);

@@ -11,8 +11,9 @@ use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions};
 
 use super::card_claims::{CardClaim, Claim};
-use super::check::{residual_sweep, run_scenario, ClaimResult, ResidualSweep, Scenario, ScenarioRun};
+use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ClaimResult, ResidualSweep, Scenario, ScenarioRun};
 use super::claims::ALL;
+use super::problem::{Constants, Instance};
 use super::report;
 
 /// The id scenario files use: `family = "fedplt"`.
@@ -103,6 +104,7 @@ impl Plugin for FedPlt {
     type Card = ReadCard;
     type Scenario = Scenario;
     type Claim = Claim;
+    type Prepared = (Instance, Constants);
     type Run = ScenarioRun;
 
     fn id(&self) -> &'static str {
@@ -150,12 +152,12 @@ impl Plugin for FedPlt {
         &scenario.name
     }
 
-    fn prepare(&self, s: &Scenario) -> Result<()> {
-        s.instance.build().and_then(|i| i.constants()).map(|_| ())
+    fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
+        prepare(s)
     }
 
-    fn run(&self, _card: &ReadCard, s: &Scenario, claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
-        run_scenario(s, claims, settings.bound_scale)
+    fn run(&self, _card: &ReadCard, s: &Scenario, prepared: (Instance, Constants), claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
+        run_prepared(s, prepared, claims, settings.bound_scale)
     }
 
     fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {

@@ -13,6 +13,7 @@ use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::Result;
 use crate::family::ReportFile;
+use crate::outcome::ClaimJson;
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
 use crate::report::{opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::{Evaluation, VerdictKind};
@@ -38,17 +39,6 @@ struct Entry<'a> {
     expected_empirical: Option<VerdictKind>,
     evaluation: &'a Evaluation,
     empirical: Option<&'a Evaluation>,
-}
-
-#[derive(Serialize)]
-struct ClaimReport<'a> {
-    meta: &'a ReportMeta,
-    claim: &'a str,
-    title: &'a str,
-    source: &'a str,
-    reading: crate::claim::Reading,
-    metric: &'a str,
-    scenarios: Vec<Entry<'a>>,
 }
 
 /// The report files and the `SUMMARY.md` section.
@@ -91,16 +81,16 @@ pub fn report_files(
         if entries.is_empty() {
             continue;
         }
-        let report = ClaimReport {
+        let report = ClaimJson {
             meta,
             claim: claim.id(),
             title: summary.title,
             source: summary.source,
-            reading: summary.reading,
+            reading: &summary.reading,
             metric: summary.metric,
             scenarios: entries,
         };
-        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{}.json", claim.id())), bytes: to_json(&report)?.into_bytes() });
+        files.push(report.file()?);
         if let (true, Claim::Builtin(builtin)) = (plots, claim) {
             if builtin.uses_run() {
                 files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(*builtin, runs)? });

@@ -26,6 +26,7 @@ use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::families::ccyw::claims::{lemma_by_id, Reading};
 use crate::family::ReportFile;
+use crate::outcome::ClaimJson;
 use crate::verdict::{Evaluation, VerdictKind};
 
 #[derive(Serialize)]
@@ -48,17 +49,6 @@ struct ClaimScenarioEntry<'a> {
     matches_expected: bool,
     evaluation: &'a Evaluation,
     empirical: Option<&'a Evaluation>,
-}
-
-#[derive(Serialize)]
-struct ClaimReport<'a> {
-    meta: &'a ReportMeta,
-    claim: &'a str,
-    title: &'a str,
-    source: &'a str,
-    reading: &'a crate::families::ccyw::claims::Reading,
-    metric: &'a str,
-    scenarios: Vec<ClaimScenarioEntry<'a>>,
 }
 
 /// Claim ids in first-seen order across runs.
@@ -107,7 +97,7 @@ pub fn report_files(runs: &[ScenarioRun], catalog: &Catalog, extras: Extras<'_>,
         let rows = results_of(runs, id);
         let (title, source, reading, metric) =
             describe_claim(id, catalog).ok_or_else(|| Error::Numerical(format!("claim {id} was run but is not in the catalog")))?;
-        let report = ClaimReport {
+        let report = ClaimJson {
             meta,
             claim: id,
             title,
@@ -138,7 +128,7 @@ pub fn report_files(runs: &[ScenarioRun], catalog: &Catalog, extras: Extras<'_>,
                 })
                 .collect(),
         };
-        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&report)?.into_bytes() });
+        files.push(report.file()?);
         if plots {
             files.push(ReportFile { path: PathBuf::from("figures").join(format!("{id}.png")), bytes: plot_claim(id, title, &rows)? });
         }
