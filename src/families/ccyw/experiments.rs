@@ -586,16 +586,16 @@ fn descent(c: &Curve) -> f64 {
     c.descent_rounds as f64
 }
 
-/// Figures 1a, 2a (sweep order: gamma decreasing): the steady states decrease.
-fn gamma_steady(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
+/// The steady states of sweep `fig` decrease along its order.
+fn steady_decreasing(sweeps: &[Sweep], fig: &str, detail: String) -> Outcome {
     let c = find(sweeps, fig);
     let ss: Vec<f64> = c.iter().map(steady).collect();
-    let holds = ss.windows(2).all(|w| w[1] < w[0]);
-    Outcome {
-        verdict: steady_verdict(&[c], holds),
-        evidence: evidence(c, "steady state", steady),
-        detail: format!("{alg}: steady states for gamma = 0.001, 0.0005, 0.00025"),
-    }
+    Outcome { verdict: steady_verdict(&[c], ss.windows(2).all(|w| w[1] < w[0])), evidence: evidence(c, "steady state", steady), detail }
+}
+
+/// Figures 1a, 2a (sweep order: gamma decreasing): the steady states decrease.
+fn gamma_steady(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
+    steady_decreasing(sweeps, fig, format!("{alg}: steady states for gamma = 0.001, 0.0005, 0.00025"))
 }
 
 /// Figures 1a, 2a: the descent times increase as gamma decreases.
@@ -611,13 +611,7 @@ fn gamma_rate(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
 
 /// Figures 1b, 2b (sweep order: m increasing): the steady states decrease.
 fn clients_steady(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
-    let c = find(sweeps, fig);
-    let ss: Vec<f64> = c.iter().map(steady).collect();
-    Outcome {
-        verdict: steady_verdict(&[c], ss.windows(2).all(|w| w[1] < w[0])),
-        evidence: evidence(c, "steady state", steady),
-        detail: format!("{alg}: m = 3, 6, 9; metric G_u + hat G_v, whose weight m/n on G_v itself grows with m (I-CCYW7)"),
-    }
+    steady_decreasing(sweeps, fig, format!("{alg}: m = 3, 6, 9; metric G_u + hat G_v, whose weight m/n on G_v itself grows with m (I-CCYW7)"))
 }
 
 /// Figures 1c, 2c (sweep order: K increasing): the descent times decrease for both algorithms.
