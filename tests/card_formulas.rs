@@ -122,6 +122,11 @@ fn bad_formulas_are_refused_with_the_claim_the_field_and_the_position() {
         &card_with("metric = \"shared_plus_personal\"", "metric = \"gradient_norm\""),
         &["claims[LOCAL-SGD].formula.metric", "shared_plus_weighted_personal"],
     );
+    // A per-round quantity of a proof has no value where a card-defined bound is compared.
+    assert_refused(
+        &card_with(bound, "bound = \"4*F0/(T*K*gamma) + 4*L*gamma*sigma_u2/n + E_t\""),
+        &["claims[LOCAL-SGD].formula", "reads `E_t`, a per-round quantity of a proof"],
+    );
     let lets = "let = [\"drift = 16*L^2";
     assert_refused(&card_with(lets, "let = [\"drift = 16*L^^2"), &["claims[LOCAL-SGD].formula.let[0]", "column 14"]);
 }
@@ -201,6 +206,10 @@ fn bad_formulas_in_fedplt_and_dpgp_cards_are_refused_with_the_position() {
     assert_refused(
         &example_with(FEDPLT_EXAMPLE, bound, "bound = \"(1 - eta*mu)^t*D0 + eta*sigma/mu\""),
         &["claims[SGD-BALL].formula.bound", "column 25", "unknown symbol `sigma`"],
+    );
+    assert_refused(
+        &example_with(FEDPLT_EXAMPLE, bound, "bound = \"(1 - eta*mu)^t*D0 + eta*sigma2/mu + D_t\""),
+        &["claims[SGD-BALL].formula", "reads `D_t`, a per-round quantity of a proof"],
     );
     assert_refused(&example_with(FEDPLT_EXAMPLE, "metric = \"distance\"", "metric = \"loss\""), &["claims[SGD-BALL].formula.metric", "distance"]);
     let bound = "bound = \"(F0 - F_star)/sqrt(T)";

@@ -18,10 +18,8 @@ use super::{ClaimFormulas, CompareSpec, Symbol};
 /// What a family accepts in a card-defined claim.
 #[derive(Debug, Clone, Copy)]
 pub struct UserClaimRules {
-    /// The family's symbols.
+    /// The family's symbols (a bound may not read their per-round quantities).
     pub symbols: &'static [Symbol],
-    /// Slots from here on are per-round quantities of proofs: a bound may not read them.
-    pub first_run_quantity: usize,
     /// The metrics a claim may bound, by name.
     pub metrics: &'static [&'static str],
     /// The algorithms a claim may be about (the first is the default); empty when the family runs one.
@@ -89,7 +87,7 @@ impl UserClaim {
         if formulas.bound.is_none() {
             return Err(Error::field(field(".bound"), "missing (per-round inequalities of a proof are built in only)", "a bound on the metric"));
         }
-        if let Some(i) = formulas.symbols_read().into_iter().find(|i| *i >= rules.first_run_quantity) {
+        if let Some(i) = formulas.symbols_read().into_iter().find(|i| rules.symbols[*i].per_round) {
             return Err(Error::field(
                 field(""),
                 format!("reads `{}`, a per-round quantity of a proof", rules.symbols[i].name),

@@ -16,12 +16,11 @@ use crate::formula::CompareSpec;
 
 use super::algorithm::AlgorithmKind;
 use super::claims::{self as builtin, AdmissibleSteps, Claim, ClaimInputs, GammaRule, Metric};
-use super::formulas::{values, FIRST_RUN_QUANTITY, METRICS, SYMBOLS};
+use super::formulas::{METRICS, SYMBOLS};
 
 /// What this family accepts in a card-defined claim.
 pub const RULES: UserClaimRules = UserClaimRules {
-    symbols: &SYMBOLS,
-    first_run_quantity: FIRST_RUN_QUANTITY,
+    symbols: SYMBOLS.symbols(),
     metrics: &["shared_plus_weighted_personal", "shared_plus_personal"],
     algorithms: &["fedavg-p", "scaffold-p"],
     comparisons: &[CompareSpec::RunningAverage, CompareSpec::PerRound],
@@ -44,7 +43,7 @@ impl CardClaim {
         let claim = UserClaim::compile(card, &RULES)?;
         let metric = METRICS.iter().find(|m| m.0 == claim.metric).map(|m| m.1).ok_or_else(|| Error::field("metric", claim.metric, "a metric of METRICS"))?;
         let algorithm = if claim.algorithm == "scaffold-p" { AlgorithmKind::ScaffoldP } else { AlgorithmKind::FedavgP };
-        Ok(Self { claim: FormulaClaim { claim, values }, algorithm, metric })
+        Ok(Self { claim: FormulaClaim { claim, values: |x| SYMBOLS.values(x) }, algorithm, metric })
     }
 
     /// The statement as the card prints it.
@@ -92,7 +91,7 @@ impl Claim for CardClaim {
     /// `gamma <= expr`, `gamma = expr`, `eta_u >= expr`, ...); no condition: `gamma` unbounded,
     /// `eta` at least 1.
     fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps {
-        let v = values(x);
+        let v = SYMBOLS.values(x);
         let f = &self.claim.claim.formulas;
         let gamma = match f.limit_of("gamma", true, &v) {
             Some((g, true)) => GammaRule::Exactly(g),
@@ -103,7 +102,7 @@ impl Claim for CardClaim {
         AdmissibleSteps { gamma, eta_u_min: eta("eta_u"), eta_v_min: eta("eta_v") }
     }
     fn eta_prescribed(&self, x: &ClaimInputs) -> (bool, bool) {
-        let v = values(x);
+        let v = SYMBOLS.values(x);
         let exact = |name: &str| self.claim.claim.formulas.limit_of(name, false, &v).is_some_and(|e| e.1);
         (exact("eta_u"), exact("eta_v"))
     }

@@ -18,7 +18,7 @@ use crate::verdict::evaluate;
 use super::card::Scenario;
 use super::check::{ClaimResult, ScenarioRun, CONFIDENCE};
 use super::claims::{assumption_checks, summaries};
-use super::formulas::{values, Inputs, FIRST_RUN_QUANTITY, SYMBOLS};
+use super::formulas::{Inputs, FIRST_RUN_QUANTITY, SYMBOLS};
 
 /// Theorem 1's metric per round, `E Delta_ubar^t / L_u + E Delta_v^t / L_v`.
 pub const STATIONARITY: &str = "stationarity";
@@ -29,8 +29,7 @@ pub const SUBOPTIMALITY: &str = "suboptimality";
 
 /// What this family accepts in a card-defined claim.
 pub const RULES: UserClaimRules = UserClaimRules {
-    symbols: &SYMBOLS,
-    first_run_quantity: FIRST_RUN_QUANTITY,
+    symbols: SYMBOLS.symbols(),
     metrics: &[STATIONARITY, CONSENSUS, SUBOPTIMALITY],
     algorithms: &[],
     comparisons: &[CompareSpec::RunningAverage, CompareSpec::PerRound],
@@ -58,7 +57,7 @@ const T_SLOT: usize = FIRST_RUN_QUANTITY - 1;
 impl CardInputs {
     /// The values at these inputs.
     pub fn new(x: &Inputs) -> Self {
-        let v = values(x);
+        let v = SYMBOLS.values(x);
         let mut slots = [f64::NAN; FIRST_RUN_QUANTITY];
         slots.copy_from_slice(&v[..FIRST_RUN_QUANTITY]);
         Self { slots }

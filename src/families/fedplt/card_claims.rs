@@ -15,7 +15,7 @@ use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserCla
 use crate::formula::CompareSpec;
 
 use super::claims::{FedPltClaim, Inputs, ALL};
-use super::formulas::{values, FIRST_RUN_QUANTITY, SYMBOLS};
+use super::formulas::SYMBOLS;
 
 /// The one metric a card-defined FedPLT claim bounds: `D^t = E||W^t - W*||^2`, exact, each round.
 pub const DISTANCE: &str = "distance";
@@ -25,13 +25,8 @@ pub const DISTANCE_METRIC: &str = "D^t = E||W^t - W*||^2, each round";
 
 /// What this family accepts in a card-defined claim: a bound on `distance`, compared at `t = T - 1`
 /// (`per-round`) or averaged over `t < T` (`running-average`).
-pub const RULES: UserClaimRules = UserClaimRules {
-    symbols: &SYMBOLS,
-    first_run_quantity: FIRST_RUN_QUANTITY,
-    metrics: &[DISTANCE],
-    algorithms: &[],
-    comparisons: &[CompareSpec::PerRound, CompareSpec::RunningAverage],
-};
+pub const RULES: UserClaimRules =
+    UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &[DISTANCE], algorithms: &[], comparisons: &[CompareSpec::PerRound, CompareSpec::RunningAverage] };
 
 /// A FedPLT claim read from a card.
 pub type CardClaim = FormulaClaim<Inputs>;
@@ -91,5 +86,5 @@ pub fn builtin_ids() -> Vec<&'static str> {
 /// # Errors
 /// The first entry that does not compile, naming its field.
 pub fn compile(entries: &[ClaimCard]) -> Result<Vec<Arc<CardClaim>>> {
-    compile_card_claims(entries, &builtin_ids(), |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values }))
+    compile_card_claims(entries, &builtin_ids(), |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) }))
 }
