@@ -21,6 +21,7 @@ pub mod error;
 pub mod families;
 pub mod family;
 pub mod formula;
+pub mod kinds;
 pub mod prec;
 pub mod report;
 pub mod rng;

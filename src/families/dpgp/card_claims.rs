@@ -9,16 +9,14 @@
 
 use crate::card::ClaimCard;
 use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
-use crate::engine::Estimator;
 use crate::error::Result;
 use crate::formula::user::{CardClaims, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
-use crate::verdict::evaluate;
 
-use super::card::Scenario;
-use super::check::{ClaimResult, ScenarioRun, CONFIDENCE};
-use super::claims::{assumption_checks, summaries};
+use super::claims::summaries;
 use super::formulas::{values, Inputs, FIRST_RUN_QUANTITY, SYMBOLS};
+use super::problem::Constants;
+use super::round::Trajectory;
 
 /// Theorem 1's metric per round, `E Delta_ubar^t / L_u + E Delta_v^t / L_v`.
 pub const STATIONARITY: &str = "stationarity";
@@ -102,9 +100,11 @@ pub fn register(entries: &[ClaimCard]) -> Result<usize> {
 }
 
 /// A card claim with the family's assumption checks before its own.
-struct WithAssumptions<'a> {
-    claim: &'a CardClaim,
-    assumptions: Vec<ConditionCheck>,
+pub struct WithAssumptions<'a> {
+    /// The claim.
+    pub claim: &'a CardClaim,
+    /// The family's assumption checks on the scenario.
+    pub assumptions: Vec<ConditionCheck>,
 }
 
 impl BoundClaim for WithAssumptions<'_> {
@@ -137,24 +137,21 @@ impl BoundClaim for WithAssumptions<'_> {
     }
 }
 
-/// Evaluates card-defined claims on a scenario's exact trajectory at its horizon `s.rounds`.
-pub fn evaluate_all(claims: &[&CardClaim], s: &Scenario, run: &ScenarioRun, bound_scale: f64) -> Vec<ClaimResult> {
-    let (k, tr) = (&run.constants, &run.trajectory);
-    let x = Inputs { constants: k.clone(), connectivity: run.connectivity, params: run.params, f0: tr.objective[0], t: s.rounds };
-    let inputs = CardInputs::new(&x);
-    let rounds = s.rounds;
-    claims
-        .iter()
-        .map(|c| {
-            let series: Vec<f64> = match c.claim.metric {
-                STATIONARITY => tr.stationarity(k.l_u, k.l_v),
-                CONSENSUS => tr.consensus.clone(),
-                _ => tr.objective.iter().map(|f| f - k.f_star).collect(),
-            };
-            let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds) };
-            let evaluation = evaluate(&claim, &inputs, &[series[..rounds].to_vec()], Estimator::Exact, CONFIDENCE, bound_scale);
-            let estimated = c.claim.reads("C") || c.claim.reads("q");
-            ClaimResult { claim: c.id(), reading: "primary", constants: if estimated { "estimated" } else { "exact" }, evaluation }
-        })
-        .collect()
+/// The per-round series of a card claim's metric on a trajectory (`k` the instance's constants).
+pub fn per_round_metric(metric: &str, k: &Constants, tr: &Trajectory) -> Vec<f64> {
+    match metric {
+        STATIONARITY => tr.stationarity(k.l_u, k.l_v),
+        CONSENSUS => tr.consensus.clone(),
+        _ => tr.objective.iter().map(|f| f - k.f_star).collect(),
+    }
+}
+
+/// Which constants a card claim's rows use: `estimated` when it reads `C` or `q` (estimated from
+/// the realised mixing products), else `exact`.
+pub fn constants_label(c: &CardClaim) -> &'static str {
+    if c.claim.reads("C") || c.claim.reads("q") {
+        "estimated"
+    } else {
+        "exact"
+    }
 }
