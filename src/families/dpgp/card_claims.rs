@@ -1,7 +1,8 @@
 //! Claims defined by a user's card for DFedPGP: a bound on one of the run's per-round metrics and
 //! its conditions as formulas over [`super::formulas::SYMBOLS`], compiled by the core
-//! ([`crate::formula::user`]) and checked on the scenario's exact trajectory at its horizon
-//! `rounds` (the steps of that horizon), every prefix `T' <= rounds` or the horizon only.
+//! ([`crate::formula::user`]) and checked (by `check::evaluate_card_claims`) on the scenario's
+//! exact trajectory at its horizon `rounds` (the steps of that horizon), every prefix
+//! `T' <= rounds` or the horizon only.
 //!
 //! The family's assumption checks (delta > 0, a joint-connectivity window) apply to every
 //! claim, as to the built-in ones. A claim that reads `C` or `q` (estimated from the realised
