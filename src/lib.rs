@@ -22,6 +22,7 @@ pub mod error;
 pub mod families;
 pub mod family;
 pub mod formula;
+pub mod kinds;
 pub mod outcome;
 pub mod prec;
 pub mod registry;

@@ -88,6 +88,32 @@ fn a_one_over_t_rate_is_violated() {
 }
 
 #[test]
+fn theorem_one_is_read_as_a_bounded_ratio_wherever_the_sweep_starts() {
+    use fedbounds::families::dpgp::check::run_scenario;
+    use fedbounds::families::dpgp::claims::theorem1_shape;
+    use fedbounds::kinds::big_o::evaluate_big_o;
+    let card = parse_card(DEFAULT_CARD, "card").unwrap();
+    let base = card.scenarios.iter().find(|s| s.name == "ring-high").unwrap().clone();
+    // metric/bracket rises from 0.07 to 0.17 over ring-high's sweep, its growth slowing: a
+    // constant fitted at any first horizon would be exceeded later, the ratio is bounded.
+    for sweep in [vec![100, 200, 400, 800, 1600], vec![200, 400, 800, 1600], vec![400, 800, 1600]] {
+        let s = fedbounds::families::dpgp::card::Scenario { sweep: sweep.clone(), ..base.clone() };
+        let run = run_scenario(&s, 1.0).unwrap();
+        let t1 = &run.results.iter().find(|r| r.claim == "DPGP-T1").unwrap().evaluation;
+        assert_eq!(t1.verdict, VerdictKind::Holds, "sweep {sweep:?}: {:?}", t1.notes);
+        // The smallest covering constant, max_T metric/bracket, is the deciding bound.
+        let f0 = run.trajectory.objective[0];
+        let ratios: Vec<f64> = run.sweep.iter().map(|p| p.metric / theorem1_shape(&run.constants, &run.connectivity, s.k_u, f0, p.rounds)).collect();
+        let cover = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert!(ratios[0] < cover, "{ratios:?}");
+        assert_eq!(t1.decisive.unwrap().bound, Some(cover));
+        // Negative control: the same metrics claimed O(1/T) are violated.
+        let inv_t: Vec<(usize, f64, f64)> = run.sweep.iter().map(|p| (p.rounds, p.metric, 1.0 / p.rounds as f64)).collect();
+        assert_eq!(evaluate_big_o(&inv_t, Vec::new()).verdict, VerdictKind::Violated);
+    }
+}
+
+#[test]
 fn comparisons_run_alone() {
     // Remark 2 on one comparison: its member scenarios run, only its rows are reported.
     let outcome = registry().check(&request(&[], &["remark2-low"], None), &Silent).unwrap();
