@@ -276,12 +276,10 @@ pub trait Family: Sync + Send {
     /// that is not built in, since the family reads no formula claims.
     fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
         let table: toml::Table = toml::from_str(&card.text).map_err(|e| Error::Parse { what: card.what.clone(), message: e.to_string() })?;
-        let known: Vec<&str> = self.claims().iter().map(|c| c.id).collect();
         let claims = table.get("claims").and_then(|c| c.as_array()).cloned().unwrap_or_default();
-        match claims.iter().filter_map(|c| c.get("id").and_then(|i| i.as_str())).find(|id| !known.contains(id)) {
-            Some(id) => Err(Error::field(format!("claims[{id}]"), format!("family `{}` reads no claims defined in a card", self.id()), known.join(", "))),
-            None => Ok(Vec::new()),
-        }
+        let ids: Vec<&str> = claims.iter().filter_map(|c| c.get("id").and_then(|i| i.as_str())).collect();
+        let known: Vec<&str> = self.claims().iter().map(|c| c.id).collect();
+        crate::card::refuse_card_claims(self.id(), &ids, &known).map(|()| Vec::new())
     }
     /// Every claim: the built-in ones, then those `card` defines.
     ///

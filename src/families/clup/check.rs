@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 
+use crate::checker::constants::EXACT;
 use crate::claim::Horizon;
 use crate::claim::{BoundClaim, ConditionCheck, ConditionKind, Relation};
 use crate::engine::Estimator;
@@ -199,18 +200,7 @@ impl Scenario {
     }
 }
 
-/// A claim's outcome on one scenario.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Claim id.
-    pub claim: &'static str,
-    /// The evaluation.
-    pub evaluation: Evaluation,
-    /// The card's expectation.
-    pub expected: Option<VerdictKind>,
-    /// What each compared point is (for per-point evaluations: `lambda`, draw, ...).
-    pub points: Vec<String>,
-}
+pub use crate::checker::ClaimResult;
 
 /// One point of a statistical curve.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -306,8 +296,10 @@ pub struct ScenarioRun {
     pub train_levels: (f64, f64),
     /// The K study.
     pub k_study: Option<KStudy>,
-    /// Outcomes.
+    /// Outcomes (the claims as stated: every constant is exact).
     pub results: Vec<ClaimResult>,
+    /// What each compared point of a claim's evaluation is (`lambda`, draw, ...), by claim.
+    pub points: Vec<(&'static str, Vec<String>)>,
 }
 
 /// `{0} U logspace(1e-3, 1e5, 33)`: Theorem 1 for every lambda >= 0.
@@ -852,13 +844,14 @@ pub fn run_scenario(s: &Scenario, claims: &[ClupClaim], scale: f64) -> Result<Sc
     let inst = c.inst();
     let (local_train, global_train) =
         if wants_statistics(s, claims) { (max_of(&inst.local_train_errors()), max_of(&inst.global_train_errors())) } else { (f64::NAN, f64::NAN) };
-    let results = claims
-        .iter()
-        .filter_map(|claim| {
-            let (evaluation, points) = evaluate_claim(&c, claim, scale)?;
-            Some(ClaimResult { claim: claim.id, evaluation, expected: s.expected.get(claim.id).copied(), points })
-        })
-        .collect();
+    let (mut results, mut points) = (Vec::new(), Vec::new());
+    for claim in claims {
+        if let Some((evaluation, at)) = evaluate_claim(&c, claim, scale) {
+            let expected = s.expected.get(claim.id).copied();
+            results.push(ClaimResult { claim: claim.id, reading: claim.reading, constants: EXACT, label: None, evaluation, expected });
+            points.push((claim.id, at));
+        }
+    }
     let mean_of_locals_gap = c.tr.globals.iter().zip(&c.tr_mean.globals).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
     let (alg2_error, sigma2) = c.run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
     Ok(ScenarioRun {
@@ -879,6 +872,7 @@ pub fn run_scenario(s: &Scenario, claims: &[ClupClaim], scale: f64) -> Result<Sc
         train_levels: train_levels(inst),
         k_study: Some(k_study(&c)),
         results,
+        points,
         global_error: c.tr.global,
         mean_of_locals_error: c.tr_mean.global,
         sweep: c.sweep,
