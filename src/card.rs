@@ -2,6 +2,7 @@
 //! entry per claim, and how each inconsistency of the source is encoded. A family's card adds its
 //! own scenario schema beside these.
 
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Family metadata.
@@ -121,4 +122,16 @@ pub fn require_new_scenario_name<'a>(earlier: impl IntoIterator<Item = &'a str>,
         return Err(crate::error::Error::field(format!("scenarios[{index}].name"), format!("`{name}` appears twice"), "unique scenario names"));
     }
     Ok(())
+}
+
+/// For a family that reads no claims defined by formulas: every claim id of its card must be
+/// built in.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming the first claim that is not built in and the ones that are.
+pub fn refuse_card_claims(family: &str, ids: &[&str], builtin: &[&str]) -> Result<()> {
+    match ids.iter().find(|id| !builtin.contains(id)) {
+        Some(id) => Err(Error::field(format!("claims[{id}]"), format!("family `{family}` reads no claims defined in a card"), builtin.join(", "))),
+        None => Ok(()),
+    }
 }

@@ -15,13 +15,17 @@
 
 pub mod bench;
 pub mod card;
+pub mod checker;
 pub mod claim;
 pub mod engine;
 pub mod error;
 pub mod families;
 pub mod family;
 pub mod formula;
+pub mod kinds;
+pub mod outcome;
 pub mod prec;
+pub mod registry;
 pub mod report;
 pub mod rng;
 pub mod search;

@@ -14,7 +14,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use fedbounds::error::require_positive;
 use fedbounds::families::registry;
-use fedbounds::family::{self, CardText, CheckOutcome, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, Registry, RunOptions, SearchRequest};
+use fedbounds::family::{self, CardText, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, RunOptions, SearchRequest};
+use fedbounds::outcome::CheckOutcome;
+use fedbounds::registry::Registry;
 use fedbounds::report::{write_atomic, ReportMeta};
 use fedbounds::Error;
 
@@ -393,11 +395,12 @@ fn require_threads(threads: Option<usize>) -> Result<(), Error> {
     }
 }
 
-/// Reads a card given on the command line and lets its family load the claims it defines.
+/// Reads a card given on the command line and checks that its family reads it (the claims it
+/// defines compile); the card is then passed to every call that needs it.
 fn load_card(families: &Registry, path: Option<&std::path::Path>) -> anyhow::Result<Option<CardText>> {
     let Some(p) = path else { return Ok(None) };
     let card = CardText { what: p.display().to_string(), text: read_file(p)? };
-    families.family_of(&card.text, &card.what)?.load_card(&card)?;
+    families.read_card(&card)?;
     Ok(Some(card))
 }
 
@@ -436,21 +439,26 @@ fn list_symbols(families: &Registry) {
 }
 
 fn list(families: &Registry, json: bool, card: Option<&std::path::Path>, symbols: bool) -> anyhow::Result<ExitCode> {
-    load_card(families, card)?;
+    let card = load_card(families, card)?;
+    let card_family = card.as_ref().map(|c| families.family_of(&c.text, &c.what)).transpose()?.map(|f| f.id());
+    let own = |f: &&dyn fedbounds::family::Family| card.as_ref().filter(|_| card_family == Some(f.id()));
     if symbols {
         list_symbols(families);
         return Ok(ExitCode::SUCCESS);
     }
     if json {
-        let rows: Vec<serde_json::Value> =
-            families.families().iter().map(|f| serde_json::json!({"family": f.id(), "title": f.title(), "claims": f.claims()})).collect();
+        let rows: Vec<serde_json::Value> = families
+            .families()
+            .iter()
+            .map(|f| Ok(serde_json::json!({"family": f.id(), "title": f.title(), "claims": f.claims_with(own(f))?})))
+            .collect::<Result<_, Error>>()?;
         emit(&format!("{}\n", serde_json::to_string_pretty(&serde_json::json!({ "families": rows }))?));
         return Ok(ExitCode::SUCCESS);
     }
     for f in families.families() {
         emit(&format!("{} ({})\n\n", f.title(), f.id()));
         for (kind, word) in [(family::ClaimKind::Bound, "claim"), (family::ClaimKind::Lemma, "lemma")] {
-            let claims: Vec<_> = f.claims().into_iter().filter(|c| c.kind == kind).collect();
+            let claims: Vec<_> = f.claims_with(own(f))?.into_iter().filter(|c| c.kind == kind).collect();
             if claims.is_empty() {
                 continue;
             }
@@ -541,7 +549,7 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
         meta: ReportMeta::new(canonical_command(&a)),
     };
     let outcome = families.check(&request, &Bars::new())?;
-    let written = family::write_files(&a.out, &outcome.files(&request.meta))?;
+    let written = fedbounds::outcome::write_files(&a.out, &outcome.files(&request.meta))?;
     finish(&outcome, written.len(), &a.out, a.full, a.format)
 }
 
@@ -580,8 +588,8 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
         given.insert(name.trim().to_string(), v);
     }
-    families.require_known_claims(&a.claims)?;
-    emit(&target.conditions(&given, &a.claims, a.json)?);
+    families.require_known_claims(&a.claims, card.as_ref())?;
+    emit(&target.conditions(&given, &a.claims, a.json, card.as_ref())?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -601,7 +609,7 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
 /// Writes the families' reports of a command that is not `check` and prints them.
 fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::Path, folder: &str) -> anyhow::Result<ExitCode> {
     let files: Vec<_> = reports.iter().flat_map(|(_, r)| r.files.iter().cloned()).collect();
-    let written = family::write_files(out, &files)?;
+    let written = fedbounds::outcome::write_files(out, &files)?;
     for (_, r) in &reports {
         emit(&r.terminal);
     }
@@ -620,7 +628,8 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--budget", format!("got {}", a.budget), format!("an integer >= 1 and <= {MAX_BUDGET}")).into());
     }
     require_positive("--bound-scale", a.bound_scale)?;
-    if let Some(card) = load_card(families, a.card.as_deref())? {
+    let card = load_card(families, a.card.as_deref())?;
+    if let Some(card) = &card {
         let f = families.family_of(&card.text, &card.what)?;
         if !families.families().iter().any(|g| g.id() == f.id() && g.has_search()) {
             return Err(Error::field(
@@ -631,7 +640,7 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
             .into());
         }
     }
-    families.require_known_claims(&a.claims)?;
+    families.require_known_claims(&a.claims, card.as_ref())?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
     if let Some(c) = &a.card {
         cmd.push_str(&format!(" --card '{}'", c.display()));
@@ -642,11 +651,20 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
     if a.bound_scale != 1.0 {
         cmd.push_str(&format!(" --bound-scale {}", a.bound_scale));
     }
-    let request =
-        SearchRequest { claims: a.claims.clone(), budget: a.budget, seed: a.seed, bound_scale: a.bound_scale, plots: !a.no_plots, meta: ReportMeta::new(cmd) };
+    let card_family = card.as_ref().map(|c| families.family_of(&c.text, &c.what)).transpose()?.map(|f| f.id());
+    let request = SearchRequest {
+        claims: a.claims.clone(),
+        budget: a.budget,
+        seed: a.seed,
+        bound_scale: a.bound_scale,
+        plots: !a.no_plots,
+        meta: ReportMeta::new(cmd),
+        card: card.clone(),
+    };
     let mut reports = Vec::new();
     for f in families.families() {
-        let concerned = a.claims.is_empty() || f.claims().iter().any(|c| a.claims.iter().any(|id| id == c.id));
+        let own_card = card.as_ref().filter(|_| card_family == Some(f.id()));
+        let concerned = a.claims.is_empty() || f.claims_with(own_card)?.iter().any(|c| a.claims.iter().any(|id| id == c.id));
         if concerned {
             if let Some(r) = f.search(&request, &Bars::new())? {
                 reports.push((f.id(), r));

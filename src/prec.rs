@@ -205,6 +205,20 @@ pub fn ge_tol(given: f64, required: f64) -> bool {
     given >= required || approx_eq(given, required, RELATIVE_IDENTITY)
 }
 
+// Claims with a hidden constant (`O(.)` statements, [`crate::kinds::big_o`]): when the ratio
+// metric/shape over a sweep of horizons counts as bounded.
+
+/// Local log-log slope of `metric/shape` between the two largest horizons at or below which the
+/// ratio counts as not growing: a sweep does not resolve growth slower than `T^0.05` (a factor
+/// `2^0.05 = 1.035` per doubling of `T`) from the slow approach of a limit.
+pub const BIG_O_SLOPE_RESOLUTION: f64 = 0.05;
+
+/// Smallest rate `lambda` at which the positive local slopes of `metric/shape` must fall, per unit
+/// of `ln T` (slopes `~ T^-lambda`), for their remaining growth to be extrapolated as finite:
+/// slopes that fall slower than `T^-0.1` (a factor `0.93` per doubling) cannot be told from
+/// constant ones.
+pub const BIG_O_MIN_SLOPE_DECAY: f64 = 0.1;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +277,8 @@ mod tests {
             ("dpgp::ORDER_MARGIN", dpgp::ORDER_MARGIN, 1e-9),
             ("dpgp::COLUMN_SUM", dpgp::COLUMN_SUM, 1e-12),
             ("dpgp::DEVIATION_FLOOR", dpgp::DEVIATION_FLOOR, 1e-12),
+            ("BIG_O_SLOPE_RESOLUTION", BIG_O_SLOPE_RESOLUTION, 0.05),
+            ("BIG_O_MIN_SLOPE_DECAY", BIG_O_MIN_SLOPE_DECAY, 0.1),
         ]
     }
 

@@ -122,6 +122,11 @@ fn bad_formulas_are_refused_with_the_claim_the_field_and_the_position() {
         &card_with("metric = \"shared_plus_personal\"", "metric = \"gradient_norm\""),
         &["claims[LOCAL-SGD].formula.metric", "shared_plus_weighted_personal"],
     );
+    // A per-round quantity of a proof has no value where a card-defined bound is compared.
+    assert_refused(
+        &card_with(bound, "bound = \"4*F0/(T*K*gamma) + 4*L*gamma*sigma_u2/n + E_t\""),
+        &["claims[LOCAL-SGD].formula", "reads `E_t`, a per-round quantity of a proof"],
+    );
     let lets = "let = [\"drift = 16*L^2";
     assert_refused(&card_with(lets, "let = [\"drift = 16*L^^2"), &["claims[LOCAL-SGD].formula.let[0]", "column 14"]);
 }
@@ -202,6 +207,10 @@ fn bad_formulas_in_fedplt_and_dpgp_cards_are_refused_with_the_position() {
         &example_with(FEDPLT_EXAMPLE, bound, "bound = \"(1 - eta*mu)^t*D0 + eta*sigma/mu\""),
         &["claims[SGD-BALL].formula.bound", "column 25", "unknown symbol `sigma`"],
     );
+    assert_refused(
+        &example_with(FEDPLT_EXAMPLE, bound, "bound = \"(1 - eta*mu)^t*D0 + eta*sigma2/mu + D_t\""),
+        &["claims[SGD-BALL].formula", "reads `D_t`, a per-round quantity of a proof"],
+    );
     assert_refused(&example_with(FEDPLT_EXAMPLE, "metric = \"distance\"", "metric = \"loss\""), &["claims[SGD-BALL].formula.metric", "distance"]);
     let bound = "bound = \"(F0 - F_star)/sqrt(T)";
     assert_refused(
@@ -209,4 +218,47 @@ fn bad_formulas_in_fedplt_and_dpgp_cards_are_refused_with_the_position() {
         &["claims[T1-UNIT-CONSTANT].formula.bound", "column 15", "can be zero"],
     );
     assert_refused(&example_with(DPGP_EXAMPLE, "compare = \"running-average\"", "compare = \"slope\""), &["claims[T1-UNIT-CONSTANT].formula.compare"]);
+}
+
+#[test]
+fn reading_a_card_is_pure_the_same_card_twice_agrees_and_two_cards_do_not_interfere() {
+    use fedbounds::family::{CardText, CheckRequest, Family, Silent};
+    let registry = fedbounds::families::registry();
+    let card = |path: &str| CardText { what: path.into(), text: std::fs::read_to_string(path).expect("example card") };
+    let (ccyw, fedplt) = (card(EXAMPLE), card(FEDPLT_EXAMPLE));
+    // The built-in claims are what they are, before and after any card is read.
+    let builtin = |f: &dyn Family| f.claims().iter().map(|c| c.id).collect::<Vec<_>>();
+    let before: Vec<Vec<&str>> = registry.families().iter().map(|f| builtin(*f)).collect();
+    let (family, first) = registry.read_card(&ccyw).expect("the CCYW example reads");
+    let (_, again) = registry.read_card(&ccyw).expect("and reads again");
+    let ids = |claims: &[fedbounds::family::ClaimSummary]| claims.iter().map(|c| c.id).collect::<Vec<_>>();
+    assert_eq!(family.id(), "ccyw");
+    assert_eq!(ids(&first), vec!["LOCAL-SGD", "LOCAL-SGD~no-drift"]);
+    assert_eq!(ids(&first), ids(&again), "the same card read twice defines the same claims");
+    let (other, second) = registry.read_card(&fedplt).expect("the FedPLT example reads");
+    assert_eq!((other.id(), ids(&second)), ("fedplt", vec!["SGD-BALL"]));
+    let after: Vec<Vec<&str>> = registry.families().iter().map(|f| builtin(*f)).collect();
+    assert_eq!(before, after, "reading cards leaves the built-in claims as they were");
+    // A claim a card defines is known only with that card: without it, or with another card,
+    // it is an unknown claim.
+    assert!(registry.require_known_claims(&["LOCAL-SGD".into()], Some(&ccyw)).is_ok());
+    assert!(registry.require_known_claims(&["LOCAL-SGD".into()], None).is_err());
+    assert!(registry.require_known_claims(&["LOCAL-SGD".into()], Some(&fedplt)).is_err());
+    // A check without the card does not see the card's claim.
+    let request = CheckRequest { claims: vec!["LOCAL-SGD".into()], ..Default::default() };
+    assert!(registry.check(&request, &Silent).is_err());
+}
+
+#[test]
+fn a_check_that_selects_nothing_fails_with_exit_2() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    // A claim of one family with a scenario of another: no pair is checked.
+    let (code, stdout, stderr) = run(&["check", "--claim", "CCYW-T3.7", "--scenario", "ring-low", "--out", out, "--no-plots"]);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(stderr.contains("nothing checked") && stderr.contains("--claim CCYW-T3.7 --scenario ring-low"), "{stderr}");
+    assert!(std::fs::read_dir(out).map(|d| d.count()).unwrap_or(0) == 0, "nothing is written");
+    // Negative control: the same claim on a scenario of its setting is checked.
+    let (code, _, stderr) = run(&["check", "--claim", "CCYW-T3.7", "--scenario", "paper-default", "--out", out, "--no-plots"]);
+    assert_eq!(code, 0, "{stderr}");
 }

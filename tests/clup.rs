@@ -16,7 +16,8 @@ use fedbounds::families::clup::claims::ALL;
 use fedbounds::families::clup::family::embedded_card;
 use fedbounds::families::clup::model::{spectrum, ModelSpec};
 use fedbounds::families::clup::FAMILY;
-use fedbounds::family::{CheckRequest, Registry, Silent};
+use fedbounds::family::{CheckRequest, Silent};
+use fedbounds::registry::Registry;
 use fedbounds::verdict::VerdictKind;
 
 fn registry() -> Registry {

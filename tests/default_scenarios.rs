@@ -3,11 +3,13 @@
 
 use fedbounds::engine::Estimator;
 use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Scenario};
+use fedbounds::families::ccyw::card_claims::Catalog;
 use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
 use fedbounds::families::ccyw::claims;
-use fedbounds::families::ccyw::report::{report_files, verdict_rows, Extras, ReportMeta};
-use fedbounds::family::{CheckOutcome, CheckRequest, Family, FamilyOutcome, FamilyReport, ReportFile, Silent};
-use fedbounds::verdict::VerdictKind;
+use fedbounds::families::ccyw::report::{report_files, Extras, ReportMeta};
+use fedbounds::family::{CheckRequest, Family, FamilyReport, ReportFile, Silent};
+use fedbounds::outcome::{CheckOutcome, FamilyOutcome};
+use fedbounds::verdict::{ConstantsSource, VerdictKind};
 
 fn cards() -> Vec<Card> {
     embedded_cards().expect("embedded cards parse")
@@ -43,13 +45,13 @@ fn every_default_scenario_reproduces_its_expected_verdicts() {
     let mismatches: Vec<String> = runs
         .iter()
         .flat_map(|r| {
-            r.results.iter().filter(|c| !c.matches_expected()).map(move |c| {
+            r.results.iter().filter(|c| c.constants.is_exact() && !r.matches_expected(c.claim)).map(move |c| {
                 format!(
                     "{} on {}: got {} (empirical {:?}), expected {:?}",
                     c.claim,
                     r.scenario,
                     c.evaluation.verdict,
-                    c.empirical.as_ref().map(|e| e.verdict),
+                    r.result(c.claim, ConstantsSource::Empirical).map(|e| e.evaluation.verdict),
                     c.expected
                 )
             })
@@ -99,15 +101,15 @@ fn shrunk_bounds_are_reported_violated() {
     let base = run_all(&CheckOptions::default());
     let mut controlled = 0;
     for run in &base {
-        let ratios: Vec<f64> = run.results.iter().flat_map(|c| std::iter::once(&c.evaluation).chain(c.empirical.as_ref())).filter_map(controllable).collect();
+        let ratios: Vec<f64> = run.results.iter().map(|c| &c.evaluation).filter_map(controllable).collect();
         if ratios.is_empty() {
             continue;
         }
         let scale = 0.5 * ratios.iter().copied().fold(f64::INFINITY, f64::min);
         let shrunk = run_named(&run.scenario, &CheckOptions { bound_scale: Some(scale), ..Default::default() });
         for (before, after) in run.results.iter().zip(&shrunk.results) {
-            assert_eq!(before.claim, after.claim);
-            let pairs = std::iter::once((&before.evaluation, &after.evaluation)).chain(before.empirical.iter().zip(after.empirical.iter()));
+            assert_eq!((before.claim, before.constants), (after.claim, after.constants));
+            let pairs = std::iter::once((&before.evaluation, &after.evaluation));
             for (b, a) in pairs {
                 if controllable(b).is_some() {
                     assert_eq!(a.verdict, VerdictKind::Violated, "{} on {} with bound x {scale}", before.claim, run.scenario);
@@ -173,17 +175,18 @@ fn inner_steps_set_separately_can_break_the_standing_condition() {
 fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
     let run = run_named("coupled-partial-k25", &CheckOptions::default());
     assert!(run.constants.bgd.finite().is_none());
-    let t37 = run.results.iter().find(|c| c.claim == "CCYW-T3.7").unwrap();
+    let t37 = run.result("CCYW-T3.7", ConstantsSource::Exact).unwrap();
     assert_eq!(t37.evaluation.verdict, VerdictKind::NotApplicable);
     assert!(t37.evaluation.failed[0].contains("b^2 is infinite because the u-blocks A_i differ"), "{:?}", t37.evaluation.failed);
-    let emp = t37.empirical.as_ref().expect("empirical verdict reported");
-    assert_ne!(emp.verdict, VerdictKind::NotApplicable);
+    let emp = run.result("CCYW-T3.7", ConstantsSource::Empirical).expect("empirical verdict reported");
+    assert_ne!(emp.evaluation.verdict, VerdictKind::NotApplicable);
+    assert!(emp.label.as_deref().is_some_and(|l| l.starts_with("empirical b^2 = ")), "{:?}", emp.label);
     assert!(run.empirical_b2 > 0.0 && run.empirical_b2.is_finite());
     // Theorem 3.11 does not need BGD and so carries no empirical evaluation.
     let full = run_named("coupled-full-k5", &CheckOptions::default());
-    let t311 = full.results.iter().find(|c| c.claim == "CCYW-T3.11").unwrap();
+    let t311 = full.result("CCYW-T3.11", ConstantsSource::Exact).unwrap();
     assert_eq!(t311.evaluation.verdict, VerdictKind::Holds);
-    assert!(t311.empirical.is_none());
+    assert!(full.result("CCYW-T3.11", ConstantsSource::Empirical).is_none());
 }
 
 /// The report files of `runs` as the command line writes them (through the shared summary).
@@ -251,8 +254,8 @@ fn committed_reports_match_a_fresh_run() {
 
 fn report_bytes_with(runs: &[ScenarioRun], extras: Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
     let meta = ReportMeta::new(command);
-    let (files, summary_markdown) = report_files(runs, extras, &meta, true).unwrap();
-    let family = FamilyReport { rows: verdict_rows(runs), summary_markdown, files, ..Default::default() };
+    let (files, summary_markdown) = report_files(runs, &Catalog::default(), extras, &meta, true).unwrap();
+    let family = FamilyReport { rows: fedbounds::checker::rows(&fedbounds::families::ccyw::family::Ccyw, runs), summary_markdown, files, ..Default::default() };
     let ccyw = &fedbounds::families::ccyw::FAMILY;
     let outcome = CheckOutcome { families: vec![FamilyOutcome { id: ccyw.id(), title: ccyw.title(), claims: ccyw.claims(), report: family }] };
     sorted_bytes(outcome.files(&meta))

@@ -1,14 +1,17 @@
 //! A paper family written outside the crate, against the public core only: gradient descent on
 //! one strongly convex quadratic `f(x) = (1/n) sum_i (1/2 x^T H_i x - g_i^T x)`, with the
 //! textbook claim `||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2` for `gamma <= 1/L`.
-//! It shows that a family plugs into the registry, the check driver, the exact engine and the
-//! shared reports with no change to the core, and that the engine's curve is the exact one.
+//! It is the worked example of the smallest family: a card with scenarios and expected verdicts,
+//! a [`Plugin`] whose loop the core's checker owns, the exact engine for its curve, and the
+//! shared reports, with no change to the core; and the engine's curve is the exact one.
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
+use fedbounds::checker::{ClaimResult, Plugged, Plugin, ReportSettings, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
-use fedbounds::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Registry, RunOptions, Silent, VerdictRow};
+use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, FamilyReport, Progress, RunOptions, Silent};
+use fedbounds::registry::Registry;
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
 use fedbounds::{Error, Result};
 
@@ -115,9 +118,34 @@ impl BoundClaim for Rate {
     }
 }
 
-/// `(name, gamma L, expected verdict)`.
-const SCENARIOS: [(&str, f64, VerdictKind); 2] = [("at-the-condition", 1.0, VerdictKind::Holds), ("past-the-condition", 1.5, VerdictKind::NotApplicable)];
 const ROUNDS: usize = 60;
+
+/// The family's card: its scenarios with the verdicts they expect.
+const CARD: &str = r#"
+[[scenarios]]
+name = "at-the-condition"
+gamma_times_l = 1.0
+expected = "holds"
+
+[[scenarios]]
+name = "past-the-condition"
+gamma_times_l = 1.5
+expected = "not-applicable"
+"#;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Card {
+    scenarios: Vec<Scenario>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    name: String,
+    gamma_times_l: f64,
+    expected: VerdictKind,
+}
 
 /// The exact curve `E||x_t - x*||^2`, `t < rounds`, from the shared engine.
 fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
@@ -127,51 +155,74 @@ fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
     propagate_series(&maps, &inc, p.x0.clone(), &p.x0 * p.x0.transpose(), rounds, |mu, pp| distance.expected_square(mu, pp)).values
 }
 
+/// The family: the checker owns the loop, the family reads its card, runs one scenario, reports.
 struct GdFamily;
-static GD: GdFamily = GdFamily;
+static GD: Plugged<GdFamily> = Plugged(GdFamily);
 
-impl Family for GdFamily {
+impl Plugin for GdFamily {
+    type Card = Card;
+    type Scenario = Scenario;
+    type Claim = &'static str;
+    type Prepared = ();
+    type Run = (String, Vec<ClaimResult>);
     fn id(&self) -> &'static str {
         "gd"
     }
     fn title(&self) -> &'static str {
         "Gradient descent on one quadratic (a test family)"
     }
-    fn claims(&self) -> Vec<ClaimSummary> {
-        vec![ClaimSummary {
+    fn embedded_card(&self) -> Result<Card> {
+        self.read_card(&CardText { what: "gd card".into(), text: CARD.into() })
+    }
+    fn read_card(&self, card: &CardText) -> Result<Card> {
+        toml::from_str(&card.text).map_err(|e| Error::Parse { what: card.what.clone(), message: e.to_string() })
+    }
+    fn builtin_claims(&self) -> Vec<&'static str> {
+        vec![Rate.id()]
+    }
+    fn claim_id(&self, claim: &&'static str) -> &'static str {
+        claim
+    }
+    fn summary(&self, _claim: &&'static str) -> ClaimSummary {
+        let statement = "||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2".into();
+        ClaimSummary {
             id: Rate.id(),
             kind: ClaimKind::Bound,
             title: Rate.title(),
-            statement: "||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2".into(),
+            statement,
             source: Rate.source(),
             reading: Rate.reading(),
             metric: "||x_t - x*||^2",
-        }]
-    }
-    fn scenario_names(&self) -> Result<Vec<String>> {
-        Ok(SCENARIOS.iter().map(|s| s.0.to_string()).collect())
-    }
-    fn check(&self, request: &CheckRequest, _progress: &dyn fedbounds::family::Progress) -> Result<FamilyReport> {
-        let mut rows = Vec::new();
-        for (name, gamma_times_l, expected) in SCENARIOS.iter().filter(|s| request.scenarios.is_empty() || request.scenarios.iter().any(|n| n == s.0)) {
-            let p = Problem::new(*gamma_times_l);
-            let (mu, l) = p.spectrum();
-            let inputs = Inputs { l, mu, gamma: p.gamma(), initial_distance2: (&p.x0 - p.minimizer()).norm_squared(), t: ROUNDS };
-            let evaluation = evaluate(&Rate, &inputs, &[exact_curve(&p, ROUNDS)], Estimator::Exact, 0.99, request.bound_scale.unwrap_or(1.0));
-            rows.push(VerdictRow {
-                family: "gd",
-                claim: Rate.id(),
-                reading: "primary",
-                scenario: name.to_string(),
-                constants: ConstantsSource::Exact,
-                label: None,
-                evaluation,
-                expected: Some(*expected),
-            });
         }
-        Ok(FamilyReport { rows, summary_markdown: "## Gradient descent\n".into(), ..Default::default() })
     }
-    fn run(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {
+    fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
+        card.scenarios.iter().collect()
+    }
+    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
+        &s.name
+    }
+    fn prepare(&self, s: &Scenario) -> Result<()> {
+        fedbounds::error::require_positive("gamma_times_l", s.gamma_times_l).map(drop)
+    }
+    fn run(&self, _card: &Card, s: &Scenario, _: (), _claims: &[&'static str], settings: &RunSettings) -> Result<Self::Run> {
+        let p = Problem::new(s.gamma_times_l);
+        let (mu, l) = p.spectrum();
+        let inputs = Inputs { l, mu, gamma: p.gamma(), initial_distance2: (&p.x0 - p.minimizer()).norm_squared(), t: ROUNDS };
+        let evaluation = evaluate(&Rate, &inputs, &[exact_curve(&p, ROUNDS)], Estimator::Exact, 0.99, settings.bound_scale);
+        let result =
+            ClaimResult { claim: Rate.id(), reading: "primary", constants: ConstantsSource::Exact, label: None, evaluation, expected: Some(s.expected) };
+        Ok((s.name.clone(), vec![result]))
+    }
+    fn results<'r>(&self, run: &'r Self::Run) -> &'r [ClaimResult] {
+        &run.1
+    }
+    fn run_name<'r>(&self, run: &'r Self::Run) -> &'r str {
+        &run.0
+    }
+    fn report(&self, _: &Card, _: &[&'static str], _: &[Self::Run], _: &ReportSettings, _: &dyn Progress) -> Result<FamilyReport> {
+        Ok(FamilyReport { summary_markdown: "## Gradient descent\n".into(), ..Default::default() })
+    }
+    fn run_file(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {
         let table: toml::Table = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
         let gamma_times_l = table.get("gamma_times_l").and_then(|v| v.as_float()).ok_or_else(|| Error::field("gamma_times_l", "missing", "a number > 0"))?;
         Ok(serde_json::json!({ "curve": exact_curve(&Problem::new(gamma_times_l), 5) }).to_string())
@@ -236,7 +287,7 @@ fn files_and_claims_route_to_their_family() {
     let unknown = registry.family_of("family = \"nope\"", "f").err().unwrap();
     assert!(unknown.is_bad_input() && unknown.to_string().contains("ccyw, gd"), "{unknown}");
     assert_eq!(registry.family_of_claim("GD-RATE").unwrap().id(), "gd");
-    assert!(registry.require_known_claims(&["NOPE".into()]).is_err());
+    assert!(registry.require_known_claims(&["NOPE".into()], None).is_err());
     // A check that asks only for this family's claim runs only this family.
     let outcome = registry.check(&CheckRequest { claims: vec!["GD-RATE".into()], ..Default::default() }, &Silent).unwrap();
     assert_eq!(outcome.families.len(), 1);

@@ -7,13 +7,15 @@ use proptest::prelude::*;
 
 use fedbounds::engine::student_t_interval;
 use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
+use fedbounds::families::fedplt::card_claims::Claim;
 use fedbounds::families::fedplt::check::{run_scenario, Scenario, StepSpec};
 use fedbounds::families::fedplt::claims::{equality_solution, induction_sides, FedPltClaim, ALL};
 use fedbounds::families::fedplt::family::embedded_card;
 use fedbounds::families::fedplt::problem::{InstanceSpec, MaskLayout};
 use fedbounds::families::fedplt::runs::{exact_run, sample_paths, Schedule};
 use fedbounds::families::fedplt::FAMILY;
-use fedbounds::family::{CheckRequest, Registry, Silent};
+use fedbounds::family::{CheckRequest, Silent};
+use fedbounds::registry::Registry;
 use fedbounds::verdict::{ConstantsSource, VerdictKind};
 
 fn registry() -> Registry {
@@ -21,7 +23,7 @@ fn registry() -> Registry {
 }
 
 fn scenario(name: &str) -> Scenario {
-    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+    embedded_card().unwrap().card.scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
 }
 
 fn spec(masks: MaskLayout, heterogeneity: f64, sigma: f64) -> InstanceSpec {
@@ -93,13 +95,13 @@ fn shrunk_bounds_are_violated() {
 fn heterogeneous_partial_masks_do_not_converge_to_the_optimum() {
     // The small-step limit is the zero of the masked field psi .* sum_k c_k m_k .* grad F_k, not
     // W*; with full masks it is W*.
-    let partial = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[FedPltClaim::Limit], 1.0).unwrap();
+    let partial = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[Claim::Builtin(FedPltClaim::Limit)], 1.0).unwrap();
     assert!(partial.limit_gap > 0.1, "{}", partial.limit_gap);
     assert_eq!(partial.results[0].evaluation.verdict, VerdictKind::Violated);
-    let full = run_scenario(&scenario("full-masks-heterogeneous"), &[FedPltClaim::Limit], 1.0).unwrap();
+    let full = run_scenario(&scenario("full-masks-heterogeneous"), &[Claim::Builtin(FedPltClaim::Limit)], 1.0).unwrap();
     assert!(full.limit_gap < 1e-12, "{}", full.limit_gap);
     // Uncovered coordinates never move.
-    let uncovered = run_scenario(&scenario("uncovered-coordinates"), &[FedPltClaim::Limit], 1.0).unwrap();
+    let uncovered = run_scenario(&scenario("uncovered-coordinates"), &[Claim::Builtin(FedPltClaim::Limit)], 1.0).unwrap();
     assert_eq!(uncovered.constants.compensation.uncovered, 2);
     let inst = scenario("uncovered-coordinates").instance.build().unwrap();
     for i in [4, 5] {
@@ -214,23 +216,23 @@ proptest! {
 fn bad_fedplt_input_names_the_field() {
     let mut s = scenario("balanced-layers-shared-optimum");
     s.instance.masks = MaskLayout::Layers { layers: 9, per_client: 1 };
-    let err = run_scenario(&s, &ALL, 1.0).unwrap_err();
+    let err = run_scenario(&s, &all(), 1.0).unwrap_err();
     assert!(err.is_bad_input() && err.to_string().contains("instance.masks.layers"), "{err}");
     let mut s = scenario("balanced-layers-shared-optimum");
     s.step = StepSpec::Constant(-0.1);
-    let err = run_scenario(&s, &ALL, 1.0).unwrap_err();
+    let err = run_scenario(&s, &all(), 1.0).unwrap_err();
     assert!(err.is_bad_input() && err.to_string().contains("step.constant"), "{err}");
     let mut s = scenario("balanced-layers-shared-optimum");
     s.rounds = 0;
-    assert!(run_scenario(&s, &ALL, 1.0).unwrap_err().to_string().contains("rounds"));
+    assert!(run_scenario(&s, &all(), 1.0).unwrap_err().to_string().contains("rounds"));
 }
 
 #[test]
 fn assumption_6_failing_is_reported_with_where() {
-    let run = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[FedPltClaim::ConstantStep], 1.0).unwrap();
+    let run = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[Claim::Builtin(FedPltClaim::ConstantStep)], 1.0).unwrap();
     let (t, k, _, v) = run.alignment.first_failure.expect("A6 fails on this run");
     assert!(v <= 0.0 || v.is_nan());
-    let failed = &run.results[0].empirical.as_ref().unwrap().failed;
+    let failed = &run.result("FEDPLT-CONST", ConstantsSource::Empirical).unwrap().evaluation.failed;
     assert!(failed.iter().any(|f| f.contains("A6") && f.contains(&format!("round {t}, client {k}"))), "{failed:?}");
 }
 
@@ -246,4 +248,9 @@ fn the_card_names_every_claim_and_every_inconsistency() {
     let items: Vec<&str> = card.inconsistencies.iter().map(|i| i.id.as_str()).collect();
     let want: Vec<String> = (1..=11).map(|i| format!("I-PLT{i}")).collect();
     assert_eq!(items, want.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
+/// Every built-in claim.
+fn all() -> Vec<Claim> {
+    ALL.iter().map(|c| Claim::Builtin(*c)).collect()
 }

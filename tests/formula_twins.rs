@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use fedbounds::card::ClaimCard;
 use fedbounds::families::ccyw;
 use fedbounds::families::ccyw::claims::{ClaimInputs, GammaRule};
-use fedbounds::families::ccyw::formulas::LemmaInputs;
+use fedbounds::families::ccyw::formulas::{LemmaInputs, LemmaRound};
 use fedbounds::families::ccyw::lemma_estimates::LemmaQuantities;
 use fedbounds::families::ccyw::problem::GradientSummary;
 use fedbounds::formula::twin::{compare, compile_cards, TwinTable};
@@ -122,7 +122,7 @@ fn ccyw_bounds_and_conditions_agree_with_their_card_formulas() {
     for c in ccyw::claims::all_claims() {
         let f = formulas.iter().find(|f| f.claim == c.id()).expect("every claim has a formula");
         for x in &samples {
-            let v = ccyw::formulas::values(x);
+            let v = ccyw::formulas::SYMBOLS.values(x);
             let adm = c.admissible(x);
             if x.b2.is_none() {
                 continue;
@@ -162,7 +162,7 @@ fn ccyw_lemma_sides_and_conditions_agree_with_their_card_formulas() {
         .into_iter()
         .map(|x| {
             let x = ClaimInputs { t: x.t.max(2), ..x };
-            LemmaInputs { x, now: quantities(&mut rng), before: quantities(&mut rng) }
+            LemmaInputs { x, round: LemmaRound { now: quantities(&mut rng), before: quantities(&mut rng) } }
         })
         .collect();
     assert_twins("ccyw lemmas", &ccyw::formulas::lemma_twins(), &ccyw_cards(), &samples);
@@ -210,7 +210,7 @@ fn a_changed_coefficient_is_caught_and_its_term_named() {
 
 use fedbounds::families::fedplt;
 use fedbounds::families::fedplt::claims::Inputs as PltInputs;
-use fedbounds::families::fedplt::formulas::RoundInputs;
+use fedbounds::families::fedplt::formulas::{Round, RoundInputs};
 use fedbounds::families::fedplt::runs::Schedule;
 
 fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
@@ -250,7 +250,7 @@ fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
 }
 
 fn fedplt_cards() -> Vec<ClaimCard> {
-    fedplt::family::embedded_card().expect("embedded card parses").claims
+    fedplt::family::embedded_card().expect("embedded card parses").card.claims
 }
 
 #[test]
@@ -258,7 +258,8 @@ fn fedplt_bounds_and_conditions_agree_with_their_card_formulas() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xfed9);
     let samples: Vec<PltInputs> = (0..DRAWS).map(|_| fedplt_inputs(&mut rng)).collect();
     assert_twins("fedplt", &fedplt::formulas::claim_twins(), &fedplt_cards(), &samples);
-    let rounds: Vec<RoundInputs> = samples.into_iter().map(|x| RoundInputs { x, t: rng.gen_range(0..x.t), d_t: constant(&mut rng, 1e-4, 10.0) }).collect();
+    let rounds: Vec<RoundInputs> =
+        samples.into_iter().map(|x| RoundInputs { x, round: Round { t: rng.gen_range(0..x.t), d_t: constant(&mut rng, 1e-4, 10.0) } }).collect();
     assert_twins("fedplt per-round", &fedplt::formulas::round_twins(), &fedplt_cards(), &rounds);
 }
 

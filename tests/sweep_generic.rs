@@ -5,7 +5,8 @@
 //! a non-finite number is named in the row, never a silent NaN.
 
 use fedbounds::engine::{Estimator, Interval};
-use fedbounds::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Progress, Registry, RunOptions, Silent, VerdictRow};
+use fedbounds::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Progress, RunOptions, Silent, VerdictRow};
+use fedbounds::registry::Registry;
 use fedbounds::sweep::{report, Plan, Shard, Status, Sweep};
 use fedbounds::verdict::{decide, numerical_note, Checkpoint, ConstantsSource, Evaluation};
 use fedbounds::Error;

@@ -5,7 +5,8 @@ pub mod clup;
 pub mod dpgp;
 pub mod fedplt;
 
-use crate::family::{Family, Registry};
+use crate::family::Family;
+use crate::registry::Registry;
 
 /// Every family, the first being the default for files that name none.
 pub fn registry() -> Registry {

@@ -18,6 +18,9 @@ pub struct Symbol {
     /// (e.g. a bounded gradient dissimilarity for `b2`): a claim that reads it reports that
     /// assumption, failed where the value is missing.
     pub assumption: Option<&'static str>,
+    /// Whether it is a per-round quantity of a proof (a lemma's `E^t`, a recursion's `D^t`):
+    /// no value at a claim's inputs, so a card-defined bound may not read it.
+    pub per_round: bool,
 }
 
 /// Names in scope while compiling: the family's symbols, then intermediate quantities, each with

@@ -3,6 +3,15 @@
 
 use std::fmt;
 
+/// `(0, inf)`: a positive constant.
+pub const POSITIVE: Interval = Interval::above(0.0);
+/// `[0, inf)`: a non-negative constant.
+pub const NON_NEGATIVE: Interval = Interval::at_least(0.0);
+/// `[1, inf)`: a count (clients, local steps, a horizon).
+pub const COUNT: Interval = Interval::at_least(1.0);
+/// `[0, 1]`: a flag, 1 or 0.
+pub const FLAG: Interval = Interval::closed(0.0, 1.0);
+
 /// The values `lo .. hi`, each end open or closed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Interval {

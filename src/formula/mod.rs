@@ -20,19 +20,22 @@
 //! position of the divisor. A strict comparison is checked as its non-strict form (`<` as `<=`),
 //! as the built-in claims do.
 //!
-//! Nothing here knows a paper: a family gives its [`Symbol`] table (names, meanings, ranges, the
-//! assumption that makes a constant finite) and reads the values from its own inputs.
+//! Nothing here knows a paper: a family gives its [`SymbolTable`] (names, meanings, ranges, the
+//! assumption that makes a constant finite, which names are per-round quantities, and how each
+//! value is read from the family's own inputs).
 
 pub mod claim;
 pub mod compile;
 pub mod interval;
 pub mod parse;
+pub mod symbols;
 pub mod twin;
 pub mod user;
 
 pub use claim::{ClaimFormulas, CompareSpec, FormulaCard};
 pub use compile::{Scope, Symbol};
-pub use interval::Interval;
+pub use interval::{Interval, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
+pub use symbols::{RoundInputs, SymbolDef, SymbolTable};
 
 use std::fmt;
 

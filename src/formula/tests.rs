@@ -6,11 +6,11 @@ use super::interval::Interval;
 use super::parse::{parse_condition, parse_expr};
 
 static SYMBOLS: [Symbol; 5] = [
-    Symbol { name: "L", meaning: "smoothness", range: Interval::above(0.0), assumption: None },
-    Symbol { name: "K", meaning: "local steps", range: Interval::at_least(1.0), assumption: None },
-    Symbol { name: "gamma", meaning: "step", range: Interval::above(0.0), assumption: None },
-    Symbol { name: "q", meaning: "contraction", range: Interval::closed_open(0.0, 1.0), assumption: None },
-    Symbol { name: "b2", meaning: "dissimilarity", range: Interval::at_least(0.0), assumption: Some("A2.3 bounded dissimilarity") },
+    Symbol { name: "L", meaning: "smoothness", range: Interval::above(0.0), assumption: None, per_round: false },
+    Symbol { name: "K", meaning: "local steps", range: Interval::at_least(1.0), assumption: None, per_round: false },
+    Symbol { name: "gamma", meaning: "step", range: Interval::above(0.0), assumption: None, per_round: false },
+    Symbol { name: "q", meaning: "contraction", range: Interval::closed_open(0.0, 1.0), assumption: None, per_round: false },
+    Symbol { name: "b2", meaning: "dissimilarity", range: Interval::at_least(0.0), assumption: Some("A2.3 bounded dissimilarity"), per_round: false },
 ];
 
 fn eval(text: &str, v: &[f64]) -> f64 {

@@ -5,10 +5,8 @@
 //! against the family's [`UserClaimRules`] (its symbols, the metrics and algorithms it runs, the
 //! comparisons it makes) and names the field at fault; [`FormulaClaim`] makes the compiled claim
 //! a [`BoundClaim`] over the family's inputs, so `verdict::evaluate` decides it like a built-in
-//! claim; [`CardClaims`] keeps the claims read for the rest of the process, so `list`,
-//! `conditions` and `search` (which receive no card) see them too.
-
-use std::sync::RwLock;
+//! claim; [`compile_card_claims`] compiles a card's claims into a value that the command which
+//! read the card passes on (`check`, `list`, `conditions` and `search` each take the card).
 
 use crate::card::ClaimCard;
 use crate::claim::{fmt_num, BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
@@ -20,10 +18,8 @@ use super::{ClaimFormulas, CompareSpec, Symbol};
 /// What a family accepts in a card-defined claim.
 #[derive(Debug, Clone, Copy)]
 pub struct UserClaimRules {
-    /// The family's symbols.
+    /// The family's symbols (a bound may not read their per-round quantities).
     pub symbols: &'static [Symbol],
-    /// Slots from here on are per-round quantities of proofs: a bound may not read them.
-    pub first_run_quantity: usize,
     /// The metrics a claim may bound, by name.
     pub metrics: &'static [&'static str],
     /// The algorithms a claim may be about (the first is the default); empty when the family runs one.
@@ -91,7 +87,7 @@ impl UserClaim {
         if formulas.bound.is_none() {
             return Err(Error::field(field(".bound"), "missing (per-round inequalities of a proof are built in only)", "a bound on the metric"));
         }
-        if let Some(i) = formulas.symbols_read().into_iter().find(|i| *i >= rules.first_run_quantity) {
+        if let Some(i) = formulas.symbols_read().into_iter().find(|i| rules.symbols[*i].per_round) {
             return Err(Error::field(
                 field(""),
                 format!("reads `{}`, a per-round quantity of a proof", rules.symbols[i].name),
@@ -193,43 +189,42 @@ impl<I: Horizon + Sync + Send> BoundClaim for FormulaClaim<I> {
     }
 }
 
-/// The card-defined claims of one family, kept for the rest of the process.
-pub struct CardClaims<C: 'static> {
-    claims: RwLock<Vec<&'static C>>,
+/// Compiles (with `compile`) the entries of a card whose id is not in `builtin`, in card order.
+/// Pure: nothing is kept, so the same card read twice gives the same claims and two cards do not
+/// interfere; the card that defines them travels with the command that read it.
+///
+/// # Errors
+/// The first entry that does not compile, naming its field.
+pub fn compile_card_claims<C>(entries: &[ClaimCard], builtin: &[&str], compile: impl Fn(&ClaimCard) -> Result<C>) -> Result<Vec<std::sync::Arc<C>>> {
+    entries.iter().filter(|e| !builtin.contains(&e.id.as_str())).map(|e| compile(e).map(std::sync::Arc::new)).collect()
 }
 
-impl<C: 'static> CardClaims<C> {
-    /// None yet.
-    pub const fn new() -> Self {
-        Self { claims: RwLock::new(Vec::new()) }
-    }
+/// The claims a card defines, compiled ([`compile_card_claims`]), carried with the card that
+/// defines them.
+pub struct Defined<C>(pub Vec<std::sync::Arc<C>>);
 
-    /// Every claim registered so far, in the order read.
-    pub fn all(&self) -> Vec<&'static C> {
-        self.claims.read().map(|r| r.clone()).unwrap_or_default()
-    }
-
-    /// Compiles (with `compile`) the entries whose id is not in `builtin` and registers them; a
-    /// claim id registered before is kept (the same card read twice). Returns how many are
-    /// registered now.
-    ///
-    /// # Errors
-    /// The first entry that does not compile (nothing is registered then).
-    pub fn register(&self, entries: &[ClaimCard], builtin: &[&str], compile: impl Fn(&ClaimCard) -> Result<C>, id: impl Fn(&C) -> &str) -> Result<usize> {
-        let new = entries.iter().filter(|e| !builtin.contains(&e.id.as_str())).map(compile).collect::<Result<Vec<C>>>()?;
-        let mut r = self.claims.write().map_err(|_| Error::Internal("the registry of card claims is poisoned (a thread panicked while writing it)".into()))?;
-        for c in new {
-            if !r.iter().any(|k| id(k) == id(&c)) {
-                r.push(Box::leak(Box::new(c)));
-            }
-        }
-        Ok(r.len())
-    }
-}
-
-impl<C: 'static> Default for CardClaims<C> {
+impl<C> Default for Defined<C> {
     fn default() -> Self {
-        Self::new()
+        Self(Vec::new())
+    }
+}
+
+impl<C> Clone for Defined<C> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<C: BoundClaim> std::fmt::Debug for Defined<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().map(|c| c.id())).finish()
+    }
+}
+
+impl<C: BoundClaim> Defined<C> {
+    /// The ids, in card order.
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.0.iter().map(|c| c.id()).collect()
     }
 }
 

@@ -5,7 +5,8 @@ use rand::Rng;
 
 use crate::card::canonical_hash;
 use crate::error::{Error, Result};
-use crate::family::{Family, Registry};
+use crate::family::Family;
+use crate::registry::Registry;
 use crate::rng::StreamKey;
 
 use super::spec::{Axis, Base, Design, Scale, Sweep};

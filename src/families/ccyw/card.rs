@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::AlgorithmKind;
+use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
 use crate::verdict::VerdictKind;
 
@@ -33,6 +34,9 @@ pub struct Card {
     pub inconsistencies: Vec<InconsistencyCard>,
     /// Default scenarios.
     pub scenarios: Vec<Scenario>,
+    /// The claims it can name: built in, and those it defines (compiled when it is read).
+    #[serde(skip)]
+    pub catalog: Catalog,
 }
 
 pub use crate::card::{BoundSpec, ClaimCard, FamilyInfo, InconsistencyCard};
@@ -118,6 +122,9 @@ pub struct Scenario {
     /// Not part of the scenario's hash.
     #[serde(default, skip_serializing)]
     pub family: Option<String>,
+    /// The claims its steps and expected verdicts may name: those of the card it is read from.
+    #[serde(skip)]
+    pub catalog: Catalog,
     /// Unique name.
     pub name: String,
     /// What it probes.
@@ -176,7 +183,7 @@ impl Scenario {
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(Error::field(format!("{field}.confidence"), format!("got {}", self.confidence), "0 < confidence < 1"));
         }
-        let ids = crate::families::ccyw::claims::all_ids();
+        let ids = self.catalog.ids();
         let a = &self.algorithm;
         match (&a.gamma, &a.gamma_u, &a.gamma_v) {
             (Some(_), None, None) | (None, Some(_), Some(_)) => {}
@@ -227,10 +234,11 @@ impl Scenario {
 /// out of range; duplicate scenario names.
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-    // Claims the card defines by formulas are compiled and registered first, so its scenarios
-    // may name them.
-    if card.claims.iter().any(|c| !crate::families::ccyw::claims::builtin_ids().contains(&c.id.as_str())) {
-        crate::families::ccyw::card_claims::register(&card.claims, &crate::families::ccyw::claims::builtin_ids(), card.scenarios.clone())?;
+    let mut card = card;
+    // Claims the card defines by formulas are compiled first, so its scenarios may name them.
+    card.catalog = Catalog::read(&card.claims)?;
+    for s in &mut card.scenarios {
+        s.catalog = card.catalog.clone();
     }
     for (i, s) in card.scenarios.iter().enumerate() {
         s.check(&format!("scenarios[{i}] ({})", s.name))?;

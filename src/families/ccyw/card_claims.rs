@@ -1,29 +1,26 @@
 //! Claims defined by a user's card: a bound, its conditions and its scope as formulas over this
 //! family's symbols ([`super::formulas::SYMBOLS`]), checked like a built-in claim.
 //!
-//! A card given on the command line (`--card FILE`) is read once; its claims whose id is not
-//! built in are compiled by the core ([`crate::formula::user`]) and registered for the rest of
-//! the process, so `list`, `check`, `conditions` and `search` see them beside the built-in ones.
+//! A card given on the command line (`--card FILE`) is read by each command that takes it; its
+//! claims whose id is not built in are compiled by the core ([`crate::formula::user`]) into a
+//! [`Catalog`] that travels with the card (and with each of its scenarios), so `list`, `check`,
+//! `conditions` and `search` see them beside the built-in ones. Nothing is kept between reads.
 //! The card's scenarios serve as the default scenarios of its claims (the search starts from one
 //! where the claim is expected to hold).
-
-use std::sync::RwLock;
 
 use crate::card::ClaimCard;
 use crate::claim::{BoundClaim, Comparison, ConditionCheck, Reading};
 use crate::error::{Error, Result};
-use crate::formula::user::{CardClaims, FormulaClaim, UserClaim, UserClaimRules};
+use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
 
 use super::algorithm::AlgorithmKind;
-use super::card::Scenario;
-use super::claims::{AdmissibleSteps, Claim, ClaimInputs, GammaRule, Metric};
-use super::formulas::{values, FIRST_RUN_QUANTITY, METRICS, SYMBOLS};
+use super::claims::{self as builtin, AdmissibleSteps, Claim, ClaimInputs, GammaRule, Metric};
+use super::formulas::{METRICS, SYMBOLS};
 
 /// What this family accepts in a card-defined claim.
 pub const RULES: UserClaimRules = UserClaimRules {
-    symbols: &SYMBOLS,
-    first_run_quantity: FIRST_RUN_QUANTITY,
+    symbols: SYMBOLS.symbols(),
     metrics: &["shared_plus_weighted_personal", "shared_plus_personal"],
     algorithms: &["fedavg-p", "scaffold-p"],
     comparisons: &[CompareSpec::RunningAverage, CompareSpec::PerRound],
@@ -46,7 +43,7 @@ impl CardClaim {
         let claim = UserClaim::compile(card, &RULES)?;
         let metric = METRICS.iter().find(|m| m.0 == claim.metric).map(|m| m.1).ok_or_else(|| Error::field("metric", claim.metric, "a metric of METRICS"))?;
         let algorithm = if claim.algorithm == "scaffold-p" { AlgorithmKind::ScaffoldP } else { AlgorithmKind::FedavgP };
-        Ok(Self { claim: FormulaClaim { claim, values }, algorithm, metric })
+        Ok(Self { claim: FormulaClaim { claim, values: |x| SYMBOLS.values(x) }, algorithm, metric })
     }
 
     /// The statement as the card prints it.
@@ -94,7 +91,7 @@ impl Claim for CardClaim {
     /// `gamma <= expr`, `gamma = expr`, `eta_u >= expr`, ...); no condition: `gamma` unbounded,
     /// `eta` at least 1.
     fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps {
-        let v = values(x);
+        let v = SYMBOLS.values(x);
         let f = &self.claim.claim.formulas;
         let gamma = match f.limit_of("gamma", true, &v) {
             Some((g, true)) => GammaRule::Exactly(g),
@@ -105,37 +102,60 @@ impl Claim for CardClaim {
         AdmissibleSteps { gamma, eta_u_min: eta("eta_u"), eta_v_min: eta("eta_v") }
     }
     fn eta_prescribed(&self, x: &ClaimInputs) -> (bool, bool) {
-        let v = values(x);
+        let v = SYMBOLS.values(x);
         let exact = |name: &str| self.claim.claim.formulas.limit_of(name, false, &v).is_some_and(|e| e.1);
         (exact("eta_u"), exact("eta_v"))
     }
 }
 
-static REGISTERED: CardClaims<CardClaim> = CardClaims::new();
-static SCENARIOS: RwLock<Vec<Scenario>> = RwLock::new(Vec::new());
-
-/// The card-defined claims registered so far.
-pub fn registered() -> Vec<&'static CardClaim> {
-    REGISTERED.all()
+/// The claims a command can name: the built-in ones, then those the card it read defines.
+#[derive(Clone, Default)]
+pub struct Catalog {
+    defined: Vec<&'static CardClaim>,
 }
 
-/// The scenarios of the cards that registered claims.
-pub fn registered_scenarios() -> Vec<Scenario> {
-    SCENARIOS.read().map(|r| r.clone()).unwrap_or_default()
-}
-
-/// Compiles and registers the claims of `entries` that are not built in, and the card's
-/// scenarios; returns how many claims are registered now.
-///
-/// # Errors
-/// The first claim that does not compile (nothing is registered then).
-pub fn register(entries: &[ClaimCard], builtin: &[&str], scenarios: Vec<Scenario>) -> Result<usize> {
-    let n = REGISTERED.register(entries, builtin, CardClaim::compile, |c| c.id())?;
-    let mut r = SCENARIOS.write().map_err(|_| Error::Internal("the registry of card scenarios is poisoned (a thread panicked while writing it)".into()))?;
-    for s in scenarios {
-        if !r.iter().any(|k| k.name == s.name) {
-            r.push(s);
-        }
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.defined.iter().map(|c| BoundClaim::id(*c))).finish()
     }
-    Ok(n)
+}
+
+impl PartialEq for Catalog {
+    fn eq(&self, other: &Self) -> bool {
+        self.defined.len() == other.defined.len() && self.defined.iter().zip(&other.defined).all(|(a, b)| std::ptr::eq(*a, *b))
+    }
+}
+
+impl Catalog {
+    /// The built-in claims and those of `entries` that are not built in, compiled. A claim's
+    /// metadata is `&'static` everywhere, so each compiled claim lives as long as the process;
+    /// nothing else is kept (reading the same card twice gives two equal catalogs).
+    ///
+    /// # Errors
+    /// The first claim that does not compile, naming its field.
+    pub fn read(entries: &[ClaimCard]) -> Result<Self> {
+        let compiled = compile_card_claims(entries, &builtin::builtin_ids(), CardClaim::compile)?;
+        let defined = compiled.into_iter().map(|c| &**Box::leak(Box::new(c))).collect();
+        Ok(Self { defined })
+    }
+
+    /// The claims the card defines, in card order.
+    pub fn defined(&self) -> &[&'static CardClaim] {
+        &self.defined
+    }
+
+    /// Every claim, in report order: the built-in ones, then those the card defines.
+    pub fn claims(&self) -> Vec<&'static dyn Claim> {
+        builtin::all_claims().into_iter().chain(self.defined.iter().map(|c| *c as &dyn Claim)).collect()
+    }
+
+    /// Every claim and lemma id.
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.claims().iter().map(|c| c.id()).chain(builtin::all_lemmas().iter().map(|c| c.id())).collect()
+    }
+
+    /// The claim with this id.
+    pub fn by_id(&self, id: &str) -> Option<&'static dyn Claim> {
+        self.claims().into_iter().find(|c| c.id() == id)
+    }
 }

@@ -1,19 +1,25 @@
 //! The pipeline of one scenario: instance and constants -> step sizes -> runs -> verdicts.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
+
+pub use crate::checker::ClaimResult;
+use crate::claim::fmt_num;
 
 pub use crate::engine::monte_carlo::in_pool;
 use crate::engine::{Estimator, InclusionMoments};
 use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
 use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
+use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::claims::lemmas::evaluate_lemma;
-use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim, Reading};
+use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim};
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
 use crate::families::ccyw::problem::{GradientSummary, Layout, ProblemConstants, QuadraticInstance};
-use crate::verdict::{evaluate, Evaluation, VerdictKind};
+use crate::verdict::{evaluate, ConstantsSource, VerdictKind};
 
 /// Options of a check that are not part of the scenario.
 #[derive(Debug, Clone, Default)]
@@ -24,44 +30,6 @@ pub struct CheckOptions {
     pub bound_scale: Option<f64>,
     /// Overrides every scenario's estimator.
     pub estimator: Option<EstimatorChoice>,
-}
-
-/// A claim's outcome on one scenario.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Claim id.
-    pub claim: &'static str,
-    /// Title.
-    pub title: &'static str,
-    /// Source lines.
-    pub source: &'static str,
-    /// Reading checked.
-    pub reading: Reading,
-    /// Metric formula.
-    pub metric: &'static str,
-    /// Evaluation with the exact constants.
-    pub evaluation: Evaluation,
-    /// Empirical evaluation, present when BGD fails for the instance: `b^2` replaced by the
-    /// supremum of the dissimilarity over the iterates the runs visit. Not a verdict on the claim
-    /// as stated.
-    pub empirical: Option<Evaluation>,
-    /// Expected verdict from the card.
-    pub expected: Option<VerdictKind>,
-    /// Expected empirical verdict from the card.
-    pub expected_empirical: Option<VerdictKind>,
-}
-
-impl ClaimResult {
-    /// Whether the computed verdicts agree with the card's expectations (where given).
-    pub fn matches_expected(&self) -> bool {
-        let main = self.expected.is_none_or(|e| e == self.evaluation.verdict);
-        let emp = match (self.expected_empirical, &self.empirical) {
-            (Some(e), Some(ev)) => e == ev.verdict,
-            (Some(_), None) => false,
-            (None, _) => true,
-        };
-        main && emp
-    }
 }
 
 /// Everything computed for one scenario.
@@ -96,8 +64,32 @@ pub struct ScenarioRun {
     /// Exact engine only: smallest eigenvalue of the state covariance seen (negative beyond
     /// rounding would flag a loss of positive semidefiniteness).
     pub min_covariance_eigenvalue: Option<f64>,
-    /// Claim outcomes.
+    /// Claim outcomes: per claim the claim as stated, then (when BGD fails for the instance) the
+    /// evaluation with `b^2` replaced by the supremum of the dissimilarity over the iterates the
+    /// runs visit, labelled `empirical` (not a verdict on the claim as stated).
     pub results: Vec<ClaimResult>,
+    /// The empirical verdicts the card expects, by claim id (also where none could be computed).
+    #[serde(skip)]
+    pub expected_empirical: BTreeMap<String, VerdictKind>,
+}
+
+impl ScenarioRun {
+    /// The result of claim `id` with constants `constants` (exact or empirical).
+    pub fn result(&self, id: &str, constants: ConstantsSource) -> Option<&ClaimResult> {
+        self.results.iter().find(|r| r.claim == id && r.constants == constants)
+    }
+
+    /// Whether claim `id`'s verdicts agree with the card: the exact one, and the empirical one
+    /// where the card expects one (an expected empirical verdict that was not computed differs).
+    pub fn matches_expected(&self, id: &str) -> bool {
+        let exact = self.result(id, ConstantsSource::Exact).is_none_or(|r| r.matches_expected());
+        let empirical = match (self.expected_empirical.get(id), self.result(id, ConstantsSource::Empirical)) {
+            (Some(e), Some(r)) => *e == r.evaluation.verdict,
+            (Some(_), None) => false,
+            (None, _) => true,
+        };
+        exact && empirical
+    }
 }
 
 /// Claim inputs of an instance before steps are chosen (steps NaN).
@@ -147,12 +139,8 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
         let v = match spec {
             StepSpec::Value(v) => *v,
             StepSpec::Admissible { admissible, factor } => {
-                let claim = crate::families::ccyw::claims::by_id(admissible).ok_or_else(|| {
-                    Error::field(
-                        format!("algorithm.{field}.admissible"),
-                        format!("unknown claim `{admissible}`"),
-                        crate::families::ccyw::claims::all_ids().join(", "),
-                    )
+                let claim = s.catalog.by_id(admissible).ok_or_else(|| {
+                    Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), s.catalog.ids().join(", "))
                 })?;
                 pick(claim) * factor
             }
@@ -252,27 +240,32 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Every registered claim and lemma.
+    /// Every built-in claim and lemma.
     pub fn all() -> Self {
-        Self { claims: crate::families::ccyw::claims::all_claims(), lemmas: crate::families::ccyw::claims::all_lemmas() }
+        Self::all_in(&Catalog::default())
     }
 
-    /// The claims and lemmas with these ids (all when `ids` is empty).
+    /// Every claim of `catalog` and every lemma.
+    pub fn all_in(catalog: &Catalog) -> Self {
+        Self { claims: catalog.claims(), lemmas: crate::families::ccyw::claims::all_lemmas() }
+    }
+
+    /// The claims and lemmas of `catalog` with these ids (all when `ids` is empty).
     ///
     /// # Errors
     /// [`Error::Unknown`] naming an id that is neither.
-    pub fn by_ids(ids: &[String]) -> Result<Self> {
+    pub fn by_ids(ids: &[String], catalog: &Catalog) -> Result<Self> {
         if ids.is_empty() {
-            return Ok(Self::all());
+            return Ok(Self::all_in(catalog));
         }
         let mut sel = Self { claims: Vec::new(), lemmas: Vec::new() };
         for id in ids {
-            if let Some(c) = crate::families::ccyw::claims::by_id(id) {
+            if let Some(c) = catalog.by_id(id) {
                 sel.claims.push(c);
             } else if let Some(l) = crate::families::ccyw::claims::lemma_by_id(id) {
                 sel.lemmas.push(l);
             } else {
-                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: crate::families::ccyw::claims::all_ids().join(", ") });
+                return Err(Error::Unknown { kind: "claim", name: id.clone(), known: catalog.ids().join(", ") });
             }
         }
         Ok(sel)
@@ -293,7 +286,14 @@ pub const LEMMA_ROUNDS: usize = 300;
 /// # Errors
 /// Any error of building the instance, computing its constants or resolving its steps.
 pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) -> Result<ScenarioRun> {
-    let prepared = prepare(s)?;
+    run_prepared(s, prepare(s)?, selection, opts)
+}
+
+/// [`run_scenario`] on a prepared scenario.
+///
+/// # Errors
+/// A run that fails numerically; a worker pool that cannot start.
+pub fn run_prepared(s: &Scenario, prepared: Prepared, selection: &Selection, opts: &CheckOptions) -> Result<ScenarioRun> {
     let runs = simulate_scenario(s, &prepared.instance, &prepared.params, opts)?;
     let lemma_quantities = if selection.lemmas.iter().any(|l| l.algorithm() == s.algorithm.kind) {
         let alg = s.algorithm.kind.build(prepared.params);
@@ -312,14 +312,11 @@ pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) ->
         for lemma in selection.lemmas.iter().filter(|l| l.algorithm() == s.algorithm.kind) {
             run.results.push(ClaimResult {
                 claim: lemma.id(),
-                title: lemma.title(),
-                source: lemma.source(),
-                reading: lemma.reading(),
-                metric: lemma.inequality(),
+                reading: lemma.reading().name,
+                constants: ConstantsSource::Exact,
+                label: None,
                 evaluation: evaluate_lemma(*lemma, &inputs, &q, estimator, s.confidence, scale),
-                empirical: None,
                 expected: s.expected.get(lemma.id()).copied(),
-                expected_empirical: s.expected_empirical.get(lemma.id()).copied(),
             });
         }
     }
@@ -387,10 +384,11 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
     let inputs = claim_inputs(&inst, &constants, &params, s.rounds);
     let empirical_b2 = runs.empirical_b2.unwrap_or(f64::NAN);
     let scale = opts.bound_scale.unwrap_or(1.0);
+    let label = format!("empirical b^2 = {}", fmt_num(empirical_b2));
     let results = claims
         .iter()
         .filter(|claim| claim.algorithm() == s.algorithm.kind)
-        .map(|claim| {
+        .flat_map(|claim| {
             let metric: Vec<Vec<f64>> =
                 runs.summaries.iter().map(|series| series.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect()).collect();
             let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
@@ -402,17 +400,17 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
             } else {
                 None
             };
-            ClaimResult {
+            let result = |constants, label, evaluation, expected| ClaimResult {
                 claim: claim.id(),
-                title: claim.title(),
-                source: claim.source(),
-                reading: claim.reading(),
-                metric: claim.metric().formula(),
+                reading: claim.reading().name,
+                constants,
+                label,
                 evaluation,
-                empirical,
-                expected: s.expected.get(claim.id()).copied(),
-                expected_empirical: s.expected_empirical.get(claim.id()).copied(),
-            }
+                expected,
+            };
+            let exact = result(ConstantsSource::Exact, None, evaluation, s.expected.get(claim.id()).copied());
+            let empirical = empirical.map(|e| result(ConstantsSource::Empirical, Some(label.clone()), e, s.expected_empirical.get(claim.id()).copied()));
+            std::iter::once(exact).chain(empirical)
         })
         .collect();
     ScenarioRun {
@@ -431,5 +429,6 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
         empirical_b2,
         min_covariance_eigenvalue: runs.min_covariance_eigenvalue,
         results,
+        expected_empirical: s.expected_empirical.clone(),
     }
 }

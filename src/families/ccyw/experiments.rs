@@ -365,22 +365,8 @@ pub struct ExpectedStatement {
     pub note: String,
 }
 
-/// Ids of the statements [`statements`] checks.
-pub const STATEMENT_IDS: [&str; 13] = [
-    "CCYW-FIG1A-STEADY",
-    "CCYW-FIG1A-RATE",
-    "CCYW-FIG2A-STEADY",
-    "CCYW-FIG2A-RATE",
-    "CCYW-FIG1B-STEADY",
-    "CCYW-FIG2B-STEADY",
-    "CCYW-FIG1C-RATE",
-    "CCYW-FIG1C-STEADY",
-    "CCYW-FIG2C-STEADY",
-    "CCYW-FIG2C-VS",
-    "CCYW-FIG1D-STEADY",
-    "CCYW-FIG1D-STEADY~any-eta",
-    "CCYW-FIG-BOUNDS",
-];
+/// Ids of the statements [`statements`] checks, in its order.
+pub const STATEMENT_IDS: [&str; 13] = statement_ids(&STATEMENTS);
 
 /// Parses an experiments card and checks that it names each statement exactly once.
 ///
@@ -496,118 +482,219 @@ fn spread(curves: &[Curve]) -> f64 {
     hi / lo - 1.0
 }
 
+/// A statement's computed verdict, the numbers behind it and one line of explanation.
+struct Outcome {
+    verdict: VerdictKind,
+    evidence: Vec<(String, f64)>,
+    detail: String,
+}
+
+/// A qualitative statement of section 5: its id, the statement, its source lines, and how it is
+/// checked on the sweeps.
+struct StatementCheck {
+    id: &'static str,
+    statement: &'static str,
+    source: &'static str,
+    check: fn(&[Sweep]) -> Outcome,
+}
+
+const SMALLER_GAMMA_STEADY: &str = "a smaller gamma gives a smaller steady-state error";
+const SMALLER_GAMMA_RATE: &str = "a smaller gamma gives slower convergence";
+const FIG_A: &str = "000:L677-679 (Figs. 1a, 2a)";
+const MORE_CLIENTS_STEADY: &str = "with sigma_v = 0, more participating clients m give a smaller steady-state error";
+const FIG_B: &str = "000:L679-681 (Figs. 1b, 2b)";
+
+/// Every statement [`statements`] checks, in order.
+const STATEMENTS: [StatementCheck; 13] = [
+    StatementCheck { id: "CCYW-FIG1A-STEADY", statement: SMALLER_GAMMA_STEADY, source: FIG_A, check: |s| gamma_steady(s, "fig1a", "FedAvg-P") },
+    StatementCheck { id: "CCYW-FIG1A-RATE", statement: SMALLER_GAMMA_RATE, source: FIG_A, check: |s| gamma_rate(s, "fig1a", "FedAvg-P") },
+    StatementCheck { id: "CCYW-FIG2A-STEADY", statement: SMALLER_GAMMA_STEADY, source: FIG_A, check: |s| gamma_steady(s, "fig2a", "Scaffold-P") },
+    StatementCheck { id: "CCYW-FIG2A-RATE", statement: SMALLER_GAMMA_RATE, source: FIG_A, check: |s| gamma_rate(s, "fig2a", "Scaffold-P") },
+    StatementCheck { id: "CCYW-FIG1B-STEADY", statement: MORE_CLIENTS_STEADY, source: FIG_B, check: |s| clients_steady(s, "fig1b", "FedAvg-P") },
+    StatementCheck { id: "CCYW-FIG2B-STEADY", statement: MORE_CLIENTS_STEADY, source: FIG_B, check: |s| clients_steady(s, "fig2b", "Scaffold-P") },
+    StatementCheck {
+        id: "CCYW-FIG1C-RATE",
+        statement: "a larger K accelerates convergence (FedAvg-P and Scaffold-P)",
+        source: "000:L683 (Figs. 1c, 2c)",
+        check: local_steps_rate,
+    },
+    StatementCheck {
+        id: "CCYW-FIG1C-STEADY",
+        statement: "with partial participation, a larger K gives FedAvg-P a larger steady-state gradient norm",
+        source: "000:L683 (Fig. 1c), from Theorem 3.7's (n-m) K b^2 gamma and K^2 b^2 gamma^2 terms",
+        check: local_steps_steady,
+    },
+    StatementCheck {
+        id: "CCYW-FIG2C-STEADY",
+        statement: "K and b^2 do not influence Scaffold-P's steady-state error",
+        source: "000:L683 (Fig. 2c)",
+        check: scaffold_independence,
+    },
+    StatementCheck {
+        id: "CCYW-FIG2C-VS",
+        statement: "Scaffold-P converges with a much smaller steady-state error than FedAvg-P (high heterogeneity)",
+        source: "000:L683 (Fig. 2c; Remark 4.7)",
+        check: scaffold_versus_fedavg,
+    },
+    StatementCheck {
+        id: "CCYW-FIG1D-STEADY",
+        statement: "with full participation, FedAvg-P's steady-state error is independent of K and b^2",
+        source: "000:L685 (Fig. 1d; Theorem 3.11)",
+        check: full_participation_independence,
+    },
+    StatementCheck {
+        id: "CCYW-FIG1D-STEADY~any-eta",
+        statement:
+            "with full participation, FedAvg-P's steady-state error is independent of the heterogeneity, whatever eta_u (the figure's text names no eta_u)",
+        source: "000:L685 read without Theorem 3.11's condition eta_u >= T (000:L421)",
+        check: full_participation_any_eta,
+    },
+    StatementCheck {
+        id: "CCYW-FIG-BOUNDS",
+        statement: "each curve's steady state lies below its theorem's bound as T -> infinity (Theorems 3.7, 3.11, 4.5)",
+        source: "000:L677-685 ('consistent with our convergence results')",
+        check: steady_states_below_bounds,
+    },
+];
+
+const fn statement_ids<const N: usize>(table: &[StatementCheck; N]) -> [&'static str; N] {
+    let mut ids = [""; N];
+    let mut i = 0;
+    while i < N {
+        ids[i] = table[i].id;
+        i += 1;
+    }
+    ids
+}
+
 /// Checks every qualitative statement of section 5 on the computed sweeps.
 pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
-    let steady = |c: &Curve| c.steady_state;
-    let descent = |c: &Curve| c.descent_rounds as f64;
-    let mut out = Vec::new();
-    for (fig, id_steady, id_rate, alg) in
-        [("fig1a", "CCYW-FIG1A-STEADY", "CCYW-FIG1A-RATE", "FedAvg-P"), ("fig2a", "CCYW-FIG2A-STEADY", "CCYW-FIG2A-RATE", "Scaffold-P")]
-    {
-        // Sweep order: gamma decreasing.
-        let c = find(sweeps, fig);
-        let ss: Vec<f64> = c.iter().map(steady).collect();
-        let dr: Vec<f64> = c.iter().map(descent).collect();
-        let holds = ss.windows(2).all(|w| w[1] < w[0]);
-        out.push(Statement::new(
-            id_steady,
-            "a smaller gamma gives a smaller steady-state error",
-            "000:L677-679 (Figs. 1a, 2a)",
-            steady_verdict(&[c], holds),
-            evidence(c, "steady state", steady),
-            format!("{alg}: steady states for gamma = 0.001, 0.0005, 0.00025"),
-        ));
-        out.push(Statement::new(
-            id_rate,
-            "a smaller gamma gives slower convergence",
-            "000:L677-679 (Figs. 1a, 2a)",
-            rate_verdict(&[c], increasing(&dr)),
-            evidence(c, "rounds to within 10% of steady state", descent),
-            format!("{alg}: descent times for decreasing gamma"),
-        ));
+    STATEMENTS
+        .iter()
+        .map(|s| {
+            let o = (s.check)(sweeps);
+            Statement::new(s.id, s.statement, s.source, o.verdict, o.evidence, o.detail)
+        })
+        .collect()
+}
+
+fn steady(c: &Curve) -> f64 {
+    c.steady_state
+}
+
+fn descent(c: &Curve) -> f64 {
+    c.descent_rounds as f64
+}
+
+/// The steady states of sweep `fig` decrease along its order.
+fn steady_decreasing(sweeps: &[Sweep], fig: &str, detail: String) -> Outcome {
+    let c = find(sweeps, fig);
+    let ss: Vec<f64> = c.iter().map(steady).collect();
+    Outcome { verdict: steady_verdict(&[c], ss.windows(2).all(|w| w[1] < w[0])), evidence: evidence(c, "steady state", steady), detail }
+}
+
+/// Figures 1a, 2a (sweep order: gamma decreasing): the steady states decrease.
+fn gamma_steady(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
+    steady_decreasing(sweeps, fig, format!("{alg}: steady states for gamma = 0.001, 0.0005, 0.00025"))
+}
+
+/// Figures 1a, 2a: the descent times increase as gamma decreases.
+fn gamma_rate(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
+    let c = find(sweeps, fig);
+    let dr: Vec<f64> = c.iter().map(descent).collect();
+    Outcome {
+        verdict: rate_verdict(&[c], increasing(&dr)),
+        evidence: evidence(c, "rounds to within 10% of steady state", descent),
+        detail: format!("{alg}: descent times for decreasing gamma"),
     }
-    for (fig, id, alg) in [("fig1b", "CCYW-FIG1B-STEADY", "FedAvg-P"), ("fig2b", "CCYW-FIG2B-STEADY", "Scaffold-P")] {
-        let c = find(sweeps, fig);
-        let ss: Vec<f64> = c.iter().map(steady).collect();
-        out.push(Statement::new(
-            id,
-            "with sigma_v = 0, more participating clients m give a smaller steady-state error",
-            "000:L679-681 (Figs. 1b, 2b)",
-            steady_verdict(&[c], ss.windows(2).all(|w| w[1] < w[0])),
-            evidence(c, "steady state", steady),
-            format!("{alg}: m = 3, 6, 9; metric G_u + hat G_v, whose weight m/n on G_v itself grows with m (I-CCYW7)"),
-        ));
-    }
+}
+
+/// Figures 1b, 2b (sweep order: m increasing): the steady states decrease.
+fn clients_steady(sweeps: &[Sweep], fig: &str, alg: &str) -> Outcome {
+    steady_decreasing(sweeps, fig, format!("{alg}: m = 3, 6, 9; metric G_u + hat G_v, whose weight m/n on G_v itself grows with m (I-CCYW7)"))
+}
+
+/// Figures 1c, 2c (sweep order: K increasing): the descent times decrease for both algorithms.
+fn local_steps_rate(sweeps: &[Sweep]) -> Outcome {
     let f1c = find(sweeps, "fig1c");
     let f2c = find(sweeps, "fig2c");
     let faster = |c: &[Curve]| c.windows(2).all(|w| w[1].descent_rounds < w[0].descent_rounds);
-    out.push(Statement::new(
-        "CCYW-FIG1C-RATE",
-        "a larger K accelerates convergence (FedAvg-P and Scaffold-P)",
-        "000:L683 (Figs. 1c, 2c)",
-        rate_verdict(&[f1c, f2c], faster(f1c) && faster(f2c)),
-        [evidence(f1c, "FedAvg-P descent rounds", descent), evidence(f2c, "Scaffold-P descent rounds", descent)].concat(),
-        "K = 5, 10, 25 at m = 9".into(),
-    ));
+    Outcome {
+        verdict: rate_verdict(&[f1c, f2c], faster(f1c) && faster(f2c)),
+        evidence: [evidence(f1c, "FedAvg-P descent rounds", descent), evidence(f2c, "Scaffold-P descent rounds", descent)].concat(),
+        detail: "K = 5, 10, 25 at m = 9".into(),
+    }
+}
+
+/// Figure 1c: FedAvg-P's steady states increase with K.
+fn local_steps_steady(sweeps: &[Sweep]) -> Outcome {
+    let f1c = find(sweeps, "fig1c");
     let ss1c: Vec<f64> = f1c.iter().map(steady).collect();
-    out.push(Statement::new(
-        "CCYW-FIG1C-STEADY",
-        "with partial participation, a larger K gives FedAvg-P a larger steady-state gradient norm",
-        "000:L683 (Fig. 1c), from Theorem 3.7's (n-m) K b^2 gamma and K^2 b^2 gamma^2 terms",
-        steady_verdict(&[f1c], increasing(&ss1c)),
-        evidence(f1c, "steady state", steady),
-        "FedAvg-P, K = 5, 10, 25 at m = 9 of 10, b = 2".into(),
-    ));
+    Outcome {
+        verdict: steady_verdict(&[f1c], increasing(&ss1c)),
+        evidence: evidence(f1c, "steady state", steady),
+        detail: "FedAvg-P, K = 5, 10, 25 at m = 9 of 10, b = 2".into(),
+    }
+}
+
+/// Figure 2c: Scaffold-P's steady states spread by at most [`INDEPENDENCE_TOLERANCE`] over K and b.
+fn scaffold_independence(sweeps: &[Sweep]) -> Outcome {
+    let f2c = find(sweeps, "fig2c");
     let f2cb = find(sweeps, "fig2c-b");
     let (sk, sb) = (spread(f2c), spread(f2cb));
-    out.push(Statement::new(
-        "CCYW-FIG2C-STEADY",
-        "K and b^2 do not influence Scaffold-P's steady-state error",
-        "000:L683 (Fig. 2c)",
-        steady_verdict(&[f2c, f2cb], sk <= INDEPENDENCE_TOLERANCE && sb <= INDEPENDENCE_TOLERANCE),
-        [
+    Outcome {
+        verdict: steady_verdict(&[f2c, f2cb], sk <= INDEPENDENCE_TOLERANCE && sb <= INDEPENDENCE_TOLERANCE),
+        evidence: [
             evidence(f2c, "steady state", steady),
             evidence(f2cb, "steady state", steady),
             vec![("relative spread over K".into(), sk), ("relative spread over b".into(), sb)],
         ]
         .concat(),
-        format!("independence means a relative spread <= {INDEPENDENCE_TOLERANCE} (the paper states no number)"),
-    ));
+        detail: format!("independence means a relative spread <= {INDEPENDENCE_TOLERANCE} (the paper states no number)"),
+    }
+}
+
+/// Figure 2c at b = 5: Scaffold-P's steady state below FedAvg-P's.
+fn scaffold_versus_fedavg(sweeps: &[Sweep]) -> Outcome {
     let vs = find(sweeps, "fig2c-vs");
     let (fed, sca) = (vs.iter().find(|c| c.setting.algorithm == AlgorithmKind::FedavgP), vs.iter().find(|c| c.setting.algorithm == AlgorithmKind::ScaffoldP));
     let (f_ss, s_ss) = (fed.map_or(f64::NAN, |c| c.steady_state), sca.map_or(f64::NAN, |c| c.steady_state));
-    out.push(Statement::new(
-        "CCYW-FIG2C-VS",
-        "Scaffold-P converges with a much smaller steady-state error than FedAvg-P (high heterogeneity)",
-        "000:L683 (Fig. 2c; Remark 4.7)",
-        steady_verdict(&[vs], s_ss < f_ss),
-        vec![("FedAvg-P steady state".into(), f_ss), ("Scaffold-P steady state".into(), s_ss), ("ratio FedAvg-P / Scaffold-P".into(), f_ss / s_ss)],
-        "b = 5, m = 9, K = 25; 'much smaller' is reported as the ratio, the check is the strict order".into(),
-    ));
+    Outcome {
+        verdict: steady_verdict(&[vs], s_ss < f_ss),
+        evidence: vec![("FedAvg-P steady state".into(), f_ss), ("Scaffold-P steady state".into(), s_ss), ("ratio FedAvg-P / Scaffold-P".into(), f_ss / s_ss)],
+        detail: "b = 5, m = 9, K = 25; 'much smaller' is reported as the ratio, the check is the strict order".into(),
+    }
+}
+
+/// Figure 1d: with full participation and Theorem 3.11's eta_u, FedAvg-P's steady states spread by
+/// at most [`INDEPENDENCE_TOLERANCE`] over K and the gradient spread.
+fn full_participation_independence(sweeps: &[Sweep]) -> Outcome {
     let f1d = find(sweeps, "fig1d");
     let f1db = find(sweeps, "fig1d-b");
     let (dk, db) = (spread(f1d), spread(f1db));
-    out.push(Statement::new(
-        "CCYW-FIG1D-STEADY",
-        "with full participation, FedAvg-P's steady-state error is independent of K and b^2",
-        "000:L685 (Fig. 1d; Theorem 3.11)",
-        steady_verdict(&[f1d, f1db], dk <= INDEPENDENCE_TOLERANCE && db <= INDEPENDENCE_TOLERANCE),
-        [evidence(f1d, "steady state", steady), evidence(f1db, "steady state", steady), vec![("relative spread over K".into(), dk), ("relative spread over gradient spread".into(), db)]].concat(),
-        format!(
+    Outcome {
+        verdict: steady_verdict(&[f1d, f1db], dk <= INDEPENDENCE_TOLERANCE && db <= INDEPENDENCE_TOLERANCE),
+        evidence: [evidence(f1d, "steady state", steady), evidence(f1db, "steady state", steady), vec![("relative spread over K".into(), dk), ("relative spread over gradient spread".into(), db)]].concat(),
+        detail: format!(
             "heterogeneous client Hessians (b^2 infinite; a common shared block would make independence hold by construction), eta_u = max(T, ...) as Theorem 3.11 requires; independence means a relative spread <= {INDEPENDENCE_TOLERANCE}"
         ),
-    ));
+    }
+}
+
+/// Figure 1d read at eta_u = sqrt(n): the same independence without Theorem 3.11's condition.
+fn full_participation_any_eta(sweeps: &[Sweep]) -> Outcome {
     let small = find(sweeps, "fig1d-b-small-eta");
     let ds = spread(small);
-    out.push(Statement::new(
-        "CCYW-FIG1D-STEADY~any-eta",
-        "with full participation, FedAvg-P's steady-state error is independent of the heterogeneity, whatever eta_u (the figure's text names no eta_u)",
-        "000:L685 read without Theorem 3.11's condition eta_u >= T (000:L421)",
-        steady_verdict(&[small], ds <= INDEPENDENCE_TOLERANCE),
-        [evidence(small, "steady state", steady), vec![("relative spread over gradient spread".into(), ds)]].concat(),
-        "flagged reading: eta_u = sqrt(n), the other settings as CCYW-FIG1D-STEADY; shows whether the condition eta_u >= T is what removes the heterogeneity"
+    Outcome {
+        verdict: steady_verdict(&[small], ds <= INDEPENDENCE_TOLERANCE),
+        evidence: [evidence(small, "steady state", steady), vec![("relative spread over gradient spread".into(), ds)]].concat(),
+        detail: "flagged reading: eta_u = sqrt(n), the other settings as CCYW-FIG1D-STEADY; shows whether the condition eta_u >= T is what removes the heterogeneity"
             .into(),
-    ));
+    }
+}
+
+/// Every distinct curve whose theorem applies: its steady state at most its bound as T -> infinity.
+fn steady_states_below_bounds(sweeps: &[Sweep]) -> Outcome {
     let mut checked: Vec<&Curve> = Vec::new();
     for c in sweeps.iter().flat_map(|s| &s.curves).filter(|c| c.steady_bound.as_ref().is_some_and(|b| b.failed.is_empty())) {
         // A setting shared by several sweeps counts once.
@@ -616,19 +703,16 @@ pub fn statements(sweeps: &[Sweep]) -> Vec<Statement> {
         }
     }
     let worst = checked.iter().map(|c| c.steady_state / c.steady_bound.as_ref().map_or(f64::NAN, |b| b.value)).fold(0.0f64, f64::max);
-    out.push(Statement::new(
-        "CCYW-FIG-BOUNDS",
-        "each curve's steady state lies below its theorem's bound as T -> infinity (Theorems 3.7, 3.11, 4.5)",
-        "000:L677-685 ('consistent with our convergence results')",
-        if checked.is_empty() {
-            VerdictKind::NotApplicable
-        } else if !worst.is_finite() || checked.iter().any(|c| !c.steady_state.is_finite()) {
-            VerdictKind::Inconclusive
-        } else {
-            steady_verdict(&[], worst <= 1.0)
-        },
-        vec![("distinct curves whose theorem applies".into(), checked.len() as f64), ("largest steady state / bound".into(), worst)],
-        "curves whose theorem's conditions fail at their setting are drawn with the bound but not counted".into(),
-    ));
-    out
+    let verdict = if checked.is_empty() {
+        VerdictKind::NotApplicable
+    } else if !worst.is_finite() || checked.iter().any(|c| !c.steady_state.is_finite()) {
+        VerdictKind::Inconclusive
+    } else {
+        steady_verdict(&[], worst <= 1.0)
+    };
+    Outcome {
+        verdict,
+        evidence: vec![("distinct curves whose theorem applies".into(), checked.len() as f64), ("largest steady state / bound".into(), worst)],
+        detail: "curves whose theorem's conditions fail at their setting are drawn with the bound but not counted".into(),
+    }
 }

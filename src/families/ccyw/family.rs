@@ -1,15 +1,17 @@
 //! This family as the core sees it: the [`Family`] implementation behind `list`, `check`, `run`,
 //! `search`, `experiments` and `conditions`.
 
+use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::fmt_num;
 use crate::error::{require_non_negative, require_positive, Error, Result};
-use crate::family::{CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
+use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
 use crate::report::ReportMeta;
 use crate::verdict::VerdictKind;
 
 use super::card::{self, Card, Scenario};
-use super::check::{self, CheckOptions, Selection};
-use super::claims::{self, Claim, ClaimInputs, GammaRule};
+use super::card_claims::{CardClaim, Catalog};
+use super::check::{self, CheckOptions, Prepared, ScenarioRun, Selection};
+use super::claims::{self, Claim, ClaimInputs, GammaRule, LemmaClaim};
 use super::experiments::Experiments;
 use super::report;
 use super::search::{self, SearchOptions, SearchResult};
@@ -20,33 +22,26 @@ pub const FAMILY_ID: &str = "ccyw";
 /// FedAvg-P and Scaffold-P of Chen, Cao, Yuan, Wen.
 pub struct Ccyw;
 
-/// The registered instance.
-pub static FAMILY: Ccyw = Ccyw;
+/// The registered family.
+pub static FAMILY: crate::checker::Plugged<Ccyw> = crate::checker::Plugged(Ccyw);
 
-fn cards(request: &CheckRequest) -> Result<Vec<Card>> {
-    match &request.card {
-        Some(c) => Ok(vec![card::parse_card(&c.text, &c.what)?]),
-        None => card::embedded_cards(),
-    }
-}
-
-/// The ids in `ids` that are this family's (all of them when `ids` is empty).
-fn own_ids(ids: &[String]) -> Vec<String> {
-    let mine = claims::all_ids();
+/// The ids in `ids` that are claims of `catalog` or lemmas (all of them when `ids` is empty).
+fn own_ids(ids: &[String], catalog: &Catalog) -> Vec<String> {
+    let mine = catalog.ids();
     ids.iter().filter(|id| mine.contains(&id.as_str())).cloned().collect()
 }
 
-/// The claims with these ids (all when empty).
-fn select_claims(ids: &[String]) -> Result<Vec<&'static dyn Claim>> {
+/// The claims of `catalog` with these ids (all when empty).
+fn select_claims(ids: &[String], catalog: &Catalog) -> Result<Vec<&'static dyn Claim>> {
     if ids.is_empty() {
-        return Ok(claims::all_claims());
+        return Ok(catalog.claims());
     }
     ids.iter()
         .map(|id| {
-            claims::by_id(id).ok_or_else(|| Error::Unknown {
+            catalog.by_id(id).ok_or_else(|| Error::Unknown {
                 kind: "claim",
                 name: id.clone(),
-                known: claims::all_claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", "),
+                known: catalog.claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", "),
             })
         })
         .collect()
@@ -119,7 +114,51 @@ fn search_mismatches(results: &[SearchResult]) -> Vec<String> {
         .collect()
 }
 
-impl Family for Ccyw {
+/// The cards a check reads: the embedded ones, or the one given, with the claims it can name.
+pub struct Cards {
+    /// The cards, in order.
+    pub cards: Vec<Card>,
+    /// The claims their scenarios and the check can name.
+    pub catalog: Catalog,
+}
+
+/// A claim of this family: a bound (built in or defined by a card) or a lemma of a proof.
+#[derive(Clone, Copy)]
+pub enum CcywClaim {
+    /// A bound on a run's metric.
+    Bound(&'static dyn Claim),
+    /// A per-round inequality of a proof.
+    Lemma(&'static dyn LemmaClaim),
+    /// A bound a card defines by formulas.
+    Defined(&'static CardClaim),
+}
+
+impl CcywClaim {
+    fn algorithm(&self) -> super::algorithm::AlgorithmKind {
+        match self {
+            CcywClaim::Bound(c) => c.algorithm(),
+            CcywClaim::Lemma(l) => l.algorithm(),
+            CcywClaim::Defined(c) => c.algorithm(),
+        }
+    }
+}
+
+fn bound_summary(c: &'static dyn Claim, statement: String) -> ClaimSummary {
+    ClaimSummary { id: c.id(), kind: ClaimKind::Bound, title: c.title(), statement, source: c.source(), reading: c.reading(), metric: c.metric().formula() }
+}
+
+fn statement(id: &str) -> String {
+    static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
+    STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect())
+}
+
+impl Plugin for Ccyw {
+    type Card = Cards;
+    type Scenario = Scenario;
+    type Claim = CcywClaim;
+    type Prepared = Prepared;
+    type Run = ScenarioRun;
+
     fn id(&self) -> &'static str {
         FAMILY_ID
     }
@@ -128,89 +167,96 @@ impl Family for Ccyw {
         "Chen, Cao, Yuan, Wen: FedAvg-P and Scaffold-P for partial personalization"
     }
 
-    fn claims(&self) -> Vec<ClaimSummary> {
-        static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        let from_cards = super::card_claims::registered();
-        let statement = |id: &str| match from_cards.iter().find(|c| crate::claim::BoundClaim::id(**c) == id) {
-            Some(c) => c.statement().to_string(),
-            None => STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect()),
-        };
-        let bounds = claims::all_claims().into_iter().map(|c| ClaimSummary {
-            id: c.id(),
-            kind: ClaimKind::Bound,
-            title: c.title(),
-            statement: statement(c.id()),
-            source: c.source(),
-            reading: c.reading(),
-            metric: c.metric().formula(),
-        });
-        let lemmas = claims::all_lemmas().into_iter().map(|c| ClaimSummary {
-            id: c.id(),
-            kind: ClaimKind::Lemma,
-            title: c.title(),
-            statement: statement(c.id()),
-            source: c.source(),
-            reading: c.reading(),
-            metric: c.inequality(),
-        });
-        bounds.chain(lemmas).collect()
+    fn embedded_card(&self) -> Result<Cards> {
+        Ok(Cards { cards: card::embedded_cards()?, catalog: Catalog::default() })
     }
 
-    fn scenario_names(&self) -> Result<Vec<String>> {
-        Ok(card::embedded_cards()?.iter().flat_map(|c| c.scenarios.iter().map(|s| s.name.clone())).collect())
+    fn read_card(&self, text: &CardText) -> Result<Cards> {
+        let card = card::parse_card(&text.text, &text.what)?;
+        Ok(Cards { catalog: card.catalog.clone(), cards: vec![card] })
     }
 
-    fn bench(&self, request: &crate::bench::BenchRequest) -> Result<Vec<crate::bench::Measurement>> {
-        super::bench::bench(request)
+    fn builtin_claims(&self) -> Vec<CcywClaim> {
+        let bounds = claims::all_claims().into_iter().map(CcywClaim::Bound);
+        bounds.chain(claims::all_lemmas().into_iter().map(CcywClaim::Lemma)).collect()
     }
 
-    fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
-        let cards = cards(request)?;
-        let all_scenarios: Vec<&Scenario> = cards.iter().flat_map(|c| c.scenarios.iter()).collect();
-        // A card that defines claims by formulas is checked for those claims unless others are named.
-        let card_defined: Vec<String> = match &request.card {
-            Some(_) if request.claims.is_empty() => {
-                let builtin = claims::builtin_ids();
-                cards.iter().flat_map(|c| c.claims.iter()).map(|c| c.id.clone()).filter(|id| !builtin.contains(&id.as_str())).collect()
+    fn defined_claims(&self, cards: &Cards) -> Vec<CcywClaim> {
+        cards.catalog.defined().iter().map(|c| CcywClaim::Defined(c)).collect()
+    }
+
+    fn claim_id(&self, claim: &CcywClaim) -> &'static str {
+        match claim {
+            CcywClaim::Bound(c) => c.id(),
+            CcywClaim::Lemma(l) => l.id(),
+            CcywClaim::Defined(c) => (*c as &dyn Claim).id(),
+        }
+    }
+
+    fn summary(&self, claim: &CcywClaim) -> ClaimSummary {
+        match claim {
+            CcywClaim::Bound(c) => bound_summary(*c, statement(c.id())),
+            CcywClaim::Defined(c) => bound_summary(*c, c.statement().to_string()),
+            CcywClaim::Lemma(l) => ClaimSummary {
+                id: l.id(),
+                kind: ClaimKind::Lemma,
+                title: l.title(),
+                statement: statement(l.id()),
+                source: l.source(),
+                reading: l.reading(),
+                metric: l.inequality(),
+            },
+        }
+    }
+
+    fn scenarios<'c>(&self, cards: &'c Cards) -> Vec<&'c Scenario> {
+        cards.cards.iter().flat_map(|c| c.scenarios.iter()).collect()
+    }
+
+    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
+        &s.name
+    }
+
+    fn concerns(&self, s: &Scenario, claims: &[CcywClaim]) -> bool {
+        claims.iter().any(|c| c.algorithm() == s.algorithm.kind)
+    }
+
+    fn prepare(&self, s: &Scenario) -> Result<Prepared> {
+        check::prepare(s)
+    }
+
+    fn run(&self, _cards: &Cards, s: &Scenario, prepared: Prepared, chosen: &[CcywClaim], settings: &RunSettings) -> Result<ScenarioRun> {
+        let mut selection = Selection { claims: Vec::new(), lemmas: Vec::new() };
+        for c in chosen {
+            match c {
+                CcywClaim::Bound(b) => selection.claims.push(*b),
+                CcywClaim::Defined(b) => selection.claims.push(*b),
+                CcywClaim::Lemma(l) => selection.lemmas.push(*l),
             }
-            _ => Vec::new(),
-        };
-        let selection = Selection::by_ids(&own_ids(if card_defined.is_empty() { &request.claims } else { &card_defined }))?;
-        if let Some(b) = request.bound_scale {
-            require_positive("--bound-scale", b)?;
         }
-        for name in &request.scenarios {
-            if request.card.is_some() && !all_scenarios.iter().any(|s| &s.name == name) {
-                let known: Vec<&str> = all_scenarios.iter().map(|s| s.name.as_str()).collect();
-                return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") });
-            }
-        }
-        let scenarios: Vec<&Scenario> = all_scenarios
-            .into_iter()
-            .filter(|s| request.scenarios.is_empty() || request.scenarios.contains(&s.name))
-            .filter(|s| selection.concerns(s.algorithm.kind))
-            .collect();
-        // Resolve every scenario first: bad input fails before any run or any file is written.
-        for s in &scenarios {
-            check::prepare(s).map_err(|e| e.in_scenario(&s.name))?;
-        }
-        let opts = CheckOptions { threads: request.threads, bound_scale: request.bound_scale, estimator: request.estimator };
-        progress.start(scenarios.len(), "scenarios");
-        let mut runs = Vec::with_capacity(scenarios.len());
-        for s in &scenarios {
-            runs.push(check::run_scenario(s, &selection, &opts)?);
-            progress.step();
-        }
-        progress.finish();
-        let (experiments, searches) = if request.full {
-            let e = run_experiments(request.threads, progress)?;
-            let s = run_searches(&claims::all_claims(), &SearchOptions::default(), request.threads, progress)?;
+        let opts = CheckOptions { threads: settings.threads, bound_scale: Some(settings.bound_scale), estimator: settings.estimator };
+        check::run_prepared(s, prepared, &selection, &opts)
+    }
+
+    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
+        &run.results
+    }
+
+    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
+        &run.scenario
+    }
+
+    fn report(&self, cards: &Cards, _claims: &[CcywClaim], runs: &[ScenarioRun], settings: &ReportSettings, progress: &dyn Progress) -> Result<FamilyReport> {
+        let threads = settings.run.threads;
+        let (experiments, searches) = if settings.full {
+            let e = run_experiments(threads, progress)?;
+            let s = run_searches(&claims::all_claims(), &SearchOptions::default(), threads, progress)?;
             (Some(e), s)
         } else {
             (None, Vec::new())
         };
         let extras = report::Extras { experiments: experiments.as_ref(), searches: &searches };
-        let (files, summary_markdown) = report::report_files(&runs, extras, &request.meta, request.plots)?;
+        let (files, summary_markdown) = report::report_files(runs, &cards.catalog, extras, settings.meta, settings.plots)?;
         let mut terminal = String::new();
         let mut mismatches = Vec::new();
         if let Some(e) = &experiments {
@@ -221,10 +267,10 @@ impl Family for Ccyw {
             terminal.push_str(&searches_table(&searches));
             mismatches.extend(search_mismatches(&searches));
         }
-        Ok(FamilyReport { rows: report::verdict_rows(&runs), summary_markdown, files, mismatches, terminal })
+        Ok(FamilyReport { summary_markdown, files, mismatches, terminal, ..Default::default() })
     }
 
-    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+    fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = card::parse_scenario(text, what)?;
         report::run_report(&scenario, options.threads, options.estimator)
     }
@@ -237,9 +283,11 @@ impl Family for Ccyw {
             .map_err(|e| Error::serialization("constants", e))
     }
 
-    fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        let chosen = select_claims(&own_ids(&request.claims))?;
-        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, ..Default::default() };
+    fn search(&self, cards: Option<&Cards>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        let catalog = cards.map(|c| c.catalog.clone()).unwrap_or_default();
+        let scenarios = cards.map(|c| c.cards.iter().flat_map(|c| c.scenarios.iter().cloned()).collect()).unwrap_or_default();
+        let chosen = select_claims(&own_ids(&request.claims, &catalog), &catalog)?;
+        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
         Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), ..Default::default() }))
@@ -256,16 +304,16 @@ impl Family for Ccyw {
         Ok(Some(FamilyReport { files, terminal: statements_table(&e), mismatches, ..Default::default() }))
     }
 
-    fn conditions(&self, given: &Given, ids: &[String], json: bool) -> Result<String> {
-        conditions(given, ids, json)
+    fn conditions(&self, cards: Option<&Cards>, given: &Given, ids: &[String], json: bool) -> Result<String> {
+        conditions(given, ids, json, &cards.map(|c| c.catalog.clone()).unwrap_or_default())
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
     }
 
-    fn load_card(&self, card: &crate::family::CardText) -> Result<()> {
-        card::parse_card(&card.text, &card.what).map(|_| ())
+    fn bench(&self, request: &crate::bench::BenchRequest) -> Result<Vec<crate::bench::Measurement>> {
+        super::bench::bench(request)
     }
 }
 
@@ -288,7 +336,7 @@ fn count(given: &Given, name: &str, default: Option<usize>) -> Result<usize> {
 }
 
 /// The `conditions` command: admissible steps and every check of each selected claim.
-fn conditions(given: &Given, ids: &[String], json: bool) -> Result<String> {
+fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> Result<String> {
     let n = count(given, "n", None)?;
     let m = count(given, "m", None)?;
     let k = count(given, "k", None)?;
@@ -311,7 +359,7 @@ fn conditions(given: &Given, ids: &[String], json: bool) -> Result<String> {
     let (gamma_given, eta_u_given, eta_v_given) = (step("gamma")?, step("eta-u")?, step("eta-v")?);
     let du = count(given, "du", Some(1))?;
     let dv = count(given, "dv", Some(1))?;
-    let chosen = select_claims(ids)?;
+    let chosen = select_claims(ids, catalog)?;
     let base = ClaimInputs {
         n,
         m,

@@ -6,7 +6,7 @@
 
 use crate::claim::BoundClaim;
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
-use crate::formula::{Interval, Symbol};
+use crate::formula::{RoundInputs, SymbolDef, SymbolTable, COUNT, NON_NEGATIVE, POSITIVE};
 
 use super::claims::fedavg_p::{self, CcywClaim};
 use super::claims::lemmas::{CcywLemma, LemmaClaim};
@@ -14,110 +14,62 @@ use super::claims::scaffold_p::{self, ScaffoldClaim};
 use super::claims::{ClaimInputs, Metric};
 use super::lemma_estimates::LemmaQuantities;
 
-const fn sym(name: &'static str, meaning: &'static str, range: Interval) -> Symbol {
-    Symbol { name, meaning, range, assumption: None }
-}
+type Def = SymbolDef<ClaimInputs, LemmaRound>;
 
-const COUNT: Interval = Interval::at_least(1.0);
-const SIZE: Interval = Interval::at_least(0.0);
-const POSITIVE: Interval = Interval::above(0.0);
-const NON_NEGATIVE: Interval = Interval::at_least(0.0);
-
-/// Index of the first per-round quantity (lemmas only): card-defined bounds may not read them.
-pub const FIRST_RUN_QUANTITY: usize = 18;
-
-/// The names a formula of this family may use, in slot order.
-pub static SYMBOLS: [Symbol; 27] = [
-    sym("n", "clients n", COUNT),
-    sym("m", "sampled clients per round m (1 <= m <= n)", COUNT),
-    sym("K", "local steps K", COUNT),
-    sym("T", "horizon T (rounds averaged)", COUNT),
-    sym("du", "dimension of u (0: no shared variable)", SIZE),
-    sym("dv", "dimension of v_i (0: no personal variable)", SIZE),
-    sym("L", "smoothness L (A2.1)", POSITIVE),
-    sym("F0", "initial gap F0 = f(u^0, v^0) - inf f (every bound of the paper divides by it)", POSITIVE),
-    Symbol {
-        name: "b2",
-        meaning: "BGD constant b^2 (A2.3), infinite on some instances",
-        range: NON_NEGATIVE,
-        assumption: Some("A2.3 bounded gradient dissimilarity"),
-    },
-    sym("sigma_u2", "gradient noise sigma_u^2 (A2.2)", NON_NEGATIVE),
-    sym("sigma_v2", "gradient noise sigma_v^2 (A2.2)", NON_NEGATIVE),
-    sym("B0", "B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2", NON_NEGATIVE),
-    sym("B0_literal", "B^0 as printed at 000:L433, n ||grad_u f(u^0, v^0)||^2", NON_NEGATIVE),
-    sym("gamma_u", "inner step gamma_u", POSITIVE),
-    sym("gamma_v", "inner step gamma_v", POSITIVE),
-    sym("eta_u", "outer step eta_u", POSITIVE),
-    sym("eta_v", "outer step eta_v", POSITIVE),
-    sym("gamma", "effective step gamma = gamma_u eta_u (gamma_v eta_v without u)", POSITIVE),
-    sym("E_t", "lemmas: client drift E^t at round t", NON_NEGATIVE),
-    sym("B_t", "lemmas: B^t = sum_i ||grad_u f_i(u^t, v_i^t)||^2", NON_NEGATIVE),
-    sym("G_u_t", "lemmas: G_u^t = ||grad_u f(u^t, v^t)||^2", NON_NEGATIVE),
-    sym("G_v_t", "lemmas: G_v^t = (1/n) sum_i ||grad_v f_i||^2", NON_NEGATIVE),
-    sym("C_t", "lemmas: Scaffold-P memory drift C^t", NON_NEGATIVE),
-    sym("B_prev", "lemmas: B^{t-1}", NON_NEGATIVE),
-    sym("G_u_prev", "lemmas: G_u^{t-1}", NON_NEGATIVE),
-    sym("G_v_prev", "lemmas: G_v^{t-1}", NON_NEGATIVE),
-    sym("C_prev", "lemmas: C^{t-1}", NON_NEGATIVE),
-];
+/// The names a formula of this family may use, in slot order, and where their values come from.
+pub static SYMBOLS: SymbolTable<ClaimInputs, LemmaRound, 27> = SymbolTable::new([
+    Def::new("n", "clients n", COUNT, |x| x.n as f64),
+    Def::new("m", "sampled clients per round m (1 <= m <= n)", COUNT, |x| x.m as f64),
+    Def::new("K", "local steps K", COUNT, |x| x.k as f64),
+    Def::new("T", "horizon T (rounds averaged)", COUNT, |x| x.t as f64),
+    Def::new("du", "dimension of u (0: no shared variable)", NON_NEGATIVE, |x| x.du as f64),
+    Def::new("dv", "dimension of v_i (0: no personal variable)", NON_NEGATIVE, |x| x.dv as f64),
+    Def::new("L", "smoothness L (A2.1)", POSITIVE, |x| x.l),
+    Def::new("F0", "initial gap F0 = f(u^0, v^0) - inf f (every bound of the paper divides by it)", POSITIVE, |x| x.f0),
+    Def::new("b2", "BGD constant b^2 (A2.3), infinite on some instances", NON_NEGATIVE, |x| x.b2.unwrap_or(f64::NAN))
+        .assuming("A2.3 bounded gradient dissimilarity"),
+    Def::new("sigma_u2", "gradient noise sigma_u^2 (A2.2)", NON_NEGATIVE, |x| x.sigma_u2),
+    Def::new("sigma_v2", "gradient noise sigma_v^2 (A2.2)", NON_NEGATIVE, |x| x.sigma_v2),
+    Def::new("B0", "B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2", NON_NEGATIVE, |x| x.b0),
+    Def::new("B0_literal", "B^0 as printed at 000:L433, n ||grad_u f(u^0, v^0)||^2", NON_NEGATIVE, |x| x.b0_literal),
+    Def::new("gamma_u", "inner step gamma_u", POSITIVE, |x| x.gamma_u),
+    Def::new("gamma_v", "inner step gamma_v", POSITIVE, |x| x.gamma_v),
+    Def::new("eta_u", "outer step eta_u", POSITIVE, |x| x.eta_u),
+    Def::new("eta_v", "outer step eta_v", POSITIVE, |x| x.eta_v),
+    Def::new("gamma", "effective step gamma = gamma_u eta_u (gamma_v eta_v without u)", POSITIVE, ClaimInputs::gamma),
+    Def::per_round("E_t", "lemmas: client drift E^t at round t", NON_NEGATIVE).at_round(|i| i.round.now.drift),
+    Def::per_round("B_t", "lemmas: B^t = sum_i ||grad_u f_i(u^t, v_i^t)||^2", NON_NEGATIVE).at_round(|i| i.round.now.summary.b_sum),
+    Def::per_round("G_u_t", "lemmas: G_u^t = ||grad_u f(u^t, v^t)||^2", NON_NEGATIVE).at_round(|i| i.round.now.summary.g_u),
+    Def::per_round("G_v_t", "lemmas: G_v^t = (1/n) sum_i ||grad_v f_i||^2", NON_NEGATIVE).at_round(|i| i.round.now.summary.g_v),
+    Def::per_round("C_t", "lemmas: Scaffold-P memory drift C^t", NON_NEGATIVE).at_round(|i| i.round.now.memory_drift),
+    Def::per_round("B_prev", "lemmas: B^{t-1}", NON_NEGATIVE).at_round(|i| i.round.before.summary.b_sum),
+    Def::per_round("G_u_prev", "lemmas: G_u^{t-1}", NON_NEGATIVE).at_round(|i| i.round.before.summary.g_u),
+    Def::per_round("G_v_prev", "lemmas: G_v^{t-1}", NON_NEGATIVE).at_round(|i| i.round.before.summary.g_v),
+    Def::per_round("C_prev", "lemmas: C^{t-1}", NON_NEGATIVE).at_round(|i| i.round.before.memory_drift),
+]);
 
 /// The metrics a card-defined claim may bound, by name.
 pub const METRICS: [(&str, Metric); 2] =
     [("shared_plus_weighted_personal", Metric::SharedPlusWeightedPersonal), ("shared_plus_personal", Metric::SharedPlusPersonal)];
 
-/// The values of the claim symbols (per-round quantities NaN: a bound does not read them).
-pub fn values(x: &ClaimInputs) -> Vec<f64> {
-    let mut v = vec![
-        x.n as f64,
-        x.m as f64,
-        x.k as f64,
-        x.t as f64,
-        x.du as f64,
-        x.dv as f64,
-        x.l,
-        x.f0,
-        x.b2.unwrap_or(f64::NAN),
-        x.sigma_u2,
-        x.sigma_v2,
-        x.b0,
-        x.b0_literal,
-        x.gamma_u,
-        x.gamma_v,
-        x.eta_u,
-        x.eta_v,
-        x.gamma(),
-    ];
-    v.resize(SYMBOLS.len(), f64::NAN);
-    v
-}
-
-/// A lemma's inputs: the claim inputs and a run's quantities at `t` and `t - 1`.
+/// A lemma's round: a run's quantities at `t` and `t - 1`.
 #[derive(Debug, Clone, Copy)]
-pub struct LemmaInputs {
-    /// Constants and parameters.
-    pub x: ClaimInputs,
+pub struct LemmaRound {
     /// Quantities at `t`.
     pub now: LemmaQuantities,
     /// Quantities at `t - 1`.
     pub before: LemmaQuantities,
 }
 
-/// Every symbol's value, per-round quantities included.
-pub fn lemma_values(i: &LemmaInputs) -> Vec<f64> {
-    let mut v = values(&i.x);
-    v.truncate(FIRST_RUN_QUANTITY);
-    let (s, p) = (&i.now.summary, &i.before.summary);
-    v.extend([i.now.drift, s.b_sum, s.g_u, s.g_v, i.now.memory_drift, p.b_sum, p.g_u, p.g_v, i.before.memory_drift]);
-    v
-}
+/// A lemma's inputs: the claim inputs and a run's quantities at `t` and `t - 1`.
+pub type LemmaInputs = RoundInputs<ClaimInputs, LemmaRound>;
 
 fn b2(x: &ClaimInputs) -> f64 {
     x.b2.unwrap_or(f64::INFINITY)
 }
 
 fn side(l: CcywLemma, i: &LemmaInputs, right: bool) -> f64 {
-    l.sides(&i.x, &i.now, Some(&i.before)).map_or(f64::NAN, |(a, b)| if right { b } else { a })
+    l.sides(&i.x, &i.round.now, Some(&i.round.before)).map_or(f64::NAN, |(a, b)| if right { b } else { a })
 }
 
 macro_rules! lemma_sides {
@@ -158,7 +110,7 @@ pub fn claim_twins() -> TwinTable<ClaimInputs> {
     for c in scaffold_p::SCAFFOLD_P_CLAIMS {
         conditions.push(ConditionTwin { claim: c.id(), builtin: scaffold_conditions(c) });
     }
-    TwinTable { symbols: &SYMBOLS, values, fields, conditions }
+    TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }
 
 fn fedavg_conditions(c: CcywClaim) -> fn(&ClaimInputs) -> Vec<crate::claim::ConditionCheck> {
@@ -199,5 +151,5 @@ pub fn lemma_twins() -> TwinTable<LemmaInputs> {
         ConditionTwin { claim: "CCYW-L4.3", builtin: |i: &LemmaInputs| CcywLemma::DriftScaffoldP.checks(&i.x) },
         ConditionTwin { claim: "CCYW-L4.4", builtin: |i: &LemmaInputs| CcywLemma::MemoryRecursion.checks(&i.x) },
     ];
-    TwinTable { symbols: &SYMBOLS, values: lemma_values, fields, conditions }
+    TwinTable { symbols: SYMBOLS.symbols(), values: |i| SYMBOLS.round_values(i), fields, conditions }
 }

@@ -69,7 +69,7 @@ pub const DIVERGENCE_GROWTH: f64 = 1e6;
 pub const DEFAULT_BUDGET: usize = 200;
 
 /// Search settings.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SearchOptions {
     /// Objective evaluations (each one exact run of the claim's algorithm).
     pub budget: usize,
@@ -84,11 +84,15 @@ pub struct SearchOptions {
     /// Run every candidate with `eta_u`, `eta_v` divided by this factor and `gamma` unchanged (so
     /// the inner steps grow by it): the room of the outer-step conditions, as `gamma_multiple`.
     pub eta_divisor: f64,
+    /// Scenarios of a card given on the command line, beside the embedded ones: a claim the card
+    /// defines starts its search from one of them.
+    #[serde(skip)]
+    pub scenarios: Vec<Scenario>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0, eta_divisor: 1.0 }
+        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0, eta_divisor: 1.0, scenarios: Vec::new() }
     }
 }
 
@@ -118,9 +122,8 @@ impl Structure {
     ///
     /// # Errors
     /// [`Error::InvalidField`] when no embedded scenario checks the claim.
-    pub fn of(claim: &'static dyn Claim) -> Result<Self> {
+    pub fn of(claim: &'static dyn Claim, from_cards: &[Scenario]) -> Result<Self> {
         let cards = crate::families::ccyw::card::embedded_cards()?;
-        let from_cards = crate::families::ccyw::card_claims::registered_scenarios();
         let base = cards
             .iter()
             .flat_map(|c| c.scenarios.iter())
@@ -212,6 +215,7 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
     }
     Ok(Scenario {
         family: None,
+        catalog: Default::default(),
         name: name.to_string(),
         description: format!("adversarial search for {}: worst admissible instance found", claim.id()),
         rounds,
@@ -447,7 +451,7 @@ pub struct SearchResult {
 /// # Errors
 /// When the claim has no default scenario to take its structure from.
 pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchResult> {
-    let st = Structure::of(claim)?;
+    let st = Structure::of(claim, &opts.scenarios)?;
     let Maximum { trace, best } = maximize(DIMENSIONS, &st.live_coordinates(), opts.budget, opts.seed, &|c| evaluate(claim, &st, c, opts));
     let (worst_ratio, worst) = match best {
         Some((r, c)) => (r, Some(c)),
@@ -463,7 +467,7 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
     Ok(SearchResult {
         claim: claim.id(),
         structure: st,
-        options: *opts,
+        options: opts.clone(),
         worst_ratio,
         verdict: search_verdict(worst.is_some(), worst_ratio),
         worst,
@@ -486,7 +490,7 @@ pub fn search_all(claims: &[&'static dyn Claim], opts: &SearchOptions, progress:
         .iter()
         .map(|c| {
             let mut r = search(*c, opts)?;
-            let room_opts = SearchOptions { budget: ROOM_BUDGET, ..*opts };
+            let room_opts = SearchOptions { budget: ROOM_BUDGET, ..opts.clone() };
             r.room = Some(condition_room(*c, &room_opts, Knob::Gamma, r.worst_ratio)?);
             r.eta_room = Some(condition_room(*c, &room_opts, Knob::Eta, r.worst_ratio)?);
             progress();
@@ -537,8 +541,8 @@ pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, knob: Kno
     let mut run = |e: u32| -> Result<SearchResult> {
         let m = 2f64.powi(e as i32);
         let relaxed = match knob {
-            Knob::Gamma => SearchOptions { gamma_multiple: m, ..*opts },
-            Knob::Eta => SearchOptions { eta_divisor: m, ..*opts },
+            Knob::Gamma => SearchOptions { gamma_multiple: m, ..opts.clone() },
+            Knob::Eta => SearchOptions { eta_divisor: m, ..opts.clone() },
         };
         let r = search(claim, &relaxed)?;
         searches.push((2f64.powi(e as i32), r.worst_ratio));

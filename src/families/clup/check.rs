@@ -11,12 +11,12 @@ use crate::claim::Horizon;
 use crate::claim::{BoundClaim, ConditionCheck, ConditionKind, Relation};
 use crate::engine::Estimator;
 use crate::error::{require_positive, Error, Result};
-use crate::verdict::{evaluate_inequality, Evaluation, VerdictKind};
+use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
-use super::algorithm::{alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Batches, Params, MAX_BATCH_OUTCOMES};
+use super::algorithm::{alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES};
 use super::bounds::{self, Opt, Stat};
 use super::claims::{ClupClaim, GammaRule, Inputs, Statement, ALL};
-use super::model::{Constants, Instance, ModelSpec};
+use super::model::{Constants, Instance, ModelSpec, Solution};
 
 /// How the run starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -199,18 +199,7 @@ impl Scenario {
     }
 }
 
-/// A claim's outcome on one scenario.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Claim id.
-    pub claim: &'static str,
-    /// The evaluation.
-    pub evaluation: Evaluation,
-    /// The card's expectation.
-    pub expected: Option<VerdictKind>,
-    /// What each compared point is (for per-point evaluations: `lambda`, draw, ...).
-    pub points: Vec<String>,
-}
+pub use crate::checker::ClaimResult;
 
 /// One point of a statistical curve.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -306,8 +295,10 @@ pub struct ScenarioRun {
     pub train_levels: (f64, f64),
     /// The K study.
     pub k_study: Option<KStudy>,
-    /// Outcomes.
+    /// Outcomes (the claims as stated: every constant is exact).
     pub results: Vec<ClaimResult>,
+    /// What each compared point of a claim's evaluation is (`lambda`, draw, ...), by claim.
+    pub points: Vec<(&'static str, Vec<String>)>,
 }
 
 /// `{0} U logspace(1e-3, 1e5, 33)`: Theorem 1 for every lambda >= 0.
@@ -463,325 +454,426 @@ fn v1_t2(o: &Opt, tr: &Trajectory) -> f64 {
     tr.global[0] + bounds::lyapunov_c1(o, false) * tr.e[0]
 }
 
+/// What a scenario computes once for its claims: the design draws, the steps, and the runs of
+/// Algorithms 1 and 2 the selected claims compare with.
+struct Prepared<'a> {
+    s: &'a Scenario,
+    draws: Vec<Instance>,
+    /// Draw 0's constants.
+    c0: Constants,
+    /// The scenario's steps and their optimization constants.
+    p: Params,
+    o: Opt,
+    z0: DVector<f64>,
+    /// `lambda_grid()` and, when statistical claims are selected, each draw's curve over it.
+    grid: Vec<f64>,
+    curves: Vec<Vec<f64>>,
+    stat0: Stat,
+    /// Algorithm 1 at the scenario's steps, and as the mean of locals (`gamma = 1/lambda`).
+    tr: Trajectory,
+    p_mean: Params,
+    tr_mean: Trajectory,
+    /// Corollary 2's steps and Algorithm 1 at them.
+    p_c2: Params,
+    o_c2: Opt,
+    tr_c2: Trajectory,
+    sol: Solution,
+    /// Algorithm 2 with fresh batches per step, and with one batch per round, when selected.
+    run2: Option<Alg2Run>,
+    run2_one: Option<Alg2Run>,
+    sweep: Vec<SweepPoint>,
+    total_error: Vec<(f64, Vec<f64>)>,
+}
+
+/// Corollary 2's steps at `lambda`: `gamma`, `eta` of the corollary and `K` of (134).
+fn c2_params(c0: &Constants, lambda: f64) -> Params {
+    let (eta, gamma) = bounds::corollary2_steps(c0.l_sample, lambda);
+    Params { lambda, gamma, eta, k: bounds::k_134(c0.mu, c0.l_sample, lambda) }
+}
+
+impl<'a> Prepared<'a> {
+    /// Draws the designs and runs what the selected claims read.
+    fn new(s: &'a Scenario, claims: &[ClupClaim]) -> Result<Self> {
+        let draws: Vec<Instance> = (0..s.designs as u64).map(|d| s.model.instance(d)).collect::<Result<_>>()?;
+        let inst = &draws[0];
+        let c0 = inst.constants;
+        let m = s.model.m;
+        let p = s.params(&c0, s.lambda);
+        let z0 = init_state(inst, s.init, s.lambda);
+        let wants = |f: &dyn Fn(&Statement) -> bool| claims.iter().any(|c| f(&c.statement));
+        // Statistical curves over the grid, per draw: max_i E||w~^(i) - w*^(i)||^2.
+        let grid = lambda_grid();
+        let curves: Vec<Vec<f64>> = if wants_statistics(s, claims) {
+            draws.iter().map(|d| grid.iter().map(|&l| max_of(&d.statistical_errors(l))).collect()).collect()
+        } else {
+            Vec::new()
+        };
+        let tr = trajectory(inst, &p, &z0, s.rounds);
+        let p_mean = Params { gamma: 1.0 / s.lambda, ..p };
+        let tr_mean = trajectory(inst, &p_mean, &z0, s.rounds);
+        let p_c2 = c2_params(&c0, s.lambda);
+        let tr_c2 = trajectory(inst, &p_c2, &z0, s.rounds);
+        let sol = inst.solve(s.lambda);
+        let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));
+        let run2 = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: false, .. })) { alg2(Batches::PerStep) } else { None };
+        let run2_one = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. })) { alg2(Batches::PerRound) } else { None };
+        let (sweep, total_error) = if wants(&|st| matches!(st, Statement::Corollary2Rounds)) { c2_sweep(s, inst) } else { (Vec::new(), Vec::new()) };
+        Ok(Self {
+            s,
+            c0,
+            p,
+            o: opt_of(&c0, m, &p, false),
+            z0,
+            grid,
+            curves,
+            stat0: stat_of(&c0, &s.model, false),
+            tr,
+            p_mean,
+            tr_mean,
+            p_c2,
+            o_c2: opt_of(&c0, m, &p_c2, false),
+            tr_c2,
+            sol,
+            run2,
+            run2_one,
+            sweep,
+            total_error,
+            draws,
+        })
+    }
+
+    /// Draw 0.
+    fn inst(&self) -> &Instance {
+        &self.draws[0]
+    }
+}
+
+/// Whether statistical curves are computed: the scenario asks for them and a statistical claim
+/// (Lemma 1, Theorem 1, Corollary 1) is selected.
+fn wants_statistics(s: &Scenario, claims: &[ClupClaim]) -> bool {
+    s.statistics && claims.iter().any(|c| matches!(c.statement, Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. }))
+}
+
+/// Corollary 2's sweep over `s.lambda_sweep`, and the total error per lambda.
+fn c2_sweep(s: &Scenario, inst: &Instance) -> (Vec<SweepPoint>, Vec<(f64, Vec<f64>)>) {
+    let c0 = inst.constants;
+    let mut sweep = Vec::new();
+    let mut total_error = Vec::new();
+    for &l in &s.lambda_sweep {
+        let pl = c2_params(&c0, l);
+        let ol = opt_of(&c0, s.model.m, &pl, false);
+        let zl = init_state(inst, s.init, l);
+        let trl = trajectory(inst, &pl, &zl, s.rounds);
+        let v1 = v1_t2(&ol, &trl);
+        let r = bounds::c2_rate(c0.mu, c0.l_sample, l);
+        let c_pred = v1.max(bounds::local_factor(&ol) * v1 / r);
+        let rounds = rounds_to_eps(inst, &pl, &zl, s.epsilon);
+        sweep.push(SweepPoint {
+            lambda: l,
+            k: pl.k,
+            rounds,
+            predicted: bounds::rounds_from_rate(c_pred, r, s.epsilon),
+            shape: bounds::c2_rounds_shape(c0.mu, c0.l_sample, l, s.epsilon),
+            gradients: pl.k as f64 * rounds,
+        });
+        total_error.push((l, trl.total));
+    }
+    (sweep, total_error)
+}
+
+/// Theorem 1's curve on draw 0 (primary reading) beside the measured errors.
+fn stat_curve(c: &Prepared) -> Vec<StatPoint> {
+    let Some(curve) = c.curves.first() else { return Vec::new() };
+    c.grid
+        .iter()
+        .zip(curve)
+        .map(|(&l, &e)| StatPoint {
+            lambda: l,
+            error: e,
+            first: bounds::t1_first(&c.stat0, l, bounds::T1_PROOF),
+            second: bounds::t1_second(&c.stat0, l, false),
+        })
+        .collect()
+}
+
+/// LocalTrain's and GlobalTrain's total error on draw 0's labels.
+fn train_levels(inst: &Instance) -> (f64, f64) {
+    let b_draw: Vec<DVector<f64>> = inst.clients.iter().map(|c| c.b.clone()).collect();
+    let lt = inst.local_train_with(&b_draw);
+    let gt = inst.global_train_with(&b_draw);
+    (
+        lt.iter().zip(&inst.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).fold(0.0, f64::max),
+        inst.clients.iter().map(|c| (&gt - &c.w_star).norm_squared()).fold(0.0, f64::max),
+    )
+}
+
+/// The K study at the scenario's lambda (Corollary 2's steps).
+fn k_study(c: &Prepared) -> KStudy {
+    let k134 = c.p_c2.k;
+    let rate = |k: usize| alg1_spectral_radius(c.inst(), &Params { k, ..c.p_c2 }).powi(2);
+    let r2 = bounds::t2_rate(&c.o_c2);
+    let rc2 = bounds::c2_rate(c.c0.mu, c.c0.l_sample, c.s.lambda);
+    KStudy {
+        k_134: k134,
+        k_14: bounds::k_min_14(&c.o_c2, MAX_K),
+        k_attains_c2_rate: (1..=k134).find(|&k| rate(k) <= rc2),
+        k_attains_t2_rate: (1..=k134).find(|&k| rate(k) <= r2),
+        rate_at_k134: rate(k134),
+        t2_rate: r2,
+        c2_rate: rc2,
+    }
+}
+
+/// A claim's evaluation and what each compared point is.
+type Outcome = (Evaluation, Vec<String>);
+
+/// Evaluates one claim on the prepared runs; `None` where the scenario has nothing it compares.
+fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome> {
+    let s = c.s;
+    match claim.statement {
+        Statement::Lemma1 if s.statistics => Some(lemma1(c, claim, scale)),
+        Statement::Theorem1 { empirical_l, .. } if s.statistics => Some(theorem1(c, claim, empirical_l, scale)),
+        Statement::Corollary1 { a2_printed } if s.statistics => Some(corollary1(c, claim, a2_printed, scale)),
+        Statement::Theorem2Global(rule) => Some(theorem2_global(c, claim, rule, scale)),
+        Statement::Theorem2Local => {
+            let x = Inputs { t: s.rounds, v1: v1_t2(&c.o, &c.tr), ..base_inputs(c.stat0, c.o) };
+            Some(per_round(claim, &x, &c.tr.local, x.v1, scale))
+        }
+        Statement::Theorem2Lyapunov => Some(theorem2_lyapunov(c, claim, scale)),
+        Statement::Corollary2 => {
+            let x = Inputs { t: s.rounds, v1: v1_t2(&c.o_c2, &c.tr_c2), ..base_inputs(c.stat0, c.o_c2) };
+            Some(per_round(claim, &x, &c.tr_c2.global, x.v1, scale))
+        }
+        Statement::Corollary2Rounds if !c.sweep.is_empty() => {
+            let x = base_inputs(c.stat0, c.o_c2);
+            let sides: Vec<(f64, f64)> = c.sweep.iter().map(|q| (q.rounds, q.predicted)).collect();
+            let points =
+                c.sweep.iter().map(|q| format!("lambda {:.4e}: {} rounds measured, {} implied, K = {}", q.lambda, q.rounds, q.predicted, q.k)).collect();
+            Some((per_point(claim.checks(&x), &sides, scale), points))
+        }
+        Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
+        Statement::Theorem3 { empirical_l, one_batch, .. } => theorem3(c, claim, empirical_l, one_batch, scale),
+        _ => None,
+    }
+}
+
+/// Lemma 1's seven spectral inequalities at `lambda` on draw `d`, as `(what, lhs, rhs)`.
+fn lemma1_sides(d: &Instance, st: &Stat, l: f64) -> [(&'static str, f64, f64); 7] {
+    let k = bounds::lemma1(st.mu, st.l, l);
+    let mut avg = nalgebra::DMatrix::zeros(d.d, d.d);
+    let (mut lo_f, mut hi_f, mut hi_j, mut lo_h, mut hi_h) = (f64::INFINITY, 0.0f64, 0.0f64, f64::INFINITY, 0.0f64);
+    for i in 0..d.m() {
+        let (hf, jac) = d.envelope_hessian(i, l);
+        let (a, b) = super::model::spectrum(&hf);
+        lo_f = lo_f.min(a);
+        hi_f = hi_f.max(b);
+        hi_j = hi_j.max(super::model::spectrum(&jac).1);
+        let (a, b) = super::model::spectrum(&(&d.clients[i].a + nalgebra::DMatrix::identity(d.d, d.d) * l));
+        lo_h = lo_h.min(a);
+        hi_h = hi_h.max(b);
+        avg += hf / d.m() as f64;
+    }
+    let (lo_avg, hi_avg) = super::model::spectrum(&avg);
+    [
+        ("mu_g <= lambda_min(hess F_i)", k.mu_g, lo_f),
+        ("lambda_max(hess F_i) <= L_g", hi_f, k.l_g),
+        ("mu_g <= lambda_min(hess F)", k.mu_g, lo_avg),
+        ("lambda_max(hess F) <= L_g", hi_avg, k.l_g),
+        ("mu_l <= lambda_min(A_i + lambda I)", k.mu_l, lo_h),
+        ("lambda_max(A_i + lambda I) <= L_l", hi_h, k.l_l),
+        ("||d prox/d w_g|| <= L_w", hi_j, k.l_w),
+    ]
+}
+
+/// Lemma 1 on every draw at every positive lambda of the grid.
+fn lemma1(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, false);
+        checks = claim.checks(&base_inputs(st, c.o));
+        for &l in c.grid.iter().filter(|l| **l > 0.0) {
+            for (what, lhs, rhs) in lemma1_sides(d, &st, l) {
+                sides.push((lhs, rhs));
+                points.push(format!("draw {di}, lambda {l:.4e}: {what}: {lhs:.6e} vs {rhs:.6e}"));
+            }
+        }
+    }
+    (per_point(checks, &sides, scale), points)
+}
+
+/// Theorem 1 on every draw over the grid and beside its first branch's pole and guard.
+fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> Outcome {
+    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, empirical_l);
+        checks = claim.checks(&base_inputs(st, c.o));
+        let (pole, guard) = first_branch_thresholds(&st);
+        let extra = [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard];
+        for (j, &l) in c.grid.iter().chain(extra.iter()).enumerate() {
+            let x = Inputs { lambda: l, ..base_inputs(st, c.o) };
+            let e = if j < c.grid.len() { c.curves[di][j] } else { max_of(&d.statistical_errors(l)) };
+            let b = claim.bound(&x);
+            sides.push((e, b));
+            points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+        }
+    }
+    (per_point(checks, &sides, scale), points)
+}
+
+/// The lambdas Corollary 1 is compared at on a draw, with the scope check of the printed `a2`.
+fn corollary1_lambdas(st: &Stat, a2_printed: bool, checks: &mut Vec<ConditionCheck>) -> Vec<f64> {
+    if a2_printed {
+        checks.push(ConditionCheck::compare(
+            "R < 1/sqrt(n) (the case of (92) with a2)",
+            ConditionKind::Scope,
+            st.r,
+            Relation::AtMost,
+            1.0 / st.n.sqrt() * (1.0 - crate::prec::clup::STRICT_MARGIN),
+        ));
+        vec![bounds::a1(st).max(bounds::a2_printed(st)).max(0.0)]
+    } else if bounds::c1_small_r(st) {
+        let l = bounds::lambda_93(st);
+        vec![l, 10.0 * l, 1000.0 * l]
+    } else {
+        let l = bounds::lambda_72(st);
+        vec![0.0, l / 10.0, l]
+    }
+}
+
+/// Corollary 1 on every draw at its lambdas.
+fn corollary1(c: &Prepared, claim: &ClupClaim, a2_printed: bool, scale: f64) -> Outcome {
+    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, false);
+        checks = claim.checks(&base_inputs(st, c.o));
+        for l in corollary1_lambdas(&st, a2_printed, &mut checks) {
+            let x = Inputs { lambda: l, ..base_inputs(st, c.o) };
+            let (e, b) = (max_of(&d.statistical_errors(l)), claim.bound(&x));
+            sides.push((e, b));
+            points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+        }
+    }
+    (per_point(checks, &sides, scale), points)
+}
+
+/// Theorem 2's global error at the steps `rule` picks.
+fn theorem2_global(c: &Prepared, claim: &ClupClaim, rule: GammaRule, scale: f64) -> Outcome {
+    let s = c.s;
+    let (pp, series) = match rule {
+        GammaRule::Scenario => (c.p, c.tr.global.clone()),
+        GammaRule::MeanOfLocals => (c.p_mean, c.tr_mean.global.clone()),
+        GammaRule::Experiments => {
+            let pe = Params { gamma: 1.0 / bounds::lemma1(c.c0.mu, c.c0.l_sample, s.lambda).l_g, ..c.p };
+            (pe, trajectory(c.inst(), &pe, &c.z0, s.rounds).global)
+        }
+    };
+    let oo = opt_of(&c.c0, s.model.m, &pp, false);
+    let v1 = match rule {
+        GammaRule::Scenario => v1_t2(&oo, &c.tr),
+        _ => v1_t2(&oo, &trajectory(c.inst(), &pp, &c.z0, 1)),
+    };
+    let x = Inputs { t: s.rounds, v1, ..base_inputs(c.stat0, oo) };
+    per_round(claim, &x, &series, v1, scale)
+}
+
+/// Theorem 2's Lyapunov recursion `V_{t+1} <= r V_t`, round by round.
+fn theorem2_lyapunov(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let c1 = bounds::lyapunov_c1(&c.o, false);
+    let v: Vec<f64> = c.tr.global.iter().zip(&c.tr.e).map(|(g, e)| g + c1 * e).collect();
+    let r = bounds::t2_rate(&c.o);
+    let x = base_inputs(c.stat0, c.o);
+    let v0 = v.first().copied().unwrap_or(0.0);
+    let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| w[1] >= ROUNDING_FLOOR * v0).map(|w| (w[1], r * w[0])).collect();
+    let points = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
+    (per_point(claim.checks(&x), &sides, scale), points)
+}
+
+/// The ratio a worst client is picked by: `lhs/rhs`, `inf` for `rhs <= 0 < lhs`.
+fn worst_client_key((l, r): (f64, f64)) -> f64 {
+    if r > 0.0 {
+        l / r
+    } else if l > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    }
+}
+
+/// Corollary 3 per client at Corollary 2's steps; each round compares its worst client.
+fn corollary3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (m, inst) = (c.s.model.m, c.inst());
+    let inits: Vec<f64> = (0..m).map(|i| (block(&c.z0, i + 1, inst.d) - &c.sol.locals[i]).norm_squared()).collect();
+    let x = base_inputs(c.stat0, c.o_c2);
+    let reference = inits.iter().copied().fold(0.0, f64::max).max(c.tr_c2.per_client[0].iter().copied().fold(0.0, f64::max));
+    let sides: Vec<(f64, f64)> = (0..c.s.rounds)
+        .take_while(|t| c.tr_c2.local[*t] >= ROUNDING_FLOOR * reference)
+        .map(|t| {
+            let pick = |i: usize| (c.tr_c2.per_client[t][i], claim.bound(&Inputs { t: t + 1, init_local: inits[i], ..x }));
+            (0..m).map(pick).fold((0.0, 1.0), |best, cand| if worst_client_key(cand) > worst_client_key(best) { cand } else { best })
+        })
+        .collect();
+    let points = sides.iter().enumerate().map(|(t, (a, b))| format!("T = {}: {a:.6e} vs {b:.6e} (worst client)", t + 1)).collect();
+    (per_point(claim.checks(&x), &sides, scale), points)
+}
+
+/// Theorem 3 on Algorithm 2's run (fresh batches per step or one per round); `None` without one.
+fn theorem3(c: &Prepared, claim: &ClupClaim, empirical_l: bool, one_batch: bool, scale: f64) -> Option<Outcome> {
+    let (s, inst, m) = (c.s, c.inst(), c.s.model.m);
+    let run = if one_batch { c.run2_one.as_ref() } else { c.run2.as_ref() };
+    run.map(|r| {
+        let oo = opt_of(&c.c0, m, &c.p, empirical_l);
+        let c1 = bounds::lyapunov_c1(&oo, true);
+        let wg = block(&c.z0, 0, inst.d);
+        let g1 =
+            ((0..m).map(|i| block(&c.z0, i + 1, inst.d) - inst.prox(i, s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64).norm_squared();
+        let v1 = r.global_error[0] + c1 * g1;
+        let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(c.stat0, oo) };
+        per_round(claim, &x, &r.global_error, v1, scale)
+    })
+}
+
 /// Evaluates every selected claim on a scenario.
 ///
 /// # Errors
 /// Bad input naming the field; an instance that is not strongly convex.
 pub fn run_scenario(s: &Scenario, claims: &[ClupClaim], scale: f64) -> Result<ScenarioRun> {
     s.check("scenario")?;
-    let draws: Vec<Instance> = (0..s.designs as u64).map(|d| s.model.instance(d)).collect::<Result<_>>()?;
-    let inst = &draws[0];
-    let c0 = inst.constants;
-    let m = s.model.m;
-    let p = s.params(&c0, s.lambda);
-    let z0 = init_state(inst, s.init, s.lambda);
-    let wants = |f: &dyn Fn(&Statement) -> bool| claims.iter().any(|c| f(&c.statement));
-
-    // Statistical curves over the grid, per draw: max_i E||w~^(i) - w*^(i)||^2.
-    let grid = lambda_grid();
-    let stat_claims = s.statistics && wants(&|st| matches!(st, Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. }));
-    let curves: Vec<Vec<f64>> =
-        if stat_claims { draws.iter().map(|d| grid.iter().map(|&l| max_of(&d.statistical_errors(l))).collect()).collect() } else { Vec::new() };
-    let stat0 = stat_of(&c0, &s.model, false);
-    let stat_curve: Vec<StatPoint> = curves
-        .first()
-        .map(|c| {
-            grid.iter()
-                .zip(c)
-                .map(|(&l, &e)| StatPoint {
-                    lambda: l,
-                    error: e,
-                    first: bounds::t1_first(&stat0, l, bounds::T1_PROOF),
-                    second: bounds::t1_second(&stat0, l, false),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let c = Prepared::new(s, claims)?;
+    let inst = c.inst();
     let (local_train, global_train) =
-        if stat_claims { (max_of(&inst.local_train_errors()), max_of(&inst.global_train_errors())) } else { (f64::NAN, f64::NAN) };
-
-    // Algorithm 1 at the scenario's steps, at the experiments' gamma and as the mean of locals.
-    let o = opt_of(&c0, m, &p, false);
-    let tr = trajectory(inst, &p, &z0, s.rounds);
-    let p_mean = Params { gamma: 1.0 / s.lambda, ..p };
-    let tr_mean = trajectory(inst, &p_mean, &z0, s.rounds);
-    let mean_of_locals_gap = tr.globals.iter().zip(&tr_mean.globals).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
-    // Corollary 2's parameters.
-    let p_c2 = {
-        let (eta, gamma) = bounds::corollary2_steps(c0.l_sample, s.lambda);
-        Params { lambda: s.lambda, gamma, eta, k: bounds::k_134(c0.mu, c0.l_sample, s.lambda) }
-    };
-    let o_c2 = opt_of(&c0, m, &p_c2, false);
-    let tr_c2 = trajectory(inst, &p_c2, &z0, s.rounds);
-
-    // Algorithm 2.
-    let sol = inst.solve(s.lambda);
-    let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));
-    let run2 = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: false, .. })) { alg2(Batches::PerStep) } else { None };
-    let run2_one = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. })) { alg2(Batches::PerRound) } else { None };
-
-    // Corollary 2's sweep and the total error per lambda.
-    let mut sweep = Vec::new();
-    let mut total_error = Vec::new();
-    if wants(&|st| matches!(st, Statement::Corollary2Rounds)) {
-        for &l in &s.lambda_sweep {
-            let (eta, gamma) = bounds::corollary2_steps(c0.l_sample, l);
-            let pl = Params { lambda: l, gamma, eta, k: bounds::k_134(c0.mu, c0.l_sample, l) };
-            let ol = opt_of(&c0, m, &pl, false);
-            let zl = init_state(inst, s.init, l);
-            let trl = trajectory(inst, &pl, &zl, s.rounds);
-            let v1 = v1_t2(&ol, &trl);
-            let r = bounds::c2_rate(c0.mu, c0.l_sample, l);
-            let c_pred = v1.max(bounds::local_factor(&ol) * v1 / r);
-            let rounds = rounds_to_eps(inst, &pl, &zl, s.epsilon);
-            sweep.push(SweepPoint {
-                lambda: l,
-                k: pl.k,
-                rounds,
-                predicted: bounds::rounds_from_rate(c_pred, r, s.epsilon),
-                shape: bounds::c2_rounds_shape(c0.mu, c0.l_sample, l, s.epsilon),
-                gradients: pl.k as f64 * rounds,
-            });
-            total_error.push((l, trl.total));
-        }
-    }
-    let b_draw: Vec<DVector<f64>> = inst.clients.iter().map(|c| c.b.clone()).collect();
-    let lt = inst.local_train_with(&b_draw);
-    let gt = inst.global_train_with(&b_draw);
-    let train_levels = (
-        lt.iter().zip(&inst.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).fold(0.0, f64::max),
-        inst.clients.iter().map(|c| (&gt - &c.w_star).norm_squared()).fold(0.0, f64::max),
-    );
-
-    // The K study at the scenario's lambda.
-    let k_study = {
-        let k134 = p_c2.k;
-        let rate = |k: usize| alg1_spectral_radius(inst, &Params { k, ..p_c2 }).powi(2);
-        let r2 = bounds::t2_rate(&o_c2);
-        let rc2 = bounds::c2_rate(c0.mu, c0.l_sample, s.lambda);
-        Some(KStudy {
-            k_134: k134,
-            k_14: bounds::k_min_14(&o_c2, MAX_K),
-            k_attains_c2_rate: (1..=k134).find(|&k| rate(k) <= rc2),
-            k_attains_t2_rate: (1..=k134).find(|&k| rate(k) <= r2),
-            rate_at_k134: rate(k134),
-            t2_rate: r2,
-            c2_rate: rc2,
-        })
-    };
-
-    let mut results = Vec::new();
+        if wants_statistics(s, claims) { (max_of(&inst.local_train_errors()), max_of(&inst.global_train_errors())) } else { (f64::NAN, f64::NAN) };
+    let (mut results, mut points) = (Vec::new(), Vec::new());
     for claim in claims {
-        let mut points = Vec::new();
-        let evaluation: Option<Evaluation> = match claim.statement {
-            Statement::Lemma1 if s.statistics => {
-                let mut sides = Vec::new();
-                let mut checks = Vec::new();
-                for (di, d) in draws.iter().enumerate() {
-                    let st = stat_of(&d.constants, &s.model, false);
-                    checks = claim.checks(&base_inputs(st, o));
-                    for &l in grid.iter().filter(|l| **l > 0.0) {
-                        let k = bounds::lemma1(st.mu, st.l, l);
-                        let mut avg = nalgebra::DMatrix::zeros(d.d, d.d);
-                        let (mut lo_f, mut hi_f, mut hi_j, mut lo_h, mut hi_h) = (f64::INFINITY, 0.0f64, 0.0f64, f64::INFINITY, 0.0f64);
-                        for i in 0..d.m() {
-                            let (hf, jac) = d.envelope_hessian(i, l);
-                            let (a, b) = super::model::spectrum(&hf);
-                            lo_f = lo_f.min(a);
-                            hi_f = hi_f.max(b);
-                            hi_j = hi_j.max(super::model::spectrum(&jac).1);
-                            let (a, b) = super::model::spectrum(&(&d.clients[i].a + nalgebra::DMatrix::identity(d.d, d.d) * l));
-                            lo_h = lo_h.min(a);
-                            hi_h = hi_h.max(b);
-                            avg += hf / d.m() as f64;
-                        }
-                        let (lo_avg, hi_avg) = super::model::spectrum(&avg);
-                        for (what, lhs, rhs) in [
-                            ("mu_g <= lambda_min(hess F_i)", k.mu_g, lo_f),
-                            ("lambda_max(hess F_i) <= L_g", hi_f, k.l_g),
-                            ("mu_g <= lambda_min(hess F)", k.mu_g, lo_avg),
-                            ("lambda_max(hess F) <= L_g", hi_avg, k.l_g),
-                            ("mu_l <= lambda_min(A_i + lambda I)", k.mu_l, lo_h),
-                            ("lambda_max(A_i + lambda I) <= L_l", hi_h, k.l_l),
-                            ("||d prox/d w_g|| <= L_w", hi_j, k.l_w),
-                        ] {
-                            sides.push((lhs, rhs));
-                            points.push(format!("draw {di}, lambda {l:.4e}: {what}: {lhs:.6e} vs {rhs:.6e}"));
-                        }
-                    }
-                }
-                Some(per_point(checks, &sides, scale))
-            }
-            Statement::Theorem1 { reading, empirical_l } if s.statistics => {
-                let mut sides = Vec::new();
-                let mut checks = Vec::new();
-                for (di, d) in draws.iter().enumerate() {
-                    let st = stat_of(&d.constants, &s.model, empirical_l);
-                    checks = claim.checks(&base_inputs(st, o));
-                    let (pole, guard) = first_branch_thresholds(&st);
-                    let extra = [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard];
-                    let _ = reading;
-                    for (j, &l) in grid.iter().chain(extra.iter()).enumerate() {
-                        let x = Inputs { lambda: l, ..base_inputs(st, o) };
-                        let e = if j < grid.len() { curves[di][j] } else { max_of(&d.statistical_errors(l)) };
-                        let b = claim.bound(&x);
-                        sides.push((e, b));
-                        points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
-                    }
-                }
-                Some(per_point(checks, &sides, scale))
-            }
-            Statement::Corollary1 { a2_printed } if s.statistics => {
-                let mut sides = Vec::new();
-                let mut checks = Vec::new();
-                for (di, d) in draws.iter().enumerate() {
-                    let st = stat_of(&d.constants, &s.model, false);
-                    checks = claim.checks(&base_inputs(st, o));
-                    let lambdas: Vec<f64> = if a2_printed {
-                        checks.push(ConditionCheck::compare(
-                            "R < 1/sqrt(n) (the case of (92) with a2)",
-                            ConditionKind::Scope,
-                            st.r,
-                            Relation::AtMost,
-                            1.0 / st.n.sqrt() * (1.0 - crate::prec::clup::STRICT_MARGIN),
-                        ));
-                        vec![bounds::a1(&st).max(bounds::a2_printed(&st)).max(0.0)]
-                    } else if bounds::c1_small_r(&st) {
-                        let l = bounds::lambda_93(&st);
-                        vec![l, 10.0 * l, 1000.0 * l]
-                    } else {
-                        let l = bounds::lambda_72(&st);
-                        vec![0.0, l / 10.0, l]
-                    };
-                    for l in lambdas {
-                        let x = Inputs { lambda: l, ..base_inputs(st, o) };
-                        let (e, b) = (max_of(&d.statistical_errors(l)), claim.bound(&x));
-                        sides.push((e, b));
-                        points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
-                    }
-                }
-                Some(per_point(checks, &sides, scale))
-            }
-            Statement::Theorem2Global(rule) => {
-                let (pp, series) = match rule {
-                    GammaRule::Scenario => (p, tr.global.clone()),
-                    GammaRule::MeanOfLocals => (p_mean, tr_mean.global.clone()),
-                    GammaRule::Experiments => {
-                        let pe = Params { gamma: 1.0 / bounds::lemma1(c0.mu, c0.l_sample, s.lambda).l_g, ..p };
-                        (pe, trajectory(inst, &pe, &z0, s.rounds).global)
-                    }
-                };
-                let oo = opt_of(&c0, m, &pp, false);
-                let trj = match rule {
-                    GammaRule::Scenario => None,
-                    _ => Some(trajectory(inst, &pp, &z0, 1)),
-                };
-                let v1 = match &trj {
-                    Some(t) => v1_t2(&oo, t),
-                    None => v1_t2(&oo, &tr),
-                };
-                let x = Inputs { t: s.rounds, v1, ..base_inputs(stat0, oo) };
-                let (e, pts) = per_round(claim, &x, &series, v1, scale);
-                points = pts;
-                Some(e)
-            }
-            Statement::Theorem2Local => {
-                let x = Inputs { t: s.rounds, v1: v1_t2(&o, &tr), ..base_inputs(stat0, o) };
-                let (e, pts) = per_round(claim, &x, &tr.local, x.v1, scale);
-                points = pts;
-                Some(e)
-            }
-            Statement::Theorem2Lyapunov => {
-                let c1 = bounds::lyapunov_c1(&o, false);
-                let v: Vec<f64> = tr.global.iter().zip(&tr.e).map(|(g, e)| g + c1 * e).collect();
-                let r = bounds::t2_rate(&o);
-                let x = base_inputs(stat0, o);
-                let v0 = v.first().copied().unwrap_or(0.0);
-                let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| w[1] >= ROUNDING_FLOOR * v0).map(|w| (w[1], r * w[0])).collect();
-                points = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
-                Some(per_point(claim.checks(&x), &sides, scale))
-            }
-            Statement::Corollary2 => {
-                let x = Inputs { t: s.rounds, v1: v1_t2(&o_c2, &tr_c2), ..base_inputs(stat0, o_c2) };
-                let (e, pts) = per_round(claim, &x, &tr_c2.global, x.v1, scale);
-                points = pts;
-                Some(e)
-            }
-            Statement::Corollary2Rounds if !sweep.is_empty() => {
-                let x = base_inputs(stat0, o_c2);
-                let sides: Vec<(f64, f64)> = sweep.iter().map(|q| (q.rounds, q.predicted)).collect();
-                points = sweep.iter().map(|q| format!("lambda {:.4e}: {} rounds measured, {} implied, K = {}", q.lambda, q.rounds, q.predicted, q.k)).collect();
-                Some(per_point(claim.checks(&x), &sides, scale))
-            }
-            Statement::Corollary3 { .. } => {
-                let inits: Vec<f64> = (0..m).map(|i| (block(&z0, i + 1, inst.d) - &sol.locals[i]).norm_squared()).collect();
-                let x = base_inputs(stat0, o_c2);
-                let reference = inits.iter().copied().fold(0.0, f64::max).max(tr_c2.per_client[0].iter().copied().fold(0.0, f64::max));
-                let sides: Vec<(f64, f64)> = (0..s.rounds)
-                    .take_while(|t| tr_c2.local[*t] >= ROUNDING_FLOOR * reference)
-                    .map(|t| {
-                        let pick = |i: usize| {
-                            let rhs = claim.bound(&Inputs { t: t + 1, init_local: inits[i], ..x });
-                            (tr_c2.per_client[t][i], rhs)
-                        };
-                        let key = |(l, r): (f64, f64)| {
-                            if r > 0.0 {
-                                l / r
-                            } else if l > 0.0 {
-                                f64::INFINITY
-                            } else {
-                                0.0
-                            }
-                        };
-                        (0..m).map(pick).fold((0.0, 1.0), |best, cand| if key(cand) > key(best) { cand } else { best })
-                    })
-                    .collect();
-                points = sides.iter().enumerate().map(|(t, (a, b))| format!("T = {}: {a:.6e} vs {b:.6e} (worst client)", t + 1)).collect();
-                Some(per_point(claim.checks(&x), &sides, scale))
-            }
-            Statement::Theorem3 { empirical_l, one_batch, .. } => {
-                let run = if one_batch { run2_one.as_ref() } else { run2.as_ref() };
-                run.map(|r| {
-                    let oo = opt_of(&c0, m, &p, empirical_l);
-                    let c1 = bounds::lyapunov_c1(&oo, true);
-                    let wg = block(&z0, 0, inst.d);
-                    let g1 = ((0..m).map(|i| block(&z0, i + 1, inst.d) - inst.prox(i, s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64)
-                        .norm_squared();
-                    let v1 = r.global_error[0] + c1 * g1;
-                    let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(stat0, oo) };
-                    let (e, pts) = per_round(claim, &x, &r.global_error, v1, scale);
-                    points = pts;
-                    e
-                })
-            }
-            _ => None,
-        };
-        if let Some(evaluation) = evaluation {
-            results.push(ClaimResult { claim: claim.id, evaluation, expected: s.expected.get(claim.id).copied(), points });
+        if let Some((evaluation, at)) = evaluate_claim(&c, claim, scale) {
+            let expected = s.expected.get(claim.id).copied();
+            results.push(ClaimResult { claim: claim.id, reading: claim.reading, constants: ConstantsSource::Exact, label: None, evaluation, expected });
+            points.push((claim.id, at));
         }
     }
-    let (alg2_error, sigma2) = run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
+    let mean_of_locals_gap = c.tr.globals.iter().zip(&c.tr_mean.globals).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+    let (alg2_error, sigma2) = c.run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
     Ok(ScenarioRun {
         scenario: s.name.clone(),
         description: s.description.clone(),
         scenario_hash: s.hash(),
-        m,
+        m: s.model.m,
         n: s.model.n,
-        constants: draws.iter().map(|d| d.constants).collect(),
-        params: p,
-        stat_curve,
+        constants: c.draws.iter().map(|d| d.constants).collect(),
+        params: c.p,
+        stat_curve: stat_curve(&c),
         local_train,
         global_train,
-        global_error: tr.global,
-        mean_of_locals_error: tr_mean.global,
         mean_of_locals_gap,
-        alg2_ball: s.batch.map(|b| bounds::t3_ball(&o, sigma2, b as f64)).unwrap_or(f64::NAN),
+        alg2_ball: s.batch.map(|b| bounds::t3_ball(&c.o, sigma2, b as f64)).unwrap_or(f64::NAN),
         alg2_error,
         sigma2,
-        sweep,
-        total_error,
-        train_levels,
-        k_study,
+        train_levels: train_levels(inst),
+        k_study: Some(k_study(&c)),
         results,
+        points,
+        global_error: c.tr.global,
+        mean_of_locals_error: c.tr_mean.global,
+        sweep: c.sweep,
+        total_error: c.total_error,
     })
 }

@@ -4,9 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
+use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CheckRequest, ClaimSummary, Family, FamilyReport, Progress, RunOptions};
+use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions};
 
 use super::check::{run_scenario, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, ALL};
@@ -57,14 +58,23 @@ pub fn embedded_card() -> Result<Card> {
 /// FedCLUP of Yu, He, Sun, Xue, Li.
 pub struct Clup;
 
-/// The registered instance.
-pub static FAMILY: Clup = Clup;
+/// The registered family.
+pub static FAMILY: crate::checker::Plugged<Clup> = crate::checker::Plugged(Clup);
 
-fn selected(ids: &[String]) -> Vec<ClupClaim> {
-    ALL.iter().copied().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id)).collect()
+/// Reads a scenario file as `run` and the sweeps' constants columns take it.
+fn scenario_file(text: &str, what: &str) -> Result<Scenario> {
+    let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    scenario.check("scenario")?;
+    Ok(scenario)
 }
 
-impl Family for Clup {
+impl Plugin for Clup {
+    type Card = Card;
+    type Scenario = Scenario;
+    type Claim = ClupClaim;
+    type Prepared = ();
+    type Run = ScenarioRun;
+
     fn id(&self) -> &'static str {
         FAMILY_ID
     }
@@ -73,54 +83,64 @@ impl Family for Clup {
         "Yu, He, Sun, Xue, Li: FedCLUP, statistical accuracy and communication in personalized FL"
     }
 
-    fn claims(&self) -> Vec<ClaimSummary> {
+    fn embedded_card(&self) -> Result<Card> {
+        embedded_card()
+    }
+
+    fn read_card(&self, card: &CardText) -> Result<Card> {
+        let read = parse_card(&card.text, &card.what)?;
+        let ids: Vec<&str> = read.claims.iter().map(|c| c.id.as_str()).collect();
+        let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
+        crate::card::refuse_card_claims(FAMILY_ID, &ids, &builtin)?;
+        Ok(read)
+    }
+
+    fn builtin_claims(&self) -> Vec<ClupClaim> {
+        ALL.to_vec()
+    }
+
+    fn claim_id(&self, claim: &ClupClaim) -> &'static str {
+        claim.id
+    }
+
+    fn summary(&self, c: &ClupClaim) -> ClaimSummary {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        let statement = |id: &str| STATEMENTS.of(id, || embedded_card().map(|c| c.claims).unwrap_or_default());
-        ALL.iter()
-            .map(|c| ClaimSummary {
-                id: c.id,
-                kind: c.kind,
-                title: c.title,
-                statement: statement(c.id),
-                source: c.source,
-                reading: c.reading(),
-                metric: c.metric,
-            })
-            .collect()
+        let statement = STATEMENTS.of(c.id, || embedded_card().map(|c| c.claims).unwrap_or_default());
+        ClaimSummary { id: c.id, kind: c.kind, title: c.title, statement, source: c.source, reading: c.reading(), metric: c.metric }
     }
 
-    fn scenario_names(&self) -> Result<Vec<String>> {
-        Ok(embedded_card()?.scenarios.into_iter().map(|s| s.name).collect())
+    fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
+        card.scenarios.iter().collect()
     }
 
-    fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
-        let card = match &request.card {
-            Some(c) => parse_card(&c.text, &c.what)?,
-            None => embedded_card()?,
-        };
-        let claims = selected(&request.claims);
-        let scale = request.bound_scale.unwrap_or(1.0);
-        let scenarios: Vec<&Scenario> = card.scenarios.iter().filter(|s| request.scenarios.is_empty() || request.scenarios.contains(&s.name)).collect();
-        // Every design is drawn before any run: bad input fails before work or files.
-        for s in &scenarios {
-            (0..s.designs as u64).try_for_each(|d| s.model.instance(d).map(|_| ())).map_err(|e| e.in_scenario(&s.name))?;
-        }
-        progress.start(scenarios.len(), "FedCLUP scenarios");
-        let mut runs: Vec<ScenarioRun> = Vec::with_capacity(scenarios.len());
-        for s in &scenarios {
-            runs.push(crate::engine::monte_carlo::in_pool(request.threads, || run_scenario(s, &claims, scale))?.map_err(|e| e.in_scenario(&s.name))?);
-            progress.step();
-        }
-        progress.finish();
-        let (files, summary_markdown) = report::report_files(&runs, &request.meta, request.plots)?;
-        Ok(FamilyReport { rows: report::verdict_rows(&runs), summary_markdown, files, ..Default::default() })
+    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
+        &s.name
     }
 
-    /// Design 0's exact constants (`mu`, both readings of `L`, `rho^2`, `R`), the steps of
-    /// Algorithm 1 at the scenario's lambda, and Lemma 1's constants there.
+    /// Every design is drawn before any run: bad input fails before work or files.
+    fn prepare(&self, s: &Scenario) -> Result<()> {
+        (0..s.designs as u64).try_for_each(|d| s.model.instance(d).map(drop))
+    }
+
+    fn run(&self, _card: &Card, s: &Scenario, _prepared: (), claims: &[ClupClaim], settings: &RunSettings) -> Result<ScenarioRun> {
+        run_scenario(s, claims, settings.bound_scale)
+    }
+
+    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
+        &run.results
+    }
+
+    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
+        &run.scenario
+    }
+
+    fn report(&self, _card: &Card, _claims: &[ClupClaim], runs: &[ScenarioRun], settings: &ReportSettings, _progress: &dyn Progress) -> Result<FamilyReport> {
+        let (files, summary_markdown) = report::report_files(runs, settings.meta, settings.plots)?;
+        Ok(FamilyReport { summary_markdown, files, ..Default::default() })
+    }
+
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-        scenario.check("scenario")?;
+        let scenario = scenario_file(text, what)?;
         let c = scenario.model.instance(0)?.constants;
         let params = scenario.params(&c, scenario.lambda);
         Ok(serde_json::json!({
@@ -131,9 +151,8 @@ impl Family for Clup {
         }))
     }
 
-    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-        scenario.check("scenario")?;
+    fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+        let scenario = scenario_file(text, what)?;
         let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &ALL, 1.0))??;
         let verdicts: Vec<serde_json::Value> = run
             .results

@@ -14,37 +14,37 @@
 
 use crate::claim::{BoundClaim, ConditionCheck};
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
-use crate::formula::{Interval, Symbol};
+use crate::formula::{SymbolDef, SymbolTable, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 
 use super::bounds::{self, FirstBranchGuard, T1Reading, T1_PROOF};
 use super::claims::{Inputs, ALL};
 
-const fn sym(name: &'static str, meaning: &'static str, range: Interval) -> Symbol {
-    Symbol { name, meaning, range, assumption: None }
-}
+type Def = SymbolDef<Inputs, ()>;
 
-const POSITIVE: Interval = Interval::above(0.0);
-const NON_NEGATIVE: Interval = Interval::at_least(0.0);
-
-/// The names a formula of this family may use, in slot order.
-pub static SYMBOLS: [Symbol; 16] = [
-    sym("t", "round t >= 1 of a per-round bound (1 at a statistical point)", Interval::at_least(1.0)),
-    sym("mu", "mu of Assumption 2 (smallest eigenvalue of the draw's empirical Hessians)", POSITIVE),
-    sym("L", "L of Assumption 1 (per-sample; the empirical-Hessian L in the ~empirical-l readings)", POSITIVE),
-    sym("rho2", "rho^2 of Assumption 3 (= s^2 L)", POSITIVE),
-    sym("R", "R of P(R), the clients' distance from the mean ground truth", NON_NEGATIVE),
-    sym("n", "samples per client n", Interval::at_least(1.0)),
-    sym("m", "clients m", Interval::at_least(1.0)),
-    sym("lambda", "lambda of Problem (2) and Algorithms 1-2 (Theorem 1's grid also has lambda = 0, LocalTrain, where no formula divides by it)", POSITIVE),
-    sym("gamma", "global step gamma", POSITIVE),
-    sym("eta", "local step eta", POSITIVE),
-    sym("K", "local steps K", Interval::at_least(1.0)),
-    sym("V1", "V_1 = ||w_1^(g) - w~^(g)||^2 + c1 e_1 (Theorem 2) or + c1 g_1 (Theorem 3), of the run", NON_NEGATIVE),
-    sym("init_local", "||w_{0,K}^(i) - w~^(i)||^2 of the client a Corollary 3 point is about", NON_NEGATIVE),
-    sym("sigma2", "sigma^2 of Assumption 4 at the iterates Algorithm 2 visits", NON_NEGATIVE),
-    sym("B", "batch size B", Interval::at_least(1.0)),
-    sym("uniform", "1 when p_i = 1/m and n_i = n (every FedCLUP model here), else 0", Interval::closed(0.0, 1.0)),
-];
+/// The names a formula of this family may use, in slot order, and where their values come from.
+pub static SYMBOLS: SymbolTable<Inputs, (), 16> = SymbolTable::new([
+    Def::new("t", "round t >= 1 of a per-round bound (1 at a statistical point)", COUNT, |x| x.t as f64),
+    Def::new("mu", "mu of Assumption 2 (smallest eigenvalue of the draw's empirical Hessians)", POSITIVE, |x| x.stat.mu),
+    Def::new("L", "L of Assumption 1 (per-sample; the empirical-Hessian L in the ~empirical-l readings)", POSITIVE, |x| x.stat.l),
+    Def::new("rho2", "rho^2 of Assumption 3 (= s^2 L)", POSITIVE, |x| x.stat.rho2),
+    Def::new("R", "R of P(R), the clients' distance from the mean ground truth", NON_NEGATIVE, |x| x.stat.r),
+    Def::new("n", "samples per client n", COUNT, |x| x.stat.n),
+    Def::new("m", "clients m", COUNT, |x| x.stat.m),
+    Def::new(
+        "lambda",
+        "lambda of Problem (2) and Algorithms 1-2 (Theorem 1's grid also has lambda = 0, LocalTrain, where no formula divides by it)",
+        POSITIVE,
+        |x| x.lambda,
+    ),
+    Def::new("gamma", "global step gamma", POSITIVE, |x| x.opt.gamma),
+    Def::new("eta", "local step eta", POSITIVE, |x| x.opt.eta),
+    Def::new("K", "local steps K", COUNT, |x| x.opt.k),
+    Def::new("V1", "V_1 = ||w_1^(g) - w~^(g)||^2 + c1 e_1 (Theorem 2) or + c1 g_1 (Theorem 3), of the run", NON_NEGATIVE, |x| x.v1),
+    Def::new("init_local", "||w_{0,K}^(i) - w~^(i)||^2 of the client a Corollary 3 point is about", NON_NEGATIVE, |x| x.init_local),
+    Def::new("sigma2", "sigma^2 of Assumption 4 at the iterates Algorithm 2 visits", NON_NEGATIVE, |x| x.sigma2),
+    Def::new("B", "batch size B", COUNT, |x| x.batch),
+    Def::new("uniform", "1 when p_i = 1/m and n_i = n (every FedCLUP model here), else 0", FLAG, |_| 1.0),
+]);
 
 /// Claims without a formula, with the reason.
 pub const WITHOUT_FORMULA: [(&str, &str); 2] = [
@@ -58,28 +58,6 @@ pub const WITHOUT_FORMULA: [(&str, &str); 2] = [
         "compares rounds measured on a lambda sweep with the ceiling of ln(eps/C)/ln(rate), C from each sweep point's own V_1: an ordering over runs, not a bound of the claim's inputs",
     ),
 ];
-
-/// The values of the symbols at inputs `x`.
-pub fn values(x: &Inputs) -> Vec<f64> {
-    vec![
-        x.t as f64,
-        x.stat.mu,
-        x.stat.l,
-        x.stat.rho2,
-        x.stat.r,
-        x.stat.n,
-        x.stat.m,
-        x.lambda,
-        x.opt.gamma,
-        x.opt.eta,
-        x.opt.k,
-        x.v1,
-        x.init_local,
-        x.sigma2,
-        x.batch,
-        1.0,
-    ]
-}
 
 fn bound_at<const I: usize>(x: &Inputs) -> f64 {
     ALL[I].bound(x)
@@ -216,5 +194,5 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         .filter(|(c, _)| !WITHOUT_FORMULA.iter().any(|(id, _)| *id == c.id))
         .map(|(c, builtin)| ConditionTwin { claim: c.id, builtin })
         .collect();
-    TwinTable { symbols: &SYMBOLS, values, fields, conditions }
+    TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }

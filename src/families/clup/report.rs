@@ -10,14 +10,14 @@ use serde::Serialize;
 
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::Result;
-use crate::family::{ReportFile, VerdictRow};
+use crate::family::ReportFile;
+use crate::outcome::ClaimJson;
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
 use crate::report::{reproduce_command, to_json, ReportMeta};
-use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
+use crate::verdict::{Evaluation, VerdictKind};
 
 use super::check::ScenarioRun;
 use super::claims::ALL;
-use super::FAMILY_ID;
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -32,38 +32,6 @@ struct Entry<'a> {
     evaluation: &'a Evaluation,
 }
 
-#[derive(Serialize)]
-struct ClaimReport<'a> {
-    meta: &'a ReportMeta,
-    claim: &'a str,
-    title: &'a str,
-    source: &'a str,
-    reading: crate::claim::Reading,
-    metric: &'a str,
-    scenarios: Vec<Entry<'a>>,
-}
-
-/// Verdict rows for the shared summary.
-pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
-    let mut rows = Vec::new();
-    for claim in &ALL {
-        for run in runs {
-            let Some(c) = run.results.iter().find(|c| c.claim == claim.id) else { continue };
-            rows.push(VerdictRow {
-                family: FAMILY_ID,
-                claim: claim.id,
-                reading: claim.reading,
-                scenario: run.scenario.clone(),
-                constants: ConstantsSource::Exact,
-                label: None,
-                evaluation: c.evaluation.clone(),
-                expected: c.expected,
-            });
-        }
-    }
-    rows
-}
-
 /// The report files and the `SUMMARY.md` section.
 ///
 /// # Errors
@@ -75,6 +43,7 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
             .iter()
             .filter_map(|run| {
                 let c = run.results.iter().find(|c| c.claim == claim.id)?;
+                let points = run.points.iter().find(|p| p.0 == claim.id).map_or(&[][..], |p| &p.1);
                 Some(Entry {
                     scenario: &run.scenario,
                     description: &run.description,
@@ -83,7 +52,7 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
                     constants: &run.constants,
                     params: run.params,
                     expected: c.expected,
-                    points: &c.points,
+                    points,
                     evaluation: &c.evaluation,
                 })
             })
@@ -91,9 +60,9 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
         if entries.is_empty() {
             continue;
         }
-        let report =
-            ClaimReport { meta, claim: claim.id, title: claim.title, source: claim.source, reading: claim.reading(), metric: claim.metric, scenarios: entries };
-        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{}.json", claim.id)), bytes: to_json(&report)?.into_bytes() });
+        let reading = claim.reading();
+        let report = ClaimJson { meta, claim: claim.id, title: claim.title, source: claim.source, reading: &reading, metric: claim.metric, scenarios: entries };
+        files.push(report.file()?);
     }
     let runs_json = serde_json::json!({
         "meta": meta,

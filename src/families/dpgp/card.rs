@@ -49,6 +49,9 @@ pub struct Card {
     /// How each inconsistency of the paper is encoded.
     #[serde(default)]
     pub inconsistencies: Vec<crate::card::InconsistencyCard>,
+    /// The claims it defines by formulas, compiled when it is read.
+    #[serde(skip)]
+    pub defined: crate::formula::user::Defined<super::card_claims::CardClaim>,
 }
 
 fn d_one() -> f64 {
@@ -167,7 +170,7 @@ impl Scenario {
     ///
     /// # Errors
     /// [`Error::InvalidField`] with the allowed range.
-    pub fn validate(&self, field: &str) -> Result<()> {
+    pub fn validate(&self, field: &str, defined: &[&str]) -> Result<()> {
         let f = |n: &str| format!("{field}.{n}");
         if let Some(family) = self.family.as_deref().filter(|x| *x != FAMILY_ID) {
             return Err(Error::field(f("family"), format!("`{family}` in a scenario of family `{FAMILY_ID}`"), FAMILY_ID));
@@ -192,7 +195,7 @@ impl Scenario {
         }
         for id in self.expected.keys() {
             let builtin = super::claims::summaries().iter().any(|c| c.id == id && !c.id.starts_with("DPGP-R2"));
-            if !builtin && !super::card_claims::registered().iter().any(|c| crate::claim::BoundClaim::id(*c) == id) {
+            if !builtin && !defined.contains(&id.as_str()) {
                 return Err(Error::field(f("expected"), format!("unknown claim `{id}`"), "claim ids of DPGP-L3, DPGP-REC32, DPGP-C1 and their variants"));
             }
         }
@@ -229,12 +232,12 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     if let Some(family) = card.family.as_deref().filter(|x| *x != FAMILY_ID) {
         return Err(Error::field("family", format!("`{family}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
     }
-    // Claims the card defines by formulas are compiled and registered first, so its scenarios
-    // may name them.
-    super::card_claims::register(&card.claims)?;
+    // Claims the card defines by formulas are compiled first, so its scenarios may name them.
+    card.defined = super::card_claims::compile(&card.claims)?;
+    let defined = card.defined.ids();
     let mut names: Vec<&str> = Vec::new();
     for (k, s) in card.scenarios.iter().enumerate() {
-        s.validate(&format!("scenarios[{k}]"))?;
+        s.validate(&format!("scenarios[{k}]"), &defined)?;
         if names.contains(&s.name.as_str()) {
             return Err(Error::field(format!("scenarios[{k}].name"), format!("`{}` appears twice", s.name), "distinct names"));
         }
@@ -284,6 +287,6 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
 pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
     let mut s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
     s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve("scenario.topology")?;
-    s.validate("scenario")?;
+    s.validate("scenario", &[])?;
     Ok(s)
 }

@@ -1,7 +1,8 @@
 //! Claims defined by a user's card for DFedPGP: a bound on one of the run's per-round metrics and
 //! its conditions as formulas over [`super::formulas::SYMBOLS`], compiled by the core
-//! ([`crate::formula::user`]) and checked on the scenario's exact trajectory at its horizon
-//! `rounds` (the steps of that horizon), every prefix `T' <= rounds` or the horizon only.
+//! ([`crate::formula::user`]) and checked (by `check::evaluate_card_claims`) on the scenario's
+//! exact trajectory at its horizon `rounds` (the steps of that horizon), every prefix
+//! `T' <= rounds` or the horizon only.
 //!
 //! The family's assumption checks (delta > 0, a joint-connectivity window) apply to every
 //! claim, as to the built-in ones. A claim that reads `C` or `q` (estimated from the realised
@@ -9,16 +10,15 @@
 
 use crate::card::ClaimCard;
 use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
-use crate::engine::Estimator;
 use crate::error::Result;
-use crate::formula::user::{CardClaims, FormulaClaim, UserClaim, UserClaimRules};
+use crate::formula::user::{compile_card_claims, Defined, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
-use crate::verdict::{evaluate, ConstantsSource};
+use crate::verdict::ConstantsSource;
 
-use super::card::Scenario;
-use super::check::{ClaimResult, ScenarioRun, CONFIDENCE};
-use super::claims::{assumption_checks, summaries};
-use super::formulas::{values, Inputs, FIRST_RUN_QUANTITY, SYMBOLS};
+use super::claims::summaries;
+use super::formulas::{Inputs, FIRST_RUN_QUANTITY, SYMBOLS};
+use super::problem::Constants;
+use super::round::Trajectory;
 
 /// Theorem 1's metric per round, `E Delta_ubar^t / L_u + E Delta_v^t / L_v`.
 pub const STATIONARITY: &str = "stationarity";
@@ -29,8 +29,7 @@ pub const SUBOPTIMALITY: &str = "suboptimality";
 
 /// What this family accepts in a card-defined claim.
 pub const RULES: UserClaimRules = UserClaimRules {
-    symbols: &SYMBOLS,
-    first_run_quantity: FIRST_RUN_QUANTITY,
+    symbols: SYMBOLS.symbols(),
     metrics: &[STATIONARITY, CONSENSUS, SUBOPTIMALITY],
     algorithms: &[],
     comparisons: &[CompareSpec::RunningAverage, CompareSpec::PerRound],
@@ -58,7 +57,7 @@ const T_SLOT: usize = FIRST_RUN_QUANTITY - 1;
 impl CardInputs {
     /// The values at these inputs.
     pub fn new(x: &Inputs) -> Self {
-        let v = values(x);
+        let v = SYMBOLS.values(x);
         let mut slots = [f64::NAN; FIRST_RUN_QUANTITY];
         slots.copy_from_slice(&v[..FIRST_RUN_QUANTITY]);
         Self { slots }
@@ -85,26 +84,21 @@ fn card_values(x: &CardInputs) -> Vec<f64> {
 /// A DFedPGP claim read from a card.
 pub type CardClaim = FormulaClaim<CardInputs>;
 
-static REGISTERED: CardClaims<CardClaim> = CardClaims::new();
-
-/// The card-defined claims registered so far.
-pub fn registered() -> Vec<&'static CardClaim> {
-    REGISTERED.all()
-}
-
-/// Compiles and registers the entries that are not built in; returns how many are registered.
+/// Compiles the entries of a card that are not built in, in card order.
 ///
 /// # Errors
-/// The first entry that does not compile, naming its field (nothing is registered then).
-pub fn register(entries: &[ClaimCard]) -> Result<usize> {
+/// The first entry that does not compile, naming its field.
+pub fn compile(entries: &[ClaimCard]) -> Result<Defined<CardClaim>> {
     let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
-    REGISTERED.register(entries, &builtin, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values }), |c| c.id())
+    compile_card_claims(entries, &builtin, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values })).map(Defined)
 }
 
 /// A card claim with the family's assumption checks before its own.
-struct WithAssumptions<'a> {
-    claim: &'a CardClaim,
-    assumptions: Vec<ConditionCheck>,
+pub struct WithAssumptions<'a> {
+    /// The claim.
+    pub claim: &'a CardClaim,
+    /// The family's assumption checks on the scenario.
+    pub assumptions: Vec<ConditionCheck>,
 }
 
 impl BoundClaim for WithAssumptions<'_> {
@@ -137,29 +131,21 @@ impl BoundClaim for WithAssumptions<'_> {
     }
 }
 
-/// Evaluates card-defined claims on a scenario's exact trajectory at its horizon `s.rounds`.
-pub fn evaluate_all(claims: &[&CardClaim], s: &Scenario, run: &ScenarioRun, bound_scale: f64) -> Vec<ClaimResult> {
-    let (k, tr) = (&run.constants, &run.trajectory);
-    let x = Inputs { constants: k.clone(), connectivity: run.connectivity, params: run.params, f0: tr.objective[0], t: s.rounds };
-    let inputs = CardInputs::new(&x);
-    let rounds = s.rounds;
-    claims
-        .iter()
-        .map(|c| {
-            let series: Vec<f64> = match c.claim.metric {
-                STATIONARITY => tr.stationarity(k.l_u, k.l_v),
-                CONSENSUS => tr.consensus.clone(),
-                _ => tr.objective.iter().map(|f| f - k.f_star).collect(),
-            };
-            let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds) };
-            let evaluation = evaluate(&claim, &inputs, &[series[..rounds].to_vec()], Estimator::Exact, CONFIDENCE, bound_scale);
-            let estimated = c.claim.reads("C") || c.claim.reads("q");
-            ClaimResult {
-                claim: c.id(),
-                reading: "primary",
-                constants: if estimated { ConstantsSource::Estimated } else { ConstantsSource::Exact },
-                evaluation,
-            }
-        })
-        .collect()
+/// The per-round series of a card claim's metric on a trajectory (`k` the instance's constants).
+pub fn per_round_metric(metric: &str, k: &Constants, tr: &Trajectory) -> Vec<f64> {
+    match metric {
+        STATIONARITY => tr.stationarity(k.l_u, k.l_v),
+        CONSENSUS => tr.consensus.clone(),
+        _ => tr.objective.iter().map(|f| f - k.f_star).collect(),
+    }
+}
+
+/// Which constants a card claim's rows use: estimated when it reads `C` or `q` (estimated from
+/// the realised mixing products), else exact.
+pub fn constants_label(c: &CardClaim) -> ConstantsSource {
+    if c.claim.reads("C") || c.claim.reads("q") {
+        ConstantsSource::Estimated
+    } else {
+        ConstantsSource::Exact
+    }
 }

@@ -7,7 +7,7 @@
 //! | `DPGP-REC32` | per-round descent inequality (32) with `Sv` as derived (I-DPGP6) and `L_u^2 AA` in the bracket (I-DPGP7) | 004:L637-641 |
 //! | `DPGP-REC32~printed-sv` | (32) with the printed `4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v)` | 004:L639 |
 //! | `DPGP-REC32~bracket-aa` | (32) with `+ AA` in the bracket as in T_{2,u}'s last line | 004:L597 |
-//! | `DPGP-T1` | the metric is at most a *calibrated* constant times the bracket of (33) | 004:L131-138, L645 |
+//! | `DPGP-T1` | the metric is `O(.)` of the bracket of (33): metric/bracket bounded over a sweep of `T` ([`crate::kinds::big_o`]) | 004:L131-138, L645 |
 //! | `DPGP-T1~printed-step` | the same under the printed step condition `eta_u < delta/(4 sqrt(2 L_u K_u))` | 004:L131 |
 //! | `DPGP-C1` | with `eta_u, eta_v` proportional to `1/sqrt(T)`, Theorem 1's metric is `O(1/sqrt(T))`: log-log slope `<= -1/2` | 004:L142-155 |
 //! | `DPGP-C1~debiased-z` | the same with `Delta_v^t` at the de-biased `z_i^t = u_i^t/mu_i^t` in place of the printed `u_i^t` | 004:L133 |
@@ -21,12 +21,9 @@
 //! "estimated"`).
 
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::claim::{ConditionCheck, ConditionKind, Reading, Relation};
-use crate::engine::{Estimator, Interval};
 use crate::family::{ClaimKind, ClaimSummary};
-use crate::verdict::{decide, Checkpoint, Evaluation, VerdictKind};
 
 use super::problem::Constants;
 use super::round::Params;
@@ -202,300 +199,39 @@ pub fn theorem1_shape(k: &Constants, conn: &Connectivity, k_u: usize, f0: f64, t
                 + k.l_vu.powi(2) * c2 / (gap * k.l_u.powi(2) * s))
 }
 
-/// Theorem 1 with its hidden constant *calibrated*: `c = metric(T_0) / shape(T_0)` at the first
-/// horizon of the sweep, then `metric(T) <= c shape(T)` (times `bound_scale`) at every horizon.
-/// A calibrated constant is fitted, so the verdict says the shape holds, never that a stated
-/// constant does.
-pub fn evaluate_calibrated(points: &[(usize, f64, f64)], checks: Vec<ConditionCheck>, bound_scale: f64) -> Evaluation {
-    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
-    let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
-    if !failed.is_empty() || points.is_empty() {
-        return Evaluation {
-            verdict: VerdictKind::NotApplicable,
-            slack: None,
-            decisive: None,
-            checks,
-            failed,
-            notes,
-            estimator: Estimator::Exact,
-            series: Vec::new(),
-        };
-    }
-    let (_, m0, s0) = points[0];
-    let c = m0 / s0;
-    let series: Vec<Checkpoint> = points
-        .iter()
-        .map(|&(t, m, s)| Checkpoint { rounds: t, estimate: Interval { mean: m, lower: m, upper: m }, bound: Some(c * s * bound_scale) })
-        .collect();
-    let mut verdict = VerdictKind::Holds;
-    let mut slack = f64::INFINITY;
-    let mut decisive = None;
-    for p in &series {
-        let b = p.bound.unwrap_or(f64::NAN);
-        let v = decide(&p.estimate, b);
-        let ratio = b / p.estimate.mean;
-        let worse = (v == VerdictKind::Violated && verdict != VerdictKind::Violated) || (v == VerdictKind::Inconclusive && verdict == VerdictKind::Holds);
-        if worse {
-            verdict = v;
-            decisive = Some(*p);
-        }
-        if ratio < slack {
-            slack = ratio;
-            if verdict == VerdictKind::Holds {
-                decisive = Some(*p);
-            }
-        }
-    }
-    Evaluation { verdict, slack: Some(slack).filter(|s| s.is_finite()), decisive, checks, failed, notes, estimator: Estimator::Exact, series }
-}
+/// One claim of the family: id, kind, title, source, reading name (`primary`, or the variant's
+/// name), what the reading is, metric.
+type SummaryRow = (&'static str, ClaimKind, &'static str, &'static str, &'static str, &'static str, &'static str);
+
+/// Every claim of the family, in report order.
+const SUMMARIES: [SummaryRow; 13] = [
+    ("DPGP-L3", ClaimKind::Lemma, "Lemma 3: push-sum consensus error bounded by AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)", "004:L520-556", "primary", "AA of the proof's (19), with the (K_u+1) factors; C, q estimated from the realised mixing products", "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
+    ("DPGP-L3~printed", ClaimKind::Lemma, "Lemma 3 as printed in (13)", "004:L522", "printed", "AA without the (K_u+1) factors (I-DPGP3)", "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA13 (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
+    ("DPGP-REC32", ClaimKind::Lemma, "per-round descent inequality (32)", "004:L637-641", "primary", "Sv = 4 eta_v^2 K_v^2 sigma_v^2 (1+L_v) as (28)+(29) give (I-DPGP6); L_u^2 AA in the bracket (I-DPGP7)", "E F(ubar^{t+1},V^{t+1}) - F* <= E F(ubar^t,V^t) - F* + Cu E Delta_ubar^t + Cv E Delta_v^t + Sv + Su (sigma_u^2 + sigma_g^2), i.e. (32)"),
+    ("DPGP-REC32~printed-sv", ClaimKind::Lemma, "(32) with the printed sigma_v term", "004:L632, L639", "printed-sv", "Sv = 4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v) as printed (I-DPGP6)", "as DPGP-REC32"),
+    ("DPGP-REC32~bracket-aa", ClaimKind::Lemma, "(32) with + AA in the bracket", "004:L597", "bracket-aa", "the bracket's last term AA as in the last line of T_{2,u} (I-DPGP7)", "as DPGP-REC32"),
+    ("DPGP-T1", ClaimKind::Bound, "Theorem 1: the metric is O(the bracket of (33)), metric/bracket bounded over the sweep of T", "004:L131-138, L645", "primary", "steps proportional to 1/sqrt(T) over the sweep; no constant fitted: holds when metric/bracket stops growing at the largest horizons (local log-log slope at most a resolution, or slopes falling geometrically), violated when it keeps growing; the smallest constant covering every horizon is reported, never verified against a stated one; the proof's step conditions", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
+    ("DPGP-T1~printed-step", ClaimKind::Bound, "Theorem 1 under its printed step condition eta_u < delta/(4 sqrt(2 L_u K_u))", "004:L131", "printed-step", "the step condition as printed (root over L_u K_u, I-DPGP2) in place of the proof's conditions", "as DPGP-T1"),
+    ("DPGP-C1", ClaimKind::Bound, "Corollary 1: with steps proportional to 1/sqrt(T), Theorem 1's metric decays as 1/sqrt(T)", "004:L142-155", "primary", "log-log slope of the metric over a sweep of T, fitted with a 99% interval, compared as the decay factor per doubling 2^slope <= 2^(-1/2); conditions of the proof checked at every T", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
+    ("DPGP-C1~debiased-z", ClaimKind::Bound, "Corollary 1 with Delta_v^t read at the de-biased z_i^t = u_i^t / mu_i^t", "004:L133, L142-155", "debiased-z", "Theorem 1 prints Delta_v^t = (1/m) sum_i ||grad_v F_i(u_i^t, v_i^t)||^2 at the biased numerator u_i^t; here at z_i^t = u_i^t / mu_i^t, where Algorithm 1 takes its v-gradients; same slope test", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + (1/m) sum_i E||grad_v F_i(z_i^t, v_i^t)||^2 / L_v)"),
+    ("DPGP-C1~rate-inv-T", ClaimKind::Bound, "negative control: a 1/T rate, which the paper does not claim", "-", "rate-inv-T", "decay factor per doubling 2^slope <= 1/2; must come out violated where the noise term dominates", "as DPGP-C1"),
+    ("DPGP-R2", ClaimKind::Bound, "Remark 2: tighter connectivity (smaller q) gives a smaller consensus error at equal steps", "004:L159", "primary", "every pair of topologies ordered by estimated q: consensus error averaged over the rounds, ratio tighter/looser <= 1", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),
+    ("DPGP-R2~stationarity", ClaimKind::Bound, "Remark 2 for Theorem 1's metric", "004:L159", "stationarity", "the same ordering for (1/T) sum_t (E Delta_ubar^t / L_u + E Delta_v^t / L_v)", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
+    ("DPGP-R2~factor", ClaimKind::Bound, "Remark 2 with topologies ordered by C/(1-q)", "004:L159, L590", "factor", "topologies ordered by the estimated factor C/(1-q) through which they enter AA; consensus error averaged over the rounds", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),
+];
 
 /// Every claim of the family, in report order.
 pub fn summaries() -> Vec<ClaimSummary> {
-    let primary = |d: &'static str| Reading { name: "primary", is_variant: false, description: d };
-    let variant = |n: &'static str, d: &'static str| Reading { name: n, is_variant: true, description: d };
-    vec![
-        ClaimSummary {
-            id: "DPGP-L3",
-            kind: ClaimKind::Lemma,
-            title: "Lemma 3: push-sum consensus error bounded by AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)",
+    SUMMARIES
+        .iter()
+        .map(|&(id, kind, title, source, name, description, metric)| ClaimSummary {
+            id,
+            kind,
+            title,
             statement: String::new(),
-            source: "004:L520-556",
-            reading: primary("AA of the proof's (19), with the (K_u+1) factors; C, q estimated from the realised mixing products"),
-            metric: "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)",
-        },
-        ClaimSummary {
-            id: "DPGP-L3~printed",
-            kind: ClaimKind::Lemma,
-            title: "Lemma 3 as printed in (13)",
-            statement: String::new(),
-            source: "004:L522",
-            reading: variant("printed", "AA without the (K_u+1) factors (I-DPGP3)"),
-            metric: "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA13 (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)",
-        },
-        ClaimSummary {
-            id: "DPGP-REC32",
-            kind: ClaimKind::Lemma,
-            title: "per-round descent inequality (32)",
-            statement: String::new(),
-            source: "004:L637-641",
-            reading: primary("Sv = 4 eta_v^2 K_v^2 sigma_v^2 (1+L_v) as (28)+(29) give (I-DPGP6); L_u^2 AA in the bracket (I-DPGP7)"),
-            metric: "E F(ubar^{t+1},V^{t+1}) - F* <= E F(ubar^t,V^t) - F* + Cu E Delta_ubar^t + Cv E Delta_v^t + Sv + Su (sigma_u^2 + sigma_g^2), i.e. (32)",
-        },
-        ClaimSummary {
-            id: "DPGP-REC32~printed-sv",
-            kind: ClaimKind::Lemma,
-            title: "(32) with the printed sigma_v term",
-            statement: String::new(),
-            source: "004:L632, L639",
-            reading: variant("printed-sv", "Sv = 4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v) as printed (I-DPGP6)"),
-            metric: "as DPGP-REC32",
-        },
-        ClaimSummary {
-            id: "DPGP-REC32~bracket-aa",
-            kind: ClaimKind::Lemma,
-            title: "(32) with + AA in the bracket",
-            statement: String::new(),
-            source: "004:L597",
-            reading: variant("bracket-aa", "the bracket's last term AA as in the last line of T_{2,u} (I-DPGP7)"),
-            metric: "as DPGP-REC32",
-        },
-        ClaimSummary {
-            id: "DPGP-T1",
-            kind: ClaimKind::Bound,
-            title: "Theorem 1: the metric is at most a constant times the bracket of (33), constant calibrated",
-            statement: String::new(),
-            source: "004:L131-138, L645",
-            reading: primary("steps proportional to 1/sqrt(T) over the sweep; hidden constant calibrated at the first horizon (a calibrated row, never a verification of a stated constant); the proof's step conditions"),
-            metric: "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)",
-        },
-        ClaimSummary {
-            id: "DPGP-T1~printed-step",
-            kind: ClaimKind::Bound,
-            title: "Theorem 1 under its printed step condition eta_u < delta/(4 sqrt(2 L_u K_u))",
-            statement: String::new(),
-            source: "004:L131",
-            reading: variant("printed-step", "the step condition as printed (root over L_u K_u, I-DPGP2) in place of the proof's conditions"),
-            metric: "as DPGP-T1",
-        },
-        ClaimSummary {
-            id: "DPGP-C1",
-            kind: ClaimKind::Bound,
-            title: "Corollary 1: with steps proportional to 1/sqrt(T), Theorem 1's metric decays as 1/sqrt(T)",
-            statement: String::new(),
-            source: "004:L142-155",
-            reading: primary("log-log slope of the metric over a sweep of T, fitted with a 99% interval, compared as the decay factor per doubling 2^slope <= 2^(-1/2); conditions of the proof checked at every T"),
-            metric: "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)",
-        },
-        ClaimSummary {
-            id: "DPGP-C1~debiased-z",
-            kind: ClaimKind::Bound,
-            title: "Corollary 1 with Delta_v^t read at the de-biased z_i^t = u_i^t / mu_i^t",
-            statement: String::new(),
-            source: "004:L133, L142-155",
-            reading: variant(
-                "debiased-z",
-                "Theorem 1 prints Delta_v^t = (1/m) sum_i ||grad_v F_i(u_i^t, v_i^t)||^2 at the biased numerator u_i^t; here at z_i^t = u_i^t / mu_i^t, where Algorithm 1 takes its v-gradients; same slope test",
-            ),
-            metric: "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + (1/m) sum_i E||grad_v F_i(z_i^t, v_i^t)||^2 / L_v)",
-        },
-        ClaimSummary {
-            id: "DPGP-C1~rate-inv-T",
-            kind: ClaimKind::Bound,
-            title: "negative control: a 1/T rate, which the paper does not claim",
-            statement: String::new(),
-            source: "-",
-            reading: variant("rate-inv-T", "decay factor per doubling 2^slope <= 1/2; must come out violated where the noise term dominates"),
-            metric: "as DPGP-C1",
-        },
-        ClaimSummary {
-            id: "DPGP-R2",
-            kind: ClaimKind::Bound,
-            title: "Remark 2: tighter connectivity (smaller q) gives a smaller consensus error at equal steps",
-            statement: String::new(),
-            source: "004:L159",
-            reading: primary("every pair of topologies ordered by estimated q: consensus error averaged over the rounds, ratio tighter/looser <= 1"),
-            metric: "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2",
-        },
-        ClaimSummary {
-            id: "DPGP-R2~stationarity",
-            kind: ClaimKind::Bound,
-            title: "Remark 2 for Theorem 1's metric",
-            statement: String::new(),
-            source: "004:L159",
-            reading: variant("stationarity", "the same ordering for (1/T) sum_t (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
-            metric: "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)",
-        },
-        ClaimSummary {
-            id: "DPGP-R2~factor",
-            kind: ClaimKind::Bound,
-            title: "Remark 2 with topologies ordered by C/(1-q)",
-            statement: String::new(),
-            source: "004:L159, L590",
-            reading: variant("factor", "topologies ordered by the estimated factor C/(1-q) through which they enter AA; consensus error averaged over the rounds"),
-            metric: "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2",
-        },
-    ]
-}
-
-/// A least-squares line through `(ln T, ln metric)`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct SlopeFit {
-    /// Fitted slope.
-    pub slope: f64,
-    /// Standard error from the residuals (the misfit of a straight line; the metric itself is exact).
-    pub stderr: f64,
-    /// Lower limit of the interval.
-    pub lower: f64,
-    /// Upper limit.
-    pub upper: f64,
-    /// Intercept `ln c` of `metric ~ c T^slope`.
-    pub intercept: f64,
-}
-
-/// Fits `ln y = a + s ln T` and a Student-t interval of `s` at `confidence` (`n - 2` degrees of
-/// freedom); `None` with fewer than three positive points.
-pub fn fit_slope(ts: &[usize], ys: &[f64], confidence: f64) -> Option<SlopeFit> {
-    let pts: Vec<(f64, f64)> = ts.iter().zip(ys).filter(|(_, y)| **y > 0.0 && y.is_finite()).map(|(t, y)| ((*t as f64).ln(), y.ln())).collect();
-    let n = pts.len();
-    if n < 3 {
-        return None;
-    }
-    let nf = n as f64;
-    let (mx, my) = (pts.iter().map(|p| p.0).sum::<f64>() / nf, pts.iter().map(|p| p.1).sum::<f64>() / nf);
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let slope = sxy / sxx;
-    let intercept = my - slope * mx;
-    let ssr: f64 = pts.iter().map(|p| (p.1 - intercept - slope * p.0).powi(2)).sum();
-    let stderr = (ssr / (nf - 2.0) / sxx).sqrt();
-    let t = StudentsT::new(0.0, 1.0, nf - 2.0).map(|d| d.inverse_cdf(0.5 + confidence / 2.0)).unwrap_or(f64::INFINITY);
-    Some(SlopeFit { slope, stderr, lower: slope - t * stderr, upper: slope + t * stderr, intercept })
-}
-
-/// A rate claim: the fitted slope, read as the decay factor per doubling of `T`, `2^slope`,
-/// against `2^exponent` (times `bound_scale`). Holds when the interval's upper limit is below.
-pub fn evaluate_rate(
-    fit: Option<SlopeFit>,
-    exponent: f64,
-    horizon: usize,
-    series: Vec<Checkpoint>,
-    checks: Vec<ConditionCheck>,
-    bound_scale: f64,
-) -> Evaluation {
-    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
-    let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
-    if !failed.is_empty() {
-        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator: Estimator::Exact, series };
-    }
-    let Some(fit) = fit else {
-        let failed = vec!["fewer than three horizons with a positive metric: no slope to fit".to_string()];
-        return Evaluation { verdict: VerdictKind::Inconclusive, slack: None, decisive: None, checks, failed, notes, estimator: Estimator::Exact, series };
-    };
-    let estimate = Interval { mean: 2f64.powf(fit.slope), lower: 2f64.powf(fit.lower), upper: 2f64.powf(fit.upper) };
-    let bound = 2f64.powf(exponent) * bound_scale;
-    let point = Checkpoint { rounds: horizon, estimate, bound: Some(bound) };
-    Evaluation {
-        verdict: decide(&estimate, bound),
-        slack: Some(bound / estimate.mean),
-        decisive: Some(point),
-        checks,
-        failed,
-        notes,
-        estimator: Estimator::Exact,
-        series,
-    }
-}
-
-/// An ordering claim over pairs `(tighter, looser, ratio of their metrics)`: holds when every
-/// ratio is at most `bound_scale` (exact metrics, so ties within rounding hold).
-pub fn evaluate_ordering(ratios: &[f64], horizon: usize, checks: Vec<ConditionCheck>, bound_scale: f64) -> Evaluation {
-    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
-    if !failed.is_empty() || ratios.is_empty() {
-        let failed = if ratios.is_empty() { vec!["no pair of topologies with different keys (q or C/(1-q))".to_string()] } else { failed };
-        return Evaluation {
-            verdict: VerdictKind::NotApplicable,
-            slack: None,
-            decisive: None,
-            checks,
-            failed,
-            notes: Vec::new(),
-            estimator: Estimator::Exact,
-            series: Vec::new(),
-        };
-    }
-    let worst = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let estimate = Interval { mean: worst, lower: worst, upper: worst };
-    let point = Checkpoint { rounds: horizon, estimate, bound: Some(bound_scale) };
-    let slack = if worst > 0.0 { Some(bound_scale / worst) } else { None };
-    Evaluation {
-        verdict: decide(&estimate, bound_scale),
-        slack,
-        decisive: Some(point),
-        checks,
-        failed,
-        notes: Vec::new(),
-        estimator: Estimator::Exact,
-        series: vec![point],
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_power_law_has_its_slope_and_no_misfit() {
-        let ts = [10, 20, 40, 80];
-        let ys: Vec<f64> = ts.iter().map(|t| 3.0 * (*t as f64).powf(-0.5)).collect();
-        let f = fit_slope(&ts, &ys, 0.99).unwrap();
-        assert!((f.slope + 0.5).abs() < 1e-12 && f.stderr < 1e-10, "{f:?}");
-        let e = evaluate_rate(Some(f), -0.5, 80, Vec::new(), Vec::new(), 1.0);
-        assert_eq!(e.verdict, VerdictKind::Holds, "an exact -1/2 ties and holds");
-        assert_eq!(evaluate_rate(Some(f), -1.0, 80, Vec::new(), Vec::new(), 1.0).verdict, VerdictKind::Violated);
-        // Curvature widens the interval: a bend from slope 0 to -1 straddles -1/2.
-        let bent: Vec<f64> = ts.iter().map(|t| 1.0 / (1.0 + *t as f64 / 30.0)).collect();
-        let f = fit_slope(&ts, &bent, 0.99).unwrap();
-        assert!(f.upper - f.lower > 0.1, "{f:?}");
-        assert!(fit_slope(&ts[..2], &ys[..2], 0.99).is_none());
-    }
+            source,
+            reading: Reading { name, is_variant: name != "primary", description },
+            metric,
+        })
+        .collect()
 }

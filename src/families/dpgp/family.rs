@@ -5,8 +5,8 @@
 //! run asks for Monte Carlo, which replaces the per-round claims' (Lemma 3, (32)) exact moments
 //! by [`MONTE_CARLO_REPLICATES`] keyed-stream replicates; replicates run on `--threads` workers
 //! and the files do not depend on their number. Rows say which constants they used: `estimated`
-//! (Lemma 3's C and q from the realised products) or `calibrated` (Theorem 1's hidden constant
-//! fitted on the run, never a verification of a stated constant).
+//! (C and q from the realised products, in Lemma 3, (32), Theorem 1's bracket and the rates).
+//! Theorem 1's hidden constant is not fitted ([`crate::kinds::big_o`]).
 //!
 //! Files: `claims/<ID>.json` per claim, `claims/dpgp-scenarios.json` (constants, connectivity,
 //! sweep and fit per scenario), with `--plots` `figures/dpgp-c1-<scenario>.png` (metric vs `T`,
@@ -21,13 +21,13 @@ use serde::Serialize;
 
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
-use crate::family::{CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
+use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
-use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
+use super::card::{parse_card, parse_scenario, Card, Comparison, Scenario, DEFAULT_CARD, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
-use super::check::{prepare, run_comparison, run_scenario_with, ClaimResult, ScenarioRun, MONTE_CARLO_REPLICATES};
+use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ClaimResult, ScenarioRun, MONTE_CARLO_REPLICATES};
 use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
 use super::round::Params;
@@ -79,7 +79,7 @@ struct RunSummary<'a> {
     connectivity: &'a super::topology::Connectivity,
     params: &'a super::round::Params,
     sweep: &'a [super::check::SweepPoint],
-    fit: Option<super::claims::SlopeFit>,
+    fit: Option<crate::kinds::rate::SlopeFit>,
     verdicts: Vec<(&'static str, VerdictKind, Option<f64>, String)>,
 }
 
@@ -113,7 +113,15 @@ impl Family for DpgpFamily {
                 c.statement = STATEMENTS.of(c.id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default());
                 c
             })
-            .chain(card_claims::registered().into_iter().map(|c| ClaimSummary {
+            .collect()
+    }
+
+    fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
+        Ok(parse_card(&card.text, &card.what)?
+            .defined
+            .0
+            .iter()
+            .map(|c| ClaimSummary {
                 id: c.id(),
                 kind: crate::family::ClaimKind::Bound,
                 title: c.title(),
@@ -121,8 +129,8 @@ impl Family for DpgpFamily {
                 source: c.source(),
                 reading: c.reading(),
                 metric: card_claims::metric_formula(c.claim.metric),
-            }))
-            .collect()
+            })
+            .collect())
     }
 
     fn scenario_names(&self) -> Result<Vec<String>> {
@@ -136,104 +144,16 @@ impl Family for DpgpFamily {
             Some(b) => require_positive("--bound-scale", b)?,
             None => 1.0,
         };
-        let names: Vec<&str> = card.scenarios.iter().map(|s| s.name.as_str()).chain(card.comparisons.iter().map(|c| c.name.as_str())).collect();
-        if request.card.is_some() {
-            if let Some(n) = request.scenarios.iter().find(|n| !names.contains(&n.as_str())) {
-                return Err(Error::Unknown { kind: "scenario", name: n.clone(), known: names.join(", ") });
-            }
-        }
-        let ids: Vec<&'static str> = self.claims().iter().map(|c| c.id).collect();
-        // A card that defines claims by formulas is checked for those claims unless others are named.
-        let defined: Vec<&'static CardClaim> =
-            card_claims::registered().into_iter().filter(|c| request.card.is_some() && card.claims.iter().any(|e| e.id == c.id())).collect();
-        let wanted: Vec<String> =
-            if request.claims.is_empty() && !defined.is_empty() { defined.iter().map(|c| c.id().to_string()).collect() } else { request.claims.clone() };
-        let claim_selected = |id: &str| wanted.is_empty() || wanted.iter().any(|c| c == id);
-        let chosen_cards: Vec<&CardClaim> = card_claims::registered().into_iter().filter(|c| claim_selected(c.id())).collect();
-        let named = |n: &str| request.scenarios.is_empty() || request.scenarios.iter().any(|s| s == n);
-        let comparisons: Vec<_> =
-            card.comparisons.iter().filter(|c| named(&c.name)).filter(|_| ids.iter().any(|id| id.starts_with("DPGP-R2") && claim_selected(id))).collect();
-        let scenario_claims = ids.iter().any(|id| !id.starts_with("DPGP-R2") && claim_selected(id));
-        let mut needed: Vec<&Scenario> = Vec::new();
-        for s in &card.scenarios {
-            let direct = scenario_claims && named(&s.name);
-            let via = comparisons.iter().any(|c| c.scenarios.contains(&s.name));
-            if direct || via {
-                needed.push(s);
-            }
-        }
+        let claims = self.claims_with(request.card.as_ref())?;
+        let selection = Selection::new(&claims, request, &card)?;
+        let needed = selection.needed_scenarios(&card);
         // Bad input fails before any run.
         for s in &needed {
             prepare(s).map_err(|e| e.in_scenario(&s.name))?;
         }
-        let replicates = (request.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        progress.start(needed.len(), "dpgp scenarios");
-        let mut runs: BTreeMap<String, ScenarioRun> = BTreeMap::new();
-        // Replicates run on `--threads` workers; results do not depend on how many.
-        let threads = match request.threads {
-            Some(0) | Some(1025..) => return Err(Error::field("--threads", format!("got {:?}", request.threads), "an integer in [1, 1024]")),
-            t => t.unwrap_or(0),
-        };
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::ThreadPool(e.to_string()))?;
-        for s in &needed {
-            let mut run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
-            run.results.extend(card_claims::evaluate_all(&chosen_cards, s, &run, bound_scale));
-            runs.insert(s.name.clone(), run);
-            progress.step();
-        }
-        progress.finish();
-
-        let mut rows = Vec::new();
-        let mut by_claim: BTreeMap<&'static str, Vec<ClaimRow>> = BTreeMap::new();
-        for s in card.scenarios.iter().filter(|s| scenario_claims && named(&s.name)) {
-            let Some(run) = runs.get(&s.name) else { continue };
-            for r in run.results.iter().filter(|r| claim_selected(r.claim)) {
-                by_claim.entry(r.claim).or_default().push((s.name.clone(), r.clone(), s.expected.get(r.claim).copied()));
-            }
-        }
-        for c in &comparisons {
-            let members: Vec<&ScenarioRun> = c.scenarios.iter().filter_map(|n| runs.get(n)).collect();
-            for r in run_comparison(c, &members, bound_scale).into_iter().filter(|r| claim_selected(r.claim)) {
-                let expected = c.expected.get(r.claim).copied();
-                by_claim.entry(r.claim).or_default().push((c.name.clone(), r, expected));
-            }
-        }
-        let order: Vec<&'static str> = ids.clone();
-        let mut files = Vec::new();
-        for id in &order {
-            let Some(list) = by_claim.get(id) else { continue };
-            for (scenario, r, expected) in list {
-                rows.push(VerdictRow {
-                    family: FAMILY_ID,
-                    claim: r.claim,
-                    reading: r.reading,
-                    scenario: scenario.clone(),
-                    constants: r.constants,
-                    label: None,
-                    evaluation: r.evaluation.clone(),
-                    expected: *expected,
-                });
-            }
-            let summary =
-                summaries().into_iter().chain(self.claims()).find(|c| c.id == *id).ok_or_else(|| Error::Internal(format!("claim {id} has no summary")))?;
-            let file = ClaimFile {
-                meta: &request.meta,
-                claim: &summary,
-                rows: list
-                    .iter()
-                    .map(|(scenario, r, expected)| ClaimFileRow {
-                        scenario,
-                        constants: r.constants,
-                        verdict: r.evaluation.verdict,
-                        expected: *expected,
-                        detail: describe(&r.evaluation),
-                        reproduce: reproduce_command(id, scenario),
-                        evaluation: &r.evaluation,
-                    })
-                    .collect(),
-            };
-            files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&file)?.into_bytes() });
-        }
+        let runs = run_all(&needed, &selection.chosen_cards, request, bound_scale, progress)?;
+        let by_claim = selection.rows_by_claim(&card, &runs, bound_scale);
+        let (rows, mut files) = claim_files(&selection.ids, &by_claim, &claims, &request.meta)?;
         let summaries_json: Vec<RunSummary> = runs.values().map(summarize).collect();
         files.push(ReportFile { path: PathBuf::from("claims").join("dpgp-scenarios.json"), bytes: to_json(&summaries_json)?.into_bytes() });
         if request.plots {
@@ -250,8 +170,10 @@ impl Family for DpgpFamily {
     /// The step-size conditions of Theorem 1 for given values: `--eta-u`, `--eta-v` and, through
     /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
     /// conditions (I-DPGP2) and the printed one, each with its given and required value.
-    fn conditions(&self, given: &Given, claims: &[String], json: bool) -> Result<String> {
-        let card: Vec<&'static CardClaim> = card_claims::registered().into_iter().filter(|c| claims.iter().any(|id| id == c.id())).collect();
+    fn conditions(&self, given: &Given, claims: &[String], json: bool, card: Option<&CardText>) -> Result<String> {
+        let read = card.map(|c| parse_card(&c.text, &c.what)).transpose()?;
+        let defined = read.map(|c| c.defined).unwrap_or_default();
+        let card: Vec<&CardClaim> = defined.0.iter().map(|c| c.as_ref()).filter(|c| claims.iter().any(|id| id == c.id())).collect();
         if !card.is_empty() {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
             return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
@@ -308,10 +230,165 @@ impl Family for DpgpFamily {
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
     }
+}
 
-    fn load_card(&self, card: &crate::family::CardText) -> Result<()> {
-        parse_card(&card.text, &card.what).map(|_| ())
+/// What a check request selects: the claims (built-in and card-defined) and scenarios to run.
+struct Selection<'r> {
+    /// Every claim id of the family, in report order.
+    ids: Vec<&'static str>,
+    /// The claims asked for (empty: all).
+    wanted: Vec<String>,
+    /// The card-defined claims to evaluate.
+    chosen_cards: Vec<&'r CardClaim>,
+    /// The scenarios asked for (empty: all).
+    scenarios: &'r [String],
+    /// Whether any claim evaluated on single scenarios (not a comparison) is asked for.
+    scenario_claims: bool,
+}
+
+impl<'r> Selection<'r> {
+    /// The selection of `request` on `card`; `claims` is every claim of the family.
+    ///
+    /// # Errors
+    /// A scenario name the request's own card does not have.
+    fn new(claims: &[ClaimSummary], request: &'r CheckRequest, card: &'r Card) -> Result<Self> {
+        let names: Vec<&str> = card.scenarios.iter().map(|s| s.name.as_str()).chain(card.comparisons.iter().map(|c| c.name.as_str())).collect();
+        if request.card.is_some() {
+            if let Some(n) = request.scenarios.iter().find(|n| !names.contains(&n.as_str())) {
+                return Err(Error::Unknown { kind: "scenario", name: n.clone(), known: names.join(", ") });
+            }
+        }
+        let ids: Vec<&'static str> = claims.iter().map(|c| c.id).collect();
+        // A card that defines claims by formulas is checked for those claims unless others are named.
+        let defined: Vec<&'r CardClaim> = card.defined.0.iter().map(|c| c.as_ref()).collect();
+        let wanted: Vec<String> =
+            if request.claims.is_empty() && !defined.is_empty() { defined.iter().map(|c| c.id().to_string()).collect() } else { request.claims.clone() };
+        let mut selection = Self { ids, wanted, chosen_cards: Vec::new(), scenarios: &request.scenarios, scenario_claims: false };
+        selection.chosen_cards = defined.into_iter().filter(|c| selection.claim(c.id())).collect();
+        selection.scenario_claims = selection.ids.iter().any(|id| !id.starts_with("DPGP-R2") && selection.claim(id));
+        Ok(selection)
     }
+
+    /// Whether claim `id` is selected.
+    fn claim(&self, id: &str) -> bool {
+        self.wanted.is_empty() || self.wanted.iter().any(|c| c == id)
+    }
+
+    /// Whether scenario (or comparison) `name` is selected.
+    fn named(&self, name: &str) -> bool {
+        self.scenarios.is_empty() || self.scenarios.iter().any(|s| s == name)
+    }
+
+    /// The comparisons of `card` to evaluate (Remark 2's claims).
+    fn comparisons<'c>(&self, card: &'c Card) -> Vec<&'c Comparison> {
+        let remark2 = self.ids.iter().any(|id| id.starts_with("DPGP-R2") && self.claim(id));
+        card.comparisons.iter().filter(|c| remark2 && self.named(&c.name)).collect()
+    }
+
+    /// The scenarios to run: those selected for their own claims and the members of selected
+    /// comparisons, in card order.
+    fn needed_scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
+        let comparisons = self.comparisons(card);
+        card.scenarios.iter().filter(|s| (self.scenario_claims && self.named(&s.name)) || comparisons.iter().any(|c| c.scenarios.contains(&s.name))).collect()
+    }
+
+    /// The selected claims' results with the card's expectations, by claim: scenarios in card
+    /// order, then comparisons.
+    fn rows_by_claim(&self, card: &Card, runs: &BTreeMap<String, ScenarioRun>, bound_scale: f64) -> BTreeMap<&'static str, Vec<ClaimRow>> {
+        let mut by_claim: BTreeMap<&'static str, Vec<ClaimRow>> = BTreeMap::new();
+        for s in card.scenarios.iter().filter(|s| self.scenario_claims && self.named(&s.name)) {
+            let Some(run) = runs.get(&s.name) else { continue };
+            for r in run.results.iter().filter(|r| self.claim(r.claim)) {
+                by_claim.entry(r.claim).or_default().push((s.name.clone(), r.clone(), s.expected.get(r.claim).copied()));
+            }
+        }
+        for c in self.comparisons(card) {
+            let members: Vec<&ScenarioRun> = c.scenarios.iter().filter_map(|n| runs.get(n)).collect();
+            for r in run_comparison(c, &members, bound_scale).into_iter().filter(|r| self.claim(r.claim)) {
+                let expected = c.expected.get(r.claim).copied();
+                by_claim.entry(r.claim).or_default().push((c.name.clone(), r, expected));
+            }
+        }
+        by_claim
+    }
+}
+
+/// Runs `needed` scenarios with the chosen card claims, replicates on `--threads` workers (the
+/// results do not depend on how many).
+///
+/// # Errors
+/// A bad `--threads`; a scenario's run failing (named).
+fn run_all(
+    needed: &[&Scenario],
+    chosen_cards: &[&CardClaim],
+    request: &CheckRequest,
+    bound_scale: f64,
+    progress: &dyn Progress,
+) -> Result<BTreeMap<String, ScenarioRun>> {
+    let replicates = (request.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
+    progress.start(needed.len(), "dpgp scenarios");
+    let mut runs: BTreeMap<String, ScenarioRun> = BTreeMap::new();
+    let threads = match request.threads {
+        Some(0) | Some(1025..) => return Err(Error::field("--threads", format!("got {:?}", request.threads), "an integer in [1, 1024]")),
+        t => t.unwrap_or(0),
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::ThreadPool(e.to_string()))?;
+    for s in needed {
+        let mut run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
+        run.results.extend(evaluate_card_claims(chosen_cards, s.rounds, &run, bound_scale));
+        runs.insert(s.name.clone(), run);
+        progress.step();
+    }
+    progress.finish();
+    Ok(runs)
+}
+
+/// The verdict rows in claim order and one JSON file per claim with rows.
+///
+/// # Errors
+/// A claim without a summary; serialization.
+fn claim_files(
+    ids: &[&'static str],
+    by_claim: &BTreeMap<&'static str, Vec<ClaimRow>>,
+    claims: &[ClaimSummary],
+    meta: &ReportMeta,
+) -> Result<(Vec<VerdictRow>, Vec<ReportFile>)> {
+    let (mut rows, mut files) = (Vec::new(), Vec::new());
+    for id in ids {
+        let Some(list) = by_claim.get(id) else { continue };
+        for (scenario, r, expected) in list {
+            rows.push(VerdictRow {
+                family: FAMILY_ID,
+                claim: r.claim,
+                reading: r.reading,
+                scenario: scenario.clone(),
+                constants: r.constants,
+                label: None,
+                evaluation: r.evaluation.clone(),
+                expected: *expected,
+            });
+        }
+        let summary =
+            summaries().into_iter().chain(claims.iter().cloned()).find(|c| c.id == *id).ok_or_else(|| Error::Internal(format!("claim {id} has no summary")))?;
+        let file = ClaimFile {
+            meta,
+            claim: &summary,
+            rows: list
+                .iter()
+                .map(|(scenario, r, expected)| ClaimFileRow {
+                    scenario,
+                    constants: r.constants,
+                    verdict: r.evaluation.verdict,
+                    expected: *expected,
+                    detail: describe(&r.evaluation),
+                    reproduce: reproduce_command(id, scenario),
+                    evaluation: &r.evaluation,
+                })
+                .collect(),
+        };
+        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&file)?.into_bytes() });
+    }
+    Ok((rows, files))
 }
 
 /// Connectivity and rate per scenario, for the terminal.

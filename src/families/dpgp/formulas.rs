@@ -5,52 +5,46 @@
 //! Remark 2's claims order two runs and have no formula.
 
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
-use crate::formula::{Interval, Symbol};
+use crate::formula::{Interval, SymbolDef, SymbolTable, COUNT, NON_NEGATIVE, POSITIVE};
 
 use super::claims::{self, Rec32, Rec32Reading};
 use super::problem::Constants;
 use super::round::Params;
 use super::topology::Connectivity;
 
-const fn sym(name: &'static str, meaning: &'static str, range: Interval) -> Symbol {
-    Symbol { name, meaning, range, assumption: None }
-}
+type Def = SymbolDef<Inputs, ()>;
 
-const POSITIVE: Interval = Interval::above(0.0);
-const NON_NEGATIVE: Interval = Interval::at_least(0.0);
+/// The names a formula of this family may use, in slot order, and where their values come from
+/// (per-round quantities are NaN: they are the card's, built-in claims compare them in Rust).
+pub static SYMBOLS: SymbolTable<Inputs, (), 21> = SymbolTable::new([
+    Def::new("K_u", "local steps on u, K_u", COUNT, |x| x.params.k_u as f64),
+    Def::new("K_v", "local steps on v, K_v", COUNT, |x| x.params.k_v as f64),
+    Def::new("eta_u", "step eta_u", POSITIVE, |x| x.params.eta_u),
+    Def::new("eta_v", "step eta_v", POSITIVE, |x| x.params.eta_v),
+    Def::new("C", "Lemma 3's C, estimated from the mixing products", POSITIVE, |x| x.connectivity.c),
+    Def::new("q", "Lemma 3's q, estimated (0 <= q < 1)", Interval::closed_open(0.0, 1.0), |x| x.connectivity.q),
+    Def::new("delta", "delta = min_{i,t} mu_i^t (the family checks delta > 0 as an assumption of every claim)", Interval::open_closed(0.0, 1.0), |x| {
+        x.connectivity.delta
+    }),
+    Def::new("L_u", "L_u = max_i ||A_i||", POSITIVE, |x| x.constants.l_u),
+    Def::new("L_v", "L_v = max_i ||D_i||", POSITIVE, |x| x.constants.l_v),
+    Def::new("L_vu", "L_vu = max_i ||B_i^T||", NON_NEGATIVE, |x| x.constants.l_vu),
+    Def::new("sigma_u", "gradient noise sigma_u", NON_NEGATIVE, |x| x.constants.sigma_u),
+    Def::new("sigma_v", "gradient noise sigma_v", NON_NEGATIVE, |x| x.constants.sigma_v),
+    Def::new("sigma_g2", "gradient diversity sigma_g^2 (Assumption 4)", NON_NEGATIVE, |x| x.constants.sigma_g2.value.unwrap_or(f64::NAN))
+        .assuming("Assumption 4 (sigma_g^2 finite)"),
+    Def::new("F0", "F(ubar^0, V^0)", Interval::everything(), |x| x.f0),
+    Def::new("F_star", "F* = min F", Interval::everything(), |x| x.constants.f_star),
+    Def::new("T", "horizon T", COUNT, |x| x.t as f64),
+    Def::per_round("consensus_t", "per-round: (1/m) sum_i E||ubar^t - z_i^t||^2", NON_NEGATIVE),
+    Def::per_round("Delta_ubar_t", "per-round: E Delta_ubar^t", NON_NEGATIVE),
+    Def::per_round("Delta_v_t", "per-round: E Delta_v^t", NON_NEGATIVE),
+    Def::per_round("F_t", "per-round: E F(ubar^t, V^t)", Interval::everything()),
+    Def::per_round("F_next", "per-round: E F(ubar^{t+1}, V^{t+1})", Interval::everything()),
+]);
 
-/// Index of the first per-round quantity.
-pub const FIRST_RUN_QUANTITY: usize = 16;
-
-/// The names a formula of this family may use, in slot order.
-pub static SYMBOLS: [Symbol; 21] = [
-    sym("K_u", "local steps on u, K_u", Interval::at_least(1.0)),
-    sym("K_v", "local steps on v, K_v", Interval::at_least(1.0)),
-    sym("eta_u", "step eta_u", POSITIVE),
-    sym("eta_v", "step eta_v", POSITIVE),
-    sym("C", "Lemma 3's C, estimated from the mixing products", POSITIVE),
-    sym("q", "Lemma 3's q, estimated (0 <= q < 1)", Interval::closed_open(0.0, 1.0)),
-    sym("delta", "delta = min_{i,t} mu_i^t (the family checks delta > 0 as an assumption of every claim)", Interval::open_closed(0.0, 1.0)),
-    sym("L_u", "L_u = max_i ||A_i||", POSITIVE),
-    sym("L_v", "L_v = max_i ||D_i||", POSITIVE),
-    sym("L_vu", "L_vu = max_i ||B_i^T||", NON_NEGATIVE),
-    sym("sigma_u", "gradient noise sigma_u", NON_NEGATIVE),
-    sym("sigma_v", "gradient noise sigma_v", NON_NEGATIVE),
-    Symbol {
-        name: "sigma_g2",
-        meaning: "gradient diversity sigma_g^2 (Assumption 4)",
-        range: NON_NEGATIVE,
-        assumption: Some("Assumption 4 (sigma_g^2 finite)"),
-    },
-    sym("F0", "F(ubar^0, V^0)", Interval::everything()),
-    sym("F_star", "F* = min F", Interval::everything()),
-    sym("T", "horizon T", Interval::at_least(1.0)),
-    sym("consensus_t", "per-round: (1/m) sum_i E||ubar^t - z_i^t||^2", NON_NEGATIVE),
-    sym("Delta_ubar_t", "per-round: E Delta_ubar^t", NON_NEGATIVE),
-    sym("Delta_v_t", "per-round: E Delta_v^t", NON_NEGATIVE),
-    sym("F_t", "per-round: E F(ubar^t, V^t)", Interval::everything()),
-    sym("F_next", "per-round: E F(ubar^{t+1}, V^{t+1})", Interval::everything()),
-];
+/// Index of the first per-round quantity: the constants are the slots before it.
+pub const FIRST_RUN_QUANTITY: usize = SYMBOLS.first_run_quantity();
 
 /// Everything the family's bound functions read.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,31 +59,6 @@ pub struct Inputs {
     pub f0: f64,
     /// Horizon.
     pub t: usize,
-}
-
-/// The values of the symbols (per-round quantities NaN).
-pub fn values(x: &Inputs) -> Vec<f64> {
-    let (k, c, p) = (&x.constants, &x.connectivity, &x.params);
-    let mut v = vec![
-        p.k_u as f64,
-        p.k_v as f64,
-        p.eta_u,
-        p.eta_v,
-        c.c,
-        c.q,
-        c.delta,
-        k.l_u,
-        k.l_v,
-        k.l_vu,
-        k.sigma_u,
-        k.sigma_v,
-        k.sigma_g2.value.unwrap_or(f64::NAN),
-        x.f0,
-        k.f_star,
-        x.t as f64,
-    ];
-    v.resize(SYMBOLS.len(), f64::NAN);
-    v
 }
 
 fn rec32(x: &Inputs, r: Rec32Reading) -> Rec32 {
@@ -131,7 +100,7 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         ConditionTwin { claim: "DPGP-C1~debiased-z", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-C1~rate-inv-T", builtin: proof_steps },
     ];
-    TwinTable { symbols: &SYMBOLS, values, fields, conditions }
+    TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }
 
 /// Claims without a formula, and why.

@@ -3,8 +3,10 @@
 //!
 //! `topology` (graphs, push-sum weights, Assumption 1's window, `delta`, estimated `C`, `q`),
 //! `problem` (the quadratics and their exact constants), `round` (Algorithm 1 as a random affine
-//! round, exact and sampled trajectories), `claims` (Lemma 3, inequality (32), Corollary 1's
-//! rate, Remark 2), `card` (scenario schema), `check` (scenario runs), `plot`, `family`.
+//! round, exact and sampled trajectories), `claims` (the claims' constants and conditions:
+//! Lemma 3, inequality (32), Theorem 1's bracket, Corollary 1's rate, Remark 2), `card` (scenario
+//! schema), `check` (scenario runs; the rate, ordering and O(.) verdicts through the claim kinds of
+//! [`crate::kinds`]), `plot`, `family`.
 //!
 //! Readings where the paper is inconsistent (CLAIMS.md I-DPGP items) are encoded as the proof
 //! supports them, the printed forms as `~name` variants: Lemma 3's AA with the `(K_u+1)` factors

@@ -6,15 +6,16 @@ use std::collections::BTreeMap;
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 
-use crate::claim::BoundClaim;
+pub use crate::checker::ClaimResult;
+use crate::claim::{fmt_num, BoundClaim};
 use crate::engine::Estimator;
 use crate::error::{require_memory, require_positive, Error, Result};
-use crate::verdict::{evaluate, evaluate_inequality, Evaluation, VerdictKind};
+use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::algorithm::LocalGradient;
-use super::card_claims::{needs_g2, CardClaim};
+use super::card_claims::Claim;
 use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
-use super::problem::{Constants, InstanceSpec};
+use super::problem::{Constants, Instance, InstanceSpec};
 use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
 
 /// How a scenario sets the step.
@@ -79,11 +80,26 @@ impl Scenario {
         crate::card::canonical_hash(self)
     }
 
-    /// Checks the run parameters and the expected-verdict keys.
+    /// Checks the run parameters and the expected-verdict keys (each one of `known`, the claim
+    /// ids of the card the scenario is read from).
     ///
     /// # Errors
     /// [`Error::InvalidField`] naming the field.
-    pub fn check(&self, field: &str) -> Result<()> {
+    pub fn check(&self, field: &str, known: &[&str]) -> Result<()> {
+        self.check_run(field)?;
+        for key in self.expected.keys().chain(self.expected_empirical.keys()) {
+            if !known.contains(&key.as_str()) {
+                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", known.join(", ")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the run parameters: family, horizon, replicates, local steps, step, memory.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming the field.
+    pub fn check_run(&self, field: &str) -> Result<()> {
         if let Some(f) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
             return Err(Error::field(format!("{field}.family"), format!("`{f}`"), super::FAMILY_ID));
         }
@@ -107,29 +123,8 @@ impl Scenario {
         let d = self.instance.dim as f64;
         let bytes = 8.0 * self.replicates as f64 * (self.rounds as f64 + 1.0) * 2.0 + 8.0 * self.rounds as f64 * 4.0 + 64.0 * d * d;
         require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")?;
-        let ids = super::card_claims::all_ids();
-        for key in self.expected.keys().chain(self.expected_empirical.keys()) {
-            if !ids.contains(&key.as_str()) {
-                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
-            }
-        }
         Ok(())
     }
-}
-
-/// A claim's outcome on one scenario.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Claim id.
-    pub claim: &'static str,
-    /// The claim as stated (Assumption 5 on `R^d`).
-    pub evaluation: Evaluation,
-    /// With `G^2` measured on the run (labelled; not a verdict on the claim as stated).
-    pub empirical: Option<Evaluation>,
-    /// Expected verdicts from the card.
-    pub expected: Option<VerdictKind>,
-    /// Expected empirical verdict.
-    pub expected_empirical: Option<VerdictKind>,
 }
 
 /// Everything computed for one scenario.
@@ -169,8 +164,16 @@ pub struct ScenarioRun {
     pub limit_point: Vec<f64>,
     /// `||W_lim - W*||`.
     pub limit_gap: f64,
-    /// Outcomes.
+    /// Outcomes: per claim, the claim as stated, then (for a claim that reads `G^2`) the
+    /// labelled empirical evaluation.
     pub results: Vec<ClaimResult>,
+}
+
+impl ScenarioRun {
+    /// The result of claim `id` with constants `constants` (exact or empirical).
+    pub fn result(&self, id: &str, constants: ConstantsSource) -> Option<&ClaimResult> {
+        self.results.iter().find(|r| r.claim == id && r.constants == constants)
+    }
 }
 
 /// The inputs of the run; `g2` as given.
@@ -240,23 +243,31 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
 /// Rounds of the fixed-point iteration that makes a decaying schedule's `z` the run's own.
 const Z_ITERATIONS: usize = 8;
 
-/// Runs a scenario and evaluates `claims` on it.
+/// Runs a scenario and evaluates `claims` on it: per claim the claim as stated, then, for one
+/// that reads `G^2`, a labelled evaluation with `G^2` measured on the run.
 ///
 /// # Errors
 /// Bad input naming the field; a singular instance.
-pub fn run_scenario(s: &Scenario, claims: &[FedPltClaim], bound_scale: f64) -> Result<ScenarioRun> {
-    run_scenario_with(s, claims, &[], bound_scale)
+pub fn run_scenario(s: &Scenario, claims: &[Claim], bound_scale: f64) -> Result<ScenarioRun> {
+    run_prepared(s, prepare(s)?, claims, bound_scale)
 }
 
-/// [`run_scenario`], also evaluating claims defined in a card: their bound on `D^t` compared on
-/// the same exact run, with `G^2` measured on the run in a labelled empirical row when they read it.
+/// A scenario's run parameters checked, its instance built and its exact constants computed.
 ///
 /// # Errors
-/// As [`run_scenario`].
-pub fn run_scenario_with(s: &Scenario, claims: &[FedPltClaim], card: &[&CardClaim], bound_scale: f64) -> Result<ScenarioRun> {
-    s.check("scenario")?;
+/// Bad input naming the field; a singular instance.
+pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
+    s.check_run("scenario")?;
     let inst = s.instance.build()?;
     let c = inst.constants()?;
+    Ok((inst, c))
+}
+
+/// [`run_scenario`] on a prepared scenario.
+///
+/// # Errors
+/// A singular instance.
+pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Claim], bound_scale: f64) -> Result<ScenarioRun> {
     let w_star = DVector::from_column_slice(&c.w_star);
     let psi = c.compensation.psi.clone();
     let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);
@@ -311,28 +322,22 @@ pub fn run_scenario_with(s: &Scenario, claims: &[FedPltClaim], card: &[&CardClai
     let stated = inputs(&c, &run, None, z_consistent);
     let measured = inputs(&c, &run, Some(run.g2_empirical), z_consistent);
     run.b_empirical = measured.b(Alpha::Printed);
-    run.results = claims
-        .iter()
-        .map(|claim| ClaimResult {
-            claim: claim.id(),
-            evaluation: evaluate_claim(*claim, &stated, &run, bound_scale),
-            empirical: claim.needs_g2().then(|| evaluate_claim(*claim, &measured, &run, bound_scale)),
-            expected: s.expected.get(claim.id()).copied(),
-            expected_empirical: s.expected_empirical.get(claim.id()).copied(),
-        })
-        .collect();
     let distance = [run.distance[..run.rounds].to_vec()];
-    let card_results: Vec<ClaimResult> = card
-        .iter()
-        .map(|claim| ClaimResult {
-            claim: claim.id(),
-            evaluation: evaluate(*claim, &stated, &distance, Estimator::Exact, 0.99, bound_scale),
-            empirical: needs_g2(claim).then(|| evaluate(*claim, &measured, &distance, Estimator::Exact, 0.99, bound_scale)),
-            expected: s.expected.get(claim.id()).copied(),
-            expected_empirical: s.expected_empirical.get(claim.id()).copied(),
-        })
-        .collect();
-    run.results.extend(card_results);
+    let evaluate_at = |claim: &Claim, x: &Inputs| match claim {
+        Claim::Builtin(c) => evaluate_claim(*c, x, &run, bound_scale),
+        Claim::Card(c) => evaluate(c.as_ref(), x, &distance, Estimator::Exact, 0.99, bound_scale),
+    };
+    let label = format!("empirical G^2 = {}", fmt_num(run.g2_empirical));
+    let mut results = Vec::new();
+    for claim in claims {
+        let (id, reading) = (claim.id(), claim.summary(String::new()).reading.name);
+        let result = |constants, label, evaluation, expected| ClaimResult { claim: id, reading, constants, label, evaluation, expected };
+        results.push(result(ConstantsSource::Exact, None, evaluate_at(claim, &stated), s.expected.get(id).copied()));
+        if claim.needs_g2() {
+            results.push(result(ConstantsSource::Empirical, Some(label.clone()), evaluate_at(claim, &measured), s.expected_empirical.get(id).copied()));
+        }
+    }
+    run.results = results;
     Ok(run)
 }
 

@@ -1,16 +1,19 @@
-//! This family as the core sees it: its card, and the [`Family`] implementation behind `list`,
-//! `check` and `run`.
+//! This family as the core sees it: its card, and the [`Plugin`] behind `list`, `check` and `run`.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
+use crate::checker::{Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Given, Progress, RunOptions};
+use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions};
 
-use super::card_claims::CardClaim;
-use super::check::{residual_sweep, run_scenario, run_scenario_with, ResidualSweep, Scenario, ScenarioRun};
-use super::claims::{FedPltClaim, ALL};
+use super::card_claims::{CardClaim, Claim};
+use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ClaimResult, ResidualSweep, Scenario, ScenarioRun};
+use super::claims::ALL;
+use super::problem::{Constants, Instance};
 use super::report;
 
 /// The id scenario files use: `family = "fedplt"`.
@@ -19,7 +22,7 @@ pub const FAMILY_ID: &str = "fedplt";
 /// The embedded card.
 pub const CARD: (&str, &str) = ("theorems/fedplt.toml", include_str!("../../../theorems/fedplt.toml"));
 
-/// FedPLT's claim card.
+/// FedPLT's claim card, as written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Card {
@@ -37,15 +40,29 @@ pub struct Card {
     pub residual_sweep: Option<ResidualSweep>,
 }
 
-/// Parses a card, naming the field at fault.
+/// A card as read: as written, with the claims it defines compiled.
+pub struct ReadCard {
+    /// The card.
+    pub card: Card,
+    /// The claims it defines by formulas (not built in), in card order.
+    pub defined: Vec<Arc<CardClaim>>,
+}
+
+impl std::ops::Deref for ReadCard {
+    type Target = Card;
+    fn deref(&self) -> &Card {
+        &self.card
+    }
+}
+
+/// Parses a card, naming the field at fault. Claims it defines by formulas are compiled first,
+/// so its scenarios may name them.
 ///
 /// # Errors
 /// [`Error::Parse`] or [`Error::InvalidField`].
-pub fn parse_card(text: &str, what: &str) -> Result<Card> {
+pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
     let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-    // Claims the card defines by formulas are compiled and registered first, so its scenarios
-    // may name them.
-    super::card_claims::register(&card.claims)?;
+    let defined = super::card_claims::compile(&card.claims)?;
     if let Some(sweep) = &card.residual_sweep {
         if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
             return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));
@@ -54,32 +71,42 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
             return Err(Error::field("residual_sweep.factors", format!("got {:?}", sweep.factors), "finite numbers > 0"));
         }
     }
+    let known: Vec<&str> = super::card_claims::builtin_ids().into_iter().chain(defined.iter().map(|c| c.id())).collect();
     for (i, s) in card.scenarios.iter().enumerate() {
-        s.check(&format!("scenarios[{i}] ({})", s.name))?;
+        s.check(&format!("scenarios[{i}] ({})", s.name), &known)?;
         crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
     }
-    Ok(card)
+    Ok(ReadCard { card, defined })
 }
 
 /// The embedded card.
 ///
 /// # Errors
 /// Only if it is malformed (a test guards against this).
-pub fn embedded_card() -> Result<Card> {
+pub fn embedded_card() -> Result<ReadCard> {
     parse_card(CARD.1, CARD.0)
+}
+
+/// Reads a scenario file as `run` and the sweeps' constants columns take it.
+fn scenario_file(text: &str, what: &str) -> Result<Scenario> {
+    let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    scenario.check("scenario", &super::card_claims::builtin_ids())?;
+    Ok(scenario)
 }
 
 /// FedPLT of Dabaja and El-Azouzi.
 pub struct FedPlt;
 
-/// The registered instance.
-pub static FAMILY: FedPlt = FedPlt;
+/// The registered family.
+pub static FAMILY: crate::checker::Plugged<FedPlt> = crate::checker::Plugged(FedPlt);
 
-fn selected(ids: &[String]) -> Vec<FedPltClaim> {
-    ALL.iter().copied().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).collect()
-}
+impl Plugin for FedPlt {
+    type Card = ReadCard;
+    type Scenario = Scenario;
+    type Claim = Claim;
+    type Prepared = (Instance, Constants);
+    type Run = ScenarioRun;
 
-impl Family for FedPlt {
     fn id(&self) -> &'static str {
         FAMILY_ID
     }
@@ -88,134 +115,99 @@ impl Family for FedPlt {
         "Dabaja, El-Azouzi: FedPLT, static partial (layer) training with masks"
     }
 
-    fn claims(&self) -> Vec<ClaimSummary> {
+    fn embedded_card(&self) -> Result<ReadCard> {
+        embedded_card()
+    }
+
+    fn read_card(&self, card: &CardText) -> Result<ReadCard> {
+        parse_card(&card.text, &card.what)
+    }
+
+    fn builtin_claims(&self) -> Vec<Claim> {
+        ALL.iter().map(|c| Claim::Builtin(*c)).collect()
+    }
+
+    fn defined_claims(&self, card: &ReadCard) -> Vec<Claim> {
+        card.defined.iter().map(|c| Claim::Card(c.clone())).collect()
+    }
+
+    fn claim_id(&self, claim: &Claim) -> &'static str {
+        claim.id()
+    }
+
+    fn summary(&self, claim: &Claim) -> ClaimSummary {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        let statement = |id: &str| STATEMENTS.of(id, || embedded_card().map(|c| c.claims).unwrap_or_default());
-        ALL.iter()
-            .map(|c| ClaimSummary {
-                id: c.id(),
-                kind: ClaimKind::Bound,
-                title: c.title(),
-                statement: statement(c.id()),
-                source: c.source(),
-                reading: c.reading(),
-                metric: c.metric(),
-            })
-            .chain(super::card_claims::registered().into_iter().map(|c| ClaimSummary {
-                id: c.id(),
-                kind: ClaimKind::Bound,
-                title: c.title(),
-                statement: c.claim.statement.clone(),
-                source: c.source(),
-                reading: c.reading(),
-                metric: super::card_claims::DISTANCE_METRIC,
-            }))
-            .collect()
+        let statement = match claim {
+            Claim::Builtin(c) => STATEMENTS.of(c.id(), || embedded_card().map(|c| c.card.claims).unwrap_or_default()),
+            Claim::Card(_) => String::new(),
+        };
+        claim.summary(statement)
     }
 
-    fn scenario_names(&self) -> Result<Vec<String>> {
-        Ok(embedded_card()?.scenarios.into_iter().map(|s| s.name).collect())
+    fn scenarios<'c>(&self, card: &'c ReadCard) -> Vec<&'c Scenario> {
+        card.scenarios.iter().collect()
     }
 
-    fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
-        let card = match &request.card {
-            Some(c) => parse_card(&c.text, &c.what)?,
-            None => embedded_card()?,
-        };
-        // A card that defines claims by formulas is checked for those claims unless others are named.
-        let defined: Vec<&CardClaim> = match &request.card {
-            Some(_) => {
-                let ids: Vec<&str> = card.claims.iter().map(|c| c.id.as_str()).collect();
-                super::card_claims::registered().into_iter().filter(|c| ids.contains(&c.id())).collect()
-            }
-            None => Vec::new(),
-        };
-        let (claims, card_claims): (Vec<FedPltClaim>, Vec<&CardClaim>) = if request.claims.is_empty() && !defined.is_empty() {
-            (Vec::new(), defined)
-        } else {
-            let named = super::card_claims::registered().into_iter().filter(|c| request.claims.iter().any(|id| id == c.id())).collect();
-            (selected(&request.claims), named)
-        };
-        let scale = request.bound_scale.unwrap_or(1.0);
-        let scenarios: Vec<&Scenario> = card.scenarios.iter().filter(|s| request.scenarios.is_empty() || request.scenarios.contains(&s.name)).collect();
-        // Every instance is built before any run: bad input fails before work or files.
-        for s in &scenarios {
-            s.instance.build().and_then(|i| i.constants()).map_err(|e| e.in_scenario(&s.name))?;
-        }
-        progress.start(scenarios.len(), "FedPLT scenarios");
-        let mut runs: Vec<ScenarioRun> = Vec::with_capacity(scenarios.len());
-        for s in &scenarios {
-            runs.push(
-                crate::engine::monte_carlo::in_pool(request.threads, || run_scenario_with(s, &claims, &card_claims, scale))?
-                    .map_err(|e| e.in_scenario(&s.name))?,
-            );
-            progress.step();
-        }
-        progress.finish();
+    fn scenario_name<'s>(&self, scenario: &'s Scenario) -> &'s str {
+        &scenario.name
+    }
+
+    fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
+        prepare(s)
+    }
+
+    fn run(&self, _card: &ReadCard, s: &Scenario, prepared: (Instance, Constants), claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
+        run_prepared(s, prepared, claims, settings.bound_scale)
+    }
+
+    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
+        &run.results
+    }
+
+    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
+        &run.scenario
+    }
+
+    fn report(&self, card: &ReadCard, claims: &[Claim], runs: &[ScenarioRun], settings: &ReportSettings, _progress: &dyn Progress) -> Result<FamilyReport> {
         // The main job also draws the speed-error trade-off of Case 1.
-        let sweep = match (&card.residual_sweep, request.full) {
+        let sweep = match (&card.residual_sweep, settings.full) {
             (Some(sw), true) => {
                 let s = card
                     .scenarios
                     .iter()
                     .find(|s| s.name == sw.scenario)
                     .ok_or_else(|| Error::field("residual_sweep.scenario", "unknown", "a scenario name"))?;
-                Some((s.name.clone(), crate::engine::monte_carlo::in_pool(request.threads, || residual_sweep(s, &sw.factors))??))
+                Some((s.name.clone(), crate::engine::monte_carlo::in_pool(settings.run.threads, || residual_sweep(s, &sw.factors))??))
             }
             _ => None,
         };
-        let (files, summary_markdown) = report::report_files(&runs, sweep.as_ref(), &request.meta, request.plots)?;
-        Ok(FamilyReport { rows: report::verdict_rows(&runs), summary_markdown, files, ..Default::default() })
+        let (files, summary_markdown) = report::report_files(claims, runs, sweep.as_ref(), settings.meta, settings.plots)?;
+        Ok(FamilyReport { summary_markdown, files, ..Default::default() })
     }
 
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-        scenario.check("scenario")?;
-        let constants = scenario.instance.build()?.constants()?;
+        let constants = scenario_file(text, what)?.instance.build()?.constants()?;
         serde_json::to_value(&constants).map_err(|e| Error::serialization("constants", e))
     }
 
-    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-        scenario.check("scenario")?;
-        let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &ALL, 1.0))??;
-        let verdicts: Vec<serde_json::Value> = run
-            .results
-            .iter()
-            .map(|c| serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "failed": c.evaluation.failed, "empirical_verdict": c.empirical.as_ref().map(|e| e.verdict), "empirical_slack": c.empirical.as_ref().and_then(|e| e.slack)}))
-            .collect();
-        crate::report::to_json(&serde_json::json!({
-            "meta": crate::report::ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario)),
-            "scenario": run.scenario,
-            "scenario_hash": run.scenario_hash,
-            "constants": run.constants,
-            "schedule": run.schedule,
-            "z": run.z,
-            "g2_empirical": run.g2_empirical,
-            "b_empirical": run.b_empirical,
-            "alignment_min": run.alignment.min,
-            "alignment_failure": run.alignment.first_failure,
-            "limit_gap": run.limit_gap,
-            "distance": run.distance,
-            "verdicts": verdicts,
-        }))
+    fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+        let scenario = scenario_file(text, what)?;
+        let claims = self.builtin_claims();
+        let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??;
+        report::run_json(&run)
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
     }
 
-    fn load_card(&self, card: &CardText) -> Result<()> {
-        parse_card(&card.text, &card.what).map(|_| ())
-    }
-
     /// The checks and bound of card-defined claims at the given values (`--set NAME=VALUE`,
     /// names as `fedbounds list --symbols` prints them). The built-in claims' conditions depend
     /// on the run (the measured alignment, the schedule), so they are checked by `check` only.
-    fn conditions(&self, given: &Given, ids: &[String], json: bool) -> Result<String> {
-        let card = super::card_claims::registered();
+    fn conditions(&self, card: Option<&ReadCard>, given: &Given, ids: &[String], json: bool) -> Result<String> {
+        let defined = card.map(|c| c.defined.as_slice()).unwrap_or_default();
         let chosen: Vec<&crate::formula::user::UserClaim> =
-            card.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).map(|c| &c.claim).collect();
+            defined.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).map(|c| &c.claim).collect();
         if chosen.is_empty() {
             return Err(Error::field(
                 "--claim",

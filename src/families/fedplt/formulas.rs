@@ -3,60 +3,59 @@
 
 use crate::claim::BoundClaim;
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
-use crate::formula::{Interval, Symbol};
+use crate::formula::{SymbolDef, SymbolTable, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 
 use super::claims::{self, Alpha, FedPltClaim, Inputs, ALL};
 use super::runs::Schedule;
 
-const fn sym(name: &'static str, meaning: &'static str, range: Interval) -> Symbol {
-    Symbol { name, meaning, range, assumption: None }
-}
+type Def = SymbolDef<Inputs, Round>;
 
-const POSITIVE: Interval = Interval::above(0.0);
-const NON_NEGATIVE: Interval = Interval::at_least(0.0);
-const FLAG: Interval = Interval::closed(0.0, 1.0);
-
-/// Index of the first per-round quantity (per-round inequalities only).
-pub const FIRST_RUN_QUANTITY: usize = 27;
-
-/// The names a formula of this family may use, in slot order.
-pub static SYMBOLS: [Symbol; 30] = [
-    sym("T", "horizon T", Interval::at_least(1.0)),
-    sym("t", "the round compared: T - 1 for a bound at horizon T, the round of a per-round inequality", NON_NEGATIVE),
-    sym("L", "smoothness L", POSITIVE),
-    sym("mu", "strong convexity mu", POSITIVE),
-    sym("sigma2", "gradient noise sigma^2", NON_NEGATIVE),
-    sym("tau", "local steps tau", Interval::at_least(1.0)),
-    sym("psi_min", "psi_, smallest masking weight over covered coordinates", POSITIVE),
-    sym("psi_max", "psibar, largest masking weight", POSITIVE),
-    sym("Lambda", "Lambda = sum_k c_k (F* - F_k*)", NON_NEGATIVE),
-    sym("D0", "D^0 = ||W^0 - W*||^2", NON_NEGATIVE),
-    sym("Gamma", "Gamma = sum_k c_k alpha_{r_k}^2, alpha as printed", NON_NEGATIVE),
-    sym("Gamma_sqrt_r", "Gamma with alpha = sqrt(r_k) (I-PLT2)", NON_NEGATIVE),
-    sym("alpha_max", "max_k alpha_{r_k} as printed", NON_NEGATIVE),
-    sym("alpha_min", "min_k alpha_{r_k} as printed", NON_NEGATIVE),
-    sym("sqrt_r_max", "max_k sqrt(r_k)", NON_NEGATIVE),
-    sym("sqrt_r_min", "min_k sqrt(r_k)", NON_NEGATIVE),
-    Symbol {
-        name: "G2",
-        meaning: "G^2 of Assumption 5 (no finite value on R^d; measured on the run in the empirical rows)",
-        range: NON_NEGATIVE,
-        assumption: Some("A5 bounded global gradient"),
-    },
-    Symbol { name: "rho_min", meaning: "rho_ = min rho_k along the run (Assumption 6)", range: POSITIVE, assumption: Some("A6 positive masked alignment") },
-    sym("eta", "the step of round 0, eta^0", POSITIVE),
-    sym("eta_min", "smallest step of rounds 0..T", POSITIVE),
-    sym("eta_max", "largest step of rounds 0..T", POSITIVE),
-    sym("z_s", "z of a decaying schedule beta/(z_s (t + g)) (none for a constant step)", POSITIVE),
-    sym("beta", "beta of a decaying schedule", POSITIVE),
-    sym("g", "offset g of a decaying schedule", POSITIVE),
-    sym("constant_step", "1 for a constant step, else 0", FLAG),
-    sym("unit_decay", "1 for the paper's decaying step 1/(z (t+1)), else 0", FLAG),
-    sym("beta_decay", "1 for a decaying step beta/(z (t+g)) with beta > 1, else 0", FLAG),
-    sym("eta_t", "per-round: the step eta^t of round t", POSITIVE),
-    sym("D_t", "per-round: D^t = E||W^t - W*||^2", NON_NEGATIVE),
-    sym("D_next", "per-round: D^{t+1} of the run (of the recursion solved with equality in FEDPLT-DECAY-RECURSION)", NON_NEGATIVE),
-];
+/// The names a formula of this family may use, in slot order, and where their values come from.
+pub static SYMBOLS: SymbolTable<Inputs, Round, 30> = SymbolTable::new([
+    Def::new("T", "horizon T", COUNT, |x| x.t as f64),
+    Def::new("t", "the round compared: T - 1 for a bound at horizon T, the round of a per-round inequality", NON_NEGATIVE, |x| x.t.saturating_sub(1) as f64)
+        .at_round(|r| r.round.t as f64),
+    Def::new("L", "smoothness L", POSITIVE, |x| x.l),
+    Def::new("mu", "strong convexity mu", POSITIVE, |x| x.mu),
+    Def::new("sigma2", "gradient noise sigma^2", NON_NEGATIVE, |x| x.sigma2),
+    Def::new("tau", "local steps tau", COUNT, |x| x.tau as f64),
+    Def::new("psi_min", "psi_, smallest masking weight over covered coordinates", POSITIVE, |x| x.psi_min),
+    Def::new("psi_max", "psibar, largest masking weight", POSITIVE, |x| x.psi_max),
+    Def::new("Lambda", "Lambda = sum_k c_k (F* - F_k*)", NON_NEGATIVE, |x| x.lambda),
+    Def::new("D0", "D^0 = ||W^0 - W*||^2", NON_NEGATIVE, |x| x.d0),
+    Def::new("Gamma", "Gamma = sum_k c_k alpha_{r_k}^2, alpha as printed", NON_NEGATIVE, |x| x.gamma_mask),
+    Def::new("Gamma_sqrt_r", "Gamma with alpha = sqrt(r_k) (I-PLT2)", NON_NEGATIVE, |x| x.gamma_mask_sqrt_r),
+    Def::new("alpha_max", "max_k alpha_{r_k} as printed", NON_NEGATIVE, |x| x.alpha_max),
+    Def::new("alpha_min", "min_k alpha_{r_k} as printed", NON_NEGATIVE, |x| x.alpha_min),
+    Def::new("sqrt_r_max", "max_k sqrt(r_k)", NON_NEGATIVE, |x| x.sqrt_r_max),
+    Def::new("sqrt_r_min", "min_k sqrt(r_k)", NON_NEGATIVE, |x| x.sqrt_r_min),
+    Def::new("G2", "G^2 of Assumption 5 (no finite value on R^d; measured on the run in the empirical rows)", NON_NEGATIVE, |x| x.g2.unwrap_or(f64::NAN))
+        .assuming("A5 bounded global gradient"),
+    Def::new("rho_min", "rho_ = min rho_k along the run (Assumption 6)", POSITIVE, |x| {
+        if x.alignment_failure.is_none() && x.rho_min > 0.0 {
+            x.rho_min
+        } else {
+            f64::NAN
+        }
+    })
+    .assuming("A6 positive masked alignment"),
+    Def::new("eta", "the step of round 0, eta^0", POSITIVE, |x| x.schedule.eta(0)),
+    Def::new("eta_min", "smallest step of rounds 0..T", POSITIVE, |x| x.step_range().0),
+    Def::new("eta_max", "largest step of rounds 0..T", POSITIVE, |x| x.step_range().1),
+    Def::new("z_s", "z of a decaying schedule beta/(z_s (t + g)) (none for a constant step)", POSITIVE, |x| decaying(x).0),
+    Def::new("beta", "beta of a decaying schedule", POSITIVE, |x| decaying(x).1),
+    Def::new("g", "offset g of a decaying schedule", POSITIVE, |x| decaying(x).2),
+    Def::new("constant_step", "1 for a constant step, else 0", FLAG, |x| flag(matches!(x.schedule, Schedule::Constant(_)))),
+    Def::new("unit_decay", "1 for the paper's decaying step 1/(z (t+1)), else 0", FLAG, |x| {
+        flag(matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0))
+    }),
+    Def::new("beta_decay", "1 for a decaying step beta/(z (t+g)) with beta > 1, else 0", FLAG, |x| {
+        flag(matches!(x.schedule, Schedule::Decaying { beta, .. } if beta > 1.0))
+    }),
+    Def::per_round("eta_t", "per-round: the step eta^t of round t", POSITIVE).at_round(|r| r.x.schedule.eta(r.round.t)),
+    Def::per_round("D_t", "per-round: D^t = E||W^t - W*||^2", NON_NEGATIVE).at_round(|r| r.round.d_t),
+    Def::per_round("D_next", "per-round: D^{t+1} of the run (of the recursion solved with equality in FEDPLT-DECAY-RECURSION)", NON_NEGATIVE),
+]);
 
 fn flag(b: bool) -> f64 {
     if b {
@@ -66,66 +65,25 @@ fn flag(b: bool) -> f64 {
     }
 }
 
-/// The values of the claim symbols at inputs `x` (per-round quantities NaN).
-pub fn values(x: &Inputs) -> Vec<f64> {
-    let (eta_min, eta_max) = x.step_range();
-    let (z_s, beta, g) = match x.schedule {
+/// `(z, beta, g)` of a decaying schedule, NaN for a constant step.
+fn decaying(x: &Inputs) -> (f64, f64, f64) {
+    match x.schedule {
         Schedule::Decaying { z, beta, offset } => (z, beta, offset),
         Schedule::Constant(_) => (f64::NAN, f64::NAN, f64::NAN),
-    };
-    let a6 = x.alignment_failure.is_none() && x.rho_min > 0.0;
-    let mut v = vec![
-        x.t as f64,
-        x.t.saturating_sub(1) as f64,
-        x.l,
-        x.mu,
-        x.sigma2,
-        x.tau as f64,
-        x.psi_min,
-        x.psi_max,
-        x.lambda,
-        x.d0,
-        x.gamma_mask,
-        x.gamma_mask_sqrt_r,
-        x.alpha_max,
-        x.alpha_min,
-        x.sqrt_r_max,
-        x.sqrt_r_min,
-        x.g2.unwrap_or(f64::NAN),
-        if a6 { x.rho_min } else { f64::NAN },
-        x.schedule.eta(0),
-        eta_min,
-        eta_max,
-        z_s,
-        beta,
-        g,
-        flag(matches!(x.schedule, Schedule::Constant(_))),
-        flag(matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0)),
-        flag(matches!(x.schedule, Schedule::Decaying { beta, .. } if beta > 1.0)),
-    ];
-    v.resize(SYMBOLS.len(), f64::NAN);
-    v
+    }
 }
 
-/// A per-round inequality's inputs: the claim inputs, round `t`, its step and `D^t`.
+/// A per-round inequality's round: `t` (its step is the schedule's at `t`) and `D^t`.
 #[derive(Debug, Clone, Copy)]
-pub struct RoundInputs {
-    /// Constants and schedule.
-    pub x: Inputs,
+pub struct Round {
     /// The round.
     pub t: usize,
     /// `D^t`.
     pub d_t: f64,
 }
 
-/// Every symbol's value at a round (the step is the schedule's at `t`).
-pub fn round_values(r: &RoundInputs) -> Vec<f64> {
-    let mut v = values(&r.x);
-    v[1] = r.t as f64;
-    v[FIRST_RUN_QUANTITY] = r.x.schedule.eta(r.t);
-    v[FIRST_RUN_QUANTITY + 1] = r.d_t;
-    v
-}
+/// A per-round inequality's inputs: the claim inputs and the round.
+pub type RoundInputs = crate::formula::RoundInputs<Inputs, Round>;
 
 fn conditions_of(c: FedPltClaim) -> fn(&Inputs) -> Vec<crate::claim::ConditionCheck> {
     match c {
@@ -156,13 +114,13 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "FEDPLT-LIMIT", field: "bound", builtin: |x| FedPltClaim::Limit.bound(x) },
     ];
     let conditions = ALL.iter().map(|c| ConditionTwin { claim: c.id(), builtin: conditions_of(*c) }).collect();
-    TwinTable { symbols: &SYMBOLS, values, fields, conditions }
+    TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }
 
 fn recursion(a: Alpha) -> fn(&RoundInputs) -> f64 {
     match a {
-        Alpha::Printed => |r| claims::recursion_rhs(&r.x, Alpha::Printed, r.x.schedule.eta(r.t), r.d_t),
-        Alpha::SqrtR => |r| claims::recursion_rhs(&r.x, Alpha::SqrtR, r.x.schedule.eta(r.t), r.d_t),
+        Alpha::Printed => |r| claims::recursion_rhs(&r.x, Alpha::Printed, r.x.schedule.eta(r.round.t), r.round.d_t),
+        Alpha::SqrtR => |r| claims::recursion_rhs(&r.x, Alpha::SqrtR, r.x.schedule.eta(r.round.t), r.round.d_t),
     }
 }
 
@@ -178,7 +136,7 @@ pub fn round_twins() -> TwinTable<RoundInputs> {
             field: "lhs",
             builtin: |r| {
                 let c = claims::decaying_constant(&r.x, false);
-                claims::induction_sides(c, c, r.t).0
+                claims::induction_sides(c, c, r.round.t).0
             },
         },
         Twin {
@@ -186,11 +144,11 @@ pub fn round_twins() -> TwinTable<RoundInputs> {
             field: "rhs",
             builtin: |r| {
                 let c = claims::decaying_constant(&r.x, false);
-                claims::induction_sides(c, c, r.t).1
+                claims::induction_sides(c, c, r.round.t).1
             },
         },
         // Entry t of the recursion solved with equality is compared with C/(t+2) (check.rs).
-        Twin { claim: "FEDPLT-DECAY-RECURSION", field: "rhs", builtin: |r| claims::decaying_constant(&r.x, true) / (r.t as f64 + 2.0) },
+        Twin { claim: "FEDPLT-DECAY-RECURSION", field: "rhs", builtin: |r| claims::decaying_constant(&r.x, true) / (r.round.t as f64 + 2.0) },
     ];
-    TwinTable { symbols: &SYMBOLS, values: round_values, fields, conditions: Vec::new() }
+    TwinTable { symbols: SYMBOLS.symbols(), values: |r| SYMBOLS.round_values(r), fields, conditions: Vec::new() }
 }

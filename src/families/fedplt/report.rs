@@ -8,17 +8,19 @@ use std::path::PathBuf;
 use plotters::prelude::*;
 use serde::Serialize;
 
+use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::Result;
-use crate::family::{ReportFile, VerdictRow};
+use crate::family::ReportFile;
+use crate::outcome::ClaimJson;
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
 use crate::report::{opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
+use super::card_claims::Claim;
 use super::check::ScenarioRun;
-use super::claims::{FedPltClaim, ALL};
+use super::claims::FedPltClaim;
 use super::runs::ResidualPoint;
-use super::FAMILY_ID;
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -38,87 +40,25 @@ struct Entry<'a> {
     empirical: Option<&'a Evaluation>,
 }
 
-#[derive(Serialize)]
-struct ClaimReport<'a> {
-    meta: &'a ReportMeta,
-    claim: &'a str,
-    title: &'a str,
-    source: &'a str,
-    reading: crate::claim::Reading,
-    metric: &'a str,
-    scenarios: Vec<Entry<'a>>,
-}
-
-/// A claim as the reports describe it: built in, or defined in a card (no figure of its own).
-struct Described {
-    id: &'static str,
-    title: &'static str,
-    source: &'static str,
-    reading: crate::claim::Reading,
-    metric: &'static str,
-    builtin: Option<FedPltClaim>,
-}
-
-impl Described {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn reading(&self) -> crate::claim::Reading {
-        self.reading.clone()
-    }
-}
-
-/// Every claim in report order: the built-in ones, then those cards define.
-fn described() -> Vec<Described> {
-    let builtin =
-        ALL.iter().map(|c| Described { id: c.id(), title: c.title(), source: c.source(), reading: c.reading(), metric: c.metric(), builtin: Some(*c) });
-    let cards = super::card_claims::registered().into_iter().map(|c| Described {
-        id: c.id(),
-        title: c.title(),
-        source: c.source(),
-        reading: c.reading(),
-        metric: super::card_claims::DISTANCE_METRIC,
-        builtin: None,
-    });
-    builtin.chain(cards).collect()
-}
-
-/// Verdict rows for the shared summary.
-pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
-    let mut rows = Vec::new();
-    for claim in described() {
-        for run in runs {
-            let Some(c) = run.results.iter().find(|c| c.claim == claim.id()) else { continue };
-            let row = |constants, label, evaluation: &Evaluation, expected| VerdictRow {
-                family: FAMILY_ID,
-                claim: claim.id(),
-                reading: claim.reading().name,
-                scenario: run.scenario.clone(),
-                constants,
-                label,
-                evaluation: evaluation.clone(),
-                expected,
-            };
-            rows.push(row(ConstantsSource::Exact, None, &c.evaluation, c.expected));
-            if let Some(e) = &c.empirical {
-                rows.push(row(ConstantsSource::Empirical, Some(format!("empirical G^2 = {}", fmt_num(run.g2_empirical))), e, c.expected_empirical));
-            }
-        }
-    }
-    rows
-}
-
 /// The report files and the `SUMMARY.md` section.
 ///
 /// # Errors
 /// When a figure cannot be drawn.
-pub fn report_files(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
+pub fn report_files(
+    claims: &[Claim],
+    runs: &[ScenarioRun],
+    sweep: Option<&(String, Vec<ResidualPoint>)>,
+    meta: &ReportMeta,
+    plots: bool,
+) -> Result<(Vec<ReportFile>, String)> {
     let mut files = Vec::new();
-    for claim in described() {
+    for claim in claims {
+        let summary = claim.summary(String::new());
         let entries: Vec<Entry> = runs
             .iter()
             .filter_map(|run| {
-                let c = run.results.iter().find(|c| c.claim == claim.id())?;
+                let c = run.result(claim.id(), ConstantsSource::Exact)?;
+                let e = run.result(claim.id(), ConstantsSource::Empirical);
                 Some(Entry {
                     scenario: &run.scenario,
                     description: &run.description,
@@ -131,35 +71,37 @@ pub fn report_files(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPo
                     alignment_failure: run.alignment.first_failure,
                     limit_gap: run.limit_gap,
                     expected: c.expected,
-                    expected_empirical: c.expected_empirical,
+                    expected_empirical: e.and_then(|e| e.expected),
                     evaluation: &c.evaluation,
-                    empirical: c.empirical.as_ref(),
+                    empirical: e.map(|e| &e.evaluation),
                 })
             })
             .collect();
         if entries.is_empty() {
             continue;
         }
-        let report = ClaimReport {
+        let report = ClaimJson {
             meta,
             claim: claim.id(),
-            title: claim.title,
-            source: claim.source,
-            reading: claim.reading(),
-            metric: claim.metric,
+            title: summary.title,
+            source: summary.source,
+            reading: &summary.reading,
+            metric: summary.metric,
             scenarios: entries,
         };
-        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{}.json", claim.id())), bytes: to_json(&report)?.into_bytes() });
-        if let (true, Some(builtin)) = (plots, claim.builtin.filter(|c| c.uses_run())) {
-            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(builtin, runs)? });
+        files.push(report.file()?);
+        if let (true, Claim::Builtin(builtin)) = (plots, claim) {
+            if builtin.uses_run() {
+                files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(*builtin, runs)? });
+            }
         }
     }
     if plots && !runs.is_empty() {
         files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-alignment.png"), bytes: plot_alignment(runs)? });
     }
     // The scenarios the recursion claim is about (the decaying schedule: no scope check fails).
-    let in_scope = |c: &super::check::ClaimResult| !c.evaluation.checks.iter().any(|k| k.kind == crate::claim::ConditionKind::Scope && !k.holds);
-    let decaying: Vec<&ScenarioRun> = runs.iter().filter(|r| r.results.iter().any(|c| c.claim == "FEDPLT-DECAY-RECURSION" && in_scope(c))).collect();
+    let in_scope = |c: &ClaimResult| !c.evaluation.checks.iter().any(|k| k.kind == crate::claim::ConditionKind::Scope && !k.holds);
+    let decaying: Vec<&ScenarioRun> = runs.iter().filter(|r| r.result("FEDPLT-DECAY-RECURSION", ConstantsSource::Exact).is_some_and(in_scope)).collect();
     if plots && !decaying.is_empty() {
         files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-DECAY-RECURSION.png"), bytes: plot_recursion(&decaying)? });
     }
@@ -188,6 +130,37 @@ pub fn report_files(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPo
         }
     }
     Ok((files, summary))
+}
+
+/// The `run` command's JSON for one scenario.
+///
+/// # Errors
+/// When the JSON cannot be written.
+pub fn run_json(run: &ScenarioRun) -> Result<String> {
+    let verdicts: Vec<serde_json::Value> = run
+        .results
+        .iter()
+        .filter(|c| c.constants == ConstantsSource::Exact)
+        .map(|c| {
+            let e = run.result(c.claim, ConstantsSource::Empirical);
+            serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "failed": c.evaluation.failed, "empirical_verdict": e.map(|e| e.evaluation.verdict), "empirical_slack": e.and_then(|e| e.evaluation.slack)})
+        })
+        .collect();
+    to_json(&serde_json::json!({
+        "meta": ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario)),
+        "scenario": run.scenario,
+        "scenario_hash": run.scenario_hash,
+        "constants": run.constants,
+        "schedule": run.schedule,
+        "z": run.z,
+        "g2_empirical": run.g2_empirical,
+        "b_empirical": run.b_empirical,
+        "alignment_min": run.alignment.min,
+        "alignment_failure": run.alignment.first_failure,
+        "limit_gap": run.limit_gap,
+        "distance": run.distance,
+        "verdicts": verdicts,
+    }))
 }
 
 /// The family's section of `SUMMARY.md`.
@@ -258,8 +231,8 @@ fn plot_claim(claim: FedPltClaim, runs: &[ScenarioRun]) -> Result<Vec<u8>> {
     let panels: Vec<(&ScenarioRun, &Evaluation)> = runs
         .iter()
         .filter_map(|r| {
-            let c = r.results.iter().find(|c| c.claim == claim.id())?;
-            let e = c.empirical.as_ref().unwrap_or(&c.evaluation);
+            let c = r.result(claim.id(), ConstantsSource::Exact)?;
+            let e = r.result(claim.id(), ConstantsSource::Empirical).map_or(&c.evaluation, |e| &e.evaluation);
             (e.verdict != VerdictKind::NotApplicable && !e.series.is_empty()).then_some((r, e))
         })
         .collect();

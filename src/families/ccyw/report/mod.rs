@@ -20,9 +20,12 @@ use serde::Serialize;
 pub use crate::report::{describe, opt_num, reproduce_command, to_json, write_atomic, ReportMeta};
 
 use crate::claim::fmt_num;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
-use crate::family::{ReportFile, VerdictRow};
+use crate::families::ccyw::claims::{lemma_by_id, Reading};
+use crate::family::ReportFile;
+use crate::outcome::ClaimJson;
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 #[derive(Serialize)]
@@ -47,17 +50,6 @@ struct ClaimScenarioEntry<'a> {
     empirical: Option<&'a Evaluation>,
 }
 
-#[derive(Serialize)]
-struct ClaimReport<'a> {
-    meta: &'a ReportMeta,
-    claim: &'a str,
-    title: &'a str,
-    source: &'a str,
-    reading: &'a crate::families::ccyw::claims::Reading,
-    metric: &'a str,
-    scenarios: Vec<ClaimScenarioEntry<'a>>,
-}
-
 /// Claim ids in first-seen order across runs.
 fn claim_ids(runs: &[ScenarioRun]) -> Vec<&'static str> {
     let mut ids: Vec<&'static str> = Vec::new();
@@ -71,9 +63,17 @@ fn claim_ids(runs: &[ScenarioRun]) -> Vec<&'static str> {
     ids
 }
 
-/// Results of one claim across runs.
+/// The claim as stated on each run that evaluated it.
 pub fn results_of<'a>(runs: &'a [ScenarioRun], id: &str) -> Vec<(&'a ScenarioRun, &'a ClaimResult)> {
-    runs.iter().flat_map(|r| r.results.iter().filter(|c| c.claim == id).map(move |c| (r, c))).collect()
+    runs.iter().filter_map(|r| r.result(id, ConstantsSource::Exact).map(|c| (r, c))).collect()
+}
+
+/// A claim's title, source, reading and metric, from `catalog` (bounds) or the lemmas.
+fn describe_claim(id: &str, catalog: &Catalog) -> Option<(&'static str, &'static str, Reading, &'static str)> {
+    match catalog.by_id(id) {
+        Some(c) => Some((c.title(), c.source(), c.reading(), c.metric().formula())),
+        None => lemma_by_id(id).map(|l| (l.title(), l.source(), l.reading(), l.inequality())),
+    }
 }
 
 /// What a full report carries besides the claim verdicts.
@@ -90,18 +90,19 @@ pub struct Extras<'a> {
 ///
 /// # Errors
 /// [`crate::Error::Serialization`] or [`crate::Error::Figure`] when a file cannot be rendered.
-pub fn report_files(runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
+pub fn report_files(runs: &[ScenarioRun], catalog: &Catalog, extras: Extras<'_>, meta: &ReportMeta, plots: bool) -> Result<(Vec<ReportFile>, String)> {
     let mut files = Vec::new();
     for id in claim_ids(runs) {
         let rows = results_of(runs, id);
-        let (_, first) = rows[0];
-        let report = ClaimReport {
+        let (title, source, reading, metric) =
+            describe_claim(id, catalog).ok_or_else(|| Error::Internal(format!("claim {id} was run but is not in the catalog")))?;
+        let report = ClaimJson {
             meta,
             claim: id,
-            title: first.title,
-            source: first.source,
-            reading: &first.reading,
-            metric: first.metric,
+            title,
+            source,
+            reading: &reading,
+            metric,
             scenarios: rows
                 .iter()
                 .map(|(run, c)| ClaimScenarioEntry {
@@ -119,16 +120,16 @@ pub fn report_files(runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta,
                     min_covariance_eigenvalue: run.min_covariance_eigenvalue,
                     params: run.params,
                     expected: c.expected,
-                    expected_empirical: c.expected_empirical,
-                    matches_expected: c.matches_expected(),
+                    expected_empirical: run.expected_empirical.get(id).copied(),
+                    matches_expected: run.matches_expected(id),
                     evaluation: &c.evaluation,
-                    empirical: c.empirical.as_ref(),
+                    empirical: run.result(id, ConstantsSource::Empirical).map(|e| &e.evaluation),
                 })
                 .collect(),
         };
-        files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&report)?.into_bytes() });
+        files.push(report.file()?);
         if plots {
-            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{id}.png")), bytes: plot_claim(id, first.title, &rows)? });
+            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{id}.png")), bytes: plot_claim(id, title, &rows)? });
         }
     }
     let mut summary = summary_markdown(runs);
@@ -141,38 +142,6 @@ pub fn report_files(runs: &[ScenarioRun], extras: Extras<'_>, meta: &ReportMeta,
         summary.push_str(&search_markdown(extras.searches));
     }
     Ok((files, summary))
-}
-
-/// Verdict rows of finished runs, for the shared summary table and CSV.
-pub fn verdict_rows(runs: &[ScenarioRun]) -> Vec<VerdictRow> {
-    let mut rows = Vec::new();
-    for id in claim_ids(runs) {
-        for (run, c) in results_of(runs, id) {
-            rows.push(VerdictRow {
-                family: super::FAMILY_ID,
-                claim: id,
-                reading: c.reading.name,
-                scenario: run.scenario.clone(),
-                constants: ConstantsSource::Exact,
-                label: None,
-                evaluation: c.evaluation.clone(),
-                expected: c.expected,
-            });
-            if let Some(emp) = &c.empirical {
-                rows.push(VerdictRow {
-                    family: super::FAMILY_ID,
-                    claim: id,
-                    reading: c.reading.name,
-                    scenario: run.scenario.clone(),
-                    constants: ConstantsSource::Empirical,
-                    label: Some(format!("empirical b^2 = {}", fmt_num(run.empirical_b2))),
-                    evaluation: emp.clone(),
-                    expected: c.expected_empirical,
-                });
-            }
-        }
-    }
-    rows
 }
 
 /// This family's section of `SUMMARY.md`: how verdicts are computed, the verdict table and the

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::families::ccyw::claims::fmt_num;
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font, horizontal_dashes};
-use crate::verdict::{Evaluation, VerdictKind};
+use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 const PANEL_W: u32 = 640;
 const PANEL_H: u32 = 420;
@@ -28,7 +28,7 @@ pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) 
             if c.evaluation.verdict != VerdictKind::NotApplicable {
                 v.push((*run, *c, &c.evaluation, false));
             }
-            if let Some(e) = &c.empirical {
+            if let Some(e) = run.result(c.claim, ConstantsSource::Empirical).map(|r| &r.evaluation) {
                 if e.verdict != VerdictKind::NotApplicable {
                     v.push((*run, *c, e, true));
                 }

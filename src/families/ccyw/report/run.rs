@@ -6,6 +6,7 @@ use crate::engine::{student_t_interval, Estimator, Interval};
 use crate::error::Result;
 use crate::families::ccyw::card::{EstimatorChoice, Scenario};
 use crate::families::ccyw::check::{self, CheckOptions};
+use crate::verdict::ConstantsSource;
 
 #[derive(Serialize)]
 struct RoundRow {
@@ -66,15 +67,16 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>, estimator: Option
     let verdicts = run
         .results
         .iter()
+        .filter(|c| c.constants == ConstantsSource::Exact)
         .map(|c| {
             serde_json::json!({
                 "claim": c.claim,
-                "reading": c.reading.name,
+                "reading": c.reading,
                 "verdict": c.evaluation.verdict,
                 "slack": c.evaluation.slack,
                 "failed": c.evaluation.failed,
                 "decisive": c.evaluation.decisive,
-                "empirical_verdict": c.empirical.as_ref().map(|e| e.verdict),
+                "empirical_verdict": run.result(c.claim, ConstantsSource::Empirical).map(|e| e.evaluation.verdict),
             })
         })
         .collect();

@@ -1,0 +1,366 @@
+//! The core checker: the loop every family's check shares, written once.
+//!
+//! A family plugs in by implementing [`Plugin`]: it reads its card (purely: the card's scenarios
+//! and the claims it defines come back as a value), names its claims, prepares and runs one
+//! scenario, and writes its own report files. The checker owns everything around that, in one
+//! place and the same for every family ([`check`]):
+//!
+//! 1. the card: the one given (`--card`), else the embedded ones;
+//! 2. the claims: those asked for, else those the given card defines, else every built-in one;
+//! 3. the scenarios: those named (an unknown name in a given card is bad input), then those that
+//!    concern a selected claim;
+//! 4. validation: every selected scenario is prepared (once) before any run, so bad input fails
+//!    before work or files; `--bound-scale` must be a finite number > 0;
+//! 5. the runs, one scenario after another, each on the requested worker pool, with progress;
+//! 6. the verdict rows, claim by claim in report order, then scenario by scenario;
+//! 7. the family's report (files, its section of `SUMMARY.md`, terminal sections).
+//!
+//! [`Plugged`] turns a plug-in into a [`Family`], the type-erased view the registry, the command
+//! line and the sweeps use (argmin's split: a solver writes one step, the executor owns the loop).
+
+use serde::Serialize;
+
+use crate::bench::measure::{BenchRequest, Measurement};
+use crate::error::{require_positive, Error, Result};
+use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, RunOptions, SearchRequest, VerdictRow};
+use crate::report::ReportMeta;
+use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
+
+/// One claim's outcome on one scenario: what a family's run hands to the checker, which adds the
+/// family and the scenario to make a [`VerdictRow`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    /// Claim id.
+    pub claim: &'static str,
+    /// The reading checked (`primary` or a variant's name).
+    pub reading: &'static str,
+    /// Which constants the evaluation used: only [`ConstantsSource::Exact`] results are verdicts
+    /// on the claim as stated.
+    pub constants: ConstantsSource,
+    /// What a non-exact constant was, for the reader (e.g. `empirical G^2 = 0.3`).
+    pub label: Option<String>,
+    /// The evaluation.
+    pub evaluation: Evaluation,
+    /// The verdict the card expects.
+    pub expected: Option<VerdictKind>,
+}
+
+impl ClaimResult {
+    /// Whether the computed verdict is the one the card expects (where it says anything).
+    pub fn matches_expected(&self) -> bool {
+        self.expected.is_none_or(|e| e == self.evaluation.verdict)
+    }
+
+    /// The row of this result on `scenario` of `family`.
+    pub fn row(&self, family: &'static str, scenario: &str) -> VerdictRow {
+        VerdictRow {
+            family,
+            claim: self.claim,
+            reading: self.reading,
+            scenario: scenario.to_string(),
+            constants: self.constants,
+            label: self.label.clone(),
+            evaluation: self.evaluation.clone(),
+            expected: self.expected,
+        }
+    }
+}
+
+/// What a run is asked for beyond its scenario, validated by the checker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSettings {
+    /// Multiplies every bound (1 as printed; below 1 only in negative controls).
+    pub bound_scale: f64,
+    /// Overrides the scenarios' own estimator.
+    pub estimator: Option<EstimatorChoice>,
+    /// Worker threads (rayon's default when `None`); results do not depend on it.
+    pub threads: Option<usize>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self { bound_scale: 1.0, estimator: None, threads: None }
+    }
+}
+
+/// What a family's report is asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct ReportSettings<'a> {
+    /// The main job: also the family's extra work (mirrored figures, adversarial search).
+    pub full: bool,
+    /// Render PNG figures.
+    pub plots: bool,
+    /// Provenance written into every report.
+    pub meta: &'a ReportMeta,
+    /// The runs' settings.
+    pub run: RunSettings,
+}
+
+/// The checker's selection: which claims, which scenarios.
+pub struct Selection<'c, P: Plugin + ?Sized> {
+    /// The claims, in report order.
+    pub claims: Vec<P::Claim>,
+    /// The scenarios, in card order.
+    pub scenarios: Vec<&'c P::Scenario>,
+}
+
+/// A paper family as a plug-in of the core checker.
+pub trait Plugin: Sync + Send + 'static {
+    /// A card as read: its scenarios, the claims it defines, its settings.
+    type Card: Sync + Send;
+    /// A scenario of a card, as read (checked by [`Plugin::prepare`]).
+    type Scenario: Sync + Send;
+    /// A claim: built in or defined by a card.
+    type Claim: Clone + Sync + Send;
+    /// A scenario checked and prepared (its instance built, its constants computed): made once,
+    /// before any run, and handed to [`Plugin::run`].
+    type Prepared: Send;
+    /// Everything one scenario's run produced that rows and reports read.
+    type Run: Send;
+
+    /// Short id, as scenario files name it (`family = "..."`).
+    fn id(&self) -> &'static str;
+    /// The paper and its algorithms, one line.
+    fn title(&self) -> &'static str;
+    /// The embedded card(s), read.
+    ///
+    /// # Errors
+    /// Only if an embedded card is malformed (a test guards against this).
+    fn embedded_card(&self) -> Result<Self::Card>;
+    /// Reads a card's text: its scenarios and the claims it defines, compiled. Pure.
+    ///
+    /// # Errors
+    /// Bad input naming the field.
+    fn read_card(&self, card: &CardText) -> Result<Self::Card>;
+    /// The built-in claims, in report order.
+    fn builtin_claims(&self) -> Vec<Self::Claim>;
+    /// The claims `card` defines (not built in), in card order.
+    fn defined_claims(&self, _card: &Self::Card) -> Vec<Self::Claim> {
+        Vec::new()
+    }
+    /// A claim's id.
+    fn claim_id(&self, claim: &Self::Claim) -> &'static str;
+    /// A claim as `list` and the reports show it.
+    fn summary(&self, claim: &Self::Claim) -> ClaimSummary;
+    /// The card's scenarios, in card order.
+    fn scenarios<'c>(&self, card: &'c Self::Card) -> Vec<&'c Self::Scenario>;
+    /// A scenario's name.
+    fn scenario_name<'s>(&self, scenario: &'s Self::Scenario) -> &'s str;
+    /// Whether `scenario` concerns any of `claims` (a scenario of another algorithm does not).
+    fn concerns(&self, _scenario: &Self::Scenario, _claims: &[Self::Claim]) -> bool {
+        true
+    }
+    /// Checks a scenario and builds its instance, so that bad input fails before any run.
+    ///
+    /// # Errors
+    /// Bad input naming the field.
+    fn prepare(&self, scenario: &Self::Scenario) -> Result<Self::Prepared>;
+    /// Runs one prepared scenario and evaluates `claims` on it.
+    ///
+    /// # Errors
+    /// Numerical failures.
+    fn run(&self, card: &Self::Card, scenario: &Self::Scenario, prepared: Self::Prepared, claims: &[Self::Claim], settings: &RunSettings) -> Result<Self::Run>;
+    /// The results of a run, every claim's rows in report order.
+    fn results<'r>(&self, run: &'r Self::Run) -> &'r [ClaimResult];
+    /// The name of the scenario a run is of.
+    fn run_name<'r>(&self, run: &'r Self::Run) -> &'r str;
+    /// The family's report: files, its section of `SUMMARY.md`, terminal sections, findings
+    /// beyond the rows (the checker fills in the rows).
+    ///
+    /// # Errors
+    /// When a figure cannot be drawn; numerical failures of extra work.
+    fn report(&self, card: &Self::Card, claims: &[Self::Claim], runs: &[Self::Run], settings: &ReportSettings, progress: &dyn Progress)
+        -> Result<FamilyReport>;
+    /// The `run` command's JSON for one scenario file.
+    ///
+    /// # Errors
+    /// Bad input naming the field.
+    fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String>;
+    /// One scenario's constants as JSON (sweeps' constants columns); `null` by default.
+    ///
+    /// # Errors
+    /// Bad input naming the field.
+    fn scenario_constants(&self, _text: &str, _what: &str) -> Result<serde_json::Value> {
+        Ok(serde_json::Value::Null)
+    }
+    /// See [`Family::conditions`].
+    ///
+    /// # Errors
+    /// Bad input naming the value.
+    fn conditions(&self, _card: Option<&Self::Card>, _given: &Given, _claims: &[String], _json: bool) -> Result<String> {
+        Err(Error::Unknown { kind: "command for this family", name: "conditions".into(), known: "check, run".into() })
+    }
+    /// See [`Family::symbols`].
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        &[]
+    }
+    /// See [`Family::search`].
+    ///
+    /// # Errors
+    /// Bad input; numerical failures.
+    fn search(&self, _card: Option<&Self::Card>, _request: &SearchRequest, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        Ok(None)
+    }
+    /// See [`Family::has_search`].
+    fn has_search(&self) -> bool {
+        false
+    }
+    /// See [`Family::experiments`].
+    ///
+    /// # Errors
+    /// Numerical failures.
+    fn experiments(&self, _threads: Option<usize>, _meta: &ReportMeta, _plots: bool, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        Ok(None)
+    }
+    /// See [`Family::bench`].
+    ///
+    /// # Errors
+    /// Numerical failures.
+    fn bench(&self, _request: &BenchRequest) -> Result<Vec<Measurement>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The card a request names, read, or the embedded one.
+fn card_of<P: Plugin>(plugin: &P, request: &CheckRequest) -> Result<P::Card> {
+    match &request.card {
+        Some(c) => plugin.read_card(c),
+        None => plugin.embedded_card(),
+    }
+}
+
+/// The claims a check concerns: those named (ids of other families are ignored), else those a
+/// given card defines, else every built-in one.
+pub fn select_claims<P: Plugin>(plugin: &P, card: &P::Card, request: &CheckRequest) -> Vec<P::Claim> {
+    let defined = if request.card.is_some() { plugin.defined_claims(card) } else { Vec::new() };
+    if request.claims.is_empty() {
+        return if defined.is_empty() { plugin.builtin_claims() } else { defined };
+    }
+    let named = |c: &P::Claim| request.claims.iter().any(|id| id == plugin.claim_id(c));
+    plugin.builtin_claims().into_iter().chain(defined).filter(named).collect()
+}
+
+/// Selects the claims and scenarios of `request` on `card`.
+///
+/// # Errors
+/// [`Error::Unknown`] for a scenario name the given card does not have.
+pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckRequest) -> Result<Selection<'c, P>> {
+    let claims = select_claims(plugin, card, request);
+    let all = plugin.scenarios(card);
+    if request.card.is_some() {
+        if let Some(name) = request.scenarios.iter().find(|n| !all.iter().any(|s| plugin.scenario_name(s) == n.as_str())) {
+            let known: Vec<&str> = all.iter().map(|s| plugin.scenario_name(s)).collect();
+            return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") });
+        }
+    }
+    let scenarios = all
+        .into_iter()
+        .filter(|s| request.scenarios.is_empty() || request.scenarios.iter().any(|n| n == plugin.scenario_name(s)))
+        .filter(|s| plugin.concerns(s, &claims))
+        .collect();
+    Ok(Selection { claims, scenarios })
+}
+
+/// The rows of `runs`: claim by claim in the order the claims first appear in the runs' results,
+/// then run by run, each claim's results in the order the run gives them.
+pub fn rows<P: Plugin>(plugin: &P, runs: &[P::Run]) -> Vec<VerdictRow> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for r in runs.iter().flat_map(|run| plugin.results(run)) {
+        if !ids.contains(&r.claim) {
+            ids.push(r.claim);
+        }
+    }
+    let mut rows = Vec::new();
+    for id in ids {
+        for run in runs {
+            let name = plugin.run_name(run);
+            rows.extend(plugin.results(run).iter().filter(|r| r.claim == id).map(|r| r.row(plugin.id(), name)));
+        }
+    }
+    rows
+}
+
+/// Checks `request` with `plugin`: the loop of the module documentation.
+///
+/// # Errors
+/// Bad input (before any run); numerical failures, each naming its scenario.
+pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
+    let bound_scale = match request.bound_scale {
+        Some(b) => require_positive("--bound-scale", b)?,
+        None => 1.0,
+    };
+    let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
+    let card = card_of(plugin, request)?;
+    let selection = select(plugin, &card, request)?;
+    let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))).collect::<Result<Vec<_>>>()?;
+    progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
+    let mut runs = Vec::with_capacity(selection.scenarios.len());
+    for (s, p) in selection.scenarios.iter().zip(prepared) {
+        let run = crate::engine::monte_carlo::in_pool(request.threads, || plugin.run(&card, s, p, &selection.claims, &settings))?;
+        runs.push(run.map_err(|e| e.in_scenario(plugin.scenario_name(s)))?);
+        progress.step();
+    }
+    progress.finish();
+    let report_settings = ReportSettings { full: request.full, plots: request.plots, meta: &request.meta, run: settings };
+    let mut report = plugin.report(&card, &selection.claims, &runs, &report_settings, progress)?;
+    report.rows = rows(plugin, &runs);
+    Ok(report)
+}
+
+/// A plug-in as the registry sees it.
+pub struct Plugged<P>(pub P);
+
+impl<P: Plugin> Plugged<P> {
+    fn card(&self, card: Option<&CardText>) -> Result<Option<P::Card>> {
+        card.map(|c| self.0.read_card(c)).transpose()
+    }
+}
+
+impl<P: Plugin> Family for Plugged<P> {
+    fn id(&self) -> &'static str {
+        self.0.id()
+    }
+    fn title(&self) -> &'static str {
+        self.0.title()
+    }
+    fn claims(&self) -> Vec<ClaimSummary> {
+        self.0.builtin_claims().iter().map(|c| self.0.summary(c)).collect()
+    }
+    fn scenario_names(&self) -> Result<Vec<String>> {
+        let card = self.0.embedded_card()?;
+        Ok(self.0.scenarios(&card).into_iter().map(|s| self.0.scenario_name(s).to_string()).collect())
+    }
+    fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
+        check(&self.0, request, progress)
+    }
+    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+        self.0.run_file(text, what, options)
+    }
+    fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        let card = self.card(request.card.as_ref())?;
+        self.0.search(card.as_ref(), request, progress)
+    }
+    fn has_search(&self) -> bool {
+        self.0.has_search()
+    }
+    fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        self.0.experiments(threads, meta, plots, progress)
+    }
+    fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
+        self.0.scenario_constants(text, what)
+    }
+    fn conditions(&self, given: &Given, claims: &[String], json: bool, card: Option<&CardText>) -> Result<String> {
+        let card = self.card(card)?;
+        self.0.conditions(card.as_ref(), given, claims, json)
+    }
+    fn symbols(&self) -> &'static [crate::formula::Symbol] {
+        self.0.symbols()
+    }
+    fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
+        let card = self.0.read_card(card)?;
+        Ok(self.0.defined_claims(&card).iter().map(|c| self.0.summary(c)).collect())
+    }
+    fn bench(&self, request: &BenchRequest) -> Result<Vec<Measurement>> {
+        self.0.bench(request)
+    }
+}
