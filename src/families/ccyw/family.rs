@@ -4,7 +4,7 @@
 use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::fmt_num;
 use crate::error::{require_non_negative, require_positive, Error, Result};
-use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
+use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest, VerdictRow};
 use crate::report::ReportMeta;
 use crate::verdict::VerdictKind;
 
@@ -246,7 +246,15 @@ impl Plugin for Ccyw {
         &run.scenario
     }
 
-    fn report(&self, cards: &Cards, _claims: &[CcywClaim], runs: &[ScenarioRun], settings: &ReportSettings, progress: &dyn Progress) -> Result<FamilyReport> {
+    fn report(
+        &self,
+        cards: &Cards,
+        _claims: &[CcywClaim],
+        runs: &[ScenarioRun],
+        _rows: &[VerdictRow],
+        settings: &ReportSettings,
+        progress: &dyn Progress,
+    ) -> Result<FamilyReport> {
         let threads = settings.run.threads;
         let (experiments, searches) = if settings.full {
             let e = run_experiments(threads, progress)?;
