@@ -428,14 +428,14 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// settle ("steady state").
 ///
 /// The propagation is affine in `P` for fixed `mu`, so the fixed point is solved for, not run to:
-/// `(I - A0 - p Abar) mu* = c0 + p bbar` ([`stationary_mean`]), then `P* = Lmap(P*) + C(mu*)`, a
+/// `(I - A0 - p Abar) mu* = c0 + p bbar` (`stationary_mean`), then `P* = Lmap(P*) + C(mu*)`, a
 /// linear system over the `D(D+1)/2` entries of a symmetric matrix whose operator is read off
-/// `propagate` itself ([`SecondMomentEquations`]). Exactly conserved directions `l` (see
+/// `propagate` itself (`SecondMomentEquations`). Exactly conserved directions `l` (see
 /// `conserved_directions`) add the equations `l^T mu* = l^T mu0` and `P* l = (l^T mu0) mu*`; the
 /// stacked systems are solved by least squares and refined against `propagate`
-/// ([`stationary_second_moment`]). `None` when some other mode of the mean does not contract, a
-/// conserved value is random ([`conserved_values`]), the answer leaves a residual (the equations
-/// were not consistent) or its covariance `P* - mu* mu*^T` is not PSD ([`is_steady_state`]). A
+/// (`stationary_second_moment`). `None` when some other mode of the mean does not contract, a
+/// conserved value is random (`conserved_values`), the answer leaves a residual (the equations
+/// were not consistent) or its covariance `P* - mu* mu*^T` is not PSD (`is_steady_state`). A
 /// fixed point of an expanding second-moment recursion would pass these checks; callers that run
 /// the recursion compare its end with the fixed point (the experiments' tests do).
 pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
@@ -591,7 +591,8 @@ impl<'a> SecondMomentEquations<'a> {
 /// The stationary second moment `P*`: the least-squares solution (one SVD of the operator,
 /// tolerance `1e-12`) of `operator x = residual(0)`, then up to [`REFINEMENT_STEPS`] passes of
 /// iterative refinement `P += solve(residual(P))` against `propagate` itself, in case the probed
-/// operator carries rounding; a pass stops the refinement once `|residual(P)|_max <= 1e-15 max(|P|_max, 1)`.
+/// operator carries rounding; the refinement stops once
+/// `|residual(P)|_max <= 1e-15 max(|P|_max, 1)`.
 fn stationary_second_moment(equations: &SecondMomentEquations) -> Option<DMatrix<f64>> {
     let d = equations.maps.dim;
     let svd = SVD::try_new(equations.operator(), true, true, f64::EPSILON, MAX_ITERATIONS)?;
@@ -608,8 +609,8 @@ fn stationary_second_moment(equations: &SecondMomentEquations) -> Option<DMatrix
 
 /// Whether `(mu*, P)` is a steady state: a least-squares answer is a fixed point only if it
 /// solves the equations (rejected when `|residual(P)|_max > 1e-9 s`, `s = max(|P|_max, 1)`), and
-/// a second moment only if its covariance is PSD (rejected when `lambda_min((C + C^T)/2) < -1e-9 s`,
-/// `C = P - mu* mu*^T`).
+/// a second moment only if its covariance is PSD (rejected when
+/// `lambda_min((C + C^T)/2) < -1e-9 s`, `C = P - mu* mu*^T`).
 fn is_steady_state(equations: &SecondMomentEquations, p: &DMatrix<f64>) -> bool {
     let scale = p.amax().max(1.0);
     if equations.residual(p).amax() > 1e-9 * scale {

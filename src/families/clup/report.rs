@@ -232,8 +232,8 @@ fn write_theorem1_readings(s: &mut String, r: &ScenarioRun) {
 }
 
 /// Corollary 2's sweep on `r` (003:L187-192): per lambda, `K` of (134) (003:L1164), the rounds
-/// measured and those implied by the rate, the rate's shape `kappa (lambda+mu)/(lambda+L) log(1/eps)`
-/// and the gradient evaluations `K x rounds`.
+/// measured and those implied by the rate, the rate's shape
+/// `kappa (lambda+mu)/(lambda+L) log(1/eps)` and the gradient evaluations `K x rounds`.
 fn write_corollary2_sweep(s: &mut String, r: &ScenarioRun) {
     let _ = writeln!(s, "\n### Corollary 2's sweep on `{}`\n", r.scenario);
     let _ = writeln!(

@@ -156,8 +156,8 @@ fn scenarios_file(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoin
     Ok(ReportFile { path: PathBuf::from("fedplt").join("scenarios.json"), bytes: to_json(&runs_json)?.into_bytes() })
 }
 
-/// The speed-error trade-off of Case 1 (001:L651-653) on the sweep's scenario: per `eta`, the exact steady
-/// distance against the residual `eta B / z`, and their ratio.
+/// The speed-error trade-off of Case 1 (001:L651-653) on the sweep's scenario: per `eta`, the
+/// exact steady distance against the residual `eta B / z`, and their ratio.
 fn write_tradeoff(summary: &mut String, name: &str, points: &[ResidualPoint]) {
     let _ = writeln!(summary, "\n### FedPLT speed-error trade-off (Case 1) on `{name}`\n");
     let _ = writeln!(summary, "| eta | exact steady D | residual eta B / z | ratio |");
