@@ -8,11 +8,13 @@
 //! 1. the card: the one given (`--card`), else the embedded ones;
 //! 2. the claims: those asked for, else those the given card defines, else every built-in one;
 //! 3. the scenarios: those named (an unknown name in a given card is bad input), then those that
-//!    concern a selected claim;
+//!    concern a selected claim, and the members of the groups of scenarios that claims compare
+//!    (an ordering between runs);
 //! 4. validation: every selected scenario is prepared (once) before any run, so bad input fails
 //!    before work or files; `--bound-scale` must be a finite number > 0;
 //! 5. the runs, one scenario after another, each on the requested worker pool, with progress;
-//! 6. the verdict rows, claim by claim in report order, then scenario by scenario;
+//! 6. the verdict rows, claim by claim in the order they first appear, then scenario by scenario,
+//!    then group by group;
 //! 7. the family's report (files, its section of `SUMMARY.md`, terminal sections).
 //!
 //! [`Plugged`] turns a plug-in into a [`Family`], the type-erased view the registry, the command
@@ -96,12 +98,27 @@ pub struct ReportSettings<'a> {
     pub run: RunSettings,
 }
 
-/// The checker's selection: which claims, which scenarios.
+/// Scenarios compared with each other (an ordering between runs, e.g. of topologies), named in
+/// the card like a scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group<'c> {
+    /// Its name (`--scenario` selects it).
+    pub name: &'c str,
+    /// The scenarios it compares.
+    pub members: Vec<&'c str>,
+}
+
+/// The checker's selection: which claims, which scenarios are run, which are reported, which
+/// groups are compared.
 pub struct Selection<'c, P: Plugin + ?Sized> {
     /// The claims, in report order.
     pub claims: Vec<P::Claim>,
-    /// The scenarios, in card order.
+    /// The scenarios to run, in card order: those reported and the members of the groups.
     pub scenarios: Vec<&'c P::Scenario>,
+    /// Whether each scenario to run gets rows of its own (else it is run for a group only).
+    pub reported: Vec<bool>,
+    /// The groups compared.
+    pub groups: Vec<Group<'c>>,
 }
 
 /// A paper family as a plug-in of the core checker.
@@ -150,6 +167,18 @@ pub trait Plugin: Sync + Send + 'static {
     fn concerns(&self, _scenario: &Self::Scenario, _claims: &[Self::Claim]) -> bool {
         true
     }
+    /// The card's groups of scenarios compared with each other (none by default).
+    fn groups<'c>(&self, _card: &'c Self::Card) -> Vec<Group<'c>> {
+        Vec::new()
+    }
+    /// Whether any of `claims` is checked on groups.
+    fn compares(&self, _claims: &[Self::Claim]) -> bool {
+        false
+    }
+    /// The claims of `claims` checked on `group`, from the runs of its members (in its order).
+    fn compare(&self, _card: &Self::Card, _group: &Group, _members: &[&Self::Run], _claims: &[Self::Claim], _settings: &RunSettings) -> Vec<ClaimResult> {
+        Vec::new()
+    }
     /// Checks a scenario and builds its instance, so that bad input fails before any run.
     ///
     /// # Errors
@@ -165,12 +194,19 @@ pub trait Plugin: Sync + Send + 'static {
     /// The name of the scenario a run is of.
     fn run_name<'r>(&self, run: &'r Self::Run) -> &'r str;
     /// The family's report: files, its section of `SUMMARY.md`, terminal sections, findings
-    /// beyond the rows (the checker fills in the rows).
+    /// beyond the rows (`rows`, the checker's, are filled in by the checker).
     ///
     /// # Errors
     /// When a figure cannot be drawn; numerical failures of extra work.
-    fn report(&self, card: &Self::Card, claims: &[Self::Claim], runs: &[Self::Run], settings: &ReportSettings, progress: &dyn Progress)
-        -> Result<FamilyReport>;
+    fn report(
+        &self,
+        card: &Self::Card,
+        claims: &[Self::Claim],
+        runs: &[Self::Run],
+        rows: &[VerdictRow],
+        settings: &ReportSettings,
+        progress: &dyn Progress,
+    ) -> Result<FamilyReport>;
     /// The `run` command's JSON for one scenario file.
     ///
     /// # Errors
@@ -240,41 +276,58 @@ pub fn select_claims<P: Plugin>(plugin: &P, card: &P::Card, request: &CheckReque
     plugin.builtin_claims().into_iter().chain(defined).filter(named).collect()
 }
 
-/// Selects the claims and scenarios of `request` on `card`.
+/// Selects the claims, scenarios and groups of `request` on `card`.
 ///
 /// # Errors
 /// [`Error::Unknown`] for a scenario name the given card does not have.
 pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckRequest) -> Result<Selection<'c, P>> {
     let claims = select_claims(plugin, card, request);
     let all = plugin.scenarios(card);
+    let groups = plugin.groups(card);
     if request.card.is_some() {
-        if let Some(name) = request.scenarios.iter().find(|n| !all.iter().any(|s| plugin.scenario_name(s) == n.as_str())) {
-            let known: Vec<&str> = all.iter().map(|s| plugin.scenario_name(s)).collect();
+        let mut known: Vec<&str> = all.iter().map(|s| plugin.scenario_name(s)).collect();
+        known.extend(groups.iter().map(|g| g.name));
+        if let Some(name) = request.scenarios.iter().find(|n| !known.contains(&n.as_str())) {
             return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") });
         }
     }
-    let scenarios = all
-        .into_iter()
-        .filter(|s| request.scenarios.is_empty() || request.scenarios.iter().any(|n| n == plugin.scenario_name(s)))
-        .filter(|s| plugin.concerns(s, &claims))
-        .collect();
-    Ok(Selection { claims, scenarios })
+    let named = |name: &str| request.scenarios.is_empty() || request.scenarios.iter().any(|n| n == name);
+    let groups: Vec<Group> = if plugin.compares(&claims) { groups.into_iter().filter(|g| named(g.name)).collect() } else { Vec::new() };
+    let (mut scenarios, mut reported) = (Vec::new(), Vec::new());
+    for s in all {
+        let own = named(plugin.scenario_name(s)) && plugin.concerns(s, &claims);
+        if own || groups.iter().any(|g| g.members.contains(&plugin.scenario_name(s))) {
+            scenarios.push(s);
+            reported.push(own);
+        }
+    }
+    Ok(Selection { claims, scenarios, reported, groups })
 }
 
-/// The rows of `runs`: claim by claim in the order the claims first appear in the runs' results,
-/// then run by run, each claim's results in the order the run gives them.
-pub fn rows<P: Plugin>(plugin: &P, runs: &[P::Run]) -> Vec<VerdictRow> {
+/// The rows of `runs` of `claims`: claim by claim in the order the claims first appear in the
+/// runs (each run's claims taken in the order of `claims`), then run by run, each claim's
+/// results in the order the run gives them (the claim as stated, then a labelled variant).
+pub fn rows<P: Plugin>(plugin: &P, claims: &[P::Claim], runs: &[P::Run]) -> Vec<VerdictRow> {
+    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (plugin.run_name(r), plugin.results(r))).collect();
+    let order: Vec<&'static str> = claims.iter().map(|c| plugin.claim_id(c)).collect();
+    rows_of(plugin.id(), &order, &named)
+}
+
+/// The rows of named results (a scenario's run, or a group's comparison), in the order of
+/// [`rows`]; `order` is the claims' report order.
+pub fn rows_of(family: &'static str, order: &[&'static str], named: &[(&str, &[ClaimResult])]) -> Vec<VerdictRow> {
     let mut ids: Vec<&'static str> = Vec::new();
-    for r in runs.iter().flat_map(|run| plugin.results(run)) {
-        if !ids.contains(&r.claim) {
-            ids.push(r.claim);
+    for (_, results) in named {
+        for id in order.iter().filter(|id| results.iter().any(|r| r.claim == **id)) {
+            if !ids.contains(id) {
+                ids.push(id);
+            }
         }
     }
     let mut rows = Vec::new();
     for id in ids {
-        for run in runs {
-            let name = plugin.run_name(run);
-            rows.extend(plugin.results(run).iter().filter(|r| r.claim == id).map(|r| r.row(plugin.id(), name)));
+        for (name, results) in named {
+            rows.extend(results.iter().filter(|r| r.claim == id).map(|r| r.row(family, name)));
         }
     }
     rows
@@ -301,9 +354,22 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         progress.step();
     }
     progress.finish();
+    let compared: Vec<(&str, Vec<ClaimResult>)> = selection
+        .groups
+        .iter()
+        .map(|g| {
+            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| plugin.run_name(r) == *m)).collect();
+            (g.name, plugin.compare(&card, g, &members, &selection.claims, &settings))
+        })
+        .collect();
+    let mut named: Vec<(&str, &[ClaimResult])> =
+        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (plugin.run_name(r), plugin.results(r))).collect();
+    named.extend(compared.iter().map(|(name, results)| (*name, results.as_slice())));
+    let order: Vec<&'static str> = selection.claims.iter().map(|c| plugin.claim_id(c)).collect();
+    let rows = rows_of(plugin.id(), &order, &named);
     let report_settings = ReportSettings { full: request.full, plots: request.plots, meta: &request.meta, run: settings };
-    let mut report = plugin.report(&card, &selection.claims, &runs, &report_settings, progress)?;
-    report.rows = rows(plugin, &runs);
+    let mut report = plugin.report(&card, &selection.claims, &runs, &rows, &report_settings, progress)?;
+    report.rows = rows;
     Ok(report)
 }
 
@@ -328,7 +394,8 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn scenario_names(&self) -> Result<Vec<String>> {
         let card = self.0.embedded_card()?;
-        Ok(self.0.scenarios(&card).into_iter().map(|s| self.0.scenario_name(s).to_string()).collect())
+        let scenarios = self.0.scenarios(&card).into_iter().map(|s| self.0.scenario_name(s).to_string());
+        Ok(scenarios.chain(self.0.groups(&card).into_iter().map(|g| g.name.to_string())).collect())
     }
     fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
         check(&self.0, request, progress)

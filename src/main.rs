@@ -526,9 +526,6 @@ fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: b
 }
 
 fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
-    if let Some(b) = a.bound_scale {
-        require_positive("--bound-scale", b)?;
-    }
     require_threads(a.threads)?;
     let card = match &a.card {
         Some(p) => Some(CardText { what: p.display().to_string(), text: read_file(p)? }),

@@ -1,11 +1,13 @@
 //! The embedded card's default scenarios: every verdict reproduced, negative controls that show
 //! each check can fail, and byte-identical reports whatever the thread count.
 
+use fedbounds::checker::Plugin;
 use fedbounds::engine::Estimator;
 use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Scenario};
 use fedbounds::families::ccyw::card_claims::Catalog;
 use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, Selection};
 use fedbounds::families::ccyw::claims;
+use fedbounds::families::ccyw::family::Ccyw;
 use fedbounds::families::ccyw::report::{report_files, Extras, ReportMeta};
 use fedbounds::family::{CheckRequest, Family, FamilyReport, ReportFile, Silent};
 use fedbounds::outcome::{CheckOutcome, FamilyOutcome};
@@ -255,7 +257,7 @@ fn committed_reports_match_a_fresh_run() {
 fn report_bytes_with(runs: &[ScenarioRun], extras: Extras<'_>, command: &str) -> Vec<(String, Vec<u8>)> {
     let meta = ReportMeta::new(command);
     let (files, summary_markdown) = report_files(runs, &Catalog::default(), extras, &meta, true).unwrap();
-    let family = FamilyReport { rows: fedbounds::checker::rows(&fedbounds::families::ccyw::family::Ccyw, runs), summary_markdown, files, ..Default::default() };
+    let family = FamilyReport { rows: fedbounds::checker::rows(&Ccyw, &Ccyw.builtin_claims(), runs), summary_markdown, files, ..Default::default() };
     let ccyw = &fedbounds::families::ccyw::FAMILY;
     let outcome = CheckOutcome { families: vec![FamilyOutcome { id: ccyw.id(), title: ccyw.title(), claims: ccyw.claims(), report: family }] };
     sorted_bytes(outcome.files(&meta))

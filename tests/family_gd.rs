@@ -10,7 +10,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use fedbounds::checker::{ClaimResult, Plugged, Plugin, ReportSettings, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
-use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, FamilyReport, Progress, RunOptions, Silent};
+use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, FamilyReport, Progress, RunOptions, Silent, VerdictRow};
 use fedbounds::registry::Registry;
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
 use fedbounds::{Error, Result};
@@ -219,7 +219,7 @@ impl Plugin for GdFamily {
     fn run_name<'r>(&self, run: &'r Self::Run) -> &'r str {
         &run.0
     }
-    fn report(&self, _: &Card, _: &[&'static str], _: &[Self::Run], _: &ReportSettings, _: &dyn Progress) -> Result<FamilyReport> {
+    fn report(&self, _: &Card, _: &[&'static str], _: &[Self::Run], _: &[VerdictRow], _: &ReportSettings, _: &dyn Progress) -> Result<FamilyReport> {
         Ok(FamilyReport { summary_markdown: "## Gradient descent\n".into(), ..Default::default() })
     }
     fn run_file(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {

@@ -431,107 +431,200 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// settle ("steady state").
 ///
 /// The propagation is affine in `P` for fixed `mu`, so the fixed point is solved for, not run to:
-/// `(I - A0 - p Abar) mu* = c0 + p bbar`, then `P* = Lmap(P*) + C(mu*)`, a linear system over the
-/// `D(D+1)/2` entries of a symmetric matrix whose operator is read off `propagate` itself (probing
-/// with symmetric basis matrices). Exactly conserved directions `l` (see `conserved_directions`)
-/// add the equations `l^T mu* = l^T mu0` and `P* l = (l^T mu0) mu*`; the stacked systems are solved
-/// by least squares and refined against `propagate`. `None` when some other mode of the mean does
-/// not contract, a conserved value is random, the answer leaves a residual (the equations were not
-/// consistent) or its covariance `P* - mu* mu*^T` is not PSD. A fixed point of an expanding
-/// second-moment recursion would pass these checks; callers that run the recursion compare its end
-/// with the fixed point (the experiments' tests do).
+/// `(I - A0 - p Abar) mu* = c0 + p bbar` (`stationary_mean`), then `P* = Lmap(P*) + C(mu*)`, a
+/// linear system over the `D(D+1)/2` entries of a symmetric matrix whose operator is read off
+/// `propagate` itself (`SecondMomentEquations`). Exactly conserved directions `l` (see
+/// `conserved_directions`) add the equations `l^T mu* = l^T mu0` and `P* l = (l^T mu0) mu*`; the
+/// stacked systems are solved by least squares and refined against `propagate`
+/// (`stationary_second_moment`). `None` when some other mode of the mean does not contract, a
+/// conserved value is random (`conserved_values`), the answer leaves a residual (the equations
+/// were not consistent) or its covariance `P* - mu* mu*^T` is not PSD (`is_steady_state`). A
+/// fixed point of an expanding second-moment recursion would pass these checks; callers that run
+/// the recursion compare its end with the fixed point (the experiments' tests do).
 pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
-    let d = maps.dim;
     let a0 = maps.base_matrix();
     let a_eff = &a0 + &maps.a_sum * inc.p;
     let conserved = conserved_directions(maps, &a0, &a_eff);
-    let schur = Schur::try_new(a_eff.clone(), prec::engine::SCHUR_CONVERGENCE, MAX_ITERATIONS)?;
-    let unit_modes = schur.complex_eigenvalues().iter().filter(|z| z.norm() >= 1.0 - prec::engine::UNIT_MODULUS).count();
-    if unit_modes > conserved.len() {
+    if non_contracting_modes(&a_eff)? > conserved.len() {
         return None;
     }
+    let values = conserved_values(&conserved, mu0, p0)?;
+    let mu = stationary_mean(maps, inc, &a_eff, &conserved, &values)?;
+    let equations = SecondMomentEquations::new(maps, inc, &mu, &conserved, &values);
+    let p = stationary_second_moment(&equations)?;
+    if !is_steady_state(&equations, &p) {
+        return None;
+    }
+    Some((mu, p))
+}
+
+/// The number of modes of the mean recursion that do not contract: eigenvalues `z` of
+/// `A_eff = A0 + p Abar` with `|z| >= 1 - UNIT_MODULUS` ([`prec::engine::UNIT_MODULUS`], from its
+/// real Schur form). `None` when the Schur
+/// decomposition fails.
+fn non_contracting_modes(a_eff: &DMatrix<f64>) -> Option<usize> {
+    let schur = Schur::try_new(a_eff.clone(), prec::engine::SCHUR_CONVERGENCE, MAX_ITERATIONS)?;
+    Some(schur.complex_eigenvalues().iter().filter(|z| z.norm() >= 1.0 - prec::engine::UNIT_MODULUS).count())
+}
+
+/// The conserved values `v = l^T mu0`, one per conserved direction `l`. `None` when one of them is
+/// random: `|l^T P0 l - v^2| > CONSERVED_VALUE (1 + v^2)` ([`prec::engine::CONSERVED_VALUE`]), i.e. `Var(l^T z0) != 0`, so no single fixed point
+/// describes the run.
+fn conserved_values(conserved: &[DVector<f64>], mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<Vec<f64>> {
     let values: Vec<f64> = conserved.iter().map(|l| l.dot(mu0)).collect();
     for (l, v) in conserved.iter().zip(&values) {
         if ((l.transpose() * p0 * l)[0] - v * v).abs() > prec::engine::CONSERVED_VALUE * (1.0 + v * v) {
             return None;
         }
     }
-    let solve = |a: DMatrix<f64>, b: DVector<f64>| -> Option<DVector<f64>> {
-        SVD::try_new(a, true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?.solve(&b, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()
-    };
+    Some(values)
+}
+
+/// The stationary mean `mu*`: the least-squares solution (SVD, cutoff
+/// [`prec::engine::PSEUDO_INVERSE_CUTOFF`]) of the stacked
+/// system `[I - A_eff; l_j^T] mu = [c0 + p bbar; v_j]`, the fixed point of
+/// `mu' = A_eff mu + c0 + p bbar` pinned down by the conserved values `l_j^T mu = v_j`.
+fn stationary_mean(maps: &RoundMaps, inc: &InclusionMoments, a_eff: &DMatrix<f64>, conserved: &[DVector<f64>], values: &[f64]) -> Option<DVector<f64>> {
+    let d = maps.dim;
     let k = conserved.len();
     let mut a_mu = DMatrix::zeros(d + k, d);
-    a_mu.view_mut((0, 0), (d, d)).copy_from(&(DMatrix::identity(d, d) - &a_eff));
+    a_mu.view_mut((0, 0), (d, d)).copy_from(&(DMatrix::identity(d, d) - a_eff));
     let mut b_mu = DVector::zeros(d + k);
     b_mu.rows_mut(0, d).copy_from(&(&maps.c0 + &maps.b_sum * inc.p));
-    for (j, (l, v)) in conserved.iter().zip(&values).enumerate() {
+    for (j, (l, v)) in conserved.iter().zip(values).enumerate() {
         a_mu.row_mut(d + j).copy_from(&l.transpose());
         b_mu[d + j] = *v;
     }
-    let mu = solve(a_mu, b_mu)?;
+    SVD::try_new(a_mu, true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?.solve(&b_mu, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()
+}
 
-    let zero = DMatrix::zeros(d, d);
-    let constant = maps.propagate(&mu, &zero, inc).1;
-    let pairs: Vec<(usize, usize)> = (0..d).flat_map(|r| (r..d).map(move |c| (r, c))).collect();
-    let index = |r: usize, c: usize| -> usize {
-        let key = if r <= c { (r, c) } else { (c, r) };
-        pairs.binary_search(&key).expect("upper triangle")
-    };
-    let dim = pairs.len();
-    let mut system = DMatrix::zeros(dim + k * d, dim);
-    system.view_mut((0, 0), (dim, dim)).fill_with_identity();
-    for (col, &(r, c)) in pairs.iter().enumerate() {
-        let mut basis = DMatrix::zeros(d, d);
-        basis[(r, c)] = 1.0;
-        basis[(c, r)] = 1.0;
-        let image = maps.propagate(&mu, &basis, inc).1 - &constant;
-        for (row, &(a, b)) in pairs.iter().enumerate() {
-            system[(row, col)] -= image[(a, b)];
-        }
+/// The fixed-point equations of the second moment at a fixed mean `mu*`, over the upper triangle
+/// `(r, c), r <= c` of a symmetric `P` (`D(D+1)/2` unknowns):
+///
+/// ```text
+/// P[r, c] = propagate(mu*, P)[r, c]        every pair r <= c
+/// P l_j   = v_j mu*                        every conserved direction l_j, value v_j
+/// ```
+struct SecondMomentEquations<'a> {
+    maps: &'a RoundMaps,
+    inc: &'a InclusionMoments,
+    mu: &'a DVector<f64>,
+    conserved: &'a [DVector<f64>],
+    values: &'a [f64],
+    /// The upper-triangle pairs `(r, c)`, `r <= c`, in row-major order: the unknowns.
+    pairs: Vec<(usize, usize)>,
+}
+
+impl<'a> SecondMomentEquations<'a> {
+    fn new(maps: &'a RoundMaps, inc: &'a InclusionMoments, mu: &'a DVector<f64>, conserved: &'a [DVector<f64>], values: &'a [f64]) -> Self {
+        let d = maps.dim;
+        let pairs: Vec<(usize, usize)> = (0..d).flat_map(|r| (r..d).map(move |c| (r, c))).collect();
+        Self { maps, inc, mu, conserved, values, pairs }
     }
-    // Conserved directions: P l = (l^T mu0) mu.
-    for (j, l) in conserved.iter().enumerate() {
-        for a in 0..d {
-            for (b, lb) in l.iter().enumerate() {
-                system[(dim + j * d + a, index(a, b))] += lb;
+
+    /// The number of unknowns, `D(D+1)/2`.
+    fn unknowns(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// The number of equations: one per unknown and `D` per conserved direction.
+    fn rows(&self) -> usize {
+        self.unknowns() + self.conserved.len() * self.maps.dim
+    }
+
+    /// The unknown that holds `P[r, c]` (and `P[c, r]`).
+    fn index(&self, r: usize, c: usize) -> usize {
+        let key = if r <= c { (r, c) } else { (c, r) };
+        self.pairs.binary_search(&key).expect("upper triangle")
+    }
+
+    /// The symmetric matrix whose upper triangle is `x`.
+    fn to_matrix(&self, x: &DVector<f64>) -> DMatrix<f64> {
+        let d = self.maps.dim;
+        DMatrix::from_fn(d, d, |r, c| x[self.index(r, c)])
+    }
+
+    /// The operator of the stacked system: `I - Lmap` on the upper triangle, where column `(r, c)`
+    /// of `Lmap` is `propagate(mu*, E_rc) - propagate(mu*, 0)` with `E_rc = e_r e_c^T + e_c e_r^T`
+    /// (probing `propagate` itself), then the rows of `P l_j`.
+    fn operator(&self) -> DMatrix<f64> {
+        let d = self.maps.dim;
+        let dim = self.unknowns();
+        let constant = self.maps.propagate(self.mu, &DMatrix::zeros(d, d), self.inc).1;
+        let mut system = DMatrix::zeros(self.rows(), dim);
+        system.view_mut((0, 0), (dim, dim)).fill_with_identity();
+        for (col, &(r, c)) in self.pairs.iter().enumerate() {
+            let mut basis = DMatrix::zeros(d, d);
+            basis[(r, c)] = 1.0;
+            basis[(c, r)] = 1.0;
+            let image = self.maps.propagate(self.mu, &basis, self.inc).1 - &constant;
+            for (row, &(a, b)) in self.pairs.iter().enumerate() {
+                system[(row, col)] -= image[(a, b)];
             }
         }
+        // Conserved directions: P l = (l^T mu0) mu.
+        for (j, l) in self.conserved.iter().enumerate() {
+            for a in 0..d {
+                for (b, lb) in l.iter().enumerate() {
+                    system[(dim + j * d + a, self.index(a, b))] += lb;
+                }
+            }
+        }
+        system
     }
-    // Right-hand side and residual of the stacked system at a symmetric `P`.
-    let equations = |p: &DMatrix<f64>| -> DVector<f64> {
-        let image = maps.propagate(&mu, p, inc).1;
-        let mut r = DVector::zeros(dim + k * d);
-        for (row, &(a, b)) in pairs.iter().enumerate() {
+
+    /// The residual of the stacked system at a symmetric `P`: `propagate(mu*, P)[r, c] - P[r, c]`
+    /// per pair, then `v_j mu* - P l_j`. At `P = 0` it is the right-hand side.
+    fn residual(&self, p: &DMatrix<f64>) -> DVector<f64> {
+        let d = self.maps.dim;
+        let dim = self.unknowns();
+        let image = self.maps.propagate(self.mu, p, self.inc).1;
+        let mut r = DVector::zeros(self.rows());
+        for (row, &(a, b)) in self.pairs.iter().enumerate() {
             r[row] = image[(a, b)] - p[(a, b)];
         }
-        for (j, (l, v)) in conserved.iter().zip(&values).enumerate() {
+        for (j, (l, v)) in self.conserved.iter().zip(self.values).enumerate() {
             let pl = p * l;
             for a in 0..d {
-                r[dim + j * d + a] = v * mu[a] - pl[a];
+                r[dim + j * d + a] = v * self.mu[a] - pl[a];
             }
         }
         r
-    };
-    let svd = SVD::try_new(system, true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?;
-    let to_matrix = |x: &DVector<f64>| DMatrix::from_fn(d, d, |r, c| x[index(r, c)]);
-    let mut p = to_matrix(&svd.solve(&equations(&zero), prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
-    // Iterative refinement against `propagate` itself, in case the probed operator carries rounding.
+    }
+}
+
+/// The stationary second moment `P*`: the least-squares solution (one SVD of the operator,
+/// cutoff [`prec::engine::PSEUDO_INVERSE_CUTOFF`]) of `operator x = residual(0)`, then up to [`REFINEMENT_STEPS`] passes of
+/// iterative refinement `P += solve(residual(P))` against `propagate` itself, in case the probed
+/// operator carries rounding; the refinement stops once
+/// `|residual(P)|_max <= REFINEMENT_STOP max(|P|_max, 1)` ([`prec::engine::REFINEMENT_STOP`]).
+fn stationary_second_moment(equations: &SecondMomentEquations) -> Option<DMatrix<f64>> {
+    let d = equations.maps.dim;
+    let svd = SVD::try_new(equations.operator(), true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?;
+    let mut p = equations.to_matrix(&svd.solve(&equations.residual(&DMatrix::zeros(d, d)), prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
     for _ in 0..REFINEMENT_STEPS {
-        let residual = equations(&p);
+        let residual = equations.residual(&p);
         if residual.amax() <= prec::engine::REFINEMENT_STOP * p.amax().max(1.0) {
             break;
         }
-        p += to_matrix(&svd.solve(&residual, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
+        p += equations.to_matrix(&svd.solve(&residual, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
     }
-    // A least-squares answer is a fixed point only if it solves the equations, and a second moment
-    // only if its covariance is PSD; otherwise there is no steady state to report.
+    Some(p)
+}
+
+/// Whether `(mu*, P)` is a steady state: a least-squares answer is a fixed point only if it
+/// solves the equations (rejected when `|residual(P)|_max > FIXED_POINT_RESIDUAL s`,
+/// `s = max(|P|_max, 1)`), and a second moment only if its covariance is PSD (rejected when
+/// `lambda_min((C + C^T)/2) < -COVARIANCE_PSD_FLOOR s`, `C = P - mu* mu*^T`); both tolerances
+/// in [`prec::engine`].
+fn is_steady_state(equations: &SecondMomentEquations, p: &DMatrix<f64>) -> bool {
     let scale = p.amax().max(1.0);
-    if equations(&p).amax() > prec::engine::FIXED_POINT_RESIDUAL * scale {
-        return None;
+    if equations.residual(p).amax() > prec::engine::FIXED_POINT_RESIDUAL * scale {
+        return false;
     }
-    let cov = &p - &mu * mu.transpose();
+    let cov = p - equations.mu * equations.mu.transpose();
     if SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min() < -prec::engine::COVARIANCE_PSD_FLOOR * scale {
-        return None;
+        return false;
     }
-    Some((mu, p))
+    true
 }

@@ -2,16 +2,16 @@
 //! `search`, `experiments` and `conditions`.
 
 use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
-use crate::claim::fmt_num;
+use crate::claim::{fmt_num, ConditionCheck};
 use crate::error::{require_non_negative, require_positive, Error, Result};
-use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
+use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest, VerdictRow};
 use crate::report::ReportMeta;
 use crate::verdict::VerdictKind;
 
 use super::card::{self, Card, Scenario};
 use super::card_claims::{CardClaim, Catalog};
 use super::check::{self, CheckOptions, Prepared, ScenarioRun, Selection};
-use super::claims::{self, Claim, ClaimInputs, GammaRule, LemmaClaim};
+use super::claims::{self, AdmissibleSteps, Claim, ClaimInputs, GammaRule, LemmaClaim};
 use super::experiments::Experiments;
 use super::report;
 use super::search::{self, SearchOptions, SearchResult};
@@ -246,7 +246,15 @@ impl Plugin for Ccyw {
         &run.scenario
     }
 
-    fn report(&self, cards: &Cards, _claims: &[CcywClaim], runs: &[ScenarioRun], settings: &ReportSettings, progress: &dyn Progress) -> Result<FamilyReport> {
+    fn report(
+        &self,
+        cards: &Cards,
+        _claims: &[CcywClaim],
+        runs: &[ScenarioRun],
+        _rows: &[VerdictRow],
+        settings: &ReportSettings,
+        progress: &dyn Progress,
+    ) -> Result<FamilyReport> {
         let threads = settings.run.threads;
         let (experiments, searches) = if settings.full {
             let e = run_experiments(threads, progress)?;
@@ -337,6 +345,35 @@ fn count(given: &Given, name: &str, default: Option<usize>) -> Result<usize> {
 
 /// The `conditions` command: admissible steps and every check of each selected claim.
 fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> Result<String> {
+    let (base, steps) = condition_inputs(given)?;
+    let chosen = select_claims(ids, catalog)?;
+    let mut rows = Vec::new();
+    let mut text = String::new();
+    for c in chosen {
+        let at = ClaimAtSteps::new(c, &base, steps);
+        rows.push(at.json());
+        at.write_text(&mut text);
+    }
+    if json {
+        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::serialization("claims", e))
+    } else {
+        Ok(text)
+    }
+}
+
+/// The steps given on the command line (`None`: the claim's admissible one).
+#[derive(Clone, Copy)]
+struct GivenSteps {
+    gamma: Option<f64>,
+    eta_u: Option<f64>,
+    eta_v: Option<f64>,
+}
+
+/// The claim inputs of the `conditions` command (steps `NaN` until a claim's are chosen) and the
+/// given steps. Errors name the first invalid flag, in the order `n, m, k, rounds` (present),
+/// then their ranges (`n >= 1`, `1 <= m <= n`, `k, rounds >= 1`), `l, f0 > 0`, `sigma-u2, sigma-v2,
+/// b0, b2 >= 0`, `gamma, eta-u, eta-v > 0`, `du, dv` whole.
+fn condition_inputs(given: &Given) -> Result<(ClaimInputs, GivenSteps)> {
     let n = count(given, "n", None)?;
     let m = count(given, "m", None)?;
     let k = count(given, "k", None)?;
@@ -356,10 +393,9 @@ fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> R
     let (sigma_u2, sigma_v2, b0) = (nonneg("sigma-u2")?, nonneg("sigma-v2")?, nonneg("b0")?);
     let b2 = value(given, "b2").map(|b| require_non_negative("--b2", b)).transpose()?;
     let step = |name: &str| -> Result<Option<f64>> { value(given, name).map(|v| require_positive(&format!("--{name}"), v)).transpose() };
-    let (gamma_given, eta_u_given, eta_v_given) = (step("gamma")?, step("eta-u")?, step("eta-v")?);
+    let steps = GivenSteps { gamma: step("gamma")?, eta_u: step("eta-u")?, eta_v: step("eta-v")? };
     let du = count(given, "du", Some(1))?;
     let dv = count(given, "dv", Some(1))?;
-    let chosen = select_claims(ids, catalog)?;
     let base = ClaimInputs {
         n,
         m,
@@ -379,46 +415,68 @@ fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> R
         eta_u: f64::NAN,
         eta_v: f64::NAN,
     };
-    let mut rows = Vec::new();
-    let mut text = String::new();
-    for c in chosen {
-        let adm = c.admissible(&base);
-        let eta_u = eta_u_given.unwrap_or(adm.eta_u_min);
-        let eta_v = eta_v_given.unwrap_or(adm.eta_v_min);
-        let gamma = gamma_given.unwrap_or(adm.gamma.value());
-        let x = ClaimInputs { gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v, ..base };
-        let checks = c.checks(&x);
+    Ok((base, steps))
+}
+
+/// One claim checked at the given steps, the admissible ones filling in those not given:
+/// `gamma_u = gamma / eta_u`, `gamma_v = gamma / eta_v` (000:L50). Applicable when every binding
+/// check holds; the bound is reported only then.
+struct ClaimAtSteps {
+    claim: &'static dyn Claim,
+    admissible: AdmissibleSteps,
+    gamma: f64,
+    eta_u: f64,
+    eta_v: f64,
+    checks: Vec<ConditionCheck>,
+    applicable: bool,
+    bound: Option<f64>,
+}
+
+impl ClaimAtSteps {
+    fn new(claim: &'static dyn Claim, base: &ClaimInputs, steps: GivenSteps) -> Self {
+        let admissible = claim.admissible(base);
+        let eta_u = steps.eta_u.unwrap_or(admissible.eta_u_min);
+        let eta_v = steps.eta_v.unwrap_or(admissible.eta_v_min);
+        let gamma = steps.gamma.unwrap_or(admissible.gamma.value());
+        let x = ClaimInputs { gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v, ..*base };
+        let checks = claim.checks(&x);
         let applicable = checks.iter().all(|k| k.holds || !k.is_binding());
-        rows.push(serde_json::json!({
-            "claim": c.id(),
-            "admissible": adm,
-            "checked": {"gamma": gamma, "eta_u": eta_u, "eta_v": eta_v},
-            "applicable": applicable,
-            "bound": if applicable { Some(c.bound(&x)) } else { None },
-            "checks": checks.iter().map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
-        }));
+        let bound = if applicable { Some(claim.bound(&x)) } else { None };
+        Self { claim, admissible, gamma, eta_u, eta_v, checks, applicable, bound }
+    }
+
+    /// The claim's JSON row: admissible and checked steps, applicability, bound and checks.
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "claim": self.claim.id(),
+            "admissible": self.admissible,
+            "checked": {"gamma": self.gamma, "eta_u": self.eta_u, "eta_v": self.eta_v},
+            "applicable": self.applicable,
+            "bound": self.bound,
+            "checks": self.checks.iter().map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The claim's lines of text: admissible steps, the steps checked, each check and the bound.
+    fn write_text(&self, text: &mut String) {
+        let adm = &self.admissible;
         let gamma_word = match adm.gamma {
             GammaRule::AtMost(g) => format!("gamma <= {}", fmt_num(g)),
             GammaRule::Exactly(g) => format!("gamma = {}", fmt_num(g)),
         };
-        text.push_str(&format!("{}: admissible {gamma_word}, eta_u >= {}, eta_v >= {}\n", c.id(), fmt_num(adm.eta_u_min), fmt_num(adm.eta_v_min)));
+        text.push_str(&format!("{}: admissible {gamma_word}, eta_u >= {}, eta_v >= {}\n", self.claim.id(), fmt_num(adm.eta_u_min), fmt_num(adm.eta_v_min)));
         text.push_str(&format!(
             "  at gamma = {}, eta_u = {}, eta_v = {}: {}\n",
-            fmt_num(gamma),
-            fmt_num(eta_u),
-            fmt_num(eta_v),
-            if applicable { "applicable" } else { "NOT applicable" }
+            fmt_num(self.gamma),
+            fmt_num(self.eta_u),
+            fmt_num(self.eta_v),
+            if self.applicable { "applicable" } else { "NOT applicable" }
         ));
-        for k in &checks {
+        for k in &self.checks {
             text.push_str(&format!("    [{}] {k}\n", if k.holds { "ok" } else { "FAIL" }));
         }
-        if applicable {
-            text.push_str(&format!("  bound = {}\n", fmt_num(c.bound(&x))));
+        if let Some(bound) = self.bound {
+            text.push_str(&format!("  bound = {}\n", fmt_num(bound)));
         }
-    }
-    if json {
-        serde_json::to_string_pretty(&rows).map(|s| s + "\n").map_err(|e| Error::serialization("claims", e))
-    } else {
-        Ok(text)
     }
 }

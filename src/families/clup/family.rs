@@ -7,7 +7,7 @@ use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions};
+use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions, VerdictRow};
 
 use super::check::{run_scenario, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, ALL};
@@ -134,7 +134,15 @@ impl Plugin for Clup {
         &run.scenario
     }
 
-    fn report(&self, _card: &Card, _claims: &[ClupClaim], runs: &[ScenarioRun], settings: &ReportSettings, _progress: &dyn Progress) -> Result<FamilyReport> {
+    fn report(
+        &self,
+        _card: &Card,
+        _claims: &[ClupClaim],
+        runs: &[ScenarioRun],
+        _rows: &[VerdictRow],
+        settings: &ReportSettings,
+        _progress: &dyn Progress,
+    ) -> Result<FamilyReport> {
         let (files, summary_markdown) = report::report_files(runs, settings.meta, settings.plots)?;
         Ok(FamilyReport { summary_markdown, files, ..Default::default() })
     }

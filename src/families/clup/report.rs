@@ -109,9 +109,25 @@ pub fn best_lambda(run: &ScenarioRun, target: f64) -> Option<(f64, usize)> {
         .min_by_key(|(_, t)| *t)
 }
 
-/// The family's section of `SUMMARY.md`.
+/// The family's section of `SUMMARY.md`: how the verdicts are computed, the scenarios' table,
+/// Theorem 1's readings on each scenario with a statistical curve, Corollary 2's sweep and the
+/// best lambda per target on each swept scenario.
 pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
     let mut s = String::new();
+    write_method(&mut s);
+    write_scenarios(&mut s, runs);
+    for r in runs.iter().filter(|r| !r.stat_curve.is_empty()) {
+        write_theorem1_readings(&mut s, r);
+    }
+    for r in runs.iter().filter(|r| !r.sweep.is_empty()) {
+        write_corollary2_sweep(&mut s, r);
+        write_best_lambdas(&mut s, r);
+    }
+    s
+}
+
+/// "How these verdicts are computed": the exact model and what is exact about it.
+fn write_method(s: &mut String) {
     let _ = writeln!(s, "### How these verdicts are computed\n");
     let _ = writeln!(
         s,
@@ -123,6 +139,11 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
          noise given the design (the solutions are linear in the labels); Algorithm 1 is \
          deterministic given the data, Algorithm 2's moments over its batches are exact.\n"
     );
+}
+
+/// The scenarios' table: sizes, constants (`mu` per draw), parameters, the `K` study (conditions
+/// (14) and (134)) and `max ||w_g - w_g(mean of locals)||`.
+fn write_scenarios(s: &mut String, runs: &[ScenarioRun]) {
     let _ = writeln!(s, "### FedCLUP scenarios\n");
     let _ = writeln!(s, "| scenario | m | n | R | L (per sample) | L (empirical) | mu (draws) | lambda | gamma | eta | K | K(14) | K(134) | K attaining C2's rate | max ‖w_g − w_g(mean of locals)‖ |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -150,65 +171,75 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
             fmt_num(r.mean_of_locals_gap),
         );
     }
-    for r in runs.iter().filter(|r| !r.stat_curve.is_empty()) {
-        let c = &r.constants[0];
-        let st = super::bounds::Stat { mu: c.mu, l: c.l_sample, rho2: c.rho2, r: c.r, n: r.n as f64, m: r.m as f64 };
-        let n2 = super::bounds::T1Reading { n_squared: true, ..super::bounds::T1_PROOF };
-        let _ = writeln!(s, "\n### Theorem 1's readings on `{}` (draw 0)\n", r.scenario);
+}
+
+/// Theorem 1's readings on draw 0 of `r` at a few lambdas (003:L108-114, eq. 8): the exact
+/// `max_i E||w~_i - w*_i||^2` against both branches of the bound, each as the proof gives it and as
+/// printed (`rho^2/n^2` in branch 1, I-CLUP4; `4` in place of `16` in branch 2, I-CLUP5).
+fn write_theorem1_readings(s: &mut String, r: &ScenarioRun) {
+    let c = &r.constants[0];
+    let st = super::bounds::Stat { mu: c.mu, l: c.l_sample, rho2: c.rho2, r: c.r, n: r.n as f64, m: r.m as f64 };
+    let n2 = super::bounds::T1Reading { n_squared: true, ..super::bounds::T1_PROOF };
+    let _ = writeln!(s, "\n### Theorem 1's readings on `{}` (draw 0)\n", r.scenario);
+    let _ = writeln!(
+        s,
+        "| lambda | exact max_i E‖w~_i − w*_i‖² | branch 1 (proof, rho^2/n) | branch 1 (printed rho^2/n^2) | branch 2 (proof, 16) | branch 2 (printed 4) |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for p in r.stat_curve.iter().filter(|p| [0.0, 1e-1, 1.0, 10.0, 1e3, 1e5].iter().any(|l| (p.lambda - l).abs() <= crate::prec::clup::GRID_MATCH * l.max(1.0)))
+    {
         let _ = writeln!(
             s,
-            "| lambda | exact max_i E‖w~_i − w*_i‖² | branch 1 (proof, rho^2/n) | branch 1 (printed rho^2/n^2) | branch 2 (proof, 16) | branch 2 (printed 4) |"
+            "| {} | {} | {} | {} | {} | {} |",
+            fmt_num(p.lambda),
+            fmt_num(p.error),
+            fmt_num(p.first),
+            fmt_num(super::bounds::t1_first(&st, p.lambda, n2)),
+            fmt_num(p.second),
+            fmt_num(super::bounds::t1_second(&st, p.lambda, true)),
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|");
-        for p in
-            r.stat_curve.iter().filter(|p| [0.0, 1e-1, 1.0, 10.0, 1e3, 1e5].iter().any(|l| (p.lambda - l).abs() <= crate::prec::clup::GRID_MATCH * l.max(1.0)))
-        {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} |",
-                fmt_num(p.lambda),
-                fmt_num(p.error),
-                fmt_num(p.first),
-                fmt_num(super::bounds::t1_first(&st, p.lambda, n2)),
-                fmt_num(p.second),
-                fmt_num(super::bounds::t1_second(&st, p.lambda, true)),
-            );
-        }
     }
-    for r in runs.iter().filter(|r| !r.sweep.is_empty()) {
-        let _ = writeln!(s, "\n### Corollary 2's sweep on `{}`\n", r.scenario);
+}
+
+/// Corollary 2's sweep on `r` (003:L187-192): per lambda, `K` of (134) (003:L1164), the rounds
+/// measured and those implied by the rate, the rate's shape
+/// `kappa (lambda+mu)/(lambda+L) log(1/eps)` and the gradient evaluations `K x rounds`.
+fn write_corollary2_sweep(s: &mut String, r: &ScenarioRun) {
+    let _ = writeln!(s, "\n### Corollary 2's sweep on `{}`\n", r.scenario);
+    let _ = writeln!(
+        s,
+        "| lambda | K (134) | rounds measured | rounds implied by the rate | kappa (lambda+mu)/(lambda+L) log(1/eps) | gradient evaluations K x rounds |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for p in &r.sweep {
         let _ = writeln!(
             s,
-            "| lambda | K (134) | rounds measured | rounds implied by the rate | kappa (lambda+mu)/(lambda+L) log(1/eps) | gradient evaluations K x rounds |"
+            "| {} | {} | {} | {} | {} | {} |",
+            fmt_num(p.lambda),
+            p.k,
+            fmt_num(p.rounds),
+            fmt_num(p.predicted),
+            fmt_num(p.shape),
+            fmt_num(p.gradients)
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|");
-        for p in &r.sweep {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} |",
-                fmt_num(p.lambda),
-                p.k,
-                fmt_num(p.rounds),
-                fmt_num(p.predicted),
-                fmt_num(p.shape),
-                fmt_num(p.gradients)
-            );
-        }
-        let (lt, gt) = r.train_levels;
-        let _ =
-            writeln!(s, "\nLocalTrain's total error {}, GlobalTrain's {} (draw 0's labels). Best lambda per target total error:\n", fmt_num(lt), fmt_num(gt));
-        for target in targets(r) {
-            match best_lambda(r, target) {
-                Some((l, t)) => {
-                    let _ = writeln!(s, "- target {}: lambda {}, below it from round {t} on", fmt_num(target), fmt_num(l));
-                }
-                None => {
-                    let _ = writeln!(s, "- target {}: no lambda of the sweep reaches it in {} rounds", fmt_num(target), r.global_error.len());
-                }
+    }
+}
+
+/// The trade-off on `r`: LocalTrain's and GlobalTrain's total errors, then the best lambda per
+/// target total error (see [`best_lambda`] and `targets`).
+fn write_best_lambdas(s: &mut String, r: &ScenarioRun) {
+    let (lt, gt) = r.train_levels;
+    let _ = writeln!(s, "\nLocalTrain's total error {}, GlobalTrain's {} (draw 0's labels). Best lambda per target total error:\n", fmt_num(lt), fmt_num(gt));
+    for target in targets(r) {
+        match best_lambda(r, target) {
+            Some((l, t)) => {
+                let _ = writeln!(s, "- target {}: lambda {}, below it from round {t} on", fmt_num(target), fmt_num(l));
+            }
+            None => {
+                let _ = writeln!(s, "- target {}: no lambda of the sweep reaches it in {} rounds", fmt_num(target), r.global_error.len());
             }
         }
     }
-    s
 }
 
 /// Target total errors for the trade-off: between the best plateau and 4x it.

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::claim::BoundClaim;
 use crate::error::{require_memory, Result};
-use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation};
+use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource};
 
 use super::card::{Comparison, Scenario};
 use crate::kinds::big_o::evaluate_big_o;
@@ -26,19 +26,7 @@ use super::topology::{connectivity_with, Connectivity, GraphSequence};
 /// Confidence of intervals (only the slope fit's; every expectation is exact).
 pub const CONFIDENCE: f64 = 0.99;
 
-/// One claim's evaluation on one scenario.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Claim id.
-    pub claim: &'static str,
-    /// Reading name.
-    pub reading: &'static str,
-    /// `Exact`, or `Estimated` when C, q (estimated) enter, or `Calibrated` for a constant hidden
-    /// in O(.).
-    pub constants: ConstantsSource,
-    /// The evaluation.
-    pub evaluation: Evaluation,
-}
+pub use crate::checker::ClaimResult;
 
 /// One horizon of the rate sweep.
 #[derive(Debug, Clone, Serialize)]
@@ -201,8 +189,15 @@ impl<'a> Setup<'a> {
             evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale)
         };
         let mut results = vec![
-            ClaimResult { claim: "DPGP-L3", reading: "primary", constants: ConstantsSource::Estimated, evaluation: lemma3(true) },
-            ClaimResult { claim: "DPGP-L3~printed", reading: "printed", constants: ConstantsSource::Estimated, evaluation: lemma3(false) },
+            ClaimResult { claim: "DPGP-L3", reading: "primary", constants: ConstantsSource::Estimated, evaluation: lemma3(true), label: None, expected: None },
+            ClaimResult {
+                claim: "DPGP-L3~printed",
+                reading: "printed",
+                constants: ConstantsSource::Estimated,
+                evaluation: lemma3(false),
+                label: None,
+                expected: None,
+            },
         ];
         for (id, reading, r) in [
             ("DPGP-REC32", "primary", Rec32Reading::Primary),
@@ -221,7 +216,7 @@ impl<'a> Setup<'a> {
                 Some(sources.iter().map(|tr| side(tr)).collect())
             };
             let evaluation = evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale);
-            results.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation });
+            results.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation, label: None, expected: None });
         }
         results
     }
@@ -266,12 +261,21 @@ impl<'a> Setup<'a> {
     fn theorem1_results(&self, sweep: &[SweepPoint], rate_checks: Vec<ConditionCheck>, f0: f64) -> [ClaimResult; 2] {
         let shape: Vec<(usize, f64, f64)> = sweep.iter().map(|p| (p.rounds, p.metric, theorem1_shape(&self.k, &self.conn, self.s.k_u, f0, p.rounds))).collect();
         [
-            ClaimResult { claim: "DPGP-T1", reading: "primary", constants: ConstantsSource::Estimated, evaluation: evaluate_big_o(&shape, rate_checks) },
+            ClaimResult {
+                claim: "DPGP-T1",
+                reading: "primary",
+                constants: ConstantsSource::Estimated,
+                evaluation: evaluate_big_o(&shape, rate_checks),
+                label: None,
+                expected: None,
+            },
             ClaimResult {
                 claim: "DPGP-T1~printed-step",
                 reading: "printed-step",
                 constants: ConstantsSource::Estimated,
                 evaluation: evaluate_big_o(&shape, self.sweep_checks(true)),
+                label: None,
+                expected: None,
             },
         ]
     }
@@ -295,14 +299,25 @@ fn corollary1_results(sweep: &[SweepPoint], horizon: usize, rate_checks: Vec<Con
             reading: "primary",
             constants: ConstantsSource::Estimated,
             evaluation: evaluate_rate(fit, C1_EXPONENT, horizon, series.clone(), rate_checks.clone(), bound_scale),
+            label: None,
+            expected: None,
         },
         ClaimResult {
             claim: "DPGP-C1~rate-inv-T",
             reading: "rate-inv-T",
             constants: ConstantsSource::Estimated,
             evaluation: evaluate_rate(fit, INV_T_EXPONENT, horizon, series, rate_checks, bound_scale),
+            label: None,
+            expected: None,
         },
-        ClaimResult { claim: "DPGP-C1~debiased-z", reading: "debiased-z", constants: ConstantsSource::Estimated, evaluation: debiased },
+        ClaimResult {
+            claim: "DPGP-C1~debiased-z",
+            reading: "debiased-z",
+            constants: ConstantsSource::Estimated,
+            evaluation: debiased,
+            label: None,
+            expected: None,
+        },
     ];
     (fit, results)
 }
@@ -319,7 +334,7 @@ pub fn evaluate_card_claims(claims: &[&CardClaim], rounds: usize, run: &Scenario
             let series = per_round_metric(c.claim.metric, k, tr);
             let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds) };
             let evaluation = evaluate(&claim, &inputs, &[series[..rounds].to_vec()], Estimator::Exact, CONFIDENCE, bound_scale);
-            ClaimResult { claim: c.id(), reading: "primary", constants: constants_label(c), evaluation }
+            ClaimResult { claim: c.id(), reading: "primary", constants: constants_label(c), evaluation, label: None, expected: None }
         })
         .collect()
 }
@@ -372,7 +387,7 @@ pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -
                 .collect::<Vec<_>>()
                 .join(", "),
         });
-        out.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation });
+        out.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation, label: None, expected: None });
     }
     out
 }

@@ -16,38 +16,29 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::checker::{ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings};
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
-use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
+use crate::family::{CardText, ClaimSummary, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
-use super::card::{parse_card, parse_scenario, Card, Comparison, Scenario, DEFAULT_CARD, FAMILY_ID};
+use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
-use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ClaimResult, ScenarioRun, MONTE_CARLO_REPLICATES};
+use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
 use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
 use super::round::Params;
 
-/// A claim's result on a named scenario with the card's expectation.
-type ClaimRow = (String, ClaimResult, Option<VerdictKind>);
-
 /// The family.
 pub struct DpgpFamily;
 
-/// The registered instance.
-pub static FAMILY: DpgpFamily = DpgpFamily;
-
-/// The card of a request: its own, or the embedded default.
-fn card(request: &CheckRequest) -> Result<Card> {
-    match &request.card {
-        Some(c) => parse_card(&c.text, &c.what),
-        None => parse_card(DEFAULT_CARD, "theorems/dpgp.toml"),
-    }
-}
+/// The registered family.
+pub static FAMILY: Plugged<DpgpFamily> = Plugged(DpgpFamily);
 
 /// One row of a claim's JSON file.
 #[derive(Serialize)]
@@ -96,7 +87,40 @@ fn summarize(run: &ScenarioRun) -> RunSummary<'_> {
     }
 }
 
-impl Family for DpgpFamily {
+/// A claim of this family: built in (by id), or defined by a card.
+#[derive(Clone)]
+pub enum DpgpClaim {
+    /// A built-in claim or lemma.
+    Builtin(&'static str),
+    /// A claim a card defines by formulas.
+    Card(Arc<CardClaim>),
+}
+
+impl DpgpClaim {
+    fn id(&self) -> &'static str {
+        match self {
+            DpgpClaim::Builtin(id) => id,
+            DpgpClaim::Card(c) => c.id(),
+        }
+    }
+    /// Remark 2's claims compare the runs of a group of scenarios.
+    fn compares(&self) -> bool {
+        self.id().starts_with("DPGP-R2")
+    }
+}
+
+fn statement(id: &str) -> String {
+    static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
+    STATEMENTS.of(id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default())
+}
+
+impl Plugin for DpgpFamily {
+    type Card = Card;
+    type Scenario = Scenario;
+    type Claim = DpgpClaim;
+    type Prepared = ();
+    type Run = ScenarioRun;
+
     fn id(&self) -> &'static str {
         FAMILY_ID
     }
@@ -105,23 +129,34 @@ impl Family for DpgpFamily {
         "Liu, Shi, Li, Wu, Wang, Shen: DFedPGP, decentralized partial personalization with push-sum on directed time-varying graphs"
     }
 
-    fn claims(&self) -> Vec<ClaimSummary> {
-        static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        summaries()
-            .into_iter()
-            .map(|mut c| {
-                c.statement = STATEMENTS.of(c.id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default());
-                c
-            })
-            .collect()
+    fn embedded_card(&self) -> Result<Card> {
+        parse_card(DEFAULT_CARD, "theorems/dpgp.toml")
     }
 
-    fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
-        Ok(parse_card(&card.text, &card.what)?
-            .defined
-            .0
-            .iter()
-            .map(|c| ClaimSummary {
+    fn read_card(&self, card: &CardText) -> Result<Card> {
+        parse_card(&card.text, &card.what)
+    }
+
+    fn builtin_claims(&self) -> Vec<DpgpClaim> {
+        summaries().into_iter().map(|c| DpgpClaim::Builtin(c.id)).collect()
+    }
+
+    fn defined_claims(&self, card: &Card) -> Vec<DpgpClaim> {
+        card.defined.0.iter().map(|c| DpgpClaim::Card(c.clone())).collect()
+    }
+
+    fn claim_id(&self, claim: &DpgpClaim) -> &'static str {
+        claim.id()
+    }
+
+    fn summary(&self, claim: &DpgpClaim) -> ClaimSummary {
+        match claim {
+            DpgpClaim::Builtin(id) => {
+                let mut c = summaries().into_iter().find(|c| c.id == *id).unwrap_or_else(|| unreachable!("a built-in id has a summary"));
+                c.statement = statement(id);
+                c
+            }
+            DpgpClaim::Card(c) => ClaimSummary {
                 id: c.id(),
                 kind: crate::family::ClaimKind::Bound,
                 title: c.title(),
@@ -129,51 +164,96 @@ impl Family for DpgpFamily {
                 source: c.source(),
                 reading: c.reading(),
                 metric: card_claims::metric_formula(c.claim.metric),
-            })
-            .collect())
-    }
-
-    fn scenario_names(&self) -> Result<Vec<String>> {
-        let c = parse_card(DEFAULT_CARD, "theorems/dpgp.toml")?;
-        Ok(c.scenarios.iter().map(|s| s.name.clone()).chain(c.comparisons.iter().map(|c| c.name.clone())).collect())
-    }
-
-    fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
-        let card = card(request)?;
-        let bound_scale = match request.bound_scale {
-            Some(b) => require_positive("--bound-scale", b)?,
-            None => 1.0,
-        };
-        let claims = self.claims_with(request.card.as_ref())?;
-        let selection = Selection::new(&claims, request, &card)?;
-        let needed = selection.needed_scenarios(&card);
-        // Bad input fails before any run.
-        for s in &needed {
-            prepare(s).map_err(|e| e.in_scenario(&s.name))?;
+            },
         }
-        let runs = run_all(&needed, &selection.chosen_cards, request, bound_scale, progress)?;
-        let by_claim = selection.rows_by_claim(&card, &runs, bound_scale);
-        let (rows, mut files) = claim_files(&selection.ids, &by_claim, &claims, &request.meta)?;
-        let summaries_json: Vec<RunSummary> = runs.values().map(summarize).collect();
+    }
+
+    fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
+        card.scenarios.iter().collect()
+    }
+
+    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
+        &s.name
+    }
+
+    fn concerns(&self, _s: &Scenario, claims: &[DpgpClaim]) -> bool {
+        claims.iter().any(|c| !c.compares())
+    }
+
+    fn groups<'c>(&self, card: &'c Card) -> Vec<Group<'c>> {
+        card.comparisons.iter().map(|c| Group { name: &c.name, members: c.scenarios.iter().map(String::as_str).collect() }).collect()
+    }
+
+    fn compares(&self, claims: &[DpgpClaim]) -> bool {
+        claims.iter().any(DpgpClaim::compares)
+    }
+
+    fn compare(&self, card: &Card, group: &Group, members: &[&ScenarioRun], claims: &[DpgpClaim], settings: &RunSettings) -> Vec<ClaimResult> {
+        let Some(c) = card.comparisons.iter().find(|c| c.name == group.name) else { return Vec::new() };
+        let selected = |id: &str| claims.iter().any(|c| c.id() == id);
+        let mut results: Vec<ClaimResult> = run_comparison(c, members, settings.bound_scale).into_iter().filter(|r| selected(r.claim)).collect();
+        for r in &mut results {
+            r.expected = c.expected.get(r.claim).copied();
+        }
+        results
+    }
+
+    fn prepare(&self, s: &Scenario) -> Result<()> {
+        prepare(s).map(drop)
+    }
+
+    /// Every expectation exact, unless the check asks for Monte Carlo: then the per-round claims
+    /// use [`MONTE_CARLO_REPLICATES`] keyed-stream replicates.
+    fn run(&self, _card: &Card, s: &Scenario, _prepared: (), claims: &[DpgpClaim], settings: &RunSettings) -> Result<ScenarioRun> {
+        let replicates = (settings.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
+        let mut run = run_scenario_with(s, settings.bound_scale, replicates)?;
+        let cards: Vec<&CardClaim> = claims.iter().filter_map(|c| if let DpgpClaim::Card(c) = c { Some(c.as_ref()) } else { None }).collect();
+        run.results.extend(evaluate_card_claims(&cards, s.rounds, &run, settings.bound_scale));
+        let selected = |id: &str| claims.iter().any(|c| c.id() == id);
+        run.results.retain(|r| selected(r.claim));
+        for r in &mut run.results {
+            r.expected = s.expected.get(r.claim).copied();
+        }
+        Ok(run)
+    }
+
+    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
+        &run.results
+    }
+
+    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
+        &run.scenario
+    }
+
+    fn report(
+        &self,
+        _card: &Card,
+        claims: &[DpgpClaim],
+        runs: &[ScenarioRun],
+        rows: &[VerdictRow],
+        settings: &ReportSettings,
+        _: &dyn Progress,
+    ) -> Result<FamilyReport> {
+        let runs: BTreeMap<String, &ScenarioRun> = runs.iter().map(|r| (r.scenario.clone(), r)).collect();
+        let summaries: Vec<ClaimSummary> = claims.iter().map(|c| self.summary(c)).collect();
+        let mut files = claim_files(rows, &summaries, settings.meta)?;
+        let summaries_json: Vec<RunSummary> = runs.values().map(|r| summarize(r)).collect();
         files.push(ReportFile { path: PathBuf::from("claims").join("dpgp-scenarios.json"), bytes: to_json(&summaries_json)?.into_bytes() });
-        if request.plots {
+        if settings.plots {
             for run in runs.values() {
                 files.push(ReportFile { path: PathBuf::from("figures").join(format!("dpgp-c1-{}.png", run.scenario)), bytes: rate_figure(run)? });
                 files.push(ReportFile { path: PathBuf::from("figures").join(format!("dpgp-l3-{}.png", run.scenario)), bytes: consensus_figure(run)? });
             }
         }
-        let summary_markdown = markdown(&rows, &runs);
-        let terminal = terminal(&runs);
-        Ok(FamilyReport { rows, summary_markdown, files, mismatches: Vec::new(), terminal })
+        Ok(FamilyReport { summary_markdown: markdown(rows, &runs), files, terminal: terminal(&runs), ..Default::default() })
     }
 
     /// The step-size conditions of Theorem 1 for given values: `--eta-u`, `--eta-v` and, through
     /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
     /// conditions (I-DPGP2) and the printed one, each with its given and required value.
-    fn conditions(&self, given: &Given, claims: &[String], json: bool, card: Option<&CardText>) -> Result<String> {
-        let read = card.map(|c| parse_card(&c.text, &c.what)).transpose()?;
-        let defined = read.map(|c| c.defined).unwrap_or_default();
-        let card: Vec<&CardClaim> = defined.0.iter().map(|c| c.as_ref()).filter(|c| claims.iter().any(|id| id == c.id())).collect();
+    fn conditions(&self, card: Option<&Card>, given: &Given, claims: &[String], json: bool) -> Result<String> {
+        let defined = card.map(|c| c.defined.0.as_slice()).unwrap_or_default();
+        let card: Vec<&CardClaim> = defined.iter().map(|c| c.as_ref()).filter(|c| claims.iter().any(|id| id == c.id())).collect();
         if !card.is_empty() {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
             return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
@@ -219,7 +299,7 @@ impl Family for DpgpFamily {
         serde_json::to_value(&constants).map_err(|e| Error::serialization("constants", e))
     }
 
-    fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+    fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = parse_scenario(text, what)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
@@ -232,167 +312,46 @@ impl Family for DpgpFamily {
     }
 }
 
-/// What a check request selects: the claims (built-in and card-defined) and scenarios to run.
-struct Selection<'r> {
-    /// Every claim id of the family, in report order.
-    ids: Vec<&'static str>,
-    /// The claims asked for (empty: all).
-    wanted: Vec<String>,
-    /// The card-defined claims to evaluate.
-    chosen_cards: Vec<&'r CardClaim>,
-    /// The scenarios asked for (empty: all).
-    scenarios: &'r [String],
-    /// Whether any claim evaluated on single scenarios (not a comparison) is asked for.
-    scenario_claims: bool,
-}
-
-impl<'r> Selection<'r> {
-    /// The selection of `request` on `card`; `claims` is every claim of the family.
-    ///
-    /// # Errors
-    /// A scenario name the request's own card does not have.
-    fn new(claims: &[ClaimSummary], request: &'r CheckRequest, card: &'r Card) -> Result<Self> {
-        let names: Vec<&str> = card.scenarios.iter().map(|s| s.name.as_str()).chain(card.comparisons.iter().map(|c| c.name.as_str())).collect();
-        if request.card.is_some() {
-            if let Some(n) = request.scenarios.iter().find(|n| !names.contains(&n.as_str())) {
-                return Err(Error::Unknown { kind: "scenario", name: n.clone(), known: names.join(", ") });
-            }
-        }
-        let ids: Vec<&'static str> = claims.iter().map(|c| c.id).collect();
-        // A card that defines claims by formulas is checked for those claims unless others are named.
-        let defined: Vec<&'r CardClaim> = card.defined.0.iter().map(|c| c.as_ref()).collect();
-        let wanted: Vec<String> =
-            if request.claims.is_empty() && !defined.is_empty() { defined.iter().map(|c| c.id().to_string()).collect() } else { request.claims.clone() };
-        let mut selection = Self { ids, wanted, chosen_cards: Vec::new(), scenarios: &request.scenarios, scenario_claims: false };
-        selection.chosen_cards = defined.into_iter().filter(|c| selection.claim(c.id())).collect();
-        selection.scenario_claims = selection.ids.iter().any(|id| !id.starts_with("DPGP-R2") && selection.claim(id));
-        Ok(selection)
-    }
-
-    /// Whether claim `id` is selected.
-    fn claim(&self, id: &str) -> bool {
-        self.wanted.is_empty() || self.wanted.iter().any(|c| c == id)
-    }
-
-    /// Whether scenario (or comparison) `name` is selected.
-    fn named(&self, name: &str) -> bool {
-        self.scenarios.is_empty() || self.scenarios.iter().any(|s| s == name)
-    }
-
-    /// The comparisons of `card` to evaluate (Remark 2's claims).
-    fn comparisons<'c>(&self, card: &'c Card) -> Vec<&'c Comparison> {
-        let remark2 = self.ids.iter().any(|id| id.starts_with("DPGP-R2") && self.claim(id));
-        card.comparisons.iter().filter(|c| remark2 && self.named(&c.name)).collect()
-    }
-
-    /// The scenarios to run: those selected for their own claims and the members of selected
-    /// comparisons, in card order.
-    fn needed_scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
-        let comparisons = self.comparisons(card);
-        card.scenarios.iter().filter(|s| (self.scenario_claims && self.named(&s.name)) || comparisons.iter().any(|c| c.scenarios.contains(&s.name))).collect()
-    }
-
-    /// The selected claims' results with the card's expectations, by claim: scenarios in card
-    /// order, then comparisons.
-    fn rows_by_claim(&self, card: &Card, runs: &BTreeMap<String, ScenarioRun>, bound_scale: f64) -> BTreeMap<&'static str, Vec<ClaimRow>> {
-        let mut by_claim: BTreeMap<&'static str, Vec<ClaimRow>> = BTreeMap::new();
-        for s in card.scenarios.iter().filter(|s| self.scenario_claims && self.named(&s.name)) {
-            let Some(run) = runs.get(&s.name) else { continue };
-            for r in run.results.iter().filter(|r| self.claim(r.claim)) {
-                by_claim.entry(r.claim).or_default().push((s.name.clone(), r.clone(), s.expected.get(r.claim).copied()));
-            }
-        }
-        for c in self.comparisons(card) {
-            let members: Vec<&ScenarioRun> = c.scenarios.iter().filter_map(|n| runs.get(n)).collect();
-            for r in run_comparison(c, &members, bound_scale).into_iter().filter(|r| self.claim(r.claim)) {
-                let expected = c.expected.get(r.claim).copied();
-                by_claim.entry(r.claim).or_default().push((c.name.clone(), r, expected));
-            }
-        }
-        by_claim
-    }
-}
-
-/// Runs `needed` scenarios with the chosen card claims, replicates on `--threads` workers (the
-/// results do not depend on how many).
-///
-/// # Errors
-/// A bad `--threads`; a scenario's run failing (named).
-fn run_all(
-    needed: &[&Scenario],
-    chosen_cards: &[&CardClaim],
-    request: &CheckRequest,
-    bound_scale: f64,
-    progress: &dyn Progress,
-) -> Result<BTreeMap<String, ScenarioRun>> {
-    let replicates = (request.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-    progress.start(needed.len(), "dpgp scenarios");
-    let mut runs: BTreeMap<String, ScenarioRun> = BTreeMap::new();
-    let threads = match request.threads {
-        Some(0) | Some(1025..) => return Err(Error::field("--threads", format!("got {:?}", request.threads), "an integer in [1, 1024]")),
-        t => t.unwrap_or(0),
-    };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::ThreadPool(e.to_string()))?;
-    for s in needed {
-        let mut run = pool.install(|| run_scenario_with(s, bound_scale, replicates)).map_err(|e| e.in_scenario(&s.name))?;
-        run.results.extend(evaluate_card_claims(chosen_cards, s.rounds, &run, bound_scale));
-        runs.insert(s.name.clone(), run);
-        progress.step();
-    }
-    progress.finish();
-    Ok(runs)
-}
-
-/// The verdict rows in claim order and one JSON file per claim with rows.
+/// One JSON file per claim with its rows (the checker's, in its order).
 ///
 /// # Errors
 /// A claim without a summary; serialization.
-fn claim_files(
-    ids: &[&'static str],
-    by_claim: &BTreeMap<&'static str, Vec<ClaimRow>>,
-    claims: &[ClaimSummary],
-    meta: &ReportMeta,
-) -> Result<(Vec<VerdictRow>, Vec<ReportFile>)> {
-    let (mut rows, mut files) = (Vec::new(), Vec::new());
-    for id in ids {
-        let Some(list) = by_claim.get(id) else { continue };
-        for (scenario, r, expected) in list {
-            rows.push(VerdictRow {
-                family: FAMILY_ID,
-                claim: r.claim,
-                reading: r.reading,
-                scenario: scenario.clone(),
-                constants: r.constants,
-                label: None,
-                evaluation: r.evaluation.clone(),
-                expected: *expected,
-            });
+fn claim_files(rows: &[VerdictRow], claims: &[ClaimSummary], meta: &ReportMeta) -> Result<Vec<ReportFile>> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for r in rows {
+        if !ids.contains(&r.claim) {
+            ids.push(r.claim);
         }
+    }
+    let mut files = Vec::new();
+    for id in ids {
+        // The built-in summary as the family declares it (the card's statement is in SUMMARY.md).
         let summary =
-            summaries().into_iter().chain(claims.iter().cloned()).find(|c| c.id == *id).ok_or_else(|| Error::Internal(format!("claim {id} has no summary")))?;
+            summaries().into_iter().chain(claims.iter().cloned()).find(|c| c.id == id).ok_or_else(|| Error::Internal(format!("claim {id} has no summary")))?;
         let file = ClaimFile {
             meta,
             claim: &summary,
-            rows: list
+            rows: rows
                 .iter()
-                .map(|(scenario, r, expected)| ClaimFileRow {
-                    scenario,
+                .filter(|r| r.claim == id)
+                .map(|r| ClaimFileRow {
+                    scenario: &r.scenario,
                     constants: r.constants,
                     verdict: r.evaluation.verdict,
-                    expected: *expected,
+                    expected: r.expected,
                     detail: describe(&r.evaluation),
-                    reproduce: reproduce_command(id, scenario),
+                    reproduce: reproduce_command(id, &r.scenario),
                     evaluation: &r.evaluation,
                 })
                 .collect(),
         };
         files.push(ReportFile { path: PathBuf::from("claims").join(format!("{id}.json")), bytes: to_json(&file)?.into_bytes() });
     }
-    Ok((rows, files))
+    Ok(files)
 }
 
 /// Connectivity and rate per scenario, for the terminal.
-fn terminal(runs: &BTreeMap<String, ScenarioRun>) -> String {
+fn terminal(runs: &BTreeMap<String, &ScenarioRun>) -> String {
     let mut s = String::from("\nDFedPGP connectivity and rates (C, q estimated from the realised mixing products)\n");
     let _ = writeln!(s, "{:<22} {:<28} {:>4} {:>9} {:>9} {:>9} {:>22}", "scenario", "topology", "B", "delta", "C", "q", "slope (99%)");
     for r in runs.values() {
@@ -405,7 +364,7 @@ fn terminal(runs: &BTreeMap<String, ScenarioRun>) -> String {
 }
 
 /// The family's section of SUMMARY.md.
-fn markdown(rows: &[VerdictRow], runs: &BTreeMap<String, ScenarioRun>) -> String {
+fn markdown(rows: &[VerdictRow], runs: &BTreeMap<String, &ScenarioRun>) -> String {
     let mut s = String::from("## DFedPGP (dpgp)\n\n");
     s.push_str("Push-sum DFedPGP (Algorithm 1, 004:L100) on partial-personalization quadratics; every expectation exact (moment propagation over the realised graphs). ");
     s.push_str("Lemma 3's C and q are *estimated* from the realised mixing products; rows using them say `estimated`.\n\n");

@@ -8,7 +8,7 @@ use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::checker::{Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions};
+use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
 
 use super::card_claims::{CardClaim, Claim};
 use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ClaimResult, ResidualSweep, Scenario, ScenarioRun};
@@ -168,7 +168,15 @@ impl Plugin for FedPlt {
         &run.scenario
     }
 
-    fn report(&self, card: &ReadCard, claims: &[Claim], runs: &[ScenarioRun], settings: &ReportSettings, _progress: &dyn Progress) -> Result<FamilyReport> {
+    fn report(
+        &self,
+        card: &ReadCard,
+        claims: &[Claim],
+        runs: &[ScenarioRun],
+        _rows: &[VerdictRow],
+        settings: &ReportSettings,
+        _progress: &dyn Progress,
+    ) -> Result<FamilyReport> {
         // The main job also draws the speed-error trade-off of Case 1.
         let sweep = match (&card.residual_sweep, settings.full) {
             (Some(sw), true) => {

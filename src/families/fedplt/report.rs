@@ -40,7 +40,8 @@ struct Entry<'a> {
     empirical: Option<&'a Evaluation>,
 }
 
-/// The report files and the `SUMMARY.md` section.
+/// The report files and the `SUMMARY.md` section: each claim's JSON (and figure), the
+/// family-wide figures, the scenarios' JSON, and the summary with the speed-error trade-off.
 ///
 /// # Errors
 /// When a figure cannot be drawn.
@@ -53,61 +54,94 @@ pub fn report_files(
 ) -> Result<(Vec<ReportFile>, String)> {
     let mut files = Vec::new();
     for claim in claims {
-        let summary = claim.summary(String::new());
-        let entries: Vec<Entry> = runs
-            .iter()
-            .filter_map(|run| {
-                let c = run.result(claim.id(), ConstantsSource::Exact)?;
-                let e = run.result(claim.id(), ConstantsSource::Empirical);
-                Some(Entry {
-                    scenario: &run.scenario,
-                    description: &run.description,
-                    scenario_hash: &run.scenario_hash,
-                    reproduce: reproduce_command(claim.id(), &run.scenario),
-                    z: run.z,
-                    g2_empirical: run.g2_empirical,
-                    b_empirical: run.b_empirical,
-                    rho_min: run.alignment.min,
-                    alignment_failure: run.alignment.first_failure,
-                    limit_gap: run.limit_gap,
-                    expected: c.expected,
-                    expected_empirical: e.and_then(|e| e.expected),
-                    evaluation: &c.evaluation,
-                    empirical: e.map(|e| &e.evaluation),
-                })
-            })
-            .collect();
-        if entries.is_empty() {
-            continue;
-        }
-        let report = ClaimJson {
-            meta,
-            claim: claim.id(),
-            title: summary.title,
-            source: summary.source,
-            reading: &summary.reading,
-            metric: summary.metric,
-            scenarios: entries,
-        };
-        files.push(report.file()?);
-        if let (true, Claim::Builtin(builtin)) = (plots, claim) {
-            if builtin.uses_run() {
-                files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(*builtin, runs)? });
-            }
+        files.extend(claim_files(claim, runs, meta, plots)?);
+    }
+    if plots {
+        files.extend(family_figures(runs, sweep)?);
+    }
+    files.push(scenarios_file(runs, sweep, meta)?);
+    let mut summary = summary_markdown(runs);
+    if let Some((name, points)) = sweep {
+        write_tradeoff(&mut summary, name, points);
+    }
+    Ok((files, summary))
+}
+
+/// One claim's files: its JSON (one entry per scenario the claim was checked on, none when it
+/// was checked on no scenario) and, with `plots`, the figure of a built-in claim about the run.
+fn claim_files(claim: &Claim, runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Result<Vec<ReportFile>> {
+    let entries = claim_entries(claim, runs);
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let summary = claim.summary(String::new());
+    let report = ClaimJson {
+        meta,
+        claim: claim.id(),
+        title: summary.title,
+        source: summary.source,
+        reading: &summary.reading,
+        metric: summary.metric,
+        scenarios: entries,
+    };
+    let mut files = vec![report.file()?];
+    if let (true, Claim::Builtin(builtin)) = (plots, claim) {
+        if builtin.uses_run() {
+            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{}.png", claim.id())), bytes: plot_claim(*builtin, runs)? });
         }
     }
-    if plots && !runs.is_empty() {
+    Ok(files)
+}
+
+/// A claim's JSON entries: per scenario with an exact-constants result, the scenario, its
+/// measured constants and alignment, and the exact (and empirical-constants) evaluations.
+fn claim_entries<'a>(claim: &Claim, runs: &'a [ScenarioRun]) -> Vec<Entry<'a>> {
+    runs.iter()
+        .filter_map(|run| {
+            let c = run.result(claim.id(), ConstantsSource::Exact)?;
+            let e = run.result(claim.id(), ConstantsSource::Empirical);
+            Some(Entry {
+                scenario: &run.scenario,
+                description: &run.description,
+                scenario_hash: &run.scenario_hash,
+                reproduce: reproduce_command(claim.id(), &run.scenario),
+                z: run.z,
+                g2_empirical: run.g2_empirical,
+                b_empirical: run.b_empirical,
+                rho_min: run.alignment.min,
+                alignment_failure: run.alignment.first_failure,
+                limit_gap: run.limit_gap,
+                expected: c.expected,
+                expected_empirical: e.and_then(|e| e.expected),
+                evaluation: &c.evaluation,
+                empirical: e.map(|e| &e.evaluation),
+            })
+        })
+        .collect()
+}
+
+/// The figures over all scenarios: the alignment along each run, the decaying-step recursion on
+/// the scenarios the recursion claim is about, and the residual error against the step.
+fn family_figures(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>) -> Result<Vec<ReportFile>> {
+    let mut files = Vec::new();
+    if !runs.is_empty() {
         files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-alignment.png"), bytes: plot_alignment(runs)? });
     }
     // The scenarios the recursion claim is about (the decaying schedule: no scope check fails).
     let in_scope = |c: &ClaimResult| !c.evaluation.checks.iter().any(|k| k.kind == crate::claim::ConditionKind::Scope && !k.holds);
     let decaying: Vec<&ScenarioRun> = runs.iter().filter(|r| r.result("FEDPLT-DECAY-RECURSION", ConstantsSource::Exact).is_some_and(in_scope)).collect();
-    if plots && !decaying.is_empty() {
+    if !decaying.is_empty() {
         files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-DECAY-RECURSION.png"), bytes: plot_recursion(&decaying)? });
     }
-    if let (Some((name, points)), true) = (sweep, plots) {
+    if let Some((name, points)) = sweep {
         files.push(ReportFile { path: PathBuf::from("figures").join("FEDPLT-residual-vs-eta.png"), bytes: plot_residual(name, points)? });
     }
+    Ok(files)
+}
+
+/// `fedplt/scenarios.json`: the residual sweep and, per scenario, its constants, schedule,
+/// measured constants, alignment and limit point.
+fn scenarios_file(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>, meta: &ReportMeta) -> Result<ReportFile> {
     let runs_json = serde_json::json!({
         "meta": meta,
         "residual_sweep": sweep.map(|(name, points)| serde_json::json!({"scenario": name, "points": points})),
@@ -118,18 +152,19 @@ pub fn report_files(
             "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point, "limit_gap": r.limit_gap,
         })).collect::<Vec<_>>(),
     });
-    files.push(ReportFile { path: PathBuf::from("fedplt").join("scenarios.json"), bytes: to_json(&runs_json)?.into_bytes() });
-    let mut summary = summary_markdown(runs);
-    if let Some((name, points)) = sweep {
-        let _ = writeln!(summary, "\n### FedPLT speed-error trade-off (Case 1) on `{name}`\n");
-        let _ = writeln!(summary, "| eta | exact steady D | residual eta B / z | ratio |");
-        let _ = writeln!(summary, "|---|---|---|---|");
-        for p in points {
-            let ratio = p.steady_distance.map(|d| p.residual_bound / d);
-            let _ = writeln!(summary, "| {} | {} | {} | {} |", fmt_num(p.eta), opt_num(p.steady_distance), fmt_num(p.residual_bound), opt_num(ratio));
-        }
+    Ok(ReportFile { path: PathBuf::from("fedplt").join("scenarios.json"), bytes: to_json(&runs_json)?.into_bytes() })
+}
+
+/// The speed-error trade-off of Case 1 (001:L651-653) on the sweep's scenario: per `eta`, the
+/// exact steady distance against the residual `eta B / z`, and their ratio.
+fn write_tradeoff(summary: &mut String, name: &str, points: &[ResidualPoint]) {
+    let _ = writeln!(summary, "\n### FedPLT speed-error trade-off (Case 1) on `{name}`\n");
+    let _ = writeln!(summary, "| eta | exact steady D | residual eta B / z | ratio |");
+    let _ = writeln!(summary, "|---|---|---|---|");
+    for p in points {
+        let ratio = p.steady_distance.map(|d| p.residual_bound / d);
+        let _ = writeln!(summary, "| {} | {} | {} | {} |", fmt_num(p.eta), opt_num(p.steady_distance), fmt_num(p.residual_bound), opt_num(ratio));
     }
-    Ok((files, summary))
 }
 
 /// The `run` command's JSON for one scenario.
