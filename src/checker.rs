@@ -189,10 +189,9 @@ pub trait Plugin: Sync + Send + 'static {
     /// # Errors
     /// Numerical failures.
     fn run(&self, card: &Self::Card, scenario: &Self::Scenario, prepared: Self::Prepared, claims: &[Self::Claim], settings: &RunSettings) -> Result<Self::Run>;
-    /// The results of a run, every claim's rows in report order.
-    fn results<'r>(&self, run: &'r Self::Run) -> &'r [ClaimResult];
-    /// The name of the scenario a run is of.
-    fn run_name<'r>(&self, run: &'r Self::Run) -> &'r str;
+    /// The name of the scenario a run is of, and its results (each claim's, the claim as stated
+    /// first).
+    fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]);
     /// The family's report: files, its section of `SUMMARY.md`, terminal sections, findings
     /// beyond the rows (`rows`, the checker's, are filled in by the checker).
     ///
@@ -308,7 +307,7 @@ pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckReque
 /// runs (each run's claims taken in the order of `claims`), then run by run, each claim's
 /// results in the order the run gives them (the claim as stated, then a labelled variant).
 pub fn rows<P: Plugin>(plugin: &P, claims: &[P::Claim], runs: &[P::Run]) -> Vec<VerdictRow> {
-    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (plugin.run_name(r), plugin.results(r))).collect();
+    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (plugin.outcome(r).0, plugin.outcome(r).1)).collect();
     let order: Vec<&'static str> = claims.iter().map(|c| plugin.claim_id(c)).collect();
     rows_of(plugin.id(), &order, &named)
 }
@@ -358,12 +357,12 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         .groups
         .iter()
         .map(|g| {
-            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| plugin.run_name(r) == *m)).collect();
+            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| plugin.outcome(r).0 == *m)).collect();
             (g.name, plugin.compare(&card, g, &members, &selection.claims, &settings))
         })
         .collect();
     let mut named: Vec<(&str, &[ClaimResult])> =
-        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (plugin.run_name(r), plugin.results(r))).collect();
+        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (plugin.outcome(r).0, plugin.outcome(r).1)).collect();
     named.extend(compared.iter().map(|(name, results)| (*name, results.as_slice())));
     let order: Vec<&'static str> = selection.claims.iter().map(|c| plugin.claim_id(c)).collect();
     let rows = rows_of(plugin.id(), &order, &named);

@@ -213,11 +213,8 @@ impl Plugin for GdFamily {
             ClaimResult { claim: Rate.id(), reading: "primary", constants: ConstantsSource::Exact, label: None, evaluation, expected: Some(s.expected) };
         Ok((s.name.clone(), vec![result]))
     }
-    fn results<'r>(&self, run: &'r Self::Run) -> &'r [ClaimResult] {
-        &run.1
-    }
-    fn run_name<'r>(&self, run: &'r Self::Run) -> &'r str {
-        &run.0
+    fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]) {
+        (&run.0, &run.1)
     }
     fn report(&self, _: &Card, _: &[&'static str], _: &[Self::Run], _: &[VerdictRow], _: &ReportSettings, _: &dyn Progress) -> Result<FamilyReport> {
         Ok(FamilyReport { summary_markdown: "## Gradient descent\n".into(), ..Default::default() })

@@ -238,12 +238,8 @@ impl Plugin for Ccyw {
         check::run_prepared(s, prepared, &selection, &opts)
     }
 
-    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
-        &run.results
-    }
-
-    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
-        &run.scenario
+    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
+        (&run.scenario, &run.results)
     }
 
     fn report(

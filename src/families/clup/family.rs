@@ -126,12 +126,8 @@ impl Plugin for Clup {
         run_scenario(s, claims, settings.bound_scale)
     }
 
-    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
-        &run.results
-    }
-
-    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
-        &run.scenario
+    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
+        (&run.scenario, &run.results)
     }
 
     fn report(

@@ -217,12 +217,8 @@ impl Plugin for DpgpFamily {
         Ok(run)
     }
 
-    fn results<'r>(&self, run: &'r ScenarioRun) -> &'r [ClaimResult] {
-        &run.results
-    }
-
-    fn run_name<'r>(&self, run: &'r ScenarioRun) -> &'r str {
-        &run.scenario
+    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
+        (&run.scenario, &run.results)
     }
 
     fn report(
