@@ -616,15 +616,18 @@ fn stationary_second_moment(equations: &SecondMomentEquations) -> Option<DMatrix
 /// solves the equations (rejected when `|residual(P)|_max > FIXED_POINT_RESIDUAL s`,
 /// `s = max(|P|_max, 1)`), and a second moment only if its covariance is PSD (rejected when
 /// `lambda_min((C + C^T)/2) < -COVARIANCE_PSD_FLOOR s`, `C = P - mu* mu*^T`); both tolerances
-/// in [`prec::engine`].
+/// in [`prec::engine`]. A residual or an eigenvalue that is not a number is no steady state
+/// (never compared as a number).
 fn is_steady_state(equations: &SecondMomentEquations, p: &DMatrix<f64>) -> bool {
+    if p.iter().any(|x| !x.is_finite()) {
+        return false;
+    }
     let scale = p.amax().max(1.0);
-    if equations.residual(p).amax() > prec::engine::FIXED_POINT_RESIDUAL * scale {
+    let residual = equations.residual(p).amax();
+    if residual.is_nan() || residual > prec::engine::FIXED_POINT_RESIDUAL * scale {
         return false;
     }
     let cov = p - equations.mu * equations.mu.transpose();
-    if SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min() < -prec::engine::COVARIANCE_PSD_FLOOR * scale {
-        return false;
-    }
-    true
+    let smallest = SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min();
+    !(smallest.is_nan() || smallest < -prec::engine::COVARIANCE_PSD_FLOOR * scale)
 }
