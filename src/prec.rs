@@ -5,11 +5,12 @@
 //! changed in one place.
 //!
 //! As in statrs' `prec`: global defaults first ([`RELATIVE_IDENTITY`], [`RELATIVE_TIE`],
-//! [`ABSOLUTE_ZERO`], the input magnitude limits), then one module per part of the crate
-//! ([`engine`], [`formula`], [`ccyw`], [`clup`], [`fedplt`], [`dpgp`]) naming each comparison it
-//! decides. A named tolerance that means a global default is defined as that default (changing
-//! the default changes it); one that needs another value states it and why. The test module lists
-//! every constant with its value.
+//! [`ABSOLUTE_ZERO`], the input magnitude limits), then one module per part of the core
+//! ([`engine`], [`formula`]) naming each comparison it decides. A family's own comparisons are
+//! named the same way in its folder (`families/<family>/prec.rs`), so adding a family touches no
+//! core file. A named tolerance that means a global default is defined as that default (changing
+//! the default changes it); one that needs another value states it and why. Each file's test lists
+//! every constant with its value ([`assert_policy`]).
 
 /// Relative tolerance for identities that hold exactly in real arithmetic (symmetry of an input
 /// matrix, a step size set by a formula).
@@ -106,37 +107,6 @@ pub mod formula {
     pub const CONSTANT_RATIO_SPREAD: f64 = 1e-6;
 }
 
-/// Tolerances of the CCYW family.
-pub mod ccyw {
-    /// The conservativeness search steps `gamma` by factors of `sqrt(2)` up to
-    /// `MAX_GAMMA_MULTIPLE`; a multiple within this relative tolerance of the cap still counts
-    /// (the repeated products carry rounding), so the grid ends at the cap.
-    pub const GRID_END: f64 = super::RELATIVE_TIE;
-}
-
-/// Tolerances of the FedCLUP family.
-pub mod clup {
-    /// A strict inequality of the paper (`gamma < 1/L_g`, `R < 1/sqrt(n)`) holds when `given <
-    /// required * (1 - STRICT_MARGIN)`: a value set at the boundary by a formula, equal in real
-    /// arithmetic, is then outside, as the paper's `<` says.
-    pub const STRICT_MARGIN: f64 = super::RELATIVE_TIE;
-
-    /// An empirical loss is strongly convex when its smallest Hessian eigenvalue exceeds
-    /// `STRONG_CONVEXITY * L` (bad instance otherwise): below, the eigenvalue is rounding of a
-    /// singular matrix.
-    pub const STRONG_CONVEXITY: f64 = super::ABSOLUTE_ZERO;
-
-    /// Squared errors below `ROUNDING_FLOOR` times their starting scale are at the rounding floor
-    /// of `f64` (distances of order 1 carry errors near 1e-16, squared 1e-32): such rounds are not
-    /// compared.
-    pub const ROUNDING_FLOOR: f64 = 1e-20;
-
-    /// A point of the lambda curve is a table row of the report when its lambda equals a listed
-    /// value up to this (relative to `max(lambda, 1)`): the grid's values are computed, the
-    /// listed ones typed.
-    pub const GRID_MATCH: f64 = super::RELATIVE_IDENTITY;
-}
-
 /// Tolerances of the FedPLT family.
 pub mod fedplt {
     /// The alignment ratio `<m .* grad, W - W*> / <grad, W - W*>` is undefined when its
@@ -159,33 +129,6 @@ pub mod fedplt {
     /// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM * (1 + ||W*||)`
     /// (decides the shared-optimum reading of the constants).
     pub const SHARED_OPTIMUM: f64 = super::ABSOLUTE_ZERO;
-}
-
-/// Tolerances of the DFedPGP family.
-pub mod dpgp {
-    /// The clients' u-curvatures `A_i` are equal (so `sigma_g^2` is finite) when every
-    /// `||A_i - Abar||_max <= EQUAL_CURVATURE * max(||Abar||_max, 1)`. Tighter than the other
-    /// zeros: equal `A_i` differ from their computed mean by a few ulps only, and any real
-    /// difference makes the constant infinite.
-    pub const EQUAL_CURVATURE: f64 = 1e-14;
-
-    /// `F` is strongly convex (`F*` attained) when the smallest joint Hessian eigenvalue exceeds
-    /// `STRONG_CONVEXITY * max(lambda_max, 1)`; below, it is rounding of a singular matrix (bad
-    /// instance).
-    pub const STRONG_CONVEXITY: f64 = super::ABSOLUTE_ZERO;
-
-    /// Remark 2 compares topologies ordered strictly by `q` (or `C/(1-q)`): `a` is better
-    /// connected than `b` when `key(a) < key(b) - ORDER_MARGIN * max(|key(b)|, 1)`, so that equal
-    /// keys up to rounding are not ordered.
-    pub const ORDER_MARGIN: f64 = super::RELATIVE_IDENTITY;
-
-    /// Every realised mixing matrix is column stochastic (as push-sum needs) when each column sums
-    /// to 1 within this (absolute).
-    pub const COLUMN_SUM: f64 = super::ABSOLUTE_ZERO;
-
-    /// Below this a deviation coefficient `E(l)` of the mixing products is rounding, not mixing:
-    /// such lags do not enter the estimate of Lemma 3's `C` and `q`.
-    pub const DEVIATION_FLOOR: f64 = super::ABSOLUTE_ZERO;
 }
 
 /// `a` and `b` agree to relative tolerance `rel` (with an absolute floor of `rel` near zero).
@@ -218,6 +161,44 @@ pub const BIG_O_SLOPE_RESOLUTION: f64 = 0.05;
 /// slopes that fall slower than `T^-0.1` (a factor `0.93` per doubling) cannot be told from
 /// constant ones.
 pub const BIG_O_MIN_SLOPE_DECAY: f64 = 0.1;
+
+/// A tolerance table for [`assert_policy`]: each constant's path, its value, and the value the
+/// policy sets.
+#[cfg(test)]
+pub(crate) type Policy = [(&'static str, f64, f64)];
+
+/// Asserts that `table` lists every `f64` constant declared in `source` (a tolerance file's own
+/// text, by `include_str!`), in order, each with the value the policy sets (bit for bit): a
+/// changed or an unlisted tolerance fails the file's test.
+#[cfg(test)]
+pub(crate) fn assert_policy(source: &str, table: &Policy) {
+    assert_eq!(changed(table), Vec::<&str>::new(), "a tolerance differs from the policy listed in its test");
+    let listed: Vec<String> = table.iter().map(|(name, _, _)| name.to_string()).collect();
+    assert_eq!(declared(source), listed, "every tolerance constant of the file is listed, in order, in its test");
+}
+
+/// The `f64` constants declared in `source` (a tolerance file's text), by path within the file.
+#[cfg(test)]
+pub(crate) fn declared(source: &str) -> Vec<String> {
+    let mut module: Option<&str> = None;
+    let mut names = Vec::new();
+    for line in source.lines() {
+        if let Some(m) = line.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(" {")) {
+            module = Some(m);
+        } else if line == "}" {
+            module = None;
+        } else if let Some((name, _)) = line.trim_start().strip_prefix("pub const ").and_then(|r| r.split_once(": f64 = ")) {
+            names.push(module.map_or_else(|| name.to_string(), |m| format!("{m}::{name}")));
+        }
+    }
+    names
+}
+
+/// Entries of `table` whose value is not the one the policy sets (bit for bit).
+#[cfg(test)]
+pub(crate) fn changed(table: &Policy) -> Vec<&'static str> {
+    table.iter().filter(|(_, value, policy)| value.to_bits() != policy.to_bits()).map(|(name, _, _)| *name).collect()
+}
 
 #[cfg(test)]
 mod tests {
@@ -262,53 +243,21 @@ mod tests {
             ("formula::TWIN_AGREEMENT", formula::TWIN_AGREEMENT, 1e-12),
             ("formula::NEGLIGIBLE_TERM", formula::NEGLIGIBLE_TERM, 1e-6),
             ("formula::CONSTANT_RATIO_SPREAD", formula::CONSTANT_RATIO_SPREAD, 1e-6),
-            ("ccyw::GRID_END", ccyw::GRID_END, 1e-12),
-            ("clup::STRICT_MARGIN", clup::STRICT_MARGIN, 1e-12),
-            ("clup::STRONG_CONVEXITY", clup::STRONG_CONVEXITY, 1e-12),
-            ("clup::ROUNDING_FLOOR", clup::ROUNDING_FLOOR, 1e-20),
-            ("clup::GRID_MATCH", clup::GRID_MATCH, 1e-9),
             ("fedplt::ALIGNMENT_DENOMINATOR", fedplt::ALIGNMENT_DENOMINATOR, 1e-12),
             ("fedplt::AT_OPTIMUM", fedplt::AT_OPTIMUM, 1e-9),
             ("fedplt::Z_CONSISTENCY", fedplt::Z_CONSISTENCY, 1e-9),
             ("fedplt::UNIT_VECTOR_MIN_NORM", fedplt::UNIT_VECTOR_MIN_NORM, 1e-12),
             ("fedplt::SHARED_OPTIMUM", fedplt::SHARED_OPTIMUM, 1e-12),
-            ("dpgp::EQUAL_CURVATURE", dpgp::EQUAL_CURVATURE, 1e-14),
-            ("dpgp::STRONG_CONVEXITY", dpgp::STRONG_CONVEXITY, 1e-12),
-            ("dpgp::ORDER_MARGIN", dpgp::ORDER_MARGIN, 1e-9),
-            ("dpgp::COLUMN_SUM", dpgp::COLUMN_SUM, 1e-12),
-            ("dpgp::DEVIATION_FLOOR", dpgp::DEVIATION_FLOOR, 1e-12),
             ("BIG_O_SLOPE_RESOLUTION", BIG_O_SLOPE_RESOLUTION, 0.05),
             ("BIG_O_MIN_SLOPE_DECAY", BIG_O_MIN_SLOPE_DECAY, 0.1),
         ]
     }
 
-    /// The `f64` constants declared in `source` (this file's text), by path under `prec`.
-    fn declared(source: &str) -> Vec<String> {
-        let mut module: Option<&str> = None;
-        let mut names = Vec::new();
-        for line in source.lines() {
-            if let Some(m) = line.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(" {")) {
-                module = Some(m);
-            } else if line == "}" {
-                module = None;
-            } else if let Some((name, _)) = line.trim_start().strip_prefix("pub const ").and_then(|r| r.split_once(": f64 = ")) {
-                names.push(module.map_or_else(|| name.to_string(), |m| format!("{m}::{name}")));
-            }
-        }
-        names
-    }
-
-    /// Entries of `table` whose value is not the one the policy sets (bit for bit).
-    fn changed(table: &[(&'static str, f64, f64)]) -> Vec<&'static str> {
-        table.iter().filter(|(_, value, policy)| value.to_bits() != policy.to_bits()).map(|(name, _, _)| *name).collect()
-    }
-
     #[test]
     fn every_tolerance_is_listed_with_its_value() {
         let table = policy();
-        assert_eq!(changed(&table), Vec::<&str>::new(), "a tolerance differs from the policy listed here");
+        assert_policy(include_str!("prec.rs"), &table);
         let listed: Vec<String> = table.iter().map(|(name, _, _)| name.to_string()).collect();
-        assert_eq!(declared(include_str!("prec.rs")), listed, "every constant of prec.rs is listed, in order, in `policy()`");
         // Negative controls: a changed value and an unlisted constant are both caught.
         let mut doctored = table.clone();
         if let Some(entry) = doctored.iter_mut().find(|e| e.0 == "engine::UNIT_MODULUS") {

@@ -17,6 +17,7 @@ pub mod family;
 pub mod formulas;
 pub mod lemma_estimates;
 pub mod monte_carlo;
+pub mod prec;
 pub mod problem;
 pub mod report;
 pub mod search;

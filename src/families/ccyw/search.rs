@@ -377,7 +377,7 @@ pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f6
     let mut first_bad: Option<f64> = None;
     let mut diverges_from = None;
     let mut c = 1.0f64;
-    while c <= MAX_GAMMA_MULTIPLE * (1.0 + crate::prec::ccyw::GRID_END) {
+    while c <= MAX_GAMMA_MULTIPLE * (1.0 + super::prec::GRID_END) {
         let (r, div) = at_multiple(claim, s, Relaxation { gamma: c, eta: 1.0 }, bound_scale, true)?;
         trials.push((c, r, div));
         if div && diverges_from.is_none() {

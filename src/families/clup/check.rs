@@ -324,7 +324,7 @@ fn max_of(v: &[f64]) -> f64 {
 
 /// Squared errors below this times their starting scale are at the rounding floor of `f64`: such
 /// rounds are not compared.
-pub use crate::prec::clup::ROUNDING_FLOOR;
+pub use super::prec::ROUNDING_FLOOR;
 
 /// Per-point comparison of `lhs <= rhs`, compared as the ratio `lhs/rhs <= 1` so that the tie
 /// tolerance is relative at every scale (`rhs = 0 < lhs` or `rhs < 0` is the largest finite ratio,
@@ -728,7 +728,7 @@ fn corollary1_lambdas(st: &Stat, a2_printed: bool, checks: &mut Vec<ConditionChe
             ConditionKind::Scope,
             st.r,
             Relation::AtMost,
-            1.0 / st.n.sqrt() * (1.0 - crate::prec::clup::STRICT_MARGIN),
+            1.0 / st.n.sqrt() * (1.0 - super::prec::STRICT_MARGIN),
         ));
         vec![bounds::a1(st).max(bounds::a2_printed(st)).max(0.0)]
     } else if bounds::c1_small_r(st) {

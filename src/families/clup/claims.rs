@@ -152,7 +152,7 @@ pub const ALL: [ClupClaim; 23] = [
 /// `given < required` strictly (a strict inequality of the paper).
 fn strictly_below(name: &str, given: f64, required: f64) -> ConditionCheck {
     let mut c = ConditionCheck::compare(name, ConditionKind::StepSize, given, Relation::AtMost, required);
-    c.holds = given < required * (1.0 - crate::prec::clup::STRICT_MARGIN);
+    c.holds = given < required * (1.0 - super::prec::STRICT_MARGIN);
     c
 }
 

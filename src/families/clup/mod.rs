@@ -14,6 +14,7 @@ pub mod claims;
 pub mod family;
 pub mod formulas;
 pub mod model;
+pub mod prec;
 pub mod report;
 
 pub use family::{Clup, FAMILY, FAMILY_ID};

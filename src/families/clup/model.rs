@@ -175,7 +175,7 @@ impl ModelSpec {
             mu = mu.min(lo);
             l_emp = l_emp.max(hi);
         }
-        if mu <= crate::prec::clup::STRONG_CONVEXITY * self.l {
+        if mu <= super::prec::STRONG_CONVEXITY * self.l {
             return Err(Error::Instance(format!("design draw {draw}: an empirical loss is not strongly convex (lambda_min = {mu:e}); raise n")));
         }
         let mean = clients.iter().fold(DVector::zeros(d), |acc, c| acc + &c.w_star) / m as f64;

@@ -186,8 +186,7 @@ fn write_theorem1_readings(s: &mut String, r: &ScenarioRun) {
         "| lambda | exact max_i E‖w~_i − w*_i‖² | branch 1 (proof, rho^2/n) | branch 1 (printed rho^2/n^2) | branch 2 (proof, 16) | branch 2 (printed 4) |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|");
-    for p in r.stat_curve.iter().filter(|p| [0.0, 1e-1, 1.0, 10.0, 1e3, 1e5].iter().any(|l| (p.lambda - l).abs() <= crate::prec::clup::GRID_MATCH * l.max(1.0)))
-    {
+    for p in r.stat_curve.iter().filter(|p| [0.0, 1e-1, 1.0, 10.0, 1e3, 1e5].iter().any(|l| (p.lambda - l).abs() <= super::prec::GRID_MATCH * l.max(1.0))) {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} |",

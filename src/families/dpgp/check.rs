@@ -367,7 +367,7 @@ pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -
         let mut ratios = Vec::new();
         for a in runs {
             for b in runs {
-                if key(&a.connectivity) < key(&b.connectivity) - crate::prec::dpgp::ORDER_MARGIN * key(&b.connectivity).abs().max(1.0) {
+                if key(&a.connectivity) < key(&b.connectivity) - super::prec::ORDER_MARGIN * key(&b.connectivity).abs().max(1.0) {
                     let (ma, mb) = (metric(a, stationarity), metric(b, stationarity));
                     ratios.push(pair_ratio(ma, mb));
                 }

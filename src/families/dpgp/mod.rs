@@ -23,6 +23,7 @@ pub mod claims;
 pub mod family;
 pub mod formulas;
 pub mod plot;
+pub mod prec;
 pub mod problem;
 pub mod round;
 pub mod topology;

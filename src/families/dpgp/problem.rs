@@ -236,7 +236,7 @@ impl Instance {
         let m = self.m() as f64;
         let abar = self.clients.iter().fold(DMatrix::zeros(self.du, self.du), |acc, c| acc + &c.a) / m;
         let scale = abar.amax().max(1.0);
-        if self.clients.iter().any(|c| (&c.a - &abar).amax() > crate::prec::dpgp::EQUAL_CURVATURE * scale) {
+        if self.clients.iter().any(|c| (&c.a - &abar).amax() > super::prec::EQUAL_CURVATURE * scale) {
             return GradientDiversity { value: None, reason: "the clients' u-curvatures A_i differ, so grad_u F_i - grad_u F grows without bound in u".into() };
         }
         if self.m() >= 2 && self.clients.iter().any(|c| c.b.amax() > 0.0) {
@@ -284,7 +284,7 @@ impl Instance {
         let l_vu = self.clients.iter().map(|c| spectral(&c.b.transpose())).fold(0.0, f64::max);
         let (h, g) = self.joint();
         let eig = SymmetricEigen::new(h.clone()).eigenvalues;
-        if eig.min() <= crate::prec::dpgp::STRONG_CONVEXITY * eig.amax().max(1.0) {
+        if eig.min() <= super::prec::STRONG_CONVEXITY * eig.amax().max(1.0) {
             return Err(Error::Instance(format!("F is not strongly convex (smallest joint eigenvalue {:.3e}); F* is not attained", eig.min())));
         }
         let x = h.cholesky().ok_or_else(|| Error::Numerical("joint Hessian factorization failed".into()))?.solve(&g);

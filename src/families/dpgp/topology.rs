@@ -12,8 +12,8 @@ use nalgebra::{DMatrix, DVector};
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 
+use super::prec::DEVIATION_FLOOR;
 use crate::error::{Error, Result};
-use crate::prec::dpgp::DEVIATION_FLOOR;
 use crate::rng::StreamKey;
 
 /// Stream step reserved for drawing random graphs (never used by gradient noise).
@@ -323,7 +323,7 @@ pub struct Connectivity {
     pub q: f64,
     /// Rounds over which `C` and `q` were estimated.
     pub estimation_rounds: usize,
-    /// Whether every realised mixing matrix has columns summing to one (up to [`crate::prec::dpgp::COLUMN_SUM`]), as
+    /// Whether every realised mixing matrix has columns summing to one (up to [`super::prec::COLUMN_SUM`]), as
     /// push-sum needs (`sum_i u_i` preserved, 004:L100, L129).
     pub column_stochastic: bool,
 }
@@ -423,7 +423,7 @@ pub fn connectivity(topology: &Topology, m: usize, rounds: usize, seed: u64) -> 
 /// [`connectivity`] under a mixing rule.
 pub fn connectivity_with(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Connectivity {
     let seq = GraphSequence::with_rule(topology, rule, m, rounds, seed);
-    let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= crate::prec::dpgp::COLUMN_SUM));
+    let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= super::prec::COLUMN_SUM));
     let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
     let by_lag = deviation_by_lag(&seq, MAX_ESTIMATION_LAG);
     let (c, q) = estimate_c_q(&by_lag);

@@ -1,0 +1,40 @@
+//! Tolerances of the FedCLUP family: the comparisons this family decides, named as in
+//! [`crate::prec`] (which holds the defaults they refer to).
+
+/// A strict inequality of the paper (`gamma < 1/L_g`, `R < 1/sqrt(n)`) holds when `given <
+/// required * (1 - STRICT_MARGIN)`: a value set at the boundary by a formula, equal in real
+/// arithmetic, is then outside, as the paper's `<` says.
+pub const STRICT_MARGIN: f64 = crate::prec::RELATIVE_TIE;
+
+/// An empirical loss is strongly convex when its smallest Hessian eigenvalue exceeds
+/// `STRONG_CONVEXITY * L` (bad instance otherwise): below, the eigenvalue is rounding of a
+/// singular matrix.
+pub const STRONG_CONVEXITY: f64 = crate::prec::ABSOLUTE_ZERO;
+
+/// Squared errors below `ROUNDING_FLOOR` times their starting scale are at the rounding floor
+/// of `f64` (distances of order 1 carry errors near 1e-16, squared 1e-32): such rounds are not
+/// compared.
+pub const ROUNDING_FLOOR: f64 = 1e-20;
+
+/// A point of the lambda curve is a table row of the report when its lambda equals a listed
+/// value up to this (relative to `max(lambda, 1)`): the grid's values are computed, the
+/// listed ones typed.
+pub const GRID_MATCH: f64 = crate::prec::RELATIVE_IDENTITY;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tolerance_is_listed_with_its_value() {
+        crate::prec::assert_policy(
+            include_str!("prec.rs"),
+            &[
+                ("STRICT_MARGIN", STRICT_MARGIN, 1e-12),
+                ("STRONG_CONVEXITY", STRONG_CONVEXITY, 1e-12),
+                ("ROUNDING_FLOOR", ROUNDING_FLOOR, 1e-20),
+                ("GRID_MATCH", GRID_MATCH, 1e-9),
+            ],
+        );
+    }
+}

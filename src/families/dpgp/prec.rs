@@ -1,0 +1,45 @@
+//! Tolerances of the DFedPGP family: the comparisons this family decides, named as in
+//! [`crate::prec`] (which holds the defaults they refer to).
+
+/// The clients' u-curvatures `A_i` are equal (so `sigma_g^2` is finite) when every
+/// `||A_i - Abar||_max <= EQUAL_CURVATURE * max(||Abar||_max, 1)`. Tighter than the other
+/// zeros: equal `A_i` differ from their computed mean by a few ulps only, and any real
+/// difference makes the constant infinite.
+pub const EQUAL_CURVATURE: f64 = 1e-14;
+
+/// `F` is strongly convex (`F*` attained) when the smallest joint Hessian eigenvalue exceeds
+/// `STRONG_CONVEXITY * max(lambda_max, 1)`; below, it is rounding of a singular matrix (bad
+/// instance).
+pub const STRONG_CONVEXITY: f64 = crate::prec::ABSOLUTE_ZERO;
+
+/// Remark 2 compares topologies ordered strictly by `q` (or `C/(1-q)`): `a` is better
+/// connected than `b` when `key(a) < key(b) - ORDER_MARGIN * max(|key(b)|, 1)`, so that equal
+/// keys up to rounding are not ordered.
+pub const ORDER_MARGIN: f64 = crate::prec::RELATIVE_IDENTITY;
+
+/// Every realised mixing matrix is column stochastic (as push-sum needs) when each column sums
+/// to 1 within this (absolute).
+pub const COLUMN_SUM: f64 = crate::prec::ABSOLUTE_ZERO;
+
+/// Below this a deviation coefficient `E(l)` of the mixing products is rounding, not mixing:
+/// such lags do not enter the estimate of Lemma 3's `C` and `q`.
+pub const DEVIATION_FLOOR: f64 = crate::prec::ABSOLUTE_ZERO;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tolerance_is_listed_with_its_value() {
+        crate::prec::assert_policy(
+            include_str!("prec.rs"),
+            &[
+                ("EQUAL_CURVATURE", EQUAL_CURVATURE, 1e-14),
+                ("STRONG_CONVEXITY", STRONG_CONVEXITY, 1e-12),
+                ("ORDER_MARGIN", ORDER_MARGIN, 1e-9),
+                ("COLUMN_SUM", COLUMN_SUM, 1e-12),
+                ("DEVIATION_FLOOR", DEVIATION_FLOOR, 1e-12),
+            ],
+        );
+    }
+}
