@@ -492,9 +492,8 @@ fn c2_params(c0: &Constants, lambda: f64) -> Params {
 }
 
 impl<'a> Prepared<'a> {
-    /// Draws the designs and runs what the selected claims read.
-    fn new(s: &'a Scenario, claims: &[ClupClaim]) -> Result<Self> {
-        let draws: Vec<Instance> = (0..s.designs as u64).map(|d| s.model.instance(d)).collect::<Result<_>>()?;
+    /// Runs what the selected claims read on the scenario's design draws.
+    fn new(s: &'a Scenario, draws: Vec<Instance>, claims: &[ClupClaim]) -> Result<Self> {
         let inst = &draws[0];
         let c0 = inst.constants;
         let m = s.model.m;
@@ -832,13 +831,30 @@ fn theorem3(c: &Prepared, claim: &ClupClaim, empirical_l: bool, one_batch: bool,
     })
 }
 
+/// The scenario checked and its design draws `0..designs` (draw 0 is the instance the
+/// optimization claims run on): what a check prepares once per scenario.
+///
+/// # Errors
+/// Bad input naming the field; an instance that is not strongly convex.
+pub fn draw_designs(s: &Scenario) -> Result<Vec<Instance>> {
+    s.check("scenario")?;
+    (0..s.designs as u64).map(|d| s.model.instance(d)).collect()
+}
+
 /// Evaluates every selected claim on a scenario.
 ///
 /// # Errors
 /// Bad input naming the field; an instance that is not strongly convex.
 pub fn run_scenario(s: &Scenario, claims: &[ClupClaim], scale: f64) -> Result<ScenarioRun> {
-    s.check("scenario")?;
-    let c = Prepared::new(s, claims)?;
+    run_drawn(s, draw_designs(s)?, claims, scale)
+}
+
+/// [`run_scenario`] on the design draws [`draw_designs`] made.
+///
+/// # Errors
+/// Numerical failures.
+pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale: f64) -> Result<ScenarioRun> {
+    let c = Prepared::new(s, draws, claims)?;
     let inst = c.inst();
     let (local_train, global_train) =
         if wants_statistics(s, claims) { (max_of(&inst.local_train_errors()), max_of(&inst.global_train_errors())) } else { (f64::NAN, f64::NAN) };

@@ -9,8 +9,9 @@ use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions, VerdictRow};
 
-use super::check::{run_scenario, Scenario, ScenarioRun};
+use super::check::{draw_designs, run_drawn, run_scenario, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, ALL};
+use super::model::Instance;
 use super::report;
 
 /// The id scenario files use: `family = "clup"`.
@@ -72,7 +73,7 @@ impl Plugin for Clup {
     type Card = Card;
     type Scenario = Scenario;
     type Claim = ClupClaim;
-    type Prepared = ();
+    type Prepared = Vec<Instance>;
     type Run = ScenarioRun;
 
     fn id(&self) -> &'static str {
@@ -118,12 +119,12 @@ impl Plugin for Clup {
     }
 
     /// Every design is drawn before any run: bad input fails before work or files.
-    fn prepare(&self, s: &Scenario) -> Result<()> {
-        (0..s.designs as u64).try_for_each(|d| s.model.instance(d).map(drop))
+    fn prepare(&self, s: &Scenario) -> Result<Vec<Instance>> {
+        draw_designs(s)
     }
 
-    fn run(&self, _card: &Card, s: &Scenario, _prepared: (), claims: &[ClupClaim], settings: &RunSettings) -> Result<ScenarioRun> {
-        run_scenario(s, claims, settings.bound_scale)
+    fn run(&self, _card: &Card, s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], settings: &RunSettings) -> Result<ScenarioRun> {
+        run_drawn(s, draws, claims, settings.bound_scale)
     }
 
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {

@@ -93,21 +93,21 @@ pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
 /// # Errors
 /// Bad input; numerical failures.
 pub fn run_scenario(s: &Scenario, bound_scale: f64) -> Result<ScenarioRun> {
-    run_scenario_with(s, bound_scale, None)
+    run_scenario_with(s, prepare(s)?, bound_scale, None)
 }
 
 /// Seeded replicates of the per-round claims when a check asks for Monte Carlo.
 pub const MONTE_CARLO_REPLICATES: usize = 200;
 
-/// [`run_scenario`], with the per-round claims (Lemma 3, (32)) estimated from `replicates`
+/// [`run_scenario`] on the instance and constants [`prepare`] made, with the per-round claims (Lemma 3, (32)) estimated from `replicates`
 /// seeded runs (keyed streams `(seed, replicate, round, client)`, Student-t intervals with a
 /// Bonferroni correction over rounds) instead of exact moments when `replicates` is given. The
 /// rate claims stay exact (a sweep of horizons).
 ///
 /// # Errors
 /// Bad input; numerical failures.
-pub fn run_scenario_with(s: &Scenario, bound_scale: f64, replicates: Option<usize>) -> Result<ScenarioRun> {
-    let setup = Setup::new(s)?;
+pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_scale: f64, replicates: Option<usize>) -> Result<ScenarioRun> {
+    let setup = Setup::new(s, prepared);
     let params = s.params(s.rounds, setup.k.l_u, setup.k.l_v);
     let traj = exact_trajectory(&setup.inst, &params, &setup.prefix(s.rounds), s.rounds)?;
     let replicated = setup.replicates(&params, replicates)?;
@@ -147,14 +147,13 @@ struct Setup<'a> {
 }
 
 impl<'a> Setup<'a> {
-    fn new(s: &'a Scenario) -> Result<Self> {
-        let (inst, k) = prepare(s)?;
+    fn new(s: &'a Scenario, (inst, k): (Instance, Constants)) -> Self {
         let horizon = s.sweep.iter().copied().chain(std::iter::once(s.rounds)).max().unwrap_or(s.rounds);
         let seq = GraphSequence::with_rule(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
         // Connectivity of the whole realised sequence (the longest horizon): B, delta and the
         // estimated C, q of a prefix are no worse, so one estimate serves every horizon.
         let conn = connectivity_with(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
-        Ok(Self { s, inst, k, seq, conn, horizon })
+        Self { s, inst, k, seq, conn, horizon }
     }
 
     /// The first `t` graphs.

@@ -32,6 +32,7 @@ use super::card_claims::{self, CardClaim};
 use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
 use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
+use super::problem::{Constants, Instance};
 use super::round::Params;
 
 /// The family.
@@ -118,7 +119,7 @@ impl Plugin for DpgpFamily {
     type Card = Card;
     type Scenario = Scenario;
     type Claim = DpgpClaim;
-    type Prepared = ();
+    type Prepared = (Instance, Constants);
     type Run = ScenarioRun;
 
     fn id(&self) -> &'static str {
@@ -198,15 +199,15 @@ impl Plugin for DpgpFamily {
         results
     }
 
-    fn prepare(&self, s: &Scenario) -> Result<()> {
-        prepare(s).map(drop)
+    fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
+        prepare(s)
     }
 
     /// Every expectation exact, unless the check asks for Monte Carlo: then the per-round claims
     /// use [`MONTE_CARLO_REPLICATES`] keyed-stream replicates.
-    fn run(&self, _card: &Card, s: &Scenario, _prepared: (), claims: &[DpgpClaim], settings: &RunSettings) -> Result<ScenarioRun> {
+    fn run(&self, _card: &Card, s: &Scenario, prepared: (Instance, Constants), claims: &[DpgpClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         let replicates = (settings.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        let mut run = run_scenario_with(s, settings.bound_scale, replicates)?;
+        let mut run = run_scenario_with(s, prepared, settings.bound_scale, replicates)?;
         let cards: Vec<&CardClaim> = claims.iter().filter_map(|c| if let DpgpClaim::Card(c) = c { Some(c.as_ref()) } else { None }).collect();
         run.results.extend(evaluate_card_claims(&cards, s.rounds, &run, settings.bound_scale));
         let selected = |id: &str| claims.iter().any(|c| c.id() == id);
@@ -299,7 +300,7 @@ impl Plugin for DpgpFamily {
         let scenario = parse_scenario(text, what)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        let run = run_scenario_with(&scenario, 1.0, replicates).map_err(|e| e.in_scenario(&scenario.name))?;
+        let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates)).map_err(|e| e.in_scenario(&scenario.name))?;
         to_json(&summarize(&run))
     }
 
