@@ -335,6 +335,21 @@ fn main() -> ExitCode {
 
 /// Writes `text` to standard output. A closed pipe (`fedbounds list | head`) ends the output
 /// quietly instead of aborting.
+/// How this program was invoked, for replay commands: `cargo run [--release] --` under cargo,
+/// else the program as typed (`fedbounds`, `./target/release/fedbounds`), quoted when needed.
+fn replay_prefix() -> String {
+    let program = std::env::args().next().unwrap_or_else(|| "fedbounds".into());
+    if std::env::var_os("CARGO_MANIFEST_DIR").is_some() {
+        let release = if program.contains("/release/") { " --release" } else { "" };
+        return format!("cargo run{release} --");
+    }
+    if program.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        program
+    } else {
+        format!("'{}'", program.replace('\'', "'\\''"))
+    }
+}
+
 fn emit(text: &str) {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
@@ -506,7 +521,7 @@ fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: b
         OutputFormat::Json => emit(&format!("{}\n", serde_json::to_string_pretty(&outcome.rows().collect::<Vec<_>>())?)),
         OutputFormat::Csv => emit(&outcome.summary_csv()),
         OutputFormat::Text if full => emit(&outcome.terminal_table()),
-        OutputFormat::Text => emit(&outcome.terminal_summary()),
+        OutputFormat::Text => emit(&outcome.terminal_summary(&replay_prefix())),
     }
     let mismatches = outcome.mismatches();
     if format == OutputFormat::Text {

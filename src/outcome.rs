@@ -107,7 +107,8 @@ impl CheckOutcome {
         files
     }
 
-    /// `SUMMARY.md`: a title with the command that reproduces it and the totals; per family, one
+    /// `SUMMARY.md`: a title with the command that reproduces it and the totals, a table of
+    /// contents and the overview table ([`crate::summary::markdown_overview`]); per family, one
     /// entry per claim (statement, verdict line, figure, link to its page), then the family's own
     /// section (how it computes, its scenarios' constants, its extra work).
     pub fn summary_markdown(&self, meta: &ReportMeta, figures: &[String]) -> String {
@@ -121,8 +122,10 @@ impl CheckOutcome {
             "{} verdicts differ from the cards. Every claim below lists its verdicts over the scenarios in its setting; `claims/<ID>.md` has every scenario, `summary.csv` every number.\n",
             if bad == 0 { "No".to_string() } else { bad.to_string() }
         );
+        let overview: Vec<(&str, &str, &[VerdictRow])> = self.families.iter().map(|f| (f.id, f.title, f.report.rows.as_slice())).collect();
+        s.push_str(&crate::summary::markdown_overview(&overview));
         for f in &self.families {
-            let _ = writeln!(s, "## {} (`{}`)\n", f.title, f.id);
+            let _ = writeln!(s, "<a id=\"family-{}\"></a>\n\n## {} (`{}`)\n", f.id, f.title, f.id);
             s.push_str(&crate::summary::markdown_claims(&f.claims, &f.report.rows, figures));
             s.push_str(&f.report.summary_markdown);
             if !f.report.summary_markdown.ends_with('\n') {
@@ -132,12 +135,13 @@ impl CheckOutcome {
         s
     }
 
-    /// The terminal summary (see [`crate::summary::terminal`]).
-    pub fn terminal_summary(&self) -> String {
+    /// The terminal summary (see [`crate::summary::terminal`]); `replay` is how the tool was
+    /// invoked, for the replay commands.
+    pub fn terminal_summary(&self, replay: &str) -> String {
         let families: Vec<(&str, &str, &[VerdictRow], &str)> =
             self.families.iter().map(|f| (f.id, f.title, f.report.rows.as_slice(), f.report.terminal.as_str())).collect();
         let other: Vec<String> = self.families.iter().flat_map(|f| f.report.mismatches.iter().cloned()).collect();
-        crate::summary::terminal(&families, &other)
+        crate::summary::terminal(&families, &other, replay)
     }
 
     /// `summary.csv`: one row per claim, scenario and constants source, for every family.

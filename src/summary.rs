@@ -26,9 +26,12 @@ impl VerdictRow {
 }
 
 /// The short name of a failed check: its text before the first `": "` (e.g. `gamma <= 1/(32 L K)`),
-/// so source citations like `001:L143` stay whole.
+/// so source citations like `001:L143` stay whole. A check made at one horizon of a sweep
+/// (`T = 100: eta_u < ...: given ...`) is named by its condition, so the horizons of one scenario
+/// count once.
 fn short_reason(failed: &str) -> String {
-    let head = failed.split(": ").next().unwrap_or(failed).trim();
+    let rest = failed.strip_prefix("T = ").and_then(|r| r.split_once(": ")).filter(|(t, _)| t.parse::<u64>().is_ok()).map_or(failed, |(_, r)| r);
+    let head = rest.split(": ").next().unwrap_or(rest).trim();
     head.trim_end_matches(" fails").to_string()
 }
 
@@ -61,6 +64,29 @@ impl ClaimLine {
         }
         let order = ["violated", "inconclusive", "holds", "not-applicable"];
         order.iter().filter_map(|v| self.verdicts.get(*v).map(|n| format!("{v} {n}/{}", self.in_scope))).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `holds 6, n/a 6 of 12`, or `holds 12/12` when one verdict covers all.
+    pub fn short_verdicts(&self) -> String {
+        if self.in_scope == 0 {
+            return "no scenario in its setting".into();
+        }
+        let order = [("violated", "violated"), ("inconclusive", "inconclusive"), ("holds", "holds"), ("not-applicable", "n/a")];
+        let parts: Vec<(&str, usize)> = order.iter().filter_map(|(v, short)| self.verdicts.get(*v).map(|n| (*short, *n))).collect();
+        match parts.as_slice() {
+            [(v, n)] => format!("{v} {n}/{}", self.in_scope),
+            _ => format!("{} of {}", parts.iter().map(|(v, n)| format!("{v} {n}")).collect::<Vec<_>>().join(", "), self.in_scope),
+        }
+    }
+
+    /// The reasons it was not applicable, each with the number of scenarios in words:
+    /// `gamma <= 1/(32 L K) on 1 scenario; A2.3 bounded gradient dissimilarity on 4 scenarios`.
+    pub fn reasons_in_words(&self) -> String {
+        let mut parts = Vec::new();
+        for (reason, n) in &self.not_applicable {
+            parts.push(format!("{reason} on {n} scenario{}", if *n == 1 { "" } else { "s" }));
+        }
+        parts.join("; ")
     }
 
     /// `n/a 3: b^2 infinite x2, gamma > ... x1`, or empty.
@@ -129,46 +155,73 @@ pub fn claim_lines(rows: &[&VerdictRow]) -> Vec<ClaimLine> {
     lines
 }
 
-/// Rows whose verdict differs from the card, first, then the counterexamples (violated rows).
-fn findings(rows: &[&VerdictRow]) -> (Vec<String>, Vec<String>) {
-    let label = |r: &VerdictRow| if r.constants.is_exact() { String::new() } else { format!(" ({})", r.label.as_deref().unwrap_or(r.constants.as_str())) };
-    let mismatches = rows
-        .iter()
-        .filter(|r| !r.matches_expected())
-        .map(|r| {
-            format!(
-                "{}{} on {}: {} but the card expects {}; replay: {}",
-                r.claim,
-                label(r),
-                r.scenario,
-                r.evaluation.verdict,
-                r.expected.map(|v| v.to_string()).unwrap_or_default(),
-                reproduce_command(r.claim, &r.scenario)
-            )
-        })
-        .collect();
-    // Counterexamples grouped by claim and constants: one line each, with its scenarios and the
-    // command that replays the first (the disagreements above carry the full detail).
-    let mut groups: Vec<(&str, ConstantsSource, Vec<&str>, bool)> = Vec::new();
+/// Width the terminal summary keeps to: reasons and lists wrap, wider tables are left to `--full`.
+pub const TERMINAL_WIDTH: usize = 100;
+
+/// `text` wrapped at [`TERMINAL_WIDTH`] on spaces: the first line indented by `first`, the rest by
+/// `rest` spaces (a word longer than a line stays whole).
+fn wrap(text: &str, first: usize, rest: usize) -> String {
+    let mut out = String::new();
+    let mut line = " ".repeat(first);
+    let mut empty = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !empty && line.chars().count() + 1 + word.chars().count() > TERMINAL_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(rest);
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// `s` cut to `n` characters, the cut marked with `~`.
+fn fit(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}~", s.chars().take(n.saturating_sub(1)).collect::<String>())
+    }
+}
+
+/// The command that replays one claim on one scenario, as the tool was invoked (`replay` is the
+/// program part, e.g. `fedbounds` or `cargo run --release --`).
+fn replay_command(replay: &str, claim: &str, scenario: &str) -> String {
+    format!("{replay} check --claim '{claim}' --scenario '{scenario}'")
+}
+
+/// A row's claim with its constants source when that is not the exact one: `CCYW-T3.7 (empirical)`.
+fn claim_label(r: &VerdictRow) -> String {
+    if r.constants.is_exact() {
+        r.claim.to_string()
+    } else {
+        format!("{} ({})", r.claim, r.label.as_deref().unwrap_or(r.constants.as_str()))
+    }
+}
+
+/// Counterexamples grouped by claim and constants source, in first-seen order: (label, scenarios,
+/// whether the card expects every one of them).
+fn counterexamples<'a>(rows: &[&'a VerdictRow]) -> Vec<(String, Vec<&'a str>, bool)> {
+    let mut groups: Vec<(String, Vec<&str>, bool)> = Vec::new();
     for r in rows.iter().filter(|r| r.evaluation.verdict == VerdictKind::Violated) {
+        let label = if r.constants.is_exact() { r.claim.to_string() } else { format!("{} ({})", r.claim, r.constants) };
         let expected = r.expected == Some(VerdictKind::Violated);
-        match groups.iter_mut().find(|g| g.0 == r.claim && g.1 == r.constants) {
+        match groups.iter_mut().find(|g| g.0 == label) {
             Some(g) => {
-                g.2.push(&r.scenario);
-                g.3 &= expected;
+                g.1.push(&r.scenario);
+                g.2 &= expected;
             }
-            None => groups.push((r.claim, r.constants, vec![&r.scenario], expected)),
+            None => groups.push((label, vec![&r.scenario], expected)),
         }
     }
-    let violations = groups
-        .iter()
-        .map(|(claim, constants, scenarios, expected)| {
-            let which = if constants.is_exact() { String::new() } else { format!(" ({constants})") };
-            let note = if *expected { ", as the card expects" } else { "" };
-            format!("{claim}{which}: violated on {}{note}; replay: {}", scenarios.join(", "), reproduce_command(claim, scenarios[0]))
-        })
-        .collect();
-    (mismatches, violations)
+    groups
 }
 
 /// Totals over rows: (evaluated, per verdict, out of scope).
@@ -191,39 +244,93 @@ fn totals_text(rows: &[&VerdictRow]) -> String {
     format!("{evaluated} claim-scenario pairs evaluated ({}); {out} about another setting, not shown", parts.join(", "))
 }
 
-/// The terminal summary: disagreements with the cards and counterexamples first, then one line
-/// per claim for each family, then the families' extra tables, then the totals.
-pub fn terminal(families: &[(&str, &str, &[VerdictRow], &str)], other_mismatches: &[String]) -> String {
+/// What decides the exit code, first: the disagreements with the cards, each with the command that
+/// replays it, or the statement that every verdict is the expected one.
+fn write_exit_reason(s: &mut String, rows: &[&VerdictRow], other_mismatches: &[String], replay: &str) {
+    let differing: Vec<&&VerdictRow> = rows.iter().filter(|r| !r.matches_expected()).collect();
+    let n = differing.len() + other_mismatches.len();
+    if n == 0 {
+        let (evaluated, per, _) = totals(rows);
+        let violated = per.get("violated").copied().unwrap_or(0);
+        let _ = writeln!(s, "Every verdict is the one its card expects: {evaluated} claim-scenario pairs, {violated} violated as expected.\n");
+        return;
+    }
+    let _ = writeln!(s, "DIFFERS FROM THE CARDS ({n}): these decide the exit code (1)");
+    for r in differing {
+        let expected = r.expected.map(|v| v.to_string()).unwrap_or_default();
+        s.push_str(&wrap(&format!("{} on {}: {}, but the card expects {expected}", claim_label(r), r.scenario, r.evaluation.verdict), 2, 6));
+        s.push_str(&wrap(&format!("replay: {}", replay_command(replay, r.claim, &r.scenario)), 4, 6));
+    }
+    for m in other_mismatches {
+        s.push_str(&wrap(m, 2, 6));
+    }
+    let _ = writeln!(s);
+}
+
+/// The counterexamples (violated rows), grouped per claim; those the cards expect said once.
+fn write_counterexamples(s: &mut String, rows: &[&VerdictRow], replay: &str) {
+    let groups = counterexamples(rows);
+    for (expected, heading) in [(true, "Counterexamples the cards expect"), (false, "Counterexamples no card expects")] {
+        let of: Vec<&(String, Vec<&str>, bool)> = groups.iter().filter(|g| g.2 == expected).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "{heading} ({}); replay one with", of.len());
+        s.push_str(&wrap(&replay_command(replay, "ID", "SCENARIO"), 4, 6));
+        for (label, scenarios, _) in of {
+            s.push_str(&wrap(&format!("{label}: violated on {}", scenarios.join(", ")), 2, 6));
+        }
+        let _ = writeln!(s);
+    }
+}
+
+/// One family's claim lines: claim, verdicts over the scenarios in its setting, the tightest
+/// slack and where, and the reasons it was not applicable on a wrapped line below.
+fn write_family(s: &mut String, rows: &[VerdictRow]) {
+    let refs: Vec<&VerdictRow> = rows.iter().collect();
+    let _ = writeln!(s, "  {:<34} {:<26} {:>10}  tightest on", "claim", "verdicts (in its setting)", "slack");
+    let mut shown_exact: Option<&str> = None;
+    for line in claim_lines(&refs).iter().filter(|l| l.in_scope > 0) {
+        let name = if line.constants.is_exact() {
+            shown_exact = Some(line.claim);
+            line.claim.to_string()
+        } else if shown_exact == Some(line.claim) {
+            format!("  {}", line.constants)
+        } else {
+            format!("{} ({})", line.claim, line.constants)
+        };
+        let (slack, at) = line.tightest.as_ref().map_or(("-".to_string(), String::new()), |(v, sc)| (fmt_num(*v), sc.clone()));
+        let head = format!("  {:<34} {:<26} {:>10}  ", fit(&name, 34), line.short_verdicts(), slack);
+        let room = TERMINAL_WIDTH.saturating_sub(head.chars().count());
+        let _ = writeln!(s, "{}", format!("{head}{}", fit(&at, room)).trim_end());
+        if !line.not_applicable.is_empty() {
+            s.push_str(&wrap(&format!("not applicable: {}", line.reasons_in_words()), 6, 8));
+        }
+    }
+}
+
+/// The terminal summary, at most [`TERMINAL_WIDTH`] columns: what decides the exit code first
+/// (the disagreements with the cards, or that there are none), the counterexamples, then one line
+/// per claim for each family, each family's extra tables when they fit, and the totals. `replay` is
+/// how the tool was invoked (`fedbounds`, `cargo run --release --`), for the replay commands.
+pub fn terminal(families: &[(&str, &str, &[VerdictRow], &str)], other_mismatches: &[String], replay: &str) -> String {
     let all: Vec<&VerdictRow> = families.iter().flat_map(|f| f.2.iter()).collect();
-    let (mismatches, violations) = findings(&all);
     let mut s = String::new();
-    if !mismatches.is_empty() || !other_mismatches.is_empty() {
-        let _ = writeln!(s, "DIFFERS FROM THE CARDS ({})", mismatches.len() + other_mismatches.len());
-        for m in mismatches.iter().chain(other_mismatches) {
-            let _ = writeln!(s, "  {m}");
-        }
-        let _ = writeln!(s);
-    }
-    if !violations.is_empty() {
-        let _ = writeln!(s, "COUNTEREXAMPLES ({})", violations.len());
-        for v in &violations {
-            let _ = writeln!(s, "  {v}");
-        }
-        let _ = writeln!(s);
-    }
+    write_exit_reason(&mut s, &all, other_mismatches, replay);
+    write_counterexamples(&mut s, &all, replay);
     for (id, title, rows, extra) in families {
-        let refs: Vec<&VerdictRow> = rows.iter().collect();
-        let _ = writeln!(s, "{title} ({id})");
-        let _ = writeln!(s, "  {:<38} {:<34} {:<36} not applicable", "claim", "verdicts (scenarios in its setting)", "tightest slack");
-        for line in claim_lines(&refs).iter().filter(|l| l.in_scope > 0) {
-            let name = if line.constants.is_exact() { line.claim.to_string() } else { format!("  {} ({})", line.claim, line.constants) };
-            let tight = line.tightest.as_ref().map(|(v, sc)| format!("{} {sc}", fmt_num(*v))).unwrap_or_else(|| "-".into());
-            let _ = writeln!(s, "  {:<38} {:<34} {:<36} {}", name, line.verdict_text(), tight, line.not_applicable_text());
+        let _ = writeln!(s, "{}", fit(&format!("{title} ({id})"), TERMINAL_WIDTH));
+        write_family(&mut s, rows);
+        let fits = extra.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH);
+        if fits {
+            s.push_str(extra);
+        } else {
+            let _ =
+                writeln!(s, "  ({} lines of further {id} tables: `--full` prints them, SUMMARY.md has them)", extra.lines().filter(|l| !l.is_empty()).count());
         }
-        s.push_str(extra);
         let _ = writeln!(s);
     }
-    let _ = writeln!(s, "{}", totals_text(&all));
+    s.push_str(&wrap(&totals_text(&all), 0, 2));
     s
 }
 
@@ -263,6 +370,47 @@ pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], figures: &[
         }
         let _ = writeln!(s, "\nPer scenario: [claims/{}.md](claims/{}.md)\n", c.id, c.id);
     }
+    s
+}
+
+/// `SUMMARY.md`'s opening: a table of contents (the overview, then each family's section, by the
+/// anchor `family-<id>` its header carries) and the overview table, one row per claim and
+/// constants source: verdicts over the scenarios in its setting, the tightest slack and where,
+/// the first counterexample, and the claim's page.
+pub fn markdown_overview(families: &[(&str, &str, &[VerdictRow])]) -> String {
+    let mut s = String::from("## Contents\n\n- [Overview](#overview): every claim in one table\n");
+    for (id, title, rows) in families {
+        let claims = rows.iter().map(|r| r.claim).collect::<std::collections::BTreeSet<_>>().len();
+        let _ = writeln!(s, "- [{title}](#family-{id}): {claims} claims, {} claim-scenario rows", rows.len());
+    }
+    let _ = writeln!(s, "\n<a id=\"overview\"></a>\n\n## Overview\n");
+    let _ = writeln!(s, "| family | claim | verdicts (in its setting) | tightest slack | counterexample | detail |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for (id, _, rows) in families {
+        let refs: Vec<&VerdictRow> = rows.iter().collect();
+        for line in claim_lines(&refs) {
+            let claim = if line.constants.is_exact() { line.claim.to_string() } else { format!("{} ({})", line.claim, line.constants) };
+            let tight = line.tightest.as_ref().map_or("-".to_string(), |(v, sc)| format!("{} (`{sc}`)", fmt_num(*v)));
+            let violated: Vec<&str> = refs
+                .iter()
+                .filter(|r| r.claim == line.claim && r.constants == line.constants && r.evaluation.verdict == VerdictKind::Violated)
+                .map(|r| r.scenario.as_str())
+                .collect();
+            let counterexample = match violated.as_slice() {
+                [] => "-".to_string(),
+                [one] => format!("`{one}`"),
+                [first, rest @ ..] => format!("`{first}` (+{} more)", rest.len()),
+            };
+            let _ = writeln!(
+                s,
+                "| {id} | {claim} | {} | {tight} | {counterexample} | [claims/{}.md](claims/{}.md) |",
+                line.short_verdicts(),
+                line.claim,
+                line.claim
+            );
+        }
+    }
+    s.push('\n');
     s
 }
 
@@ -337,14 +485,63 @@ mod tests {
         assert_eq!(l.verdict_text(), "holds 2/3, not-applicable 1/3");
         assert_eq!(l.tightest, Some((1.5, "b".to_string())));
         assert_eq!(l.not_applicable_text(), "n/a 1: gamma <= 1/L x1");
-        // The mismatch (d) comes first, with its replay command, and the totals last.
-        let text = terminal(&[("test", "A test family", &rows, "")], &[]);
-        assert!(text.starts_with("DIFFERS FROM THE CARDS (1)\n  T-1 on d: not-applicable but the card expects holds; replay: cargo run --release -- check --claim 'T-1' --scenario 'd'"), "{text}");
+        assert_eq!(l.short_verdicts(), "holds 2, n/a 1 of 3");
+        assert_eq!(l.reasons_in_words(), "gamma <= 1/L on 1 scenario");
+        // The mismatch (d) comes first, with its replay command as invoked, and the totals last.
+        let text = terminal(&[("test", "A test family", &rows, "")], &[], "fedbounds");
+        assert!(
+            text.starts_with("DIFFERS FROM THE CARDS (1): these decide the exit code (1)\n  T-1 on d: not-applicable, but the card expects holds\n    replay: fedbounds check --claim 'T-1' --scenario 'd'\n"),
+            "{text}"
+        );
         assert!(text.trim_end().ends_with("3 claim-scenario pairs evaluated (2 holds, 1 not-applicable); 1 about another setting, not shown"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH), "{text}");
+        // Negative control: with the expectation met, the first line says so and nothing differs.
+        let agreeing: Vec<VerdictRow> = rows
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.expected = Some(r.evaluation.verdict);
+                r
+            })
+            .collect();
+        let text = terminal(&[("test", "A test family", &agreeing, "")], &[], "fedbounds");
+        assert!(text.starts_with("Every verdict is the one its card expects: 3 claim-scenario pairs, 0 violated as expected."), "{text}");
+    }
+
+    #[test]
+    fn long_lines_wrap_and_wide_tables_are_left_to_full() {
+        let wrapped = wrap(&"word ".repeat(60), 2, 6);
+        assert!(wrapped.lines().count() > 2 && wrapped.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH), "{wrapped}");
+        assert!(wrapped.lines().skip(1).all(|l| l.starts_with("      word")), "{wrapped}");
+        assert_eq!(fit("abcdef", 4), "abc~");
+        assert_eq!(fit("abc", 4), "abc");
+        let rows = vec![row("a", VerdictKind::Holds, Vec::new(), Some(3.0), Some(VerdictKind::Holds))];
+        let wide = format!("{}\n", "x".repeat(TERMINAL_WIDTH + 1));
+        let text = terminal(&[("test", "A test family", &rows, &wide)], &[], "fedbounds");
+        assert!(text.contains("(1 lines of further test tables: `--full` prints them") && !text.contains(&wide), "{text}");
+        let narrow = "narrow table\n";
+        assert!(terminal(&[("test", "A test family", &rows, narrow)], &[], "fedbounds").contains(narrow));
+    }
+
+    #[test]
+    fn the_overview_has_a_row_per_claim_with_its_counterexample() {
+        let rows = vec![
+            row("a", VerdictKind::Holds, Vec::new(), Some(3.0), None),
+            row("b", VerdictKind::Violated, Vec::new(), Some(0.5), Some(VerdictKind::Violated)),
+            row("c", VerdictKind::Violated, Vec::new(), Some(0.7), None),
+        ];
+        let md = markdown_overview(&[("test", "A test family", &rows)]);
+        assert!(md.contains("- [A test family](#family-test): 1 claims, 3 claim-scenario rows"), "{md}");
+        assert!(md.contains("| test | T-1 | violated 2, holds 1 of 3 | 3 (`a`) | `b` (+1 more) | [claims/T-1.md](claims/T-1.md) |"), "{md}");
+        // Negative control: without violated rows there is no counterexample.
+        let holding = vec![row("a", VerdictKind::Holds, Vec::new(), Some(3.0), None)];
+        assert!(markdown_overview(&[("test", "A test family", &holding)]).contains("| holds 1/1 | 3 (`a`) | - |"));
     }
 
     #[test]
     fn reasons_are_the_check_names() {
+        assert_eq!(short_reason("T = 100: eta_u < (1-q)/(L_u C): given 0.01 > required 0"), "eta_u < (1-q)/(L_u C)");
+        assert_eq!(short_reason("T = x: y: z"), "T = x", "only a whole horizon is a horizon prefix");
         assert_eq!(short_reason("gamma <= 1/(32 L K): given 0.0025 > required 0.00125"), "gamma <= 1/(32 L K)");
         assert_eq!(short_reason("A2.3 bounded gradient dissimilarity fails: b^2 is infinite"), "A2.3 bounded gradient dissimilarity");
         assert_eq!(short_reason("A5 bounded global gradient (001:L143-149) fails: unbounded"), "A5 bounded global gradient (001:L143-149)");
