@@ -89,6 +89,14 @@ enum Command {
     /// Time fixed seeded workloads (Monte Carlo client steps/s per algorithm, exact runs, each
     /// family's check) and print JSON with the machine's cores and load, to compare two versions.
     Bench(BenchArgs),
+    /// Print a shell completion script, e.g. `fedbounds completions bash >
+    /// ~/.local/share/bash-completion/completions/fedbounds` (zsh: into a folder of `$fpath` as
+    /// `_fedbounds`; fish: `~/.config/fish/completions/fedbounds.fish`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Args)]
@@ -322,6 +330,10 @@ fn main() -> ExitCode {
         Command::Sweep(a) => run_sweep(&families, a),
         Command::Merge(a) => run_merge(&families, a),
         Command::Bench(a) => run_bench(&families, a),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "fedbounds", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

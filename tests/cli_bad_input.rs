@@ -779,3 +779,21 @@ fn clup_condition_14_failing_is_not_applicable_with_both_sides() {
     let failed = t2["failed"].to_string();
     assert!(failed.contains("(14)") && failed.contains("given") && failed.contains("required"), "{failed}");
 }
+
+#[test]
+fn completions_cover_every_command_and_parse_as_bash() {
+    let (code, script, stderr) = run(&["completions", "bash"]);
+    assert_eq!(code, 0, "{stderr}");
+    for command in ["check", "conditions", "sweep", "merge", "search", "completions"] {
+        assert!(script.contains(command), "no completion for {command}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fedbounds.bash");
+    std::fs::write(&path, &script).unwrap();
+    let syntax = Command::new("bash").arg("-n").arg(&path).status().unwrap();
+    assert!(syntax.success(), "the completion script is valid bash");
+    // Negative control: an unknown shell is bad input naming the allowed values.
+    let (code, _, stderr) = run(&["completions", "nosh"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bash, elvish, fish, powershell, zsh"), "{stderr}");
+}
