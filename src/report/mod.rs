@@ -6,6 +6,7 @@
 //! timestamps, no host names, maps in sorted order.
 
 pub mod figure;
+pub mod panels;
 
 use std::path::Path;
 
@@ -98,4 +99,14 @@ pub fn describe(e: &Evaluation) -> String {
             }
         }
     }
+}
+
+/// A Markdown table: the header row (its cells joined by ` | `), its rule, then one row per entry
+/// of `rows`.
+pub fn markdown_table<R: AsRef<[String]>>(header: &str, rows: impl IntoIterator<Item = R>) -> String {
+    let mut s = format!("| {header} |\n|{}\n", "---|".repeat(header.split(" | ").count()));
+    for row in rows {
+        s.push_str(&format!("| {} |\n", row.as_ref().join(" | ")));
+    }
+    s
 }
