@@ -6,7 +6,7 @@
 //!
 //! As in statrs' `prec`: global defaults first ([`RELATIVE_IDENTITY`], [`RELATIVE_TIE`],
 //! [`ABSOLUTE_ZERO`], the input magnitude limits), then one module per part of the crate
-//! ([`engine`], [`formula`], [`ccyw`], [`clup`], [`fedplt`], [`dpgp`]) naming each comparison it
+//! ([`engine`], [`formula`], [`ccyw`], [`clup`], [`dpgp`]; FedPLT's in its own folder) naming each comparison it
 //! decides. A named tolerance that means a global default is defined as that default (changing
 //! the default changes it); one that needs another value states it and why. The test module lists
 //! every constant with its value.
@@ -137,30 +137,6 @@ pub mod clup {
     pub const GRID_MATCH: f64 = super::RELATIVE_IDENTITY;
 }
 
-/// Tolerances of the FedPLT family.
-pub mod fedplt {
-    /// The alignment ratio `<m .* grad, W - W*> / <grad, W - W*>` is undefined when its
-    /// denominator is at most `ALIGNMENT_DENOMINATOR * ||grad|| ||W - W*||` (rounding of an
-    /// orthogonal pair).
-    pub const ALIGNMENT_DENOMINATOR: f64 = super::ABSOLUTE_ZERO;
-
-    /// An iterate is at the optimum (where an undefined alignment ratio is no failure of A6) when
-    /// `||W - W*|| <= AT_OPTIMUM * (1 + ||W*||)`: equal in real arithmetic.
-    pub const AT_OPTIMUM: f64 = super::RELATIVE_IDENTITY;
-
-    /// The decaying schedule's `z` is consistent with the alignment it measures when the measured
-    /// ratio and the assumed one agree to this (relative), which ends the fixed-point iteration.
-    pub const Z_CONSISTENCY: f64 = super::RELATIVE_IDENTITY;
-
-    /// A Gaussian draw shorter than this is drawn again before it is normalised to a unit vector
-    /// (its direction would be rounding).
-    pub const UNIT_VECTOR_MIN_NORM: f64 = super::ABSOLUTE_ZERO;
-
-    /// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM * (1 + ||W*||)`
-    /// (decides the shared-optimum reading of the constants).
-    pub const SHARED_OPTIMUM: f64 = super::ABSOLUTE_ZERO;
-}
-
 /// Tolerances of the DFedPGP family.
 pub mod dpgp {
     /// The clients' u-curvatures `A_i` are equal (so `sigma_g^2` is finite) when every
@@ -267,11 +243,6 @@ mod tests {
             ("clup::STRONG_CONVEXITY", clup::STRONG_CONVEXITY, 1e-12),
             ("clup::ROUNDING_FLOOR", clup::ROUNDING_FLOOR, 1e-20),
             ("clup::GRID_MATCH", clup::GRID_MATCH, 1e-9),
-            ("fedplt::ALIGNMENT_DENOMINATOR", fedplt::ALIGNMENT_DENOMINATOR, 1e-12),
-            ("fedplt::AT_OPTIMUM", fedplt::AT_OPTIMUM, 1e-9),
-            ("fedplt::Z_CONSISTENCY", fedplt::Z_CONSISTENCY, 1e-9),
-            ("fedplt::UNIT_VECTOR_MIN_NORM", fedplt::UNIT_VECTOR_MIN_NORM, 1e-12),
-            ("fedplt::SHARED_OPTIMUM", fedplt::SHARED_OPTIMUM, 1e-12),
             ("dpgp::EQUAL_CURVATURE", dpgp::EQUAL_CURVATURE, 1e-14),
             ("dpgp::STRONG_CONVEXITY", dpgp::STRONG_CONVEXITY, 1e-12),
             ("dpgp::ORDER_MARGIN", dpgp::ORDER_MARGIN, 1e-9),

@@ -286,7 +286,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
                 let measured = a.min;
                 // A ratio that is not positive (or NaN) ends the iteration: A6 fails on this run.
                 let stop = a.first_failure.is_some() || measured.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
-                let consistent = !stop && (measured - rho).abs() <= crate::prec::fedplt::Z_CONSISTENCY * rho;
+                let consistent = !stop && (measured - rho).abs() <= super::prec::Z_CONSISTENCY * rho;
                 found = Some((schedule, a, consistent));
                 if stop || consistent {
                     break;

@@ -13,6 +13,7 @@ pub mod check;
 pub mod claims;
 pub mod family;
 pub mod formulas;
+pub mod prec;
 pub mod problem;
 pub mod report;
 pub mod runs;

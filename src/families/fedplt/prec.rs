@@ -1,0 +1,44 @@
+//! Tolerances of the FedPLT family (the general defaults are in [`crate::prec`]).
+
+use crate::prec::{ABSOLUTE_ZERO, RELATIVE_IDENTITY};
+
+/// The alignment ratio `<m .* grad, W - W*> / <grad, W - W*>` is undefined when its
+/// denominator is at most `ALIGNMENT_DENOMINATOR * ||grad|| ||W - W*||` (rounding of an
+/// orthogonal pair).
+pub const ALIGNMENT_DENOMINATOR: f64 = ABSOLUTE_ZERO;
+
+/// An iterate is at the optimum (where an undefined alignment ratio is no failure of A6) when
+/// `||W - W*|| <= AT_OPTIMUM * (1 + ||W*||)`: equal in real arithmetic.
+pub const AT_OPTIMUM: f64 = RELATIVE_IDENTITY;
+
+/// The decaying schedule's `z` is consistent with the alignment it measures when the measured
+/// ratio and the assumed one agree to this (relative), which ends the fixed-point iteration.
+pub const Z_CONSISTENCY: f64 = RELATIVE_IDENTITY;
+
+/// A Gaussian draw shorter than this is drawn again before it is normalised to a unit vector
+/// (its direction would be rounding).
+pub const UNIT_VECTOR_MIN_NORM: f64 = ABSOLUTE_ZERO;
+
+/// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM * (1 + ||W*||)`
+/// (decides the shared-optimum reading of the constants).
+pub const SHARED_OPTIMUM: f64 = ABSOLUTE_ZERO;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_tolerance_is_listed_with_its_value() {
+        let table = [
+            ("ALIGNMENT_DENOMINATOR", super::ALIGNMENT_DENOMINATOR, 1e-12),
+            ("AT_OPTIMUM", super::AT_OPTIMUM, 1e-9),
+            ("Z_CONSISTENCY", super::Z_CONSISTENCY, 1e-9),
+            ("UNIT_VECTOR_MIN_NORM", super::UNIT_VECTOR_MIN_NORM, 1e-12),
+            ("SHARED_OPTIMUM", super::SHARED_OPTIMUM, 1e-12),
+        ];
+        let changed = |t: &[(&str, f64, f64)]| t.iter().filter(|e| e.1.to_bits() != e.2.to_bits()).count();
+        assert_eq!(changed(&table), 0, "a tolerance differs from the value listed here");
+        let declared: Vec<&str> = include_str!("prec.rs").lines().filter_map(|l| l.strip_prefix("pub const ")?.split_once(':').map(|p| p.0)).collect();
+        assert_eq!(declared, table.map(|e| e.0), "every constant of this file is listed, in order");
+        // Negative control: a changed value is caught.
+        assert_eq!(changed(&[("AT_OPTIMUM", super::AT_OPTIMUM, 1.1e-9)]), 1);
+    }
+}
