@@ -8,7 +8,6 @@
 //! decaying-step consequences, the proof's induction step and the limit point ([`claims`]).
 
 pub mod algorithm;
-pub mod card_claims;
 pub mod check;
 pub mod claims;
 pub mod family;

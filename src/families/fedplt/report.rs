@@ -15,9 +15,9 @@ use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE
 use crate::report::{markdown_table, opt_num, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
-use super::card_claims::Claim;
 use super::check::ScenarioRun;
 use super::claims::{equality_solution, FedPltClaim, RECURSION_HORIZON};
+use super::family::Claim;
 use super::runs::{ResidualPoint, Schedule};
 
 /// A run's numbers beside each claim's evaluation in `claims/<ID>.json`.
