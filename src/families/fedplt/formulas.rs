@@ -85,19 +85,9 @@ pub struct Round {
 /// A per-round inequality's inputs: the claim inputs and the round.
 pub type RoundInputs = crate::formula::RoundInputs<Inputs, Round>;
 
-fn conditions_of(c: FedPltClaim) -> fn(&Inputs) -> Vec<crate::claim::ConditionCheck> {
-    match c {
-        FedPltClaim::Recursion { tau_steps: false, sqrt_r: false } => |x| FedPltClaim::Recursion { tau_steps: false, sqrt_r: false }.checks(x),
-        FedPltClaim::Recursion { tau_steps: true, .. } => |x| FedPltClaim::Recursion { tau_steps: true, sqrt_r: false }.checks(x),
-        FedPltClaim::Recursion { sqrt_r: true, .. } => |x| FedPltClaim::Recursion { tau_steps: false, sqrt_r: true }.checks(x),
-        FedPltClaim::ConstantStep => |x| FedPltClaim::ConstantStep.checks(x),
-        FedPltClaim::DecayingStep { any_c: false } => |x| FedPltClaim::DecayingStep { any_c: false }.checks(x),
-        FedPltClaim::DecayingStep { any_c: true } => |x| FedPltClaim::DecayingStep { any_c: true }.checks(x),
-        FedPltClaim::DecayingCorrected => |x| FedPltClaim::DecayingCorrected.checks(x),
-        FedPltClaim::DecayInduction => |x| FedPltClaim::DecayInduction.checks(x),
-        FedPltClaim::DecayRecursion => |x| FedPltClaim::DecayRecursion.checks(x),
-        FedPltClaim::Limit => |x| FedPltClaim::Limit.checks(x),
-    }
+/// The conditions of the `I`-th claim of [`ALL`], as a function pointer.
+fn nth<const I: usize>(x: &Inputs) -> Vec<crate::claim::ConditionCheck> {
+    ALL[I].checks(x)
 }
 
 /// Every built-in bound and condition of the family beside the name of its formula.
@@ -113,7 +103,9 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "FEDPLT-DECAY~corrected", field: "let.v", builtin: claims::corrected_constant },
         Twin { claim: "FEDPLT-LIMIT", field: "bound", builtin: |x| FedPltClaim::Limit.bound(x) },
     ];
-    let conditions = ALL.iter().map(|c| ConditionTwin { claim: c.id(), builtin: conditions_of(*c) }).collect();
+    let of: [fn(&Inputs) -> Vec<crate::claim::ConditionCheck>; 10] =
+        [nth::<0>, nth::<1>, nth::<2>, nth::<3>, nth::<4>, nth::<5>, nth::<6>, nth::<7>, nth::<8>, nth::<9>];
+    let conditions = ALL.iter().zip(of).map(|(c, builtin)| ConditionTwin { claim: c.id(), builtin }).collect();
     TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }
 
