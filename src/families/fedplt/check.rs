@@ -14,7 +14,7 @@ use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation,
 
 use super::algorithm::LocalGradient;
 use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
-use super::family::Claim;
+use super::formulas::Claim;
 use super::problem::{Constants, Instance, InstanceSpec};
 use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
 

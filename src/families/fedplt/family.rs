@@ -1,11 +1,4 @@
-//! This family as the core sees it: its card, the claims a card defines by formulas, and the
-//! [`Plugin`] behind `list`, `check` and `run`.
-//!
-//! A card-defined claim bounds `D^t = E||W^t - W*||^2` with formulas over
-//! [`super::formulas::SYMBOLS`], compiled by the core ([`crate::formula::user`]) and checked on
-//! the same exact runs as the built-in bounds. One that reads `G2` (Assumption 5, no finite value
-//! on `R^d`) is not applicable as stated and gets a labelled empirical row, as the built-in
-//! bounds do.
+//! This family as the core sees it: its card, and the [`Plugin`] behind `list`, `check` and `run`.
 
 use std::sync::Arc;
 
@@ -15,13 +8,12 @@ use crate::card::{parse_toml, ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
-use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserClaimRules};
-use crate::formula::CompareSpec;
+use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
+use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim};
 
 use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ResidualSweep, Scenario, ScenarioRun};
-use super::claims::{FedPltClaim, Inputs, ALL};
-use super::formulas::SYMBOLS;
+use super::claims::ALL;
+use super::formulas::{builtin_ids, CardClaim, Claim, RULES, SYMBOLS};
 use super::problem::{Constants, Instance};
 
 /// The id scenario files use: `family = "fedplt"`.
@@ -29,60 +21,6 @@ pub const FAMILY_ID: &str = "fedplt";
 
 /// The embedded card.
 pub const CARD: (&str, &str) = ("theorems/fedplt.toml", include_str!("../../../theorems/fedplt.toml"));
-
-/// What this family accepts in a card-defined claim: a bound on `distance` (`D^t`), compared at
-/// `t = T - 1` (`per-round`) or averaged over `t < T` (`running-average`).
-pub const RULES: UserClaimRules =
-    UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &["distance"], algorithms: &[], comparisons: &[CompareSpec::PerRound, CompareSpec::RunningAverage] };
-
-/// A FedPLT claim read from a card.
-pub type CardClaim = FormulaClaim<Inputs>;
-
-/// A claim of the family: built in, or defined by a card.
-#[derive(Clone)]
-pub enum Claim {
-    /// A built-in claim.
-    Builtin(FedPltClaim),
-    /// A claim a card defines by formulas.
-    Card(Arc<CardClaim>),
-}
-
-impl Claim {
-    fn bound(&self) -> &dyn BoundClaim<Inputs = Inputs> {
-        match self {
-            Claim::Builtin(c) => c,
-            Claim::Card(c) => c.as_ref(),
-        }
-    }
-
-    /// Its id.
-    pub fn id(&self) -> &'static str {
-        self.bound().id()
-    }
-
-    /// Whether it reads `G^2` (then it also gets an empirical row).
-    pub fn needs_g2(&self) -> bool {
-        match self {
-            Claim::Builtin(c) => c.needs_g2(),
-            Claim::Card(c) => c.claim.reads("G2"),
-        }
-    }
-
-    /// The claim as `list` and the reports show it; `statement` is the card's for a built-in claim.
-    pub fn summary(&self, statement: String) -> ClaimSummary {
-        let (statement, metric) = match self {
-            Claim::Builtin(c) => (statement, c.metric()),
-            Claim::Card(c) => (c.claim.statement.clone(), "D^t = E||W^t - W*||^2, each round"),
-        };
-        let b = self.bound();
-        ClaimSummary { id: b.id(), kind: ClaimKind::Bound, title: b.title(), statement, source: b.source(), reading: b.reading(), metric }
-    }
-}
-
-/// The ids of the built-in claims.
-pub fn builtin_ids() -> Vec<&'static str> {
-    ALL.iter().map(|c| c.id()).collect()
-}
 
 /// FedPLT's claim card, as written.
 #[derive(Debug, Clone, Serialize, Deserialize)]

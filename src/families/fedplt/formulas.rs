@@ -1,12 +1,77 @@
 //! This family's formula table: the names a card's formulas may use, where their values come
-//! from, and which built-in function each formula of a built-in claim twins.
+//! from, and which built-in function each formula of a built-in claim twins; and the claims a
+//! card defines by formulas.
+//!
+//! A card-defined claim bounds `D^t = E||W^t - W*||^2` with formulas over [`SYMBOLS`], compiled
+//! by the core ([`crate::formula::user`]) and checked on the same exact runs as the built-in
+//! bounds. One that reads `G2` (Assumption 5, no finite value on `R^d`) is not applicable as
+//! stated and gets a labelled empirical row, as the built-in bounds do.
+
+use std::sync::Arc;
 
 use crate::claim::BoundClaim;
+use crate::family::{ClaimKind, ClaimSummary};
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
+use crate::formula::user::{FormulaClaim, UserClaimRules};
+use crate::formula::CompareSpec;
 use crate::formula::{SymbolDef, SymbolTable, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 
 use super::claims::{self, Alpha, FedPltClaim, Inputs, ALL};
 use super::runs::Schedule;
+
+/// What this family accepts in a card-defined claim: a bound on `distance` (`D^t`), compared at
+/// `t = T - 1` (`per-round`) or averaged over `t < T` (`running-average`).
+pub const RULES: UserClaimRules =
+    UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &["distance"], algorithms: &[], comparisons: &[CompareSpec::PerRound, CompareSpec::RunningAverage] };
+
+/// A FedPLT claim read from a card.
+pub type CardClaim = FormulaClaim<Inputs>;
+
+/// A claim of the family: built in, or defined by a card.
+#[derive(Clone)]
+pub enum Claim {
+    /// A built-in claim.
+    Builtin(FedPltClaim),
+    /// A claim a card defines by formulas.
+    Card(Arc<CardClaim>),
+}
+
+impl Claim {
+    fn bound(&self) -> &dyn BoundClaim<Inputs = Inputs> {
+        match self {
+            Claim::Builtin(c) => c,
+            Claim::Card(c) => c.as_ref(),
+        }
+    }
+
+    /// Its id.
+    pub fn id(&self) -> &'static str {
+        self.bound().id()
+    }
+
+    /// Whether it reads `G^2` (then it also gets an empirical row).
+    pub fn needs_g2(&self) -> bool {
+        match self {
+            Claim::Builtin(c) => c.needs_g2(),
+            Claim::Card(c) => c.claim.reads("G2"),
+        }
+    }
+
+    /// The claim as `list` and the reports show it; `statement` is the card's for a built-in claim.
+    pub fn summary(&self, statement: String) -> ClaimSummary {
+        let (statement, metric) = match self {
+            Claim::Builtin(c) => (statement, c.metric()),
+            Claim::Card(c) => (c.claim.statement.clone(), "D^t = E||W^t - W*||^2, each round"),
+        };
+        let b = self.bound();
+        ClaimSummary { id: b.id(), kind: ClaimKind::Bound, title: b.title(), statement, source: b.source(), reading: b.reading(), metric }
+    }
+}
+
+/// The ids of the built-in claims.
+pub fn builtin_ids() -> Vec<&'static str> {
+    ALL.iter().map(|c| c.id()).collect()
+}
 
 type Def = SymbolDef<Inputs, Round>;
 

@@ -17,7 +17,7 @@ use crate::verdict::{ConstantsSource, VerdictKind};
 
 use super::check::ScenarioRun;
 use super::claims::{equality_solution, FedPltClaim, RECURSION_HORIZON};
-use super::family::Claim;
+use super::formulas::Claim;
 use super::runs::{ResidualPoint, Schedule};
 
 /// A run's numbers beside each claim's evaluation in `claims/<ID>.json`.
