@@ -110,3 +110,14 @@ pub fn markdown_table<R: AsRef<[String]>>(header: &str, rows: impl IntoIterator<
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn markdown_table_has_a_rule_as_wide_as_its_header() {
+        let t = super::markdown_table("a | b", [vec!["1".to_string(), "2".to_string()]]);
+        assert_eq!(t, "| a | b |\n|---|---|\n| 1 | 2 |\n");
+        // Negative control: three columns give a wider rule.
+        assert!(super::markdown_table("a | b | c", Vec::<Vec<String>>::new()).contains("|---|---|---|"));
+    }
+}

@@ -215,3 +215,36 @@ where
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_range_pads_by_two_and_falls_back_when_empty() {
+        assert_eq!(log_range([0.5, 4.0]), (0.25, 8.0));
+        assert_eq!(log_range(std::iter::empty()), (1e-6, 1.0));
+        // Negative control: a value of zero cannot be drawn on a log axis and gives the fallback.
+        assert_ne!(log_range([0.0]), (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_figure_is_a_png_of_its_grid_and_its_data_changes_it() {
+        let panel = |y: f64| Panel {
+            caption: Some("p".into()),
+            x: Axis::linear((0.0, 2.0), "x"),
+            y: Axis::log((0.1, 10.0), "y"),
+            series: vec![Series::line("a", BLUE, vec![(0.0, 1.0), (2.0, y)])],
+            legend: Some(SeriesLabelPosition::UpperRight),
+        };
+        let figure =
+            |y: f64| Figure { title: "t".into(), subtitle: "s".into(), layout: Layout::grid(60), panels: vec![Some(panel(y)), None], empty_note: None };
+        let png = figure(2.0).png().expect("draws");
+        assert_eq!(&png[1..4], b"PNG");
+        let decoder = png::Decoder::new(png.as_slice());
+        let info = decoder.read_info().expect("decodes").info().clone();
+        assert_eq!((info.width, info.height), (2 * 620, 400 + 56));
+        assert_eq!(png, figure(2.0).png().expect("draws"), "deterministic");
+        assert_ne!(png, figure(5.0).png().expect("draws"), "negative control: other data, other pixels");
+    }
+}
