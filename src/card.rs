@@ -135,3 +135,22 @@ pub fn refuse_card_claims(family: &str, ids: &[&str], builtin: &[&str]) -> Resul
         None => Ok(()),
     }
 }
+
+/// Reads TOML text (a card or a scenario file) into `T`.
+///
+/// # Errors
+/// [`Error::Parse`] naming `what`, with the parser's message (line, field).
+pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })
+}
+
+/// Refuses an expected-verdict key (`<field>.expected.<key>`) that is not a claim id of `known`.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming the first unknown key and the known ids.
+pub fn require_known_claims<'a>(field: &str, keys: impl IntoIterator<Item = &'a String>, known: &[&str]) -> Result<()> {
+    match keys.into_iter().find(|k| !known.contains(&k.as_str())) {
+        Some(key) => Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", known.join(", "))),
+        None => Ok(()),
+    }
+}

@@ -127,6 +127,18 @@ pub struct Reading {
     pub description: &'static str,
 }
 
+impl Reading {
+    /// The reading the proof supports.
+    pub const fn primary(description: &'static str) -> Self {
+        Self { name: "primary", is_variant: false, description }
+    }
+
+    /// A flagged variant `name`.
+    pub const fn variant(name: &'static str, description: &'static str) -> Self {
+        Self { name, is_variant: true, description }
+    }
+}
+
 /// Inputs of a claim at a horizon `T`: the same inputs can be re-evaluated at every prefix.
 pub trait Horizon: Copy {
     /// `T`.

@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, Reading};
 use crate::error::Result;
 use crate::family::{ClaimSummary, FamilyReport, ReportFile, VerdictRow};
-use crate::report::{describe, to_json, write_atomic, ReportMeta};
+use crate::report::{describe, reproduce_command, to_json, write_atomic, ReportMeta};
+use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 /// One claim's JSON file (`claims/<ID>.json`): the claim's identity, then one entry per scenario
 /// in the family's own entry type `E` (its run's numbers beside the evaluation).
@@ -212,4 +214,50 @@ pub fn write_files(out: &Path, files: &[ReportFile]) -> Result<Vec<PathBuf>> {
             Ok(path)
         })
         .collect()
+}
+
+/// One scenario's entry in a claim's JSON (`claims/<ID>.json`): the scenario, the command that
+/// reproduces it, the family's numbers of the run (`extras`, flattened in their field order),
+/// then the claim's evaluation as stated and, where there is one, with empirical constants.
+#[derive(Serialize)]
+pub struct ScenarioEntry<'a, X: Serialize> {
+    /// Scenario name.
+    pub scenario: &'a str,
+    /// What it probes.
+    pub description: &'a str,
+    /// Its hash.
+    pub scenario_hash: &'a str,
+    /// The command that reproduces this claim on it.
+    pub reproduce: String,
+    /// The family's numbers of the run.
+    #[serde(flatten)]
+    pub extras: X,
+    /// The verdict the card expects of the claim as stated.
+    pub expected: Option<VerdictKind>,
+    /// The verdict the card expects of the empirical evaluation.
+    pub expected_empirical: Option<VerdictKind>,
+    /// The claim as stated.
+    pub evaluation: &'a Evaluation,
+    /// The claim with empirical constants, if evaluated.
+    pub empirical: Option<&'a Evaluation>,
+}
+
+impl<'a, X: Serialize> ScenarioEntry<'a, X> {
+    /// The entry of claim `id` on a run `(name, description, hash)` with these `results`; `None`
+    /// when the run has no exact-constants result of the claim.
+    pub fn of(id: &str, (scenario, description, scenario_hash): (&'a str, &'a str, &'a str), results: &'a [ClaimResult], extras: X) -> Option<Self> {
+        let of = |c| results.iter().find(|r| r.claim == id && r.constants == c);
+        let (exact, empirical) = (of(ConstantsSource::Exact)?, of(ConstantsSource::Empirical));
+        Some(Self {
+            scenario,
+            description,
+            scenario_hash,
+            reproduce: reproduce_command(id, scenario),
+            extras,
+            expected: exact.expected,
+            expected_empirical: empirical.and_then(|e| e.expected),
+            evaluation: &exact.evaluation,
+            empirical: empirical.map(|e| &e.evaluation),
+        })
+    }
 }

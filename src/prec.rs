@@ -107,30 +107,6 @@ pub mod formula {
     pub const CONSTANT_RATIO_SPREAD: f64 = 1e-6;
 }
 
-/// Tolerances of the FedPLT family.
-pub mod fedplt {
-    /// The alignment ratio `<m .* grad, W - W*> / <grad, W - W*>` is undefined when its
-    /// denominator is at most `ALIGNMENT_DENOMINATOR * ||grad|| ||W - W*||` (rounding of an
-    /// orthogonal pair).
-    pub const ALIGNMENT_DENOMINATOR: f64 = super::ABSOLUTE_ZERO;
-
-    /// An iterate is at the optimum (where an undefined alignment ratio is no failure of A6) when
-    /// `||W - W*|| <= AT_OPTIMUM * (1 + ||W*||)`: equal in real arithmetic.
-    pub const AT_OPTIMUM: f64 = super::RELATIVE_IDENTITY;
-
-    /// The decaying schedule's `z` is consistent with the alignment it measures when the measured
-    /// ratio and the assumed one agree to this (relative), which ends the fixed-point iteration.
-    pub const Z_CONSISTENCY: f64 = super::RELATIVE_IDENTITY;
-
-    /// A Gaussian draw shorter than this is drawn again before it is normalised to a unit vector
-    /// (its direction would be rounding).
-    pub const UNIT_VECTOR_MIN_NORM: f64 = super::ABSOLUTE_ZERO;
-
-    /// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM * (1 + ||W*||)`
-    /// (decides the shared-optimum reading of the constants).
-    pub const SHARED_OPTIMUM: f64 = super::ABSOLUTE_ZERO;
-}
-
 /// `a` and `b` agree to relative tolerance `rel` (with an absolute floor of `rel` near zero).
 pub fn approx_eq(a: f64, b: f64, rel: f64) -> bool {
     let scale = a.abs().max(b.abs()).max(1.0);
@@ -243,11 +219,6 @@ mod tests {
             ("formula::TWIN_AGREEMENT", formula::TWIN_AGREEMENT, 1e-12),
             ("formula::NEGLIGIBLE_TERM", formula::NEGLIGIBLE_TERM, 1e-6),
             ("formula::CONSTANT_RATIO_SPREAD", formula::CONSTANT_RATIO_SPREAD, 1e-6),
-            ("fedplt::ALIGNMENT_DENOMINATOR", fedplt::ALIGNMENT_DENOMINATOR, 1e-12),
-            ("fedplt::AT_OPTIMUM", fedplt::AT_OPTIMUM, 1e-9),
-            ("fedplt::Z_CONSISTENCY", fedplt::Z_CONSISTENCY, 1e-9),
-            ("fedplt::UNIT_VECTOR_MIN_NORM", fedplt::UNIT_VECTOR_MIN_NORM, 1e-12),
-            ("fedplt::SHARED_OPTIMUM", fedplt::SHARED_OPTIMUM, 1e-12),
             ("BIG_O_SLOPE_RESOLUTION", BIG_O_SLOPE_RESOLUTION, 0.05),
             ("BIG_O_MIN_SLOPE_DECAY", BIG_O_MIN_SLOPE_DECAY, 0.1),
         ]

@@ -7,10 +7,10 @@ use proptest::prelude::*;
 
 use fedbounds::engine::student_t_interval;
 use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
-use fedbounds::families::fedplt::card_claims::Claim;
 use fedbounds::families::fedplt::check::{run_scenario, Scenario, StepSpec};
 use fedbounds::families::fedplt::claims::{equality_solution, induction_sides, FedPltClaim, ALL};
 use fedbounds::families::fedplt::family::embedded_card;
+use fedbounds::families::fedplt::formulas::Claim;
 use fedbounds::families::fedplt::problem::{InstanceSpec, MaskLayout};
 use fedbounds::families::fedplt::runs::{exact_run, sample_paths, Schedule};
 use fedbounds::families::fedplt::FAMILY;

@@ -285,7 +285,7 @@ fn parse_scenario(text: &str) -> Result<(), Error> {
         "fedplt" => {
             let s: fedbounds::families::fedplt::check::Scenario =
                 toml::from_str(text).map_err(|e| Error::Parse { what: "fuzzed scenario".into(), message: e.to_string() })?;
-            s.check("scenario", &fedbounds::families::fedplt::card_claims::builtin_ids())
+            s.check("scenario", &fedbounds::families::fedplt::formulas::builtin_ids())
         }
         "dpgp" => fedbounds::families::dpgp::card::parse_scenario(text, "fuzzed scenario").map(drop),
         "clup" => {

@@ -6,6 +6,7 @@
 //! timestamps, no host names, maps in sorted order.
 
 pub mod figure;
+pub mod panels;
 
 use std::path::Path;
 
@@ -97,5 +98,26 @@ pub fn describe(e: &Evaluation) -> String {
                 None => line,
             }
         }
+    }
+}
+
+/// A Markdown table: the header row (its cells joined by ` | `), its rule, then one row per entry
+/// of `rows`.
+pub fn markdown_table<R: AsRef<[String]>>(header: &str, rows: impl IntoIterator<Item = R>) -> String {
+    let mut s = format!("| {header} |\n|{}\n", "---|".repeat(header.split(" | ").count()));
+    for row in rows {
+        s.push_str(&format!("| {} |\n", row.as_ref().join(" | ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn markdown_table_has_a_rule_as_wide_as_its_header() {
+        let t = super::markdown_table("a | b", [vec!["1".to_string(), "2".to_string()]]);
+        assert_eq!(t, "| a | b |\n|---|---|\n| 1 | 2 |\n");
+        // Negative control: three columns give a wider rule.
+        assert!(super::markdown_table("a | b | c", Vec::<Vec<String>>::new()).contains("|---|---|---|"));
     }
 }

@@ -13,8 +13,8 @@ use crate::error::{require_memory, require_positive, Error, Result};
 use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::algorithm::LocalGradient;
-use super::card_claims::Claim;
 use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
+use super::formulas::Claim;
 use super::problem::{Constants, Instance, InstanceSpec};
 use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
 
@@ -87,12 +87,7 @@ impl Scenario {
     /// [`Error::InvalidField`] naming the field.
     pub fn check(&self, field: &str, known: &[&str]) -> Result<()> {
         self.check_run(field)?;
-        for key in self.expected.keys().chain(self.expected_empirical.keys()) {
-            if !known.contains(&key.as_str()) {
-                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", known.join(", ")));
-            }
-        }
-        Ok(())
+        crate::card::require_known_claims(field, self.expected.keys().chain(self.expected_empirical.keys()), known)
     }
 
     /// Checks the run parameters: family, horizon, replicates, local steps, step, memory.
@@ -127,45 +122,30 @@ impl Scenario {
     }
 }
 
-/// Everything computed for one scenario.
-#[derive(Debug, Clone, Serialize)]
+/// Everything computed for one scenario: the scenario's name, description, hash, horizon, local
+/// steps and gradient, the schedule run, the exact constants, the measured alignment, `z = mu
+/// psi_ rho_`, `B` and `G^2` measured on the run (printed alpha), the exact `D^t` (`t = 0..=T`),
+/// `||E W^T - W*||`, the small-step limit of the masked dynamics and `||W_lim - W*||`, and the
+/// results: per claim the claim as stated, then (for a claim that reads `G^2`) the labelled
+/// empirical evaluation.
+#[derive(Debug, Clone)]
 pub struct ScenarioRun {
-    /// Scenario name.
     pub scenario: String,
-    /// Description.
     pub description: String,
-    /// Hash of the scenario.
     pub scenario_hash: String,
-    /// Seed.
-    pub seed: u64,
-    /// Horizon.
     pub rounds: usize,
-    /// Local steps.
     pub tau: usize,
-    /// Local gradient.
     pub gradient: LocalGradient,
-    /// The schedule run.
     pub schedule: Schedule,
-    /// Exact constants of the instance.
     pub constants: Constants,
-    /// The measured alignment.
     pub alignment: Alignment,
-    /// `z = mu psi_ rho_`.
     pub z: f64,
-    /// `B` with the measured `G^2` (printed alpha).
     pub b_empirical: f64,
-    /// The measured `G^2`.
     pub g2_empirical: f64,
-    /// `D^t`, exact, `t = 0..=T`.
     pub distance: Vec<f64>,
-    /// `||E W^T - W*||`.
     pub final_mean_gap: f64,
-    /// The small-step limit of the masked dynamics and its distance to `W*`.
     pub limit_point: Vec<f64>,
-    /// `||W_lim - W*||`.
     pub limit_gap: f64,
-    /// Outcomes: per claim, the claim as stated, then (for a claim that reads `G^2`) the
-    /// labelled empirical evaluation.
     pub results: Vec<ClaimResult>,
 }
 
@@ -206,36 +186,30 @@ fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool)
 
 /// Evaluates one claim at inputs `x` on the run.
 pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_scale: f64) -> Evaluation {
-    let confidence = 0.99;
+    let inequality =
+        |horizon, sides: &dyn Fn(usize) -> Option<Vec<(f64, f64)>>| evaluate_inequality(claim.checks(x), horizon, sides, Estimator::Exact, 0.99, bound_scale);
+    let bound = |x: &Inputs, metric: Vec<f64>| evaluate(&claim, x, &[metric], Estimator::Exact, 0.99, bound_scale);
+    let d = &run.distance;
     match claim {
         FedPltClaim::Recursion { sqrt_r, .. } => {
             let a = if sqrt_r { Alpha::SqrtR } else { Alpha::Printed };
-            let d = &run.distance;
-            let sides = |t: usize| Some(vec![(d[t + 1], recursion_rhs(x, a, x.schedule.eta(t), d[t]))]);
-            evaluate_inequality(claim.checks(x), run.rounds, &sides, Estimator::Exact, confidence, bound_scale)
+            inequality(run.rounds, &|t| Some(vec![(d[t + 1], recursion_rhs(x, a, x.schedule.eta(t), d[t]))]))
         }
-        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => {
-            evaluate(&claim, x, &[run.distance[..run.rounds].to_vec()], Estimator::Exact, confidence, bound_scale)
-        }
+        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => bound(x, d[..run.rounds].to_vec()),
         FedPltClaim::DecayInduction => {
             let c = decaying_constant(x, false);
-            let sides = |t: usize| Some(vec![induction_sides(c, c, t)]);
-            evaluate_inequality(claim.checks(x), run.rounds, &sides, Estimator::Exact, confidence, bound_scale)
+            inequality(run.rounds, &|t| Some(vec![induction_sides(c, c, t)]))
         }
         FedPltClaim::DecayRecursion => {
-            let c = decaying_constant(x, true);
-            let b_over_z2 = decaying_constant(x, false);
+            let (c, b_over_z2) = (decaying_constant(x, true), decaying_constant(x, false));
             let horizon = RECURSION_HORIZON.max(run.rounds);
             let eq = if b_over_z2.is_finite() { equality_solution(b_over_z2, horizon) } else { Vec::new() };
             // Entry i is D^{i+1} against C/(i+2).
-            let sides = |i: usize| eq.get(i).map(|v| vec![(*v, c / (i as f64 + 2.0))]);
-            evaluate_inequality(claim.checks(x), horizon, &sides, Estimator::Exact, confidence, bound_scale)
+            inequality(horizon, &|i| eq.get(i).map(|v| vec![(*v, c / (i as f64 + 2.0))]))
         }
         FedPltClaim::Limit => {
             // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
-            let mut e = evaluate(&claim, &Inputs { t: 1, ..*x }, &[vec![x.limit_gap]], Estimator::Exact, confidence, bound_scale);
-            e.slack = None;
-            e
+            Evaluation { slack: None, ..bound(&Inputs { t: 1, ..*x }, vec![x.limit_gap]) }
         }
     }
 }
@@ -286,7 +260,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
                 let measured = a.min;
                 // A ratio that is not positive (or NaN) ends the iteration: A6 fails on this run.
                 let stop = a.first_failure.is_some() || measured.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
-                let consistent = !stop && (measured - rho).abs() <= crate::prec::fedplt::Z_CONSISTENCY * rho;
+                let consistent = !stop && (measured - rho).abs() <= super::prec::Z_CONSISTENCY * rho;
                 found = Some((schedule, a, consistent));
                 if stop || consistent {
                     break;
@@ -303,7 +277,6 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         scenario: s.name.clone(),
         description: s.description.clone(),
         scenario_hash: s.hash(),
-        seed: s.seed,
         rounds: s.rounds,
         tau: s.tau,
         gradient: s.gradient,
@@ -322,19 +295,18 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let stated = inputs(&c, &run, None, z_consistent);
     let measured = inputs(&c, &run, Some(run.g2_empirical), z_consistent);
     run.b_empirical = measured.b(Alpha::Printed);
-    let distance = [run.distance[..run.rounds].to_vec()];
-    let evaluate_at = |claim: &Claim, x: &Inputs| match claim {
-        Claim::Builtin(c) => evaluate_claim(*c, x, &run, bound_scale),
-        Claim::Card(c) => evaluate(c.as_ref(), x, &distance, Estimator::Exact, 0.99, bound_scale),
-    };
     let label = format!("empirical G^2 = {}", fmt_num(run.g2_empirical));
     let mut results = Vec::new();
     for claim in claims {
         let (id, reading) = (claim.id(), claim.summary(String::new()).reading.name);
+        let at = |x: &Inputs| match claim {
+            Claim::Builtin(c) => evaluate_claim(*c, x, &run, bound_scale),
+            Claim::Card(c) => evaluate(c.as_ref(), x, &[run.distance[..run.rounds].to_vec()], Estimator::Exact, 0.99, bound_scale),
+        };
         let result = |constants, label, evaluation, expected| ClaimResult { claim: id, reading, constants, label, evaluation, expected };
-        results.push(result(ConstantsSource::Exact, None, evaluate_at(claim, &stated), s.expected.get(id).copied()));
+        results.push(result(ConstantsSource::Exact, None, at(&stated), s.expected.get(id).copied()));
         if claim.needs_g2() {
-            results.push(result(ConstantsSource::Empirical, Some(label.clone()), evaluate_at(claim, &measured), s.expected_empirical.get(id).copied()));
+            results.push(result(ConstantsSource::Empirical, Some(label.clone()), at(&measured), s.expected_empirical.get(id).copied()));
         }
     }
     run.results = results;

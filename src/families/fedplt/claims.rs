@@ -13,18 +13,14 @@ use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizo
 
 use super::runs::Schedule;
 
-/// Everything the bounds and checks read.
+/// Everything the bounds and checks read (each named as a symbol of [`super::formulas::SYMBOLS`]:
+/// `t` is `T`, `l` is `L`, `d0` is `D0`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Inputs {
-    /// Horizon `T`.
     pub t: usize,
-    /// `L`.
     pub l: f64,
-    /// `mu`.
     pub mu: f64,
-    /// `sigma^2`.
     pub sigma2: f64,
-    /// Local steps `tau`.
     pub tau: usize,
     /// `psi_` over covered coordinates.
     pub psi_min: f64,
@@ -32,7 +28,6 @@ pub struct Inputs {
     pub psi_max: f64,
     /// `Lambda = sum_k c_k (F* - F_k*)`.
     pub lambda: f64,
-    /// `D^0`.
     pub d0: f64,
     /// `Gamma = sum_k c_k alpha_{r_k}^2` as printed.
     pub gamma_mask: f64,
@@ -42,9 +37,7 @@ pub struct Inputs {
     pub alpha_max: f64,
     /// `min_k alpha_{r_k}` as printed.
     pub alpha_min: f64,
-    /// `max_k sqrt(r_k)`.
     pub sqrt_r_max: f64,
-    /// `min_k sqrt(r_k)`.
     pub sqrt_r_min: f64,
     /// `G^2` of Assumption 5: `None` as stated (it cannot be finite on `R^d`), or the run's
     /// supremum of `E||grad F_k||^2` at the local iterates (empirical).
@@ -53,7 +46,6 @@ pub struct Inputs {
     pub rho_min: f64,
     /// Where Assumption 6 failed along the run, if it did.
     pub alignment_failure: Option<(usize, usize, u64, f64)>,
-    /// The run's step schedule.
     pub schedule: Schedule,
     /// Whether a decaying schedule's `z` is the paper's `z` of this run.
     pub schedule_z_consistent: bool,
@@ -362,37 +354,25 @@ impl BoundClaim for FedPltClaim {
 
     fn reading(&self) -> Reading {
         match self {
-            FedPltClaim::Recursion { tau_steps: true, .. } => Reading {
-                name: "tau-steps",
-                is_variant: true,
-                description: "the recursion for a genuine tau-step round; the proof replaces tau steps by one gradient at W_k^t (I-PLT8): unproven, tested",
-            },
-            FedPltClaim::Recursion { sqrt_r: true, .. } => Reading {
-                name: "alpha-sqrt-r",
-                is_variant: true,
-                description: "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)",
-            },
-            FedPltClaim::DecayingCorrected => Reading {
-                name: "corrected",
-                is_variant: true,
-                description: "the standard repair of Case 2 (I-PLT7): a step beta/(z (t+g)) with beta > 1 makes the recursion give O(1/t), v = max((beta/z)^2 B/(beta - 1), g D^0)",
-            },
-            FedPltClaim::DecayingStep { any_c: true } => Reading {
-                name: "any-c",
-                is_variant: true,
-                description: "C = B/z^2, the smallest C of L695 and L700; the base case at L679 needs D^0 + B/z^2 (I-PLT7)",
-            },
-            FedPltClaim::Recursion { .. } => Reading {
-                name: "primary",
-                is_variant: false,
-                description: "B as printed with alpha = min(1, sqrt(d r_k)) (I-PLT2, I-PLT9, I-PLT11); the proof's per-step model, tau = 1 (I-PLT8); psi_ over covered coordinates (I-PLT4)",
-            },
-            FedPltClaim::DecayingStep { .. } => Reading {
-                name: "primary",
-                is_variant: false,
-                description: "C = D^0 + B/z^2, the base case as written at L679 (I-PLT7)",
-            },
-            _ => Reading { name: "primary", is_variant: false, description: "as printed" },
+            FedPltClaim::Recursion { tau_steps: true, .. } => Reading::variant(
+                "tau-steps",
+                "the recursion for a genuine tau-step round; the proof replaces tau steps by one gradient at W_k^t (I-PLT8): unproven, tested",
+            ),
+            FedPltClaim::Recursion { sqrt_r: true, .. } => {
+                Reading::variant("alpha-sqrt-r", "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)")
+            }
+            FedPltClaim::DecayingCorrected => Reading::variant(
+                "corrected",
+                "the standard repair of Case 2 (I-PLT7): a step beta/(z (t+g)) with beta > 1 makes the recursion give O(1/t), v = max((beta/z)^2 B/(beta - 1), g D^0)",
+            ),
+            FedPltClaim::DecayingStep { any_c: true } => {
+                Reading::variant("any-c", "C = B/z^2, the smallest C of L695 and L700; the base case at L679 needs D^0 + B/z^2 (I-PLT7)")
+            }
+            FedPltClaim::Recursion { .. } => Reading::primary(
+                "B as printed with alpha = min(1, sqrt(d r_k)) (I-PLT2, I-PLT9, I-PLT11); the proof's per-step model, tau = 1 (I-PLT8); psi_ over covered coordinates (I-PLT4)",
+            ),
+            FedPltClaim::DecayingStep { .. } => Reading::primary("C = D^0 + B/z^2, the base case as written at L679 (I-PLT7)"),
+            _ => Reading::primary("as printed"),
         }
     }
 
@@ -405,15 +385,7 @@ impl BoundClaim for FedPltClaim {
     }
 
     fn checks(&self, x: &Inputs) -> Vec<ConditionCheck> {
-        let scope = |name: &str, holds: bool| ConditionCheck {
-            name: name.to_string(),
-            kind: ConditionKind::Scope,
-            given: if holds { 1.0 } else { 0.0 },
-            required: 1.0,
-            relation: Relation::Equal,
-            holds,
-            detail: String::new(),
-        };
+        let scope = |name: &str, holds: bool| ConditionCheck::compare(name, ConditionKind::Scope, if holds { 1.0 } else { 0.0 }, Relation::Equal, 1.0);
         let decaying = matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0);
         let mut out = Vec::new();
         match self {

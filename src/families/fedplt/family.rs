@@ -4,17 +4,17 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
-use crate::checker::{Plugin, ReportSettings, RunSettings};
+use crate::card::{parse_toml, ClaimCard, FamilyInfo, InconsistencyCard};
+use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
+use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim};
 
-use super::card_claims::{CardClaim, Claim};
-use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ClaimResult, ResidualSweep, Scenario, ScenarioRun};
+use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ResidualSweep, Scenario, ScenarioRun};
 use super::claims::ALL;
+use super::formulas::{builtin_ids, CardClaim, Claim, RULES, SYMBOLS};
 use super::problem::{Constants, Instance};
-use super::report;
 
 /// The id scenario files use: `family = "fedplt"`.
 pub const FAMILY_ID: &str = "fedplt";
@@ -40,11 +40,12 @@ pub struct Card {
     pub residual_sweep: Option<ResidualSweep>,
 }
 
-/// A card as read: as written, with the claims it defines compiled.
+/// A card as read: as written, with the claims it defines by formulas (not built in) compiled,
+/// in card order.
 pub struct ReadCard {
     /// The card.
     pub card: Card,
-    /// The claims it defines by formulas (not built in), in card order.
+    /// The claims it defines.
     pub defined: Vec<Arc<CardClaim>>,
 }
 
@@ -61,8 +62,9 @@ impl std::ops::Deref for ReadCard {
 /// # Errors
 /// [`Error::Parse`] or [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
-    let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-    let defined = super::card_claims::compile(&card.claims)?;
+    let card: Card = parse_toml(text, what)?;
+    let defined =
+        compile_card_claims(&card.claims, &builtin_ids(), |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) }))?;
     if let Some(sweep) = &card.residual_sweep {
         if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
             return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));
@@ -71,7 +73,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
             return Err(Error::field("residual_sweep.factors", format!("got {:?}", sweep.factors), "finite numbers > 0"));
         }
     }
-    let known: Vec<&str> = super::card_claims::builtin_ids().into_iter().chain(defined.iter().map(|c| c.id())).collect();
+    let known: Vec<&str> = builtin_ids().into_iter().chain(defined.iter().map(|c| c.id())).collect();
     for (i, s) in card.scenarios.iter().enumerate() {
         s.check(&format!("scenarios[{i}] ({})", s.name), &known)?;
         crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
@@ -89,8 +91,8 @@ pub fn embedded_card() -> Result<ReadCard> {
 
 /// Reads a scenario file as `run` and the sweeps' constants columns take it.
 fn scenario_file(text: &str, what: &str) -> Result<Scenario> {
-    let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-    scenario.check("scenario", &super::card_claims::builtin_ids())?;
+    let scenario: Scenario = parse_toml(text, what)?;
+    scenario.check("scenario", &builtin_ids())?;
     Ok(scenario)
 }
 
@@ -110,31 +112,24 @@ impl Plugin for FedPlt {
     fn id(&self) -> &'static str {
         FAMILY_ID
     }
-
     fn title(&self) -> &'static str {
         "Dabaja, El-Azouzi: FedPLT, static partial (layer) training with masks"
     }
-
     fn embedded_card(&self) -> Result<ReadCard> {
         embedded_card()
     }
-
     fn read_card(&self, card: &CardText) -> Result<ReadCard> {
         parse_card(&card.text, &card.what)
     }
-
     fn builtin_claims(&self) -> Vec<Claim> {
         ALL.iter().map(|c| Claim::Builtin(*c)).collect()
     }
-
     fn defined_claims(&self, card: &ReadCard) -> Vec<Claim> {
         card.defined.iter().map(|c| Claim::Card(c.clone())).collect()
     }
-
     fn claim_id(&self, claim: &Claim) -> &'static str {
         claim.id()
     }
-
     fn summary(&self, claim: &Claim) -> ClaimSummary {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
         let statement = match claim {
@@ -143,40 +138,35 @@ impl Plugin for FedPlt {
         };
         claim.summary(statement)
     }
-
     fn scenarios<'c>(&self, card: &'c ReadCard) -> Vec<&'c Scenario> {
         card.scenarios.iter().collect()
     }
-
     fn scenario_name<'s>(&self, scenario: &'s Scenario) -> &'s str {
         &scenario.name
     }
-
     fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
         prepare(s)
     }
-
     fn run(&self, _card: &ReadCard, s: &Scenario, prepared: (Instance, Constants), claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_prepared(s, prepared, claims, settings.bound_scale)
     }
-
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
         (&run.scenario, &run.results)
     }
-
+    /// The main job also draws the speed-error trade-off of Case 1.
     fn report(
         &self,
         card: &ReadCard,
         claims: &[Claim],
         runs: &[ScenarioRun],
-        _rows: &[VerdictRow],
+        _: &[VerdictRow],
         settings: &ReportSettings,
-        _progress: &dyn Progress,
+        _: &dyn Progress,
     ) -> Result<FamilyReport> {
-        // The main job also draws the speed-error trade-off of Case 1.
         let sweep = match (&card.residual_sweep, settings.full) {
             (Some(sw), true) => {
                 let s = card
+                    .card
                     .scenarios
                     .iter()
                     .find(|s| s.name == sw.scenario)
@@ -185,33 +175,28 @@ impl Plugin for FedPlt {
             }
             _ => None,
         };
-        let (files, summary_markdown) = report::report_files(claims, runs, sweep.as_ref(), settings.meta, settings.plots)?;
+        let (files, summary_markdown) = super::report::report_files(claims, runs, sweep.as_ref(), settings.meta, settings.plots)?;
         Ok(FamilyReport { summary_markdown, files, ..Default::default() })
     }
-
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
         let constants = scenario_file(text, what)?.instance.build()?.constants()?;
         serde_json::to_value(&constants).map_err(|e| Error::serialization("constants", e))
     }
-
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = scenario_file(text, what)?;
         let claims = self.builtin_claims();
         let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??;
-        report::run_json(&run)
+        super::report::run_json(&run)
     }
-
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
-        &super::formulas::SYMBOLS
+        &SYMBOLS
     }
-
     /// The checks and bound of card-defined claims at the given values (`--set NAME=VALUE`,
     /// names as `fedbounds list --symbols` prints them). The built-in claims' conditions depend
     /// on the run (the measured alignment, the schedule), so they are checked by `check` only.
     fn conditions(&self, card: Option<&ReadCard>, given: &Given, ids: &[String], json: bool) -> Result<String> {
         let defined = card.map(|c| c.defined.as_slice()).unwrap_or_default();
-        let chosen: Vec<&crate::formula::user::UserClaim> =
-            defined.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).map(|c| &c.claim).collect();
+        let chosen: Vec<&UserClaim> = defined.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).map(|c| &c.claim).collect();
         if chosen.is_empty() {
             return Err(Error::field(
                 "--claim",
@@ -219,6 +204,6 @@ impl Plugin for FedPlt {
                 "a claim defined in the card given with --card",
             ));
         }
-        crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json)
+        crate::formula::user::conditions_text(&chosen, &SYMBOLS, given, json)
     }
 }

@@ -1,12 +1,77 @@
 //! This family's formula table: the names a card's formulas may use, where their values come
-//! from, and which built-in function each formula of a built-in claim twins.
+//! from, and which built-in function each formula of a built-in claim twins; and the claims a
+//! card defines by formulas.
+//!
+//! A card-defined claim bounds `D^t = E||W^t - W*||^2` with formulas over [`SYMBOLS`], compiled
+//! by the core ([`crate::formula::user`]) and checked on the same exact runs as the built-in
+//! bounds. One that reads `G2` (Assumption 5, no finite value on `R^d`) is not applicable as
+//! stated and gets a labelled empirical row, as the built-in bounds do.
+
+use std::sync::Arc;
 
 use crate::claim::BoundClaim;
+use crate::family::{ClaimKind, ClaimSummary};
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
+use crate::formula::user::{FormulaClaim, UserClaimRules};
+use crate::formula::CompareSpec;
 use crate::formula::{SymbolDef, SymbolTable, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 
 use super::claims::{self, Alpha, FedPltClaim, Inputs, ALL};
 use super::runs::Schedule;
+
+/// What this family accepts in a card-defined claim: a bound on `distance` (`D^t`), compared at
+/// `t = T - 1` (`per-round`) or averaged over `t < T` (`running-average`).
+pub const RULES: UserClaimRules =
+    UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &["distance"], algorithms: &[], comparisons: &[CompareSpec::PerRound, CompareSpec::RunningAverage] };
+
+/// A FedPLT claim read from a card.
+pub type CardClaim = FormulaClaim<Inputs>;
+
+/// A claim of the family: built in, or defined by a card.
+#[derive(Clone)]
+pub enum Claim {
+    /// A built-in claim.
+    Builtin(FedPltClaim),
+    /// A claim a card defines by formulas.
+    Card(Arc<CardClaim>),
+}
+
+impl Claim {
+    fn bound(&self) -> &dyn BoundClaim<Inputs = Inputs> {
+        match self {
+            Claim::Builtin(c) => c,
+            Claim::Card(c) => c.as_ref(),
+        }
+    }
+
+    /// Its id.
+    pub fn id(&self) -> &'static str {
+        self.bound().id()
+    }
+
+    /// Whether it reads `G^2` (then it also gets an empirical row).
+    pub fn needs_g2(&self) -> bool {
+        match self {
+            Claim::Builtin(c) => c.needs_g2(),
+            Claim::Card(c) => c.claim.reads("G2"),
+        }
+    }
+
+    /// The claim as `list` and the reports show it; `statement` is the card's for a built-in claim.
+    pub fn summary(&self, statement: String) -> ClaimSummary {
+        let (statement, metric) = match self {
+            Claim::Builtin(c) => (statement, c.metric()),
+            Claim::Card(c) => (c.claim.statement.clone(), "D^t = E||W^t - W*||^2, each round"),
+        };
+        let b = self.bound();
+        ClaimSummary { id: b.id(), kind: ClaimKind::Bound, title: b.title(), statement, source: b.source(), reading: b.reading(), metric }
+    }
+}
+
+/// The ids of the built-in claims.
+pub fn builtin_ids() -> Vec<&'static str> {
+    ALL.iter().map(|c| c.id()).collect()
+}
 
 type Def = SymbolDef<Inputs, Round>;
 
@@ -85,19 +150,9 @@ pub struct Round {
 /// A per-round inequality's inputs: the claim inputs and the round.
 pub type RoundInputs = crate::formula::RoundInputs<Inputs, Round>;
 
-fn conditions_of(c: FedPltClaim) -> fn(&Inputs) -> Vec<crate::claim::ConditionCheck> {
-    match c {
-        FedPltClaim::Recursion { tau_steps: false, sqrt_r: false } => |x| FedPltClaim::Recursion { tau_steps: false, sqrt_r: false }.checks(x),
-        FedPltClaim::Recursion { tau_steps: true, .. } => |x| FedPltClaim::Recursion { tau_steps: true, sqrt_r: false }.checks(x),
-        FedPltClaim::Recursion { sqrt_r: true, .. } => |x| FedPltClaim::Recursion { tau_steps: false, sqrt_r: true }.checks(x),
-        FedPltClaim::ConstantStep => |x| FedPltClaim::ConstantStep.checks(x),
-        FedPltClaim::DecayingStep { any_c: false } => |x| FedPltClaim::DecayingStep { any_c: false }.checks(x),
-        FedPltClaim::DecayingStep { any_c: true } => |x| FedPltClaim::DecayingStep { any_c: true }.checks(x),
-        FedPltClaim::DecayingCorrected => |x| FedPltClaim::DecayingCorrected.checks(x),
-        FedPltClaim::DecayInduction => |x| FedPltClaim::DecayInduction.checks(x),
-        FedPltClaim::DecayRecursion => |x| FedPltClaim::DecayRecursion.checks(x),
-        FedPltClaim::Limit => |x| FedPltClaim::Limit.checks(x),
-    }
+/// The conditions of the `I`-th claim of [`ALL`], as a function pointer.
+fn nth<const I: usize>(x: &Inputs) -> Vec<crate::claim::ConditionCheck> {
+    ALL[I].checks(x)
 }
 
 /// Every built-in bound and condition of the family beside the name of its formula.
@@ -113,7 +168,9 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "FEDPLT-DECAY~corrected", field: "let.v", builtin: claims::corrected_constant },
         Twin { claim: "FEDPLT-LIMIT", field: "bound", builtin: |x| FedPltClaim::Limit.bound(x) },
     ];
-    let conditions = ALL.iter().map(|c| ConditionTwin { claim: c.id(), builtin: conditions_of(*c) }).collect();
+    let of: [fn(&Inputs) -> Vec<crate::claim::ConditionCheck>; 10] =
+        [nth::<0>, nth::<1>, nth::<2>, nth::<3>, nth::<4>, nth::<5>, nth::<6>, nth::<7>, nth::<8>, nth::<9>];
+    let conditions = ALL.iter().zip(of).map(|(c, builtin)| ConditionTwin { claim: c.id(), builtin }).collect();
     TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }
 

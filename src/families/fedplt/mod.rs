@@ -8,11 +8,11 @@
 //! decaying-step consequences, the proof's induction step and the limit point ([`claims`]).
 
 pub mod algorithm;
-pub mod card_claims;
 pub mod check;
 pub mod claims;
 pub mod family;
 pub mod formulas;
+pub mod prec;
 pub mod problem;
 pub mod report;
 pub mod runs;

@@ -97,7 +97,7 @@ fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
     loop {
         let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal));
         let n = v.norm();
-        if n > crate::prec::fedplt::UNIT_VECTOR_MIN_NORM {
+        if n > super::prec::UNIT_VECTOR_MIN_NORM {
             return v / n;
         }
     }
@@ -347,7 +347,7 @@ impl Instance {
         if compensation.uncovered == d {
             return Err(Error::field("instance.masks", "no client updates any coordinate", "masks that cover at least one coordinate"));
         }
-        let shared_optimum = self.optima.iter().all(|a| (a - &w_star).norm() <= crate::prec::fedplt::SHARED_OPTIMUM * (1.0 + w_star.norm()));
+        let shared_optimum = self.optima.iter().all(|a| (a - &w_star).norm() <= super::prec::SHARED_OPTIMUM * (1.0 + w_star.norm()));
         Ok(Constants {
             clients: self.clients(),
             dim: d,

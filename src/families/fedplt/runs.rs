@@ -138,7 +138,7 @@ pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVe
     let g = inst.gradient(k, w);
     let x = w - w_star;
     let den = g.dot(&x);
-    if den.abs() <= crate::prec::fedplt::ALIGNMENT_DENOMINATOR * g.norm() * x.norm() || !den.is_finite() {
+    if den.abs() <= super::prec::ALIGNMENT_DENOMINATOR * g.norm() * x.norm() || !den.is_finite() {
         return None;
     }
     Some(g.component_mul(&inst.masks[k]).dot(&x) / den)
@@ -181,7 +181,7 @@ pub fn sample_paths(
                             }
                         }
                         // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
-                        None if (x - w_star).norm() > crate::prec::fedplt::AT_OPTIMUM * (1.0 + w_star.norm()) && failure.is_none() => {
+                        None if (x - w_star).norm() > super::prec::AT_OPTIMUM * (1.0 + w_star.norm()) && failure.is_none() => {
                             failure = Some((t, k, r, f64::NAN));
                         }
                         None => {}
