@@ -197,20 +197,25 @@ pub trait Plugin: Sync + Send + 'static {
     ///
     /// # Errors
     /// When a figure cannot be drawn; numerical failures of extra work.
+    /// None by default: the checker's rows alone make the claim pages, JSON and summaries.
     fn report(
         &self,
-        card: &Self::Card,
-        claims: &[Self::Claim],
-        runs: &[Self::Run],
-        rows: &[VerdictRow],
-        settings: &ReportSettings,
-        progress: &dyn Progress,
-    ) -> Result<FamilyReport>;
-    /// The `run` command's JSON for one scenario file.
+        _card: &Self::Card,
+        _claims: &[Self::Claim],
+        _runs: &[Self::Run],
+        _rows: &[VerdictRow],
+        _settings: &ReportSettings,
+        _progress: &dyn Progress,
+    ) -> Result<FamilyReport> {
+        Ok(FamilyReport::default())
+    }
+    /// The `run` command's JSON for one scenario file; by default the family has no `run`.
     ///
     /// # Errors
-    /// Bad input naming the field.
-    fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String>;
+    /// Bad input naming the field; [`Error::InvalidField`] `family` when the family runs no files.
+    fn run_file(&self, _text: &str, _what: &str, _options: &RunOptions) -> Result<String> {
+        Err(crate::error::Error::field("family", format!("`{}` has no `run` command", self.id()), "a family that runs scenario files (`fedbounds list`)"))
+    }
     /// One scenario's constants as JSON (sweeps' constants columns); `null` by default.
     ///
     /// # Errors

@@ -53,6 +53,14 @@ pub struct ClaimSummary {
     pub metric: &'static str,
 }
 
+impl ClaimSummary {
+    /// The summary of a [`BoundClaim`](crate::claim::BoundClaim): its id, title, source and
+    /// reading, with the statement and metric as the card prints them.
+    pub fn of<C: crate::claim::BoundClaim>(claim: &C, kind: ClaimKind, statement: &str, metric: &'static str) -> Self {
+        Self { id: claim.id(), kind, title: claim.title(), statement: statement.to_string(), source: claim.source(), reading: claim.reading(), metric }
+    }
+}
+
 /// Which estimator a check uses when it overrides the scenarios' own choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]

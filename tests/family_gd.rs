@@ -1,52 +1,43 @@
-//! A paper family written outside the crate, against the public core only: gradient descent on
-//! one strongly convex quadratic `f(x) = (1/n) sum_i (1/2 x^T H_i x - g_i^T x)`, with the
-//! textbook claim `||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2` for `gamma <= 1/L`.
-//! It is the worked example of the smallest family: a card with scenarios and expected verdicts,
-//! a [`Plugin`] whose loop the core's checker owns, the exact engine for its curve, and the
-//! shared reports, with no change to the core; and the engine's curve is the exact one.
+//! The smallest family, written outside the crate against the public core only: gradient descent
+//! on one quadratic with the textbook rate `||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2`
+//! (`gamma <= 1/L`): a card with expected verdicts, a [`Plugin`] whose loop the checker owns, and
+//! the exact engine for its curve (checked against the closed form).
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use fedbounds::checker::{ClaimResult, Plugged, Plugin, ReportSettings, RunSettings};
+use fedbounds::checker::{ClaimResult, Plugged, Plugin, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
-use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, FamilyReport, Progress, RunOptions, Silent, VerdictRow};
+use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, RunOptions, Silent};
 use fedbounds::registry::Registry;
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
 use fedbounds::{Error, Result};
 
 // ---------------------------------------------------------------------------------------------
-// The family: problem, round, claim, scenarios, and the Family implementation.
+// The family: problem, round, claim, card, and the Plugin.
 
-/// `n` diagonal components; `H = (1/n) sum H_i` has eigenvalues in `[mu, L]`.
+/// `n = 3` diagonal components; `H = (1/n) sum H_i` has eigenvalues `mu <= ... <= L`, minimizer `x*`.
 struct Problem {
     hessians: Vec<DMatrix<f64>>,
     linear: Vec<DVector<f64>>,
     x0: DVector<f64>,
-    gamma_times_l: f64,
+    h: DMatrix<f64>,
+    x_star: DVector<f64>,
+    mu: f64,
+    l: f64,
+    gamma: f64,
 }
 
 impl Problem {
     fn new(gamma_times_l: f64) -> Self {
         let spectra = [[1.0, 0.1, 0.4], [0.6, 0.3, 0.2], [1.1, 0.2, 0.9]];
-        let hessians = spectra.iter().map(|s| DMatrix::from_diagonal(&DVector::from_column_slice(s))).collect();
-        let linear = (0..3).map(|i| DVector::from_fn(3, |r, _| (i + r) as f64 - 1.0)).collect();
-        Self { hessians, linear, x0: DVector::from_element(3, 4.0), gamma_times_l }
-    }
-    fn hessian(&self) -> DMatrix<f64> {
-        self.hessians.iter().fold(DMatrix::zeros(3, 3), |a, h| a + h) / self.hessians.len() as f64
-    }
-    /// `(mu, L)`, the extreme eigenvalues of `H`.
-    fn spectrum(&self) -> (f64, f64) {
-        let e = SymmetricEigen::new(self.hessian()).eigenvalues;
-        (e.min(), e.max())
-    }
-    fn minimizer(&self) -> DVector<f64> {
-        let g = self.linear.iter().fold(DVector::zeros(3), |a, g| a + g) / self.linear.len() as f64;
-        self.hessian().lu().solve(&g).expect("H is positive definite")
-    }
-    fn gamma(&self) -> f64 {
-        self.gamma_times_l / self.spectrum().1
+        let hessians: Vec<DMatrix<f64>> = spectra.iter().map(|s| DMatrix::from_diagonal(&DVector::from_column_slice(s))).collect();
+        let linear: Vec<DVector<f64>> = (0..3).map(|i| DVector::from_fn(3, |r, _| (i + r) as f64 - 1.0)).collect();
+        let h = hessians.iter().fold(DMatrix::zeros(3, 3), |a, h| a + h) / 3.0;
+        let x_star = h.clone().lu().solve(&(linear.iter().fold(DVector::zeros(3), |a, g| a + g) / 3.0)).expect("H is positive definite");
+        let e = SymmetricEigen::new(h.clone()).eigenvalues;
+        let (mu, l) = (e.min(), e.max());
+        Self { hessians, linear, x0: DVector::from_element(3, 4.0), h, x_star, mu, l, gamma: gamma_times_l / l }
     }
 }
 
@@ -58,14 +49,13 @@ impl RandomAffineRound for GdRound<'_> {
         3
     }
     fn components(&self) -> usize {
-        self.0.hessians.len()
+        3
     }
     fn noise_per_component(&self) -> usize {
         0
     }
     fn apply(&self, x: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
-        let scale = self.0.gamma() / self.0.hessians.len() as f64;
-        active.iter().fold(x.clone(), |acc, &i| acc - (&self.0.hessians[i] * x - &self.0.linear[i]) * scale)
+        active.iter().fold(x.clone(), |acc, &i| acc - (&self.0.hessians[i] * x - &self.0.linear[i]) * (self.0.gamma / 3.0))
     }
 }
 
@@ -87,6 +77,7 @@ impl Horizon for Inputs {
     }
 }
 
+/// `||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2` for `gamma <= 1/L`.
 struct Rate;
 
 impl BoundClaim for Rate {
@@ -101,7 +92,7 @@ impl BoundClaim for Rate {
         "textbook"
     }
     fn reading(&self) -> Reading {
-        Reading { name: "primary", is_variant: false, description: "as stated" }
+        Reading::primary("as stated")
     }
     fn comparison(&self) -> Comparison {
         Comparison::PerRound
@@ -150,12 +141,12 @@ struct Scenario {
 /// The exact curve `E||x_t - x*||^2`, `t < rounds`, from the shared engine.
 fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
     let maps = RoundMaps::probe(&GdRound(p));
-    let inc = Design::Full { n: p.hessians.len() }.inclusion_moments().unwrap();
-    let distance = Observable::new(DMatrix::identity(3, 3), -p.minimizer());
+    let inc = Design::Full { n: 3 }.inclusion_moments().unwrap();
+    let distance = Observable::new(DMatrix::identity(3, 3), -&p.x_star);
     propagate_series(&maps, &inc, p.x0.clone(), &p.x0 * p.x0.transpose(), rounds, |mu, pp| distance.expected_square(mu, pp)).values
 }
 
-/// The family: the checker owns the loop, the family reads its card, runs one scenario, reports.
+/// The family: the checker owns the loop; the family reads its card and runs one scenario.
 struct GdFamily;
 static GD: Plugged<GdFamily> = Plugged(GdFamily);
 
@@ -184,16 +175,7 @@ impl Plugin for GdFamily {
         claim
     }
     fn summary(&self, _claim: &&'static str) -> ClaimSummary {
-        let statement = "||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2".into();
-        ClaimSummary {
-            id: Rate.id(),
-            kind: ClaimKind::Bound,
-            title: Rate.title(),
-            statement,
-            source: Rate.source(),
-            reading: Rate.reading(),
-            metric: "||x_t - x*||^2",
-        }
+        ClaimSummary::of(&Rate, ClaimKind::Bound, "||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2", "||x_t - x*||^2")
     }
     fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
         card.scenarios.iter().collect()
@@ -206,8 +188,7 @@ impl Plugin for GdFamily {
     }
     fn run(&self, _card: &Card, s: &Scenario, _: (), _claims: &[&'static str], settings: &RunSettings) -> Result<Self::Run> {
         let p = Problem::new(s.gamma_times_l);
-        let (mu, l) = p.spectrum();
-        let inputs = Inputs { l, mu, gamma: p.gamma(), initial_distance2: (&p.x0 - p.minimizer()).norm_squared(), t: ROUNDS };
+        let inputs = Inputs { l: p.l, mu: p.mu, gamma: p.gamma, initial_distance2: (&p.x0 - &p.x_star).norm_squared(), t: ROUNDS };
         let evaluation = evaluate(&Rate, &inputs, &[exact_curve(&p, ROUNDS)], Estimator::Exact, 0.99, settings.bound_scale);
         let result =
             ClaimResult { claim: Rate.id(), reading: "primary", constants: ConstantsSource::Exact, label: None, evaluation, expected: Some(s.expected) };
@@ -215,14 +196,6 @@ impl Plugin for GdFamily {
     }
     fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]) {
         (&run.0, &run.1)
-    }
-    fn report(&self, _: &Card, _: &[&'static str], _: &[Self::Run], _: &[VerdictRow], _: &ReportSettings, _: &dyn Progress) -> Result<FamilyReport> {
-        Ok(FamilyReport { summary_markdown: "## Gradient descent\n".into(), ..Default::default() })
-    }
-    fn run_file(&self, text: &str, what: &str, _options: &RunOptions) -> Result<String> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
-        let gamma_times_l = table.get("gamma_times_l").and_then(|v| v.as_float()).ok_or_else(|| Error::field("gamma_times_l", "missing", "a number > 0"))?;
-        Ok(serde_json::json!({ "curve": exact_curve(&Problem::new(gamma_times_l), 5) }).to_string())
     }
 }
 
@@ -232,8 +205,7 @@ impl Plugin for GdFamily {
 #[test]
 fn the_engine_gives_the_exact_curve() {
     let p = Problem::new(1.0);
-    let (h, x_star, gamma) = (p.hessian(), p.minimizer(), p.gamma());
-    let step = DMatrix::identity(3, 3) - h * gamma;
+    let (x_star, step) = (p.x_star.clone(), DMatrix::identity(3, 3) - &p.h * p.gamma);
     let mut e = &p.x0 - &x_star;
     for (t, got) in exact_curve(&p, 40).into_iter().enumerate() {
         let want = e.norm_squared();
@@ -289,8 +261,9 @@ fn files_and_claims_route_to_their_family() {
     let outcome = registry.check(&CheckRequest { claims: vec!["GD-RATE".into()], ..Default::default() }, &Silent).unwrap();
     assert_eq!(outcome.families.len(), 1);
     assert_eq!(outcome.families[0].id, "gd");
-    let json = registry.by_id("gd").unwrap().run("gamma_times_l = 1.0", "f", &RunOptions::default()).unwrap();
-    assert!(json.starts_with("{\"curve\":["), "{json}");
+    // The family runs no scenario files: the `run` command says so, as bad input.
+    let err = registry.by_id("gd").unwrap().run("gamma_times_l = 1.0", "f", &RunOptions::default()).unwrap_err();
+    assert!(err.is_bad_input() && err.to_string().contains("`gd` has no `run` command"), "{err}");
     // Two families may not declare the same id.
     assert!(Registry::new(vec![&GD, &GD]).is_err());
 }
