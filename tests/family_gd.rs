@@ -9,7 +9,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use fedbounds::checker::{ClaimResult, Plugged, Plugin, ReportSettings, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
-use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
+use fedbounds::engine::{propagate_series, Design, Estimator, Moments, Observable, RandomAffineRound, RoundMaps};
 use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, FamilyReport, Progress, RunOptions, Silent, VerdictRow};
 use fedbounds::registry::Registry;
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
@@ -152,7 +152,7 @@ fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
     let maps = RoundMaps::probe(&GdRound(p));
     let inc = Design::Full { n: p.hessians.len() }.inclusion_moments().unwrap();
     let distance = Observable::new(DMatrix::identity(3, 3), -p.minimizer());
-    propagate_series(&maps, &inc, p.x0.clone(), &p.x0 * p.x0.transpose(), rounds, |mu, pp| distance.expected_square(mu, pp)).values
+    propagate_series(&maps, &inc, Moments::point(p.x0.clone()), rounds, |m| distance.expected_square(m)).values
 }
 
 /// The family: the checker owns the loop, the family reads its card, runs one scenario, reports.
