@@ -84,6 +84,39 @@ fn basis(dim: usize, j: usize) -> DVector<f64> {
     e
 }
 
+/// A noise column smaller than this times the state's magnitude is probed again with lifted noise
+/// (its unit probe would carry a relative rounding error above ~1e-10).
+const NOISE_RESOLUTION: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// How many bits above the state's magnitude a lifted noise probe reaches.
+const NOISE_LIFT_BITS: i32 = 20;
+
+/// A noise column probed with unit noise, or, when it is below the resolution of a state of
+/// magnitude `scale` (its rounding error would exceed ~1e-10 of itself, or it vanished), probed
+/// again by `probe(lift)` with the noise scaled by a power of two `lift` that puts the column
+/// [`NOISE_LIFT_BITS`] above the state, and scaled back (exact: the round is linear in its noise).
+/// Up to three lifts; a column that stays 0 is 0.
+fn lift_noise_column(col: DVector<f64>, scale: f64, probe: &dyn Fn(f64) -> DVector<f64>) -> DVector<f64> {
+    let (mut col, mut lift) = (col, 1.0f64);
+    for _ in 0..3 {
+        let size = col.amax();
+        if size * lift >= NOISE_RESOLUTION * scale {
+            break;
+        }
+        let bits = if size > 0.0 { (scale / size).log2().ceil() as i32 + NOISE_LIFT_BITS } else { lift.log2() as i32 + 64 };
+        lift = 2f64.powi(bits.clamp(1, f64::MAX_EXP - 2));
+        col = probe(lift);
+    }
+    col
+}
+
+/// `scale e_l` as a noise vector of length `len`.
+fn unit_noise(len: usize, l: usize, scale: f64) -> Vec<f64> {
+    let mut noise = vec![0.0; len];
+    noise[l] = scale;
+    noise
+}
+
 impl ClientMap {
     /// Probes component `i` of `round` (`base_zero = round(0, {})`): its linear parts at 0 and
     /// its constant `b_i`, at 0 or, given `(z_ref, round(z_ref, {}))`, at `z_ref`. Returns the
@@ -99,11 +132,13 @@ impl ClientMap {
                 round.apply(&e, &[i], &quiet) - round.apply(&e, &[], &[]) - &b_zero
             })
             .collect();
+        let point = constant.map_or(&zero, |(origin, _)| origin);
+        let quiet_at = round.apply(point, &[i], &quiet);
+        let scale = quiet_at.amax().max(point.amax()).max(1.0);
         let w_cols: Vec<DVector<f64>> = (0..noise_len)
             .map(|l| {
-                let mut noise = vec![0.0; noise_len];
-                noise[l] = 1.0;
-                round.apply(&zero, &[i], &noise) - base_zero - &b_zero
+                let col = round.apply(&zero, &[i], &unit_noise(noise_len, l, 1.0)) - base_zero - &b_zero;
+                lift_noise_column(col, scale, &|lift| (round.apply(point, &[i], &unit_noise(noise_len, l, lift)) - &quiet_at) / lift)
             })
             .collect();
         let b = match constant {
