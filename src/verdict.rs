@@ -199,12 +199,37 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
     }
     let series: Vec<Checkpoint> =
         report_checkpoints(rounds).into_iter().map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: applicable_at(tp) }).collect();
-    let compared = compared_horizons(claim, rounds);
-    let points = compared.into_iter().filter_map(|tp| applicable_at(tp).map(|bound| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: Some(bound) }));
+    let bounds: Vec<(usize, f64)> = compared_horizons(claim, rounds).into_iter().filter_map(|tp| applicable_at(tp).map(|b| (tp, b))).collect();
+    if let Some(reason) = unusable_bound(&bounds) {
+        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed: vec![reason], notes, estimator, series };
+    }
+    let points = bounds.into_iter().map(|(tp, bound)| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: Some(bound) });
     let (verdict, slack, decisive) = aggregate(points);
     let mut notes = notes;
     notes.extend(numerical_note(decisive.as_ref()));
     Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
+}
+
+/// Prefix of the reason a bound cannot be compared with a run (it is negative or infinite).
+pub const UNUSABLE_BOUND: &str = "the bound cannot decide";
+
+/// Why the bounds `(T', bound)` of a claim (upper bounds on a non-negative quantity) cannot be
+/// compared with a run, or `None` when they can: a bound below 0 (its constants are outside their
+/// ranges: no run can meet it, a verdict would judge the inputs, not the claim), or `+inf` at every
+/// `T'` compared (a claim that cannot fail is not a check). A NaN bound is left to the
+/// comparison, which reports it as a numerical failure at its checkpoint; a bound that is `+inf`
+/// at some `T'` only says nothing there and the finite ones decide.
+pub fn unusable_bound(bounds: &[(usize, f64)]) -> Option<String> {
+    if let Some((tp, b)) = bounds.iter().find(|(_, b)| *b < 0.0) {
+        return Some(format!("{UNUSABLE_BOUND}: it is {b} < 0 at T'={tp} (a bound on a non-negative quantity; its constants are outside their ranges)"));
+    }
+    let infinite = |b: f64| b == f64::INFINITY;
+    match bounds.first() {
+        Some((tp, b)) if bounds.iter().all(|(_, b)| infinite(*b)) => {
+            Some(format!("{UNUSABLE_BOUND}: it is {b} at every T' compared (from T'={tp}), so no run can exceed it; a claim that cannot fail is not a check"))
+        }
+        _ => None,
+    }
 }
 
 /// The horizons `T'` at which a claim's bound is compared with a run of `rounds` rounds: every
@@ -360,6 +385,19 @@ mod tests {
         assert_eq!(decisive.map(|p| p.rounds), Some(2));
         let note = numerical_note(decisive.as_ref()).expect("a note");
         assert!(note.starts_with(NUMERICAL_NOTE) && note.contains("T'=2") && note.contains("diverged"), "{note}");
+    }
+
+    #[test]
+    fn a_bound_that_is_negative_or_infinite_everywhere_cannot_decide() {
+        let inf = f64::INFINITY;
+        assert!(unusable_bound(&[(1, inf), (2, inf)]).is_some_and(|r| r.starts_with(UNUSABLE_BOUND) && r.contains("inf at every T'")));
+        assert!(unusable_bound(&[(1, 1.0), (2, -2.5)]).is_some_and(|r| r.contains("-2.5 < 0 at T'=2")));
+        assert!(unusable_bound(&[(1, -inf)]).is_some());
+        // Negative controls: finite non-negative bounds, a bound infinite at some T' only (the
+        // finite ones decide), and a NaN (a numerical failure of the comparison) pass through.
+        assert_eq!(unusable_bound(&[(1, 0.0), (2, 3.0)]), None);
+        assert_eq!(unusable_bound(&[(1, inf), (2, 3.0)]), None);
+        assert_eq!(unusable_bound(&[(1, f64::NAN)]), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-use fedbounds::engine::{student_t_interval, Design, InclusionMoments, Outcome, RandomAffineRound, RoundMaps, MAX_ENUMERATED_OUTCOMES};
+use fedbounds::engine::{student_t_interval, Design, InclusionMoments, Moments, Outcome, RandomAffineRound, RoundMaps, MAX_ENUMERATED_OUTCOMES};
 use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::families::ccyw::exact::{initial_moments, probe_round};
 use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec, QuadraticInstance};
@@ -78,23 +78,22 @@ fn max_abs_diff(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     (a - b).amax()
 }
 
-fn start(dim: usize) -> (DVector<f64>, DMatrix<f64>) {
+fn start(dim: usize) -> Moments {
     let mu = DVector::from_fn(dim, |r, _| 1.0 - 0.3 * r as f64);
-    let p = &mu * mu.transpose() + DMatrix::identity(dim, dim) * 0.1;
-    (mu, p)
+    Moments::new(mu, DMatrix::identity(dim, dim) * 0.1)
 }
 
-/// Propagates `rounds` rounds both ways and returns the largest relative gap of (mu, P).
-fn gap(maps: &RoundMaps, design: &Design, rounds: usize, mu0: DVector<f64>, p0: DMatrix<f64>, inc: InclusionMoments) -> f64 {
+/// Propagates `rounds` rounds both ways and returns the largest relative gap of (mu, C), relative
+/// to the raw second moment's scale.
+fn gap(maps: &RoundMaps, design: &Design, rounds: usize, m0: Moments, inc: InclusionMoments) -> f64 {
     let outcomes = design.outcomes(MAX_ENUMERATED_OUTCOMES).expect("small design");
-    let (mut mu_s, mut p_s) = (mu0.clone(), p0.clone());
-    let (mut mu_e, mut p_e) = (mu0, p0);
+    let (mut s, mut e) = (m0.clone(), m0);
     let mut worst: f64 = 0.0;
     for _ in 0..rounds {
-        (mu_s, p_s) = maps.propagate(&mu_s, &p_s, &inc);
-        (mu_e, p_e) = maps.propagate_enumerated(&mu_e, &p_e, &outcomes);
-        let scale = p_e.amax().max(1.0);
-        worst = worst.max(max_abs_diff(&p_s, &p_e) / scale).max((&mu_s - &mu_e).amax() / scale.sqrt());
+        s = maps.propagate(&s, &inc);
+        e = maps.propagate_enumerated(&e, &outcomes);
+        let scale = e.second_moment_scale().max(1.0);
+        worst = worst.max(max_abs_diff(&s.cov, &e.cov) / scale).max((&s.mean - &e.mean).amax() / scale.sqrt());
     }
     worst
 }
@@ -103,10 +102,10 @@ fn gap(maps: &RoundMaps, design: &Design, rounds: usize, mu0: DVector<f64>, p0: 
 fn enumeration_and_inclusion_moments_agree_on_a_toy_round() {
     let round = ToyRound::new(5, 1);
     let maps = RoundMaps::probe(&round);
-    let (mu0, p0) = start(round.state_dim());
+    let m0 = start(round.state_dim());
     for design in [Design::uniform(5, 2).unwrap(), Design::uniform(5, 5).unwrap(), Design::Bernoulli { n: 5, p: 0.35 }] {
         let inc = design.inclusion_moments().unwrap();
-        let g = gap(&maps, &design, 12, mu0.clone(), p0.clone(), inc);
+        let g = gap(&maps, &design, 12, m0.clone(), inc);
         assert!(g < 1e-12, "{design:?}: structured and enumerated moments differ by {g:e}");
     }
 }
@@ -122,8 +121,7 @@ fn enumeration_and_inclusion_moments_agree_on_fedavg_p_and_scaffold_p() {
     let inc = design.inclusion_moments().unwrap();
     for (name, alg) in [("FedAvg-P", &FedAvgP { params } as &dyn fedbounds::families::ccyw::algorithm::Algorithm), ("Scaffold-P", &ScaffoldP { params })] {
         let maps = probe_round(&inst, alg);
-        let (mu0, p0) = initial_moments(&inst, alg);
-        let g = gap(&maps, &design, 20, mu0, p0, inc);
+        let g = gap(&maps, &design, 20, initial_moments(&inst, alg), inc);
         assert!(g < 1e-12, "{name}: structured and enumerated moments differ by {g:e}");
     }
 }
@@ -133,9 +131,8 @@ fn a_wrong_inclusion_model_is_caught_by_enumeration() {
     // Negative control: the same comparison with the with-replacement moments must fail.
     let round = ToyRound::new(5, 1);
     let maps = RoundMaps::probe(&round);
-    let (mu0, p0) = start(round.state_dim());
     let design = Design::uniform(5, 2).unwrap();
-    let g = gap(&maps, &design, 3, mu0, p0, InclusionMoments::with_replacement(5, 2));
+    let g = gap(&maps, &design, 3, start(round.state_dim()), InclusionMoments::with_replacement(5, 2));
     assert!(g > 1e-3, "the wrong model went unnoticed (gap {g:e})");
 }
 
@@ -153,14 +150,8 @@ fn lopsided(n: usize) -> Design {
 
 /// Monte Carlo of `E z_T z_T^T` and `E z_T` for `round` under `design`, with a Student-t interval
 /// of every entry; returns the entries the exact moments fall outside of.
-fn monte_carlo_disagreements(
-    round: &ToyRound,
-    design: &Design,
-    exact_mu: &DVector<f64>,
-    exact_p: &DMatrix<f64>,
-    z0: &DVector<f64>,
-    rounds: usize,
-) -> Vec<String> {
+fn monte_carlo_disagreements(round: &ToyRound, design: &Design, exact: &Moments, z0: &DVector<f64>, rounds: usize) -> Vec<String> {
+    let (exact_mu, exact_p) = (&exact.mean, exact.second_moment());
     let outcomes = design.outcomes(MAX_ENUMERATED_OUTCOMES).unwrap();
     let replicates = 4000;
     let finals: Vec<DVector<f64>> = (0..replicates as u64)
@@ -212,22 +203,22 @@ fn enumeration_agrees_with_monte_carlo_on_a_design_that_is_not_exchangeable() {
     let design = lopsided(4);
     assert!(design.inclusion_moments().is_none(), "a finite design has no exchangeable moments");
     let z0 = DVector::from_fn(round.state_dim(), |r, _| 1.0 + r as f64 * 0.5);
-    let (mut mu, mut p) = (z0.clone(), &z0 * z0.transpose());
+    let mut m = Moments::point(z0.clone());
     let outcomes = design.outcomes(16).unwrap();
     let rounds = 4;
     for _ in 0..rounds {
-        (mu, p) = maps.propagate_enumerated(&mu, &p, &outcomes);
+        m = maps.propagate_enumerated(&m, &outcomes);
     }
-    let bad = monte_carlo_disagreements(&round, &design, &mu, &p, &z0, rounds);
+    let bad = monte_carlo_disagreements(&round, &design, &m, &z0, rounds);
     assert!(bad.is_empty(), "exact moments outside the Monte Carlo intervals: {bad:#?}");
     // Negative control: treating the design as uniform 2-of-4 sampling gives moments the same
     // Monte Carlo rejects.
-    let (mut mu_w, mut p_w) = (z0.clone(), &z0 * z0.transpose());
+    let mut m_w = Moments::point(z0.clone());
     let wrong = InclusionMoments::without_replacement(4, 2);
     for _ in 0..rounds {
-        (mu_w, p_w) = maps.propagate(&mu_w, &p_w, &wrong);
+        m_w = maps.propagate(&m_w, &wrong);
     }
-    let bad = monte_carlo_disagreements(&round, &design, &mu_w, &p_w, &z0, rounds);
+    let bad = monte_carlo_disagreements(&round, &design, &m_w, &z0, rounds);
     assert!(!bad.is_empty(), "a wrong design went unnoticed");
 }
 
@@ -244,19 +235,18 @@ fn probing_keeps_each_component_on_its_own_block() {
     }
 }
 
-/// Relative gap of two moment pairs, scaled by the larger second moment.
-fn relative_gap(a: &(DVector<f64>, DMatrix<f64>), b: &(DVector<f64>, DMatrix<f64>)) -> f64 {
-    let scale = a.1.amax().max(b.1.amax()).max(a.0.amax()).max(1e-300);
-    (&a.0 - &b.0).amax().max((&a.1 - &b.1).amax()) / scale
+/// Relative gap of two moments, scaled by the larger covariance or mean.
+fn relative_gap(a: &Moments, b: &Moments) -> f64 {
+    let scale = a.cov.amax().max(b.cov.amax()).max(a.mean.amax()).max(1e-300);
+    (&a.mean - &b.mean).amax().max((&a.cov - &b.cov).amax()) / scale
 }
 
-/// Random moments of dimension `dim`: a mean and a PSD second moment.
-fn random_moments(dim: usize, seed: u64) -> (DVector<f64>, DMatrix<f64>) {
+/// Random moments of dimension `dim`: a mean and a PSD covariance.
+fn random_moments(dim: usize, seed: u64) -> Moments {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mu = DVector::from_fn(dim, |_, _| rng.sample::<f64, _>(StandardNormal));
     let g = DMatrix::from_fn(dim, dim, |_, _| rng.sample::<f64, _>(StandardNormal));
-    let p = &mu * mu.transpose() + &g * g.transpose() / dim as f64;
-    (mu, p)
+    Moments::new(mu, &g * g.transpose() / dim as f64)
 }
 
 #[test]
@@ -270,15 +260,15 @@ fn block_products_give_the_dense_moments_on_random_round_maps() {
         let inc = InclusionMoments::without_replacement(n, n.div_ceil(3));
         let (mut a, mut b) = (random_moments(2 + n, seed + 10), random_moments(2 + n, seed + 10));
         for t in 0..5 {
-            a = dense.propagate(&a.0, &a.1, &inc);
-            b = blocks.propagate(&b.0, &b.1, &inc);
+            a = dense.propagate(&a, &inc);
+            b = blocks.propagate(&b, &inc);
             let g = relative_gap(&a, &b);
             assert!(g <= 1e-12, "n = {n}, round {t}: dense and block products differ by {g:e} relative");
         }
         // Negative control: the same comparison tells apart the maps of another round.
         let other = RoundMaps::probe(&ToyRound::new(n, seed + 100)).with_products(Products::Blocks);
-        let (mu, p) = random_moments(2 + n, seed + 10);
-        let g = relative_gap(&dense.propagate(&mu, &p, &inc), &other.propagate(&mu, &p, &inc));
+        let m = random_moments(2 + n, seed + 10);
+        let g = relative_gap(&dense.propagate(&m, &inc), &other.propagate(&m, &inc));
         assert!(g > 1e-6, "n = {n}: another round's maps should differ, gap {g:e}");
     }
 }
@@ -306,11 +296,12 @@ fn sparse_rows_give_the_dense_trace() {
     let m = DMatrix::from_fn(rows, cols, |r, c| if c < 5 || (c - 5) / 2 == r % 97 { rng.sample::<f64, _>(StandardNormal) } else { 0.0 });
     let obs = Observable::new(m.clone(), DVector::from_element(rows, 0.3));
     assert!(obs.sums_by_rows(), "a large sparse map is summed by rows");
-    let (mu, p) = random_moments(cols, 9);
+    let moments = random_moments(cols, 9);
+    let p = moments.cov.clone();
     let (dense, sparse) = (obs.trace_dense(&p), obs.trace_sparse(&p));
     assert!((dense - sparse).abs() <= 1e-12 * dense.abs(), "dense {dense} vs rows {sparse}");
-    let direct = (&m * &p * m.transpose()).trace() + 2.0 * (m.transpose() * DVector::from_element(rows, 0.3)).dot(&mu) + 0.09 * rows as f64;
-    let e = obs.expected_square(&mu, &p);
+    let direct = (&m * &p * m.transpose()).trace() + (&m * &moments.mean + DVector::from_element(rows, 0.3)).norm_squared();
+    let e = obs.expected_square(&moments);
     assert!((e - direct).abs() <= 1e-12 * direct.abs(), "expected square {e} vs {direct}");
     // Negative control: a changed second moment changes the trace beyond the tolerance.
     let mut q = p.clone();

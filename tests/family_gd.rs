@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use fedbounds::checker::{ClaimResult, Plugged, Plugin, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
-use fedbounds::engine::{propagate_series, Design, Estimator, Observable, RandomAffineRound, RoundMaps};
+use fedbounds::engine::{propagate_series, Design, Estimator, Moments, Observable, RandomAffineRound, RoundMaps};
 use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, RunOptions, Silent};
 use fedbounds::registry::Registry;
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
@@ -143,7 +143,7 @@ fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
     let maps = RoundMaps::probe(&GdRound(p));
     let inc = Design::Full { n: 3 }.inclusion_moments().unwrap();
     let distance = Observable::new(DMatrix::identity(3, 3), -&p.x_star);
-    propagate_series(&maps, &inc, p.x0.clone(), &p.x0 * p.x0.transpose(), rounds, |mu, pp| distance.expected_square(mu, pp)).values
+    propagate_series(&maps, &inc, Moments::point(p.x0.clone()), rounds, |m| distance.expected_square(m)).values
 }
 
 /// The family: the checker owns the loop; the family reads its card and runs one scenario.

@@ -11,30 +11,35 @@
 //! with `s` drawn from a [`Design`](super::Design). The maps are recovered by probing the round's
 //! own code with basis vectors and unit noise ([`RoundMaps::probe`]), never written a second time.
 //! With `p = E delta_i`, `q = E delta_i delta_j (i != j)` and `p2 = E delta_i^2` (an exchangeable
-//! design), the first and second moments `mu = E z`, `P = E z z^T` propagate exactly:
+//! design), the mean `mu = E z` and the centred covariance `C = E (z - mu)(z - mu)^T`
+//! ([`Moments`]) propagate exactly:
 //!
 //! ```text
-//! mu' = A0 mu + c0 + p (Abar mu + bbar),               Abar = sum_i A_i, bbar = sum_i b_i
-//! P'  = E[w w^T] + p (E[w Y^T] + E[Y w^T]) + q E[Y Y^T] + (p2 - q) sum_i E[y_i y_i^T]
-//!       + p2 sum_i W_i W_i^T,                          w = A0 z + c0, y_i = A_i z + b_i, Y = sum_i y_i
+//! mu' = A0 mu + c0 + p Y,                      y_i = A_i mu + b_i, Y = sum_i y_i, Abar = sum_i A_i
+//! C'  = A0 C A0^T + p (A0 C Abar^T + Abar C A0^T) + q Abar C Abar^T
+//!       + (p2 - q) sum_i (A_i C A_i^T + y_i y_i^T) + (q - p^2) Y Y^T + p2 sum_i W_i W_i^T
 //! ```
 //!
-//! ([`RoundMaps::propagate`], the structured path). For any finite design the same moments are a
-//! mixture over its outcomes ([`RoundMaps::propagate_enumerated`]):
+//! (write `z = mu + x`: the state's spread `x` passes through the random linear map
+//! `A0 + sum_i delta_i A_i`, the sample's spread is `sum_i (delta_i - p) y_i`, the noise adds
+//! its own; the three are uncorrelated). [`RoundMaps::propagate`] is this structured path. For any
+//! finite design the same moments are a mixture over its outcomes
+//! ([`RoundMaps::propagate_enumerated`]):
 //!
 //! ```text
-//! mu' = sum_s P(s) (A_s mu + c_s),   P' = sum_s P(s) (A_s P A_s^T + A_s mu c_s^T + c_s mu^T A_s^T
-//!                                                     + c_s c_s^T + sum_{i in s} W_i W_i^T)
+//! mu' = sum_s P(s) m_s,   C' = sum_s P(s) (A_s C A_s^T + sum_{i in s} W_i W_i^T + (m_s - mu')(m_s - mu')^T)
 //! ```
 //!
-//! with `A_s = A0 + sum_{i in s} A_i` and `c_s = c0 + sum_{i in s} b_i`. A component's term is
-//! stored on the rows and columns it touches only, so a client that reads `u` and its own block
-//! costs its block's size, not the state's. An observable `E||M z + o||^2 = tr(M P M^T) +
-//! 2 o^T M mu + ||o||^2` of an affine map is then exact ([`Observable`](super::Observable)).
+//! with `A_s = A0 + sum_{i in s} A_i`, `c_s = c0 + sum_{i in s} b_i` and `m_s = A_s mu + c_s`. A
+//! component's term is stored on the rows and columns it touches only, so a client that reads `u`
+//! and its own block costs its block's size, not the state's. An observable
+//! `E||M z + o||^2 = tr(M C M^T) + ||M mu + o||^2` of an affine map is then exact, a sum of two
+//! non-negative terms ([`Observable`](super::Observable)).
 
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
+use super::moments::Moments;
 use crate::prec;
 
 /// A round whose outcome, for each set of active components and their noise, is affine in the
@@ -70,6 +75,89 @@ struct ClientMap {
     b: DVector<f64>,
     /// `W_i[rows, :]`.
     w: DMatrix<f64>,
+}
+
+/// The unit vector `e_j` of length `dim`.
+fn basis(dim: usize, j: usize) -> DVector<f64> {
+    let mut e = DVector::zeros(dim);
+    e[j] = 1.0;
+    e
+}
+
+/// A noise column smaller than this times the state's magnitude is probed again with lifted noise
+/// (its unit probe would carry a relative rounding error above ~1e-10).
+const NOISE_RESOLUTION: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// How many bits above the state's magnitude a lifted noise probe reaches.
+const NOISE_LIFT_BITS: i32 = 20;
+
+/// A noise column probed with unit noise, or, when it is below the resolution of a state of
+/// magnitude `scale` (its rounding error would exceed ~1e-10 of itself, or it vanished), probed
+/// again by `probe(lift)` with the noise scaled by a power of two `lift` that puts the column
+/// [`NOISE_LIFT_BITS`] above the state, and scaled back (exact: the round is linear in its noise).
+/// Up to three lifts; a column that stays 0 is 0.
+fn lift_noise_column(col: DVector<f64>, scale: f64, probe: &dyn Fn(f64) -> DVector<f64>) -> DVector<f64> {
+    let (mut col, mut lift) = (col, 1.0f64);
+    for _ in 0..3 {
+        let size = col.amax();
+        if size * lift >= NOISE_RESOLUTION * scale {
+            break;
+        }
+        let bits = if size > 0.0 { (scale / size).log2().ceil() as i32 + NOISE_LIFT_BITS } else { lift.log2() as i32 + 64 };
+        lift = 2f64.powi(bits.clamp(1, f64::MAX_EXP - 2));
+        col = probe(lift);
+    }
+    col
+}
+
+/// `scale e_l` as a noise vector of length `len`.
+fn unit_noise(len: usize, l: usize, scale: f64) -> Vec<f64> {
+    let mut noise = vec![0.0; len];
+    noise[l] = scale;
+    noise
+}
+
+impl ClientMap {
+    /// Probes component `i` of `round` (`base_zero = round(0, {})`): its linear parts at 0 and
+    /// its constant `b_i`, at 0 or, given `(z_ref, round(z_ref, {}))`, at `z_ref`. Returns the
+    /// map on the rows it touches and `b_i` over the whole state.
+    fn probe(round: &dyn RandomAffineRound, i: usize, base_zero: &DVector<f64>, constant: Option<(&DVector<f64>, &DVector<f64>)>) -> (Self, DVector<f64>) {
+        let (dim, noise_len) = (round.state_dim(), round.noise_per_component());
+        let zero = DVector::zeros(dim);
+        let quiet = vec![0.0; noise_len];
+        let b_zero = round.apply(&zero, &[i], &quiet) - base_zero;
+        let a_cols: Vec<DVector<f64>> = (0..dim)
+            .map(|j| {
+                let e = basis(dim, j);
+                round.apply(&e, &[i], &quiet) - round.apply(&e, &[], &[]) - &b_zero
+            })
+            .collect();
+        let point = constant.map_or(&zero, |(origin, _)| origin);
+        let quiet_at = round.apply(point, &[i], &quiet);
+        let scale = quiet_at.amax().max(point.amax()).max(1.0);
+        let w_cols: Vec<DVector<f64>> = (0..noise_len)
+            .map(|l| {
+                let col = round.apply(&zero, &[i], &unit_noise(noise_len, l, 1.0)) - base_zero - &b_zero;
+                lift_noise_column(col, scale, &|lift| (round.apply(point, &[i], &unit_noise(noise_len, l, lift)) - &quiet_at) / lift)
+            })
+            .collect();
+        let b = match constant {
+            Some((origin, base_origin)) => round.apply(origin, &[i], &quiet) - base_origin,
+            None => b_zero.clone(),
+        };
+        let cols: Vec<usize> = (0..dim).filter(|j| a_cols[*j].iter().any(|x| *x != 0.0)).collect();
+        let mut touched = vec![false; dim];
+        for v in a_cols.iter().chain(&w_cols).chain([&b_zero, &b]) {
+            for r in support(v) {
+                touched[r] = true;
+            }
+        }
+        let rows: Vec<usize> = (0..dim).filter(|r| touched[*r]).collect();
+        let a = DMatrix::from_fn(rows.len(), cols.len(), |r, c| a_cols[cols[c]][rows[r]]);
+        let w = DMatrix::from_fn(rows.len(), noise_len, |r, l| w_cols[l][rows[r]]);
+        let b_r = DVector::from_fn(rows.len(), |r, _| b[rows[r]]);
+        (Self { rows, cols, a, b: b_r, w }, b)
+    }
 }
 
 /// The linear part of the empty-sample round (diagonal for every algorithm here, dense in general).
@@ -135,18 +223,33 @@ fn support(v: &DVector<f64>) -> impl Iterator<Item = usize> + '_ {
 }
 
 impl RoundMaps {
-    /// Probes `round`: `1 + dim` calls with no component active, and for each component
-    /// `1 + dim + noise_per_component` calls with that component alone.
+    /// Probes `round` around the origin: `1 + dim` calls with no component active, and for each
+    /// component `1 + dim + noise_per_component` calls with that component alone.
     pub fn probe(round: &dyn RandomAffineRound) -> Self {
-        let (n, dim, noise_len) = (round.components(), round.state_dim(), round.noise_per_component());
-        let basis = |j: usize| {
-            let mut e = DVector::zeros(dim);
-            e[j] = 1.0;
-            e
-        };
+        Self::probe_at(round, &DVector::zeros(round.state_dim()))
+    }
+
+    /// Probes `round` for its maps in the coordinates `e = z - z_ref` of the state measured from
+    /// `origin = z_ref`: the linear parts `A0`, `A_i`, `W_i` are the round's own (probed at 0),
+    /// the constants are read at `z_ref`, `c0 = round(z_ref, {}) - z_ref` and
+    /// `b_i = round(z_ref, {i}) - round(z_ref, {})`, so that
+    ///
+    /// ```text
+    /// e' = A0 e + c0 + sum_i delta_i (A_i e + b_i + W_i xi_i)
+    /// ```
+    ///
+    /// When the round's arithmetic keeps `z_ref` fixed exactly (gradients written as
+    /// `H (z - z*)` and `z_ref = z*`), the constants vanish exactly and the moments of the error
+    /// carry their own scale however small (see [`super::moments`]). With `origin = 0` this is
+    /// [`RoundMaps::probe`]; `1 + n` calls more otherwise.
+    pub fn probe_at(round: &dyn RandomAffineRound, origin: &DVector<f64>) -> Self {
+        let (n, dim) = (round.components(), round.state_dim());
         let zero = DVector::zeros(dim);
-        let c0 = round.apply(&zero, &[], &[]);
-        let base_cols: Vec<DVector<f64>> = (0..dim).map(|j| round.apply(&basis(j), &[], &[]) - &c0).collect();
+        let at_zero = origin.iter().all(|x| *x == 0.0);
+        let base_zero = round.apply(&zero, &[], &[]);
+        let base_origin = if at_zero { base_zero.clone() } else { round.apply(origin, &[], &[]) };
+        let c0 = &base_origin - origin;
+        let base_cols: Vec<DVector<f64>> = (0..dim).map(|j| round.apply(&basis(dim, j), &[], &[]) - &base_zero).collect();
         let base_dense = DMatrix::from_columns(&base_cols);
         let is_diagonal = (0..dim).all(|c| (0..dim).all(|r| r == c || base_dense[(r, c)] == 0.0));
         let base = if is_diagonal { BaseLinear::Diagonal(base_dense.diagonal()) } else { BaseLinear::Dense(base_dense) };
@@ -156,45 +259,21 @@ impl RoundMaps {
         let mut noise_cov = DMatrix::zeros(dim, dim);
         let mut clients = Vec::with_capacity(n);
         for i in 0..n {
-            let quiet = vec![0.0; noise_len];
-            let b = round.apply(&zero, &[i], &quiet) - &c0;
-            let a_cols: Vec<DVector<f64>> = (0..dim)
-                .map(|j| {
-                    let e = basis(j);
-                    round.apply(&e, &[i], &quiet) - round.apply(&e, &[], &[]) - &b
-                })
-                .collect();
-            let w_cols: Vec<DVector<f64>> = (0..noise_len)
-                .map(|l| {
-                    let mut noise = vec![0.0; noise_len];
-                    noise[l] = 1.0;
-                    round.apply(&zero, &[i], &noise) - &c0 - &b
-                })
-                .collect();
-            let cols: Vec<usize> = (0..dim).filter(|j| a_cols[*j].iter().any(|x| *x != 0.0)).collect();
-            let mut touched = vec![false; dim];
-            for v in a_cols.iter().chain(&w_cols).chain(std::iter::once(&b)) {
-                for r in support(v) {
-                    touched[r] = true;
-                }
-            }
-            let rows: Vec<usize> = (0..dim).filter(|r| touched[*r]).collect();
-            let a = DMatrix::from_fn(rows.len(), cols.len(), |r, c| a_cols[cols[c]][rows[r]]);
-            let w = DMatrix::from_fn(rows.len(), noise_len, |r, l| w_cols[l][rows[r]]);
-            let b_r = DVector::from_fn(rows.len(), |r, _| b[rows[r]]);
-            for (ci, &c) in cols.iter().enumerate() {
-                for (ri, &r) in rows.iter().enumerate() {
-                    a_sum[(r, c)] += a[(ri, ci)];
+            let constant = (!at_zero).then_some((origin, &base_origin));
+            let (client, b) = ClientMap::probe(round, i, &base_zero, constant);
+            for (ci, &c) in client.cols.iter().enumerate() {
+                for (ri, &r) in client.rows.iter().enumerate() {
+                    a_sum[(r, c)] += client.a[(ri, ci)];
                 }
             }
             b_sum += &b;
-            let ww = &w * w.transpose();
-            for (ri, &r) in rows.iter().enumerate() {
-                for (rj, &s) in rows.iter().enumerate() {
+            let ww = &client.w * client.w.transpose();
+            for (ri, &r) in client.rows.iter().enumerate() {
+                for (rj, &s) in client.rows.iter().enumerate() {
                     noise_cov[(r, s)] += ww[(ri, rj)];
                 }
             }
-            clients.push(ClientMap { rows, cols, a, b: b_r, w });
+            clients.push(client);
         }
         let products = Products::choose(dim, clients.iter().map(|c| (c.rows.len(), c.cols.len())));
         Self { dim, base, c0, a_sum, b_sum, noise_cov, clients, products }
@@ -288,41 +367,46 @@ impl RoundMaps {
         }
     }
 
-    /// One round of moment propagation: `(mu, P) -> (mu', P')`.
-    pub fn propagate(&self, mu: &DVector<f64>, p: &DMatrix<f64>, inc: &InclusionMoments) -> (DVector<f64>, DMatrix<f64>) {
-        let a0_mu = self.base_apply_vec(mu);
-        let w_mean = &a0_mu + &self.c0;
-        let abar_mu = self.abar_vec(mu);
-        let y_mean = &abar_mu + &self.b_sum;
-        let mu_next = &w_mean + &y_mean * inc.p;
+    /// One round of moment propagation: `(mu, C) -> (mu', C')` (see the module's formula).
+    ///
+    /// The covariance is a sum of terms that are each non-negative (positive semidefinite)
+    /// except the sampling term `(q - p^2) Y Y^T` of a design without replacement (`q < p^2`),
+    /// which with `(p2 - q) sum_i y_i y_i^T` forms the covariance of the sampled sum; full
+    /// participation and Bernoulli designs have `q = p^2` and no such term.
+    pub fn propagate(&self, m: &Moments, inc: &InclusionMoments) -> Moments {
+        let (mu, c) = (&m.mean, &m.cov);
+        let w_mean = self.base_apply_vec(mu) + &self.c0;
+        let y_sum = self.abar_vec(mu) + &self.b_sum;
+        let mean = &w_mean + &y_sum * inc.p;
 
-        // E[w w^T] = A0 P A0^T + A0 mu c0^T + c0 mu^T A0^T + c0 c0^T
-        let a0_p = self.base_left(p);
-        let a0_p_a0t = self.base_left(&a0_p.transpose());
-        let mut next = a0_p_a0t + &a0_mu * self.c0.transpose() + &self.c0 * a0_mu.transpose() + &self.c0 * self.c0.transpose();
-        // E[w Y^T] = A0 P Abar^T + A0 mu bbar^T + c0 mu^T Abar^T + c0 bbar^T
-        let p_abar_t = self.times_abar_t(p);
-        let w_y = self.base_left(&p_abar_t) + &a0_mu * self.b_sum.transpose() + &self.c0 * abar_mu.transpose() + &self.c0 * self.b_sum.transpose();
-        next += (&w_y + w_y.transpose()) * inc.p;
-        // E[Y Y^T] = Abar P Abar^T + Abar mu bbar^T + bbar mu^T Abar^T + bbar bbar^T
-        let y_y = self.abar_times(&p_abar_t) + &abar_mu * self.b_sum.transpose() + &self.b_sum * abar_mu.transpose() + &self.b_sum * self.b_sum.transpose();
-        next += y_y * inc.q;
-        // sum_i E[y_i y_i^T], each on its own rows and columns
+        // Cov((A0 + sum_i delta_i A_i) x) = A0 C A0^T + p (A0 C Abar^T + Abar C A0^T) + q Abar C Abar^T + ...
+        let a0_c = self.base_left(c);
+        let mut next = self.base_left(&a0_c.transpose());
+        let c_abar_t = self.times_abar_t(c);
+        let cross = self.base_left(&c_abar_t);
+        next += (&cross + cross.transpose()) * inc.p;
+        next += self.abar_times(&c_abar_t) * inc.q;
+        // ... + (p2 - q) sum_i (A_i C A_i^T + y_i y_i^T), each on its own rows and columns
         let own = inc.p2 - inc.q;
-        for c in &self.clients {
-            let p_cc = DMatrix::from_fn(c.cols.len(), c.cols.len(), |r, s| p[(c.cols[r], c.cols[s])]);
-            let mu_c = DVector::from_fn(c.cols.len(), |r, _| mu[c.cols[r]]);
-            let a_mu = &c.a * mu_c;
-            let yy = &c.a * p_cc * c.a.transpose() + &a_mu * c.b.transpose() + &c.b * a_mu.transpose() + &c.b * c.b.transpose();
-            for (ri, &r) in c.rows.iter().enumerate() {
-                for (rj, &s) in c.rows.iter().enumerate() {
-                    next[(r, s)] += own * yy[(ri, rj)];
+        if own != 0.0 {
+            for cl in &self.clients {
+                let c_cc = DMatrix::from_fn(cl.cols.len(), cl.cols.len(), |r, s| c[(cl.cols[r], cl.cols[s])]);
+                let y = &cl.a * DVector::from_fn(cl.cols.len(), |r, _| mu[cl.cols[r]]) + &cl.b;
+                let block = &cl.a * c_cc * cl.a.transpose() + &y * y.transpose();
+                for (ri, &r) in cl.rows.iter().enumerate() {
+                    for (rj, &s) in cl.rows.iter().enumerate() {
+                        next[(r, s)] += own * block[(ri, rj)];
+                    }
                 }
             }
         }
+        let pairs = inc.q - inc.p * inc.p;
+        if pairs != 0.0 {
+            next += &y_sum * y_sum.transpose() * pairs;
+        }
         next += &self.noise_cov * inc.p2;
-        let sym = (&next + next.transpose()) * 0.5;
-        (mu_next, sym)
+        let cov = (&next + next.transpose()) * 0.5;
+        Moments { mean, cov }
     }
 
     /// State dimension.
@@ -378,20 +462,31 @@ impl RoundMaps {
 
     /// One round of moment propagation over an enumerated design: the mixture, over the
     /// outcomes `s` with probability `P(s)`, of the moments after the affine map of `s` (see the
-    /// module's formula). Exact for any finite design, exchangeable or not; its cost grows with
-    /// the number of outcomes, so it serves small designs and cross-checks of the structured path.
-    pub fn propagate_enumerated(&self, mu: &DVector<f64>, p: &DMatrix<f64>, outcomes: &[Outcome]) -> (DVector<f64>, DMatrix<f64>) {
-        let mut mu_next = DVector::zeros(self.dim);
-        let mut next = DMatrix::zeros(self.dim, self.dim);
+    /// module's formula), accumulated in one pass with weighted running means so that every term
+    /// is positive semidefinite. Exact for any finite design, exchangeable or not; its cost grows
+    /// with the number of outcomes, so it serves small designs and cross-checks of the structured
+    /// path.
+    pub fn propagate_enumerated(&self, m: &Moments, outcomes: &[Outcome]) -> Moments {
+        let mut mean = DVector::zeros(self.dim);
+        let mut within = DMatrix::zeros(self.dim, self.dim);
+        let mut between = DMatrix::zeros(self.dim, self.dim);
+        let mut total = 0.0;
         for outcome in outcomes {
+            let weight = outcome.probability;
+            if weight == 0.0 {
+                continue;
+            }
             let (a, c, noise) = self.outcome_map(&outcome.active);
-            let a_mu = &a * mu;
-            mu_next += (&a_mu + &c) * outcome.probability;
-            let second = &a * p * a.transpose() + &a_mu * c.transpose() + &c * a_mu.transpose() + &c * c.transpose() + noise;
-            next += second * outcome.probability;
+            let m_s = &a * &m.mean + c;
+            within += (&a * &m.cov * a.transpose() + noise) * weight;
+            // West's weighted update: between += w (1 - w / W) d d^T, d = m_s - mean before.
+            total += weight;
+            let delta = &m_s - &mean;
+            mean += &delta * (weight / total);
+            between += &delta * delta.transpose() * (weight * (1.0 - weight / total));
         }
-        let sym = (&next + next.transpose()) * 0.5;
-        (mu_next, sym)
+        let next = (within + between) / total;
+        Moments { mean, cov: (&next + next.transpose()) * 0.5 }
     }
 }
 
@@ -426,54 +521,58 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
         .collect()
 }
 
-/// The stationary moments `(mu*, P*)`, the fixed point of [`RoundMaps::propagate`] reached from
-/// the initial moments `(mu0, P0)`: where the expected metrics of a run with a constant step
-/// settle ("steady state").
+/// The stationary moments `(mu*, C*)`, the fixed point of [`RoundMaps::propagate`] reached from
+/// the initial moments `m0`: where the expected metrics of a run with a constant step settle
+/// ("steady state").
 ///
-/// The propagation is affine in `P` for fixed `mu`, so the fixed point is solved for, not run to:
-/// `(I - A0 - p Abar) mu* = c0 + p bbar` (`stationary_mean`), then `P* = Lmap(P*) + C(mu*)`, a
+/// The propagation is affine in `C` for fixed `mu`, so the fixed point is solved for, not run to:
+/// `(I - A0 - p Abar) mu* = c0 + p bbar` (`stationary_mean`), then `C* = Lmap(C*) + S(mu*)`, a
 /// linear system over the `D(D+1)/2` entries of a symmetric matrix whose operator is read off
-/// `propagate` itself (`SecondMomentEquations`). Exactly conserved directions `l` (see
-/// `conserved_directions`) add the equations `l^T mu* = l^T mu0` and `P* l = (l^T mu0) mu*`; the
-/// stacked systems are solved by least squares and refined against `propagate`
-/// (`stationary_second_moment`). `None` when some other mode of the mean does not contract, a
+/// `propagate` itself (`CovarianceEquations`). Exactly conserved directions `l` (see
+/// `conserved_directions`) add the equations `l^T mu* = l^T mu0` and `C* l = 0`; the stacked
+/// systems are solved by least squares and refined against `propagate`
+/// (`stationary_covariance`). `None` when some other mode of the mean does not contract, a
 /// conserved value is random (`conserved_values`), the answer leaves a residual (the equations
-/// were not consistent) or its covariance `P* - mu* mu*^T` is not PSD (`is_steady_state`). A
-/// fixed point of an expanding second-moment recursion would pass these checks; callers that run
-/// the recursion compare its end with the fixed point (the experiments' tests do).
-pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
+/// were not consistent), is not finite, or its covariance is not PSD (`is_steady_state`). A fixed
+/// point of an expanding second-moment recursion would pass these checks; callers that run the
+/// recursion compare its end with the fixed point (the experiments' tests do).
+pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, m0: &Moments) -> Option<Moments> {
     let a0 = maps.base_matrix();
     let a_eff = &a0 + &maps.a_sum * inc.p;
     let conserved = conserved_directions(maps, &a0, &a_eff);
     if non_contracting_modes(&a_eff)? > conserved.len() {
         return None;
     }
-    let values = conserved_values(&conserved, mu0, p0)?;
+    let values = conserved_values(&conserved, m0)?;
     let mu = stationary_mean(maps, inc, &a_eff, &conserved, &values)?;
-    let equations = SecondMomentEquations::new(maps, inc, &mu, &conserved, &values);
-    let p = stationary_second_moment(&equations)?;
-    if !is_steady_state(&equations, &p) {
+    let equations = CovarianceEquations::new(maps, inc, &mu, &conserved);
+    let cov = stationary_covariance(&equations)?;
+    if !is_steady_state(&equations, &cov) {
         return None;
     }
-    Some((mu, p))
+    Some(Moments { mean: mu, cov })
 }
 
 /// The number of modes of the mean recursion that do not contract: eigenvalues `z` of
 /// `A_eff = A0 + p Abar` with `|z| >= 1 - UNIT_MODULUS` ([`prec::engine::UNIT_MODULUS`], from its
-/// real Schur form). `None` when the Schur
-/// decomposition fails.
+/// real Schur form). `None` when the Schur decomposition fails or `A_eff` is not finite.
 fn non_contracting_modes(a_eff: &DMatrix<f64>) -> Option<usize> {
+    if !a_eff.iter().all(|x| x.is_finite()) {
+        return None;
+    }
     let schur = Schur::try_new(a_eff.clone(), prec::engine::SCHUR_CONVERGENCE, MAX_ITERATIONS)?;
     Some(schur.complex_eigenvalues().iter().filter(|z| z.norm() >= 1.0 - prec::engine::UNIT_MODULUS).count())
 }
 
 /// The conserved values `v = l^T mu0`, one per conserved direction `l`. `None` when one of them is
-/// random: `|l^T P0 l - v^2| > CONSERVED_VALUE (1 + v^2)` ([`prec::engine::CONSERVED_VALUE`]), i.e. `Var(l^T z0) != 0`, so no single fixed point
-/// describes the run.
-fn conserved_values(conserved: &[DVector<f64>], mu0: &DVector<f64>, p0: &DMatrix<f64>) -> Option<Vec<f64>> {
-    let values: Vec<f64> = conserved.iter().map(|l| l.dot(mu0)).collect();
+/// random: `Var(l^T z0) = l^T C0 l > CONSERVED_VALUE (1 + v^2)` ([`prec::engine::CONSERVED_VALUE`])
+/// or not a number, so no single fixed point describes the run.
+fn conserved_values(conserved: &[DVector<f64>], m0: &Moments) -> Option<Vec<f64>> {
+    let values: Vec<f64> = conserved.iter().map(|l| l.dot(&m0.mean)).collect();
     for (l, v) in conserved.iter().zip(&values) {
-        if ((l.transpose() * p0 * l)[0] - v * v).abs() > prec::engine::CONSERVED_VALUE * (1.0 + v * v) {
+        let variance = (l.transpose() * &m0.cov * l)[0];
+        let deterministic = variance.abs() <= prec::engine::CONSERVED_VALUE * (1.0 + v * v);
+        if !deterministic {
             return None;
         }
     }
@@ -498,28 +597,27 @@ fn stationary_mean(maps: &RoundMaps, inc: &InclusionMoments, a_eff: &DMatrix<f64
     SVD::try_new(a_mu, true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?.solve(&b_mu, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()
 }
 
-/// The fixed-point equations of the second moment at a fixed mean `mu*`, over the upper triangle
-/// `(r, c), r <= c` of a symmetric `P` (`D(D+1)/2` unknowns):
+/// The fixed-point equations of the covariance at a fixed mean `mu*`, over the upper triangle
+/// `(r, c), r <= c` of a symmetric `C` (`D(D+1)/2` unknowns):
 ///
 /// ```text
-/// P[r, c] = propagate(mu*, P)[r, c]        every pair r <= c
-/// P l_j   = v_j mu*                        every conserved direction l_j, value v_j
+/// C[r, c] = propagate(mu*, C)[r, c]        every pair r <= c
+/// C l_j   = 0                              every conserved direction l_j
 /// ```
-struct SecondMomentEquations<'a> {
+struct CovarianceEquations<'a> {
     maps: &'a RoundMaps,
     inc: &'a InclusionMoments,
     mu: &'a DVector<f64>,
     conserved: &'a [DVector<f64>],
-    values: &'a [f64],
     /// The upper-triangle pairs `(r, c)`, `r <= c`, in row-major order: the unknowns.
     pairs: Vec<(usize, usize)>,
 }
 
-impl<'a> SecondMomentEquations<'a> {
-    fn new(maps: &'a RoundMaps, inc: &'a InclusionMoments, mu: &'a DVector<f64>, conserved: &'a [DVector<f64>], values: &'a [f64]) -> Self {
+impl<'a> CovarianceEquations<'a> {
+    fn new(maps: &'a RoundMaps, inc: &'a InclusionMoments, mu: &'a DVector<f64>, conserved: &'a [DVector<f64>]) -> Self {
         let d = maps.dim;
         let pairs: Vec<(usize, usize)> = (0..d).flat_map(|r| (r..d).map(move |c| (r, c))).collect();
-        Self { maps, inc, mu, conserved, values, pairs }
+        Self { maps, inc, mu, conserved, pairs }
     }
 
     /// The number of unknowns, `D(D+1)/2`.
@@ -532,7 +630,7 @@ impl<'a> SecondMomentEquations<'a> {
         self.unknowns() + self.conserved.len() * self.maps.dim
     }
 
-    /// The unknown that holds `P[r, c]` (and `P[c, r]`).
+    /// The unknown that holds `C[r, c]` (and `C[c, r]`).
     fn index(&self, r: usize, c: usize) -> usize {
         let key = if r <= c { (r, c) } else { (c, r) };
         self.pairs.binary_search(&key).expect("upper triangle")
@@ -544,25 +642,36 @@ impl<'a> SecondMomentEquations<'a> {
         DMatrix::from_fn(d, d, |r, c| x[self.index(r, c)])
     }
 
+    /// The covariance after one round from `(mu*, C)`.
+    fn image(&self, cov: &DMatrix<f64>) -> DMatrix<f64> {
+        self.maps.propagate(&Moments { mean: self.mu.clone(), cov: cov.clone() }, self.inc).cov
+    }
+
+    /// The scale of the tolerances at `C`: `max(||C + mu* mu*^T||_max, 1)`, the raw second
+    /// moment's largest entry.
+    fn scale(&self, cov: &DMatrix<f64>) -> f64 {
+        (cov + self.mu * self.mu.transpose()).amax().max(1.0)
+    }
+
     /// The operator of the stacked system: `I - Lmap` on the upper triangle, where column `(r, c)`
-    /// of `Lmap` is `propagate(mu*, E_rc) - propagate(mu*, 0)` with `E_rc = e_r e_c^T + e_c e_r^T`
-    /// (probing `propagate` itself), then the rows of `P l_j`.
+    /// of `Lmap` is `image(E_rc) - image(0)` with `E_rc = e_r e_c^T + e_c e_r^T` (probing
+    /// `propagate` itself), then the rows of `C l_j`.
     fn operator(&self) -> DMatrix<f64> {
         let d = self.maps.dim;
         let dim = self.unknowns();
-        let constant = self.maps.propagate(self.mu, &DMatrix::zeros(d, d), self.inc).1;
+        let constant = self.image(&DMatrix::zeros(d, d));
         let mut system = DMatrix::zeros(self.rows(), dim);
         system.view_mut((0, 0), (dim, dim)).fill_with_identity();
         for (col, &(r, c)) in self.pairs.iter().enumerate() {
             let mut basis = DMatrix::zeros(d, d);
             basis[(r, c)] = 1.0;
             basis[(c, r)] = 1.0;
-            let image = self.maps.propagate(self.mu, &basis, self.inc).1 - &constant;
+            let image = self.image(&basis) - &constant;
             for (row, &(a, b)) in self.pairs.iter().enumerate() {
                 system[(row, col)] -= image[(a, b)];
             }
         }
-        // Conserved directions: P l = (l^T mu0) mu.
+        // Conserved directions: C l = 0.
         for (j, l) in self.conserved.iter().enumerate() {
             for a in 0..d {
                 for (b, lb) in l.iter().enumerate() {
@@ -573,61 +682,61 @@ impl<'a> SecondMomentEquations<'a> {
         system
     }
 
-    /// The residual of the stacked system at a symmetric `P`: `propagate(mu*, P)[r, c] - P[r, c]`
-    /// per pair, then `v_j mu* - P l_j`. At `P = 0` it is the right-hand side.
-    fn residual(&self, p: &DMatrix<f64>) -> DVector<f64> {
+    /// The residual of the stacked system at a symmetric `C`: `image(C)[r, c] - C[r, c]` per
+    /// pair, then `-C l_j`. At `C = 0` it is the right-hand side.
+    fn residual(&self, cov: &DMatrix<f64>) -> DVector<f64> {
         let d = self.maps.dim;
         let dim = self.unknowns();
-        let image = self.maps.propagate(self.mu, p, self.inc).1;
+        let image = self.image(cov);
         let mut r = DVector::zeros(self.rows());
         for (row, &(a, b)) in self.pairs.iter().enumerate() {
-            r[row] = image[(a, b)] - p[(a, b)];
+            r[row] = image[(a, b)] - cov[(a, b)];
         }
-        for (j, (l, v)) in self.conserved.iter().zip(self.values).enumerate() {
-            let pl = p * l;
+        for (j, l) in self.conserved.iter().enumerate() {
+            let cl = cov * l;
             for a in 0..d {
-                r[dim + j * d + a] = v * self.mu[a] - pl[a];
+                r[dim + j * d + a] = -cl[a];
             }
         }
         r
     }
 }
 
-/// The stationary second moment `P*`: the least-squares solution (one SVD of the operator,
-/// cutoff [`prec::engine::PSEUDO_INVERSE_CUTOFF`]) of `operator x = residual(0)`, then up to [`REFINEMENT_STEPS`] passes of
-/// iterative refinement `P += solve(residual(P))` against `propagate` itself, in case the probed
-/// operator carries rounding; the refinement stops once
-/// `|residual(P)|_max <= REFINEMENT_STOP max(|P|_max, 1)` ([`prec::engine::REFINEMENT_STOP`]).
-fn stationary_second_moment(equations: &SecondMomentEquations) -> Option<DMatrix<f64>> {
+/// The stationary covariance `C*`: the least-squares solution (one SVD of the operator, cutoff
+/// [`prec::engine::PSEUDO_INVERSE_CUTOFF`]) of `operator x = residual(0)`, then up to
+/// [`REFINEMENT_STEPS`] passes of iterative refinement `C += solve(residual(C))` against
+/// `propagate` itself, in case the probed operator carries rounding; the refinement stops once
+/// `|residual(C)|_max <= REFINEMENT_STOP scale(C)` ([`prec::engine::REFINEMENT_STOP`]).
+fn stationary_covariance(equations: &CovarianceEquations) -> Option<DMatrix<f64>> {
     let d = equations.maps.dim;
     let svd = SVD::try_new(equations.operator(), true, true, prec::engine::SVD_CONVERGENCE, MAX_ITERATIONS)?;
-    let mut p = equations.to_matrix(&svd.solve(&equations.residual(&DMatrix::zeros(d, d)), prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
+    let mut cov = equations.to_matrix(&svd.solve(&equations.residual(&DMatrix::zeros(d, d)), prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
     for _ in 0..REFINEMENT_STEPS {
-        let residual = equations.residual(&p);
-        if residual.amax() <= prec::engine::REFINEMENT_STOP * p.amax().max(1.0) {
+        let residual = equations.residual(&cov);
+        if residual.amax() <= prec::engine::REFINEMENT_STOP * equations.scale(&cov) {
             break;
         }
-        p += equations.to_matrix(&svd.solve(&residual, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
+        cov += equations.to_matrix(&svd.solve(&residual, prec::engine::PSEUDO_INVERSE_CUTOFF).ok()?);
     }
-    Some(p)
+    Some(cov)
 }
 
-/// Whether `(mu*, P)` is a steady state: a least-squares answer is a fixed point only if it
-/// solves the equations (rejected when `|residual(P)|_max > FIXED_POINT_RESIDUAL s`,
-/// `s = max(|P|_max, 1)`), and a second moment only if its covariance is PSD (rejected when
-/// `lambda_min((C + C^T)/2) < -COVARIANCE_PSD_FLOOR s`, `C = P - mu* mu*^T`); both tolerances
-/// in [`prec::engine`]. A residual or an eigenvalue that is not a number is no steady state
-/// (never compared as a number).
-fn is_steady_state(equations: &SecondMomentEquations, p: &DMatrix<f64>) -> bool {
-    if p.iter().any(|x| !x.is_finite()) {
+/// Whether `(mu*, C)` is a steady state: a least-squares answer is a fixed point only if it
+/// solves the equations (rejected when `|residual(C)|_max > FIXED_POINT_RESIDUAL s`,
+/// `s = scale(C)`), and a covariance only if it is PSD (rejected when
+/// `lambda_min((C + C^T)/2) < -COVARIANCE_PSD_FLOOR s`); both tolerances in [`prec::engine`]. A
+/// mean, covariance, residual or eigenvalue that is not a number is no steady state (never
+/// compared as a number).
+fn is_steady_state(equations: &CovarianceEquations, cov: &DMatrix<f64>) -> bool {
+    if cov.iter().chain(equations.mu.iter()).any(|x| !x.is_finite()) {
         return false;
     }
-    let scale = p.amax().max(1.0);
-    let residual = equations.residual(p).amax();
-    if residual.is_nan() || residual > prec::engine::FIXED_POINT_RESIDUAL * scale {
+    let scale = equations.scale(cov);
+    let residual = equations.residual(cov).amax();
+    let solved = residual <= prec::engine::FIXED_POINT_RESIDUAL * scale;
+    if !solved {
         return false;
     }
-    let cov = p - equations.mu * equations.mu.transpose();
-    let smallest = SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min();
-    !(smallest.is_nan() || smallest < -prec::engine::COVARIANCE_PSD_FLOOR * scale)
+    let smallest = SymmetricEigen::new((cov + cov.transpose()) * 0.5).eigenvalues.min();
+    smallest >= -prec::engine::COVARIANCE_PSD_FLOOR * scale
 }

@@ -2,12 +2,13 @@
 //! observables, and Monte Carlo intervals.
 //!
 //! ```text
-//! RandomAffineRound --probe--> RoundMaps --propagate (Design)--> (mu, P) per round --Observable--> E||M z + o||^2
+//! RandomAffineRound --probe--> RoundMaps --propagate (Design)--> Moments (mu, C) per round --Observable--> E||M z + o||^2
 //! ```
 
 pub mod affine;
 pub mod design;
 pub mod interval;
+pub mod moments;
 pub mod monte_carlo;
 pub mod observable;
 pub mod series;
@@ -15,5 +16,6 @@ pub mod series;
 pub use affine::{stationary_moments, Products, RandomAffineRound, RoundMaps};
 pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};
 pub use interval::{running_average, student_t_interval, Estimator, Interval};
+pub use moments::Moments;
 pub use observable::Observable;
-pub use series::{affine_gaussian_moments, propagate_series, MomentSeries};
+pub use series::{affine_gaussian_moments, nan_max, nan_min, propagate_series, MomentSeries};

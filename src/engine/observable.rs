@@ -2,6 +2,8 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::moments::Moments;
+
 /// Dense traces below this many flops are cheap enough as they are.
 const SPARSE_ROWS_MIN_FLOPS: f64 = 1e6;
 
@@ -15,7 +17,7 @@ pub struct Observable {
     map: DMatrix<f64>,
     /// `o`.
     offset: DVector<f64>,
-    /// The columns where each row of `M` is nonzero, when `tr(M P M^T)` is summed over them
+    /// The columns where each row of `M` is nonzero, when `tr(M C M^T)` is summed over them
     /// (see [`Observable::expected_square`]).
     supports: Option<Vec<Vec<usize>>>,
 }
@@ -40,7 +42,7 @@ impl Observable {
         &self.offset
     }
 
-    /// Whether `tr(M P M^T)` is summed over the rows' supports (large and sparse `M`).
+    /// Whether `tr(M C M^T)` is summed over the rows' supports (large and sparse `M`).
     pub fn sums_by_rows(&self) -> bool {
         self.supports.is_some()
     }
@@ -60,39 +62,52 @@ impl Observable {
         Self::new(map, offset)
     }
 
-    /// `E||M z + o||^2` from `mu = E z` and `P = E z z^T`.
-    ///
-    /// # Formula
-    /// `tr(M P M^T) + 2 o^T M mu + ||o||^2`, clamped at 0 against rounding.
-    ///
-    /// # Accuracy
-    /// Exact up to the rounding of its three terms: the absolute error is a few ulps of
-    /// `tr(M P M^T) + ||o||^2`, so a value far below that scale (an iterate close to a distant
-    /// optimum) has a relative error of that ratio times 1e-16.
-    ///
-    /// # Cost
-    /// `tr(M P M^T)` as `(M P) .* M` costs `rows D^2`. When that is large and the rows of `M`
-    /// are sparse (a client's gradient reads `u` and its own `v_i`), it is summed row by row over
-    /// each row's support `S_r` instead, `sum_r m_r[S_r]^T P[S_r, S_r] m_r[S_r]`, at
-    /// `sum_r |S_r|^2` (the same value up to rounding; tests hold the two within 1e-12 relative).
-    pub fn expected_square(&self, mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
-        let m = &self.map;
-        if m.nrows() == 0 {
-            return 0.0;
-        }
-        let tr = match &self.supports {
-            Some(supports) => trace_by_rows(m, p, supports),
-            None => self.trace_dense(p),
-        };
-        (tr + 2.0 * self.offset.dot(&(m * mu)) + self.offset.norm_squared()).max(0.0)
+    /// Probes an affine function `f` of the state measured from `origin = z_ref` (the
+    /// coordinates of [`RoundMaps::probe_at`](super::RoundMaps::probe_at)): the observable of
+    /// `e -> f(z_ref + e)`, with `o = f(z_ref)` evaluated at `z_ref` itself (exactly 0 when `f` is
+    /// an error or a gradient written as `H (z - z*)` and `z_ref = z*`) and column `j` of `M` the
+    /// linear part `f(e_j) - f(0)`.
+    pub fn probe_at(dim: usize, rows: usize, origin: &DVector<f64>, f: &dyn Fn(&DVector<f64>) -> DVector<f64>) -> Self {
+        let at_origin = f(origin);
+        let linear = Self::probe(dim, rows, f);
+        Self::new(linear.map, at_origin)
     }
 
-    /// `tr(M P M^T)` as `(M P) .* M` summed: the dense evaluation.
+    /// `E||M z + o||^2` from the moments `mu = E z`, `C = Cov z`.
+    ///
+    /// # Formula
+    /// `tr(M C M^T) + ||M mu + o||^2`: two non-negative terms, no cancellation, no clamp. A
+    /// moment that is not finite gives a value that is not finite (NaN or `+inf`), which the
+    /// verdicts never read as a number.
+    ///
+    /// # Accuracy
+    /// Each term is accurate to a few ulps of itself, except that `M mu + o` carries the
+    /// rounding of `mu` (`~ eps ||mu||` absolute): near a distant optimum `z*`, measure the state
+    /// from it ([`Observable::probe_at`]) so that the mean is the error itself.
+    ///
+    /// # Cost
+    /// `tr(M C M^T)` as `(M C) .* M` costs `rows D^2`. When that is large and the rows of `M`
+    /// are sparse (a client's gradient reads `u` and its own `v_i`), it is summed row by row over
+    /// each row's support `S_r` instead, `sum_r m_r[S_r]^T C[S_r, S_r] m_r[S_r]`, at
+    /// `sum_r |S_r|^2` (the same value up to rounding; tests hold the two within 1e-12 relative).
+    pub fn expected_square(&self, m: &Moments) -> f64 {
+        let map = &self.map;
+        if map.nrows() == 0 {
+            return 0.0;
+        }
+        let spread = match &self.supports {
+            Some(supports) => trace_by_rows(map, &m.cov, supports),
+            None => self.trace_dense(&m.cov),
+        };
+        spread + (map * &m.mean + &self.offset).norm_squared()
+    }
+
+    /// `tr(M C M^T)` as `(M C) .* M` summed: the dense evaluation.
     pub fn trace_dense(&self, p: &DMatrix<f64>) -> f64 {
         (&self.map * p).component_mul(&self.map).sum()
     }
 
-    /// `tr(M P M^T)` summed row by row over each row's nonzero columns: the sparse evaluation.
+    /// `tr(M C M^T)` summed row by row over each row's nonzero columns: the sparse evaluation.
     pub fn trace_sparse(&self, p: &DMatrix<f64>) -> f64 {
         match &self.supports {
             Some(s) => trace_by_rows(&self.map, p, s),
@@ -118,13 +133,25 @@ mod tests {
     #[test]
     fn expected_square_of_a_point_mass_is_the_squared_image() {
         let obs = Observable::new(DMatrix::from_row_slice(1, 2, &[1.0, 2.0]), DVector::from_vec(vec![-1.0]));
-        let z = DVector::from_vec(vec![3.0, 0.5]);
-        let p = &z * z.transpose();
+        let point = Moments::point(DVector::from_vec(vec![3.0, 0.5]));
         // M z + o = 3 + 1 - 1 = 3.
-        assert!((obs.expected_square(&z, &p) - 9.0).abs() < 1e-12);
+        assert!((obs.expected_square(&point) - 9.0).abs() < 1e-12);
         // Adding variance 0.25 on the first coordinate adds 0.25.
-        let mut p2 = p.clone();
-        p2[(0, 0)] += 0.25;
-        assert!((obs.expected_square(&z, &p2) - 9.25).abs() < 1e-12);
+        let mut spread = point.clone();
+        spread.cov[(0, 0)] += 0.25;
+        assert!((obs.expected_square(&spread) - 9.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_moment_that_is_not_finite_is_never_clamped() {
+        let obs = Observable::new(DMatrix::identity(2, 2), DVector::zeros(2));
+        let mut m = Moments::point(DVector::from_vec(vec![1.0, 2.0]));
+        m.cov[(0, 0)] = f64::NAN;
+        assert!(obs.expected_square(&m).is_nan());
+        m.cov[(0, 0)] = f64::INFINITY;
+        assert!(!obs.expected_square(&m).is_finite(), "inf or NaN (0 inf in the product), never a number");
+        // Negative control: the same observable of finite moments is the finite 5.
+        m.cov[(0, 0)] = 0.0;
+        assert_eq!(obs.expected_square(&m), 5.0);
     }
 }

@@ -150,8 +150,8 @@ impl Code {
                 }
             }
             Code::Unary(f, a) => f.apply(a.eval(v)),
-            Code::Min(args) => args.iter().map(|a| a.eval(v)).fold(f64::INFINITY, f64::min),
-            Code::Max(args) => args.iter().map(|a| a.eval(v)).fold(f64::NEG_INFINITY, f64::max),
+            Code::Min(args) => args.iter().map(|a| a.eval(v)).fold(f64::INFINITY, crate::engine::nan_min),
+            Code::Max(args) => args.iter().map(|a| a.eval(v)).fold(f64::NEG_INFINITY, crate::engine::nan_max),
             Code::DivPos(a, b) => {
                 let d = b.eval(v);
                 if d > 0.0 {

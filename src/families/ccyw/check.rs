@@ -188,7 +188,7 @@ pub struct Runs {
 }
 
 fn sup_dissimilarity(trajectories: &[Trajectory]) -> f64 {
-    trajectories.iter().flat_map(|tr| tr.summaries.iter().map(|g| g.dissimilarity)).fold(0.0, f64::max)
+    trajectories.iter().flat_map(|tr| tr.summaries.iter().map(|g| g.dissimilarity)).fold(0.0, crate::engine::nan_max)
 }
 
 /// Runs the scenario with its estimator: exact moment propagation (default), or Monte Carlo

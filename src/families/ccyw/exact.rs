@@ -4,7 +4,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, Observable, RandomAffineRound, RoundMaps};
 
 use super::algorithm::{Algorithm, RoundDraws};
 use super::problem::{joint_quadratic, GradientSummary, QuadraticInstance};
@@ -105,17 +105,17 @@ impl MetricMaps {
         Self { u_mean, v_all, u_all, u_dev, objective, n }
     }
 
-    fn summary(&self, mu: &DVector<f64>, p: &DMatrix<f64>) -> GradientSummary {
+    fn summary(&self, m: &Moments) -> GradientSummary {
         let n = self.n as f64;
-        let g_u = self.u_mean.expected_square(mu, p);
-        let b_sum = self.u_all.expected_square(mu, p);
+        let g_u = self.u_mean.expected_square(m);
+        let b_sum = self.u_all.expected_square(m);
         let (h, g) = &self.objective;
         GradientSummary {
             g_u,
-            g_v: self.v_all.expected_square(mu, p) / n,
-            dissimilarity: self.u_dev.expected_square(mu, p) / n,
+            g_v: self.v_all.expected_square(m) / n,
+            dissimilarity: self.u_dev.expected_square(m) / n,
             b_sum,
-            objective: 0.5 * h.component_mul(p).sum() - g.dot(mu),
+            objective: m.expected_quadratic(h, &-g),
         }
     }
 }
@@ -126,7 +126,7 @@ pub struct ExactSeries {
     /// `E` of each [`GradientSummary`] field at the start of each round.
     #[serde(skip)]
     pub summaries: Vec<GradientSummary>,
-    /// Smallest eigenvalue of the covariance `P - mu mu^T` over the rounds inspected (every 25th
+    /// Smallest eigenvalue of the covariance `C` over the rounds inspected (every 25th
     /// and the last); a value below `-1e-9 * ||P||` means rounding has broken positive
     /// semidefiniteness.
     pub min_covariance_eigenvalue: f64,
@@ -134,9 +134,9 @@ pub struct ExactSeries {
     pub second_moment_scale: f64,
 }
 
-/// The first and second moments of the initial state: `z^0` itself, or, for an algorithm whose
-/// initialization draws noise, `s0 + N xi` probed like a round (`mu = s0`, `P = s0 s0^T + N N^T`).
-pub fn initial_moments(inst: &QuadraticInstance, alg: &dyn Algorithm) -> (DVector<f64>, DMatrix<f64>) {
+/// The moments of the initial state: `z^0` itself, or, for an algorithm whose initialization
+/// draws noise, `s0 + N xi` probed like a round (`mu = s0`, `C = N N^T`).
+pub fn initial_moments(inst: &QuadraticInstance, alg: &dyn Algorithm) -> Moments {
     let layout = inst.layout();
     let (n, d, k) = (layout.n, layout.local_dim(), alg.local_steps());
     let draws = |noise: Vec<f64>| RoundDraws { sampled: (0..n).collect(), local_dim: d, steps: k, noise };
@@ -144,9 +144,7 @@ pub fn initial_moments(inst: &QuadraticInstance, alg: &dyn Algorithm) -> (DVecto
     if alg.random_initialization() && !inst.is_noiseless() {
         affine_gaussian_moments(len, &|noise| alg.initial_state(inst, &draws(noise.to_vec())))
     } else {
-        let s0 = alg.initial_state(inst, &draws(vec![0.0; len]));
-        let p = &s0 * s0.transpose();
-        (s0, p)
+        Moments::point(alg.initial_state(inst, &draws(vec![0.0; len])))
     }
 }
 
@@ -155,18 +153,15 @@ pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize
     let maps = probe_round(inst, alg);
     let metrics = MetricMaps::new(inst);
     let base = inst.layout().state_dim();
-    let (mu, p) = initial_moments(inst, alg);
     // Metrics read the [u; v] prefix of the state (the Algorithm contract).
-    let series =
-        propagate_series(&maps, inc, mu, p, rounds, |mu, p| metrics.summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()));
+    let series = propagate_series(&maps, inc, initial_moments(inst, alg), rounds, |m| metrics.summary(&m.block(0, base)));
     ExactSeries { summaries: series.values, min_covariance_eigenvalue: series.min_covariance_eigenvalue, second_moment_scale: series.second_moment_scale }
 }
 
 /// Expected gradient summary at the steady state of `alg` on `inst` (see [`stationary_moments`]).
 pub fn stationary_summary(inst: &QuadraticInstance, alg: &dyn Algorithm, inc: &InclusionMoments) -> Option<GradientSummary> {
     let maps = probe_round(inst, alg);
-    let (mu0, p0) = initial_moments(inst, alg);
-    let (mu, p) = stationary_moments(&maps, inc, &mu0, &p0)?;
+    let steady = stationary_moments(&maps, inc, &initial_moments(inst, alg))?;
     let base = inst.layout().state_dim();
-    Some(MetricMaps::new(inst).summary(&mu.rows(0, base).into_owned(), &p.view((0, 0), (base, base)).into_owned()))
+    Some(MetricMaps::new(inst).summary(&steady.block(0, base)))
 }

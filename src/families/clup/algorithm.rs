@@ -1,12 +1,12 @@
 //! Algorithm 1 (003:L904-914) and Algorithm 2, FedCLUP (003:L1170-1176), as pure steps on the
 //! state `z = (w^(g), w^(1), ..., w^(m))`. Every step is affine in the state, so the exact engine
-//! ([`crate::engine`]) propagates means and second moments: a round of Algorithm 1 is one
+//! ([`crate::engine`]) propagates means and covariances: a round of Algorithm 1 is one
 //! [`RandomAffineRound`] over the clients (all active), a local step of Algorithm 2 is one over a
 //! client's samples with the batch drawn `B` of `n` without replacement.
 
 use nalgebra::{DMatrix, DVector, Schur};
 
-use crate::engine::{InclusionMoments, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{nan_max, InclusionMoments, Moments, Observable, RandomAffineRound, RoundMaps};
 
 use super::model::Instance;
 
@@ -168,13 +168,11 @@ pub fn initial_state(global: &DVector<f64>, locals: &[DVector<f64>]) -> DVector<
 pub fn run_alg1(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> Vec<DVector<f64>> {
     let maps = RoundMaps::probe(&Alg1Round { inst, params: *p });
     let mut states = Vec::with_capacity(rounds + 1);
-    let mut mu = z0.clone();
-    states.push(mu.clone());
-    let dim = mu.len();
+    let mut m = Moments::point(z0.clone());
+    states.push(m.mean.clone());
     for _ in 0..rounds {
-        let (next, _) = maps.propagate(&mu, &DMatrix::zeros(dim, dim), &FULL);
-        mu = next;
-        states.push(mu.clone());
+        m = maps.propagate(&m, &FULL);
+        states.push(m.mean.clone());
     }
     states
 }
@@ -253,54 +251,57 @@ fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
     }
 }
 
-fn sigma2_at(inst: &Instance, forms: &[(DMatrix<f64>, DVector<f64>, f64)], mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
+/// The largest client sampling variance at the moments `m`: client `i`'s form
+/// `E[w_i^T Q_i w_i] - 2 l_i^T E w_i + c_i = tr(Q_i C_ii) + mu_i^T Q_i mu_i - 2 l_i^T mu_i + c_i`
+/// over its block; NaN when one is.
+fn sigma2_at(inst: &Instance, forms: &[(DMatrix<f64>, DVector<f64>, f64)], m: &Moments) -> f64 {
     let d = inst.d;
     forms
         .iter()
         .enumerate()
         .map(|(i, (q, lin, c))| {
-            let r = (i + 1) * d;
-            let m_i = mu.rows(r, d).into_owned();
-            let p_ii = p.view((r, r), (d, d)).into_owned();
-            (q * p_ii).trace() - 2.0 * lin.dot(&m_i) + c
+            let block = m.block((i + 1) * d, d);
+            (q * &block.cov).trace() + block.mean.dot(&(q * &block.mean)) - 2.0 * lin.dot(&block.mean) + c
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, nan_max)
 }
 
 /// One client's step as a mixture of affine maps on its block, each batch with equal probability:
-/// `w_i' = F_s u + c_s` with `u = (w_g, w_i)`. The rows of block `i` of the second moment become
-/// `mean_s F_s P[u, :] + mean_s c_s mu^T` off the block and
-/// `mean_s (F_s P_uu F_s^T + F_s mu_u c_s^T + c_s mu_u^T F_s^T + c_s c_s^T)` on it.
-fn mixture_step(mu: &mut DVector<f64>, pm: &mut DMatrix<f64>, maps: &[(DMatrix<f64>, DVector<f64>)], i: usize, d: usize) {
-    let dim = mu.len();
+/// `w_i' = F_s u + c_s` with `u = (w_g, w_i)`. With `m_s = F_s mu_u + c_s` and `Fbar`, `mbar` the
+/// means over batches, the block's mean becomes `mbar`, its covariance with the rest of the state
+/// `Fbar C[u, :]`, and its own covariance `mean_s (F_s C_uu F_s^T + (m_s - mbar)(m_s - mbar)^T)`.
+fn mixture_step(m: &mut Moments, maps: &[(DMatrix<f64>, DVector<f64>)], i: usize, d: usize) {
+    let dim = m.dim();
     let idx: Vec<usize> = (0..d).chain((i + 1) * d..(i + 2) * d).collect();
-    let mu_u = DVector::from_fn(2 * d, |r, _| mu[idx[r]]);
-    let p_uu = DMatrix::from_fn(2 * d, 2 * d, |r, c| pm[(idx[r], idx[c])]);
-    let p_u = DMatrix::from_fn(2 * d, dim, |r, c| pm[(idx[r], c)]);
+    let mu_u = DVector::from_fn(2 * d, |r, _| m.mean[idx[r]]);
+    let c_uu = DMatrix::from_fn(2 * d, 2 * d, |r, c| m.cov[(idx[r], idx[c])]);
+    let c_u = DMatrix::from_fn(2 * d, dim, |r, c| m.cov[(idx[r], c)]);
     let w = 1.0 / maps.len() as f64;
-    let (mut f_bar, mut c_bar) = (DMatrix::zeros(d, 2 * d), DVector::zeros(d));
-    let mut second = DMatrix::zeros(d, d);
+    let mut f_bar = DMatrix::zeros(d, 2 * d);
+    let mut mean_i = DVector::zeros(d);
     for (f, c) in maps {
-        let fm = f * &mu_u;
         f_bar += f * w;
-        c_bar += c * w;
-        second += (f * &p_uu * f.transpose() + &fm * c.transpose() + c * fm.transpose() + c * c.transpose()) * w;
+        mean_i += (f * &mu_u + c) * w;
     }
-    let rows = &f_bar * p_u + &c_bar * mu.transpose();
-    let mean_i = &f_bar * &mu_u + &c_bar;
+    let mut own = DMatrix::zeros(d, d);
+    for (f, c) in maps {
+        let spread = f * &mu_u + c - &mean_i;
+        own += (f * &c_uu * f.transpose() + &spread * spread.transpose()) * w;
+    }
+    let rows = &f_bar * c_u;
     let r0 = (i + 1) * d;
     for a in 0..d {
         for c in 0..dim {
-            pm[(r0 + a, c)] = rows[(a, c)];
-            pm[(c, r0 + a)] = rows[(a, c)];
+            m.cov[(r0 + a, c)] = rows[(a, c)];
+            m.cov[(c, r0 + a)] = rows[(a, c)];
         }
     }
     for a in 0..d {
         for b in 0..d {
-            pm[(r0 + a, r0 + b)] = 0.5 * (second[(a, b)] + second[(b, a)]);
+            m.cov[(r0 + a, r0 + b)] = 0.5 * (own[(a, b)] + own[(b, a)]);
         }
     }
-    mu.rows_mut(r0, d).copy_from(&mean_i);
+    m.mean.rows_mut(r0, d).copy_from(&mean_i);
 }
 
 /// The exact moments of Algorithm 2 from the point mass `z0` over `rounds` rounds, and what they
@@ -345,32 +346,28 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
             })
             .collect(),
     };
-    let (mut mu, mut pm) = (z0.clone(), z0 * z0.transpose());
+    let mut m = Moments::point(z0.clone());
     let mut global_error = Vec::with_capacity(rounds);
     let mut sigma2: f64 = 0.0;
     for _ in 0..rounds {
-        global_error.push(observe.expected_square(&mu, &pm));
+        global_error.push(observe.expected_square(&m));
         match batches {
             Batches::PerStep => {
                 for _ in 0..p.k {
-                    sigma2 = sigma2.max(sigma2_at(inst, &forms, &mu, &pm));
+                    sigma2 = nan_max(sigma2, sigma2_at(inst, &forms, &m));
                     for s in &steps {
-                        let (a, b) = s.propagate(&mu, &pm, &inc);
-                        mu = a;
-                        pm = b;
+                        m = s.propagate(&m, &inc);
                     }
                 }
             }
             Batches::PerRound => {
-                sigma2 = sigma2.max(sigma2_at(inst, &forms, &mu, &pm));
+                sigma2 = nan_max(sigma2, sigma2_at(inst, &forms, &m));
                 for (i, maps) in per_round.iter().enumerate() {
-                    mixture_step(&mut mu, &mut pm, maps, i, d);
+                    mixture_step(&mut m, maps, i, d);
                 }
             }
         }
-        let (a, b) = server.propagate(&mu, &pm, &FULL);
-        mu = a;
-        pm = b;
+        m = server.propagate(&m, &FULL);
     }
     Alg2Run { global_error, sigma2 }
 }

@@ -11,11 +11,11 @@
 //! implements [`RandomAffineRound`] with every client active (`Design::Full`); its maps change
 //! with `P^t` and `mu^t`, so they are probed per round.
 
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::engine::series::PSD_INSPECTION_PERIOD;
-use crate::engine::{Design, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{nan_min, Design, Moments, Observable, RandomAffineRound, RoundMaps};
 use crate::error::Result;
 use crate::rng::StreamKey;
 
@@ -235,9 +235,9 @@ impl Objective {
         Self { q: s.transpose() * h * &s, l: -(s.transpose() * g) }
     }
 
-    /// `E F` from the moments.
-    pub fn expected(&self, mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
-        0.5 * self.q.component_mul(p).sum() + self.l.dot(mu)
+    /// `E F = tr(Q C)/2 + mu^T Q mu / 2 + l^T mu` from the moments.
+    pub fn expected(&self, m: &Moments) -> f64 {
+        m.expected_quadratic(&self.q, &self.l)
     }
 
     /// `F` at a state.
@@ -289,18 +289,18 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
     let lay = Layout::of(inst);
     let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Internal("full participation has no inclusion moments".into()))?;
     let z0 = lay.initial(inst);
-    let (mut mu, mut p) = (z0.clone(), &z0 * z0.transpose());
+    let mut m = Moments::point(z0);
     let objective = Objective::new(inst, false);
     let mut out = Trajectory { min_covariance_eigenvalue: f64::INFINITY, ..Default::default() };
     for t in 0..=rounds {
         let obs = Observables::new(inst, &seq.weights[t]);
-        out.delta_v.push(obs.delta_v.expected_square(&mu, &p));
-        out.delta_v_debiased.push(obs.delta_v_debiased.expected_square(&mu, &p));
-        out.consensus.push(obs.consensus.expected_square(&mu, &p));
-        out.consensus_raw.push(obs.consensus_raw.expected_square(&mu, &p));
-        out.objective.push(objective.expected(&mu, &p));
+        out.delta_v.push(obs.delta_v.expected_square(&m));
+        out.delta_v_debiased.push(obs.delta_v_debiased.expected_square(&m));
+        out.consensus.push(obs.consensus.expected_square(&m));
+        out.consensus_raw.push(obs.consensus_raw.expected_square(&m));
+        out.objective.push(objective.expected(&m));
         if t > 0 {
-            out.delta_ubar.push(obs.delta_ubar_prev.expected_square(&mu, &p));
+            out.delta_ubar.push(obs.delta_ubar_prev.expected_square(&m));
         }
         if t == rounds {
             break;
@@ -308,13 +308,9 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
         let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
         let maps = RoundMaps::probe(&round);
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
-            let cov = &p - &mu * mu.transpose();
-            let e = SymmetricEigen::new((&cov + cov.transpose()) * 0.5).eigenvalues.min();
-            out.min_covariance_eigenvalue = out.min_covariance_eigenvalue.min(e);
+            out.min_covariance_eigenvalue = nan_min(out.min_covariance_eigenvalue, m.min_covariance_eigenvalue());
         }
-        let (m2, p2) = maps.propagate(&mu, &p, &inc);
-        mu = m2;
-        p = p2;
+        m = maps.propagate(&m, &inc);
     }
     Ok(out)
 }

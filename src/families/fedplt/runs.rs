@@ -4,7 +4,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use crate::engine::{Design, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{nan_max, Design, Moments, Observable, RandomAffineRound, RoundMaps};
 use crate::error::Result;
 
 use super::algorithm::{FedPltRound, LocalGradient};
@@ -51,9 +51,9 @@ pub struct ExactRun {
 }
 
 /// `E||grad F_k(W_k^{t,s})||^2` for every client `k` and local step `s < tau`, from the moments
-/// `(mu, P)` of `W^t`: the local iterate is affine in `(W^t, xi)`, probed as `M W^t + o + N xi`, so
-/// the expectation is `E||M W + o||^2 + ||N||_F^2`.
-fn local_gradient_moments(round: &FedPltRound<'_>, mu: &DVector<f64>, p: &DMatrix<f64>) -> f64 {
+/// `(mu, C)` of `W^t`: the local iterate is affine in `(W^t, xi)`, probed as `M W^t + o + N xi`, so
+/// the expectation is `E||M W + o||^2 + ||N||_F^2`; NaN when one is.
+fn local_gradient_moments(round: &FedPltRound<'_>, m: &Moments) -> f64 {
     let d = round.state_dim();
     let len = round.noise_per_component();
     let mut worst: f64 = 0.0;
@@ -71,7 +71,7 @@ fn local_gradient_moments(round: &FedPltRound<'_>, mu: &DVector<f64>, p: &DMatri
                     (grad_at(&zero, &e, s) - &offset).norm_squared()
                 })
                 .sum();
-            worst = worst.max(obs.expected_square(mu, p) + noise_energy);
+            worst = nan_max(worst, obs.expected_square(m) + noise_energy);
         }
     }
     worst
@@ -93,23 +93,23 @@ pub fn exact_run(
     let d = inst.dim();
     let inc = Design::Full { n: inst.clients() }.inclusion_moments().expect("a full design is exchangeable");
     let distance_obs = Observable::new(DMatrix::identity(d, d), -w_star);
-    let (mut mu, mut p) = (inst.initial.clone(), &inst.initial * inst.initial.transpose());
+    let mut m = Moments::point(inst.initial.clone());
     let mut distance = Vec::with_capacity(rounds + 1);
     let mut sup: f64 = 0.0;
     let mut cached: Option<(f64, RoundMaps)> = None;
     for t in 0..rounds {
-        distance.push(distance_obs.expected_square(&mu, &p));
+        distance.push(distance_obs.expected_square(&m));
         let eta = schedule.eta(t);
         let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
-        sup = sup.max(local_gradient_moments(&round, &mu, &p));
+        sup = nan_max(sup, local_gradient_moments(&round, &m));
         if cached.as_ref().is_none_or(|(e, _)| *e != eta) {
             cached = Some((eta, RoundMaps::probe(&round)));
         }
         let maps = &cached.as_ref().expect("probed above").1;
-        (mu, p) = maps.propagate(&mu, &p, &inc);
+        m = maps.propagate(&m, &inc);
     }
-    distance.push(distance_obs.expected_square(&mu, &p));
-    Ok(ExactRun { distance, final_mean: mu.iter().copied().collect(), local_gradient_sup: sup })
+    distance.push(distance_obs.expected_square(&m));
+    Ok(ExactRun { distance, final_mean: m.mean.iter().copied().collect(), local_gradient_sup: sup })
 }
 
 /// Where Assumption 6 failed: round, client, sample path and the ratio (NaN when undefined).
@@ -254,8 +254,7 @@ pub fn steady_distance(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradi
     let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
     let maps = RoundMaps::probe(&round);
     let inc = Design::Full { n: inst.clients() }.inclusion_moments()?;
-    let (mu0, p0) = (inst.initial.clone(), &inst.initial * inst.initial.transpose());
-    let (mu, p) = crate::engine::stationary_moments(&maps, &inc, &mu0, &p0)?;
+    let steady = crate::engine::stationary_moments(&maps, &inc, &Moments::point(inst.initial.clone()))?;
     let d = inst.dim();
-    Some(Observable::new(DMatrix::identity(d, d), -w_star).expected_square(&mu, &p))
+    Some(Observable::new(DMatrix::identity(d, d), -w_star).expected_square(&steady))
 }

@@ -1,0 +1,138 @@
+//! A diverging run or a bound that cannot fail never "holds": each case from the command line,
+//! with the exit code and the reason asserted, and a negative control that holds where the same
+//! card is sound.
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fedbounds");
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).env_remove("RUST_BACKTRACE").output().expect("the fedbounds binary starts");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A FedAvg card (the `ccyw` family, `dv = 0`, every client every round, noiseless, so the
+/// metric is exact) with one card-defined claim `BOUNDED` whose bound is `bound`, run at `gamma`,
+/// expected to hold.
+fn fedavg_card(bound: &str, gamma: &str) -> String {
+    format!(
+        r#"
+[family]
+id = "NEVER-WRONG"
+paper = "regression card"
+source_files = []
+algorithm = "FedAvg-P with dv = 0"
+module = "ccyw"
+
+[[claims]]
+id = "BOUNDED"
+title = "a bound on the running average of ||grad f(u^t)||^2"
+statement = "(1/T) sum_t ||grad f(u^t)||^2 <= {bound}"
+source = "this card"
+assumptions = ["L-smooth"]
+conditions = []
+metric = "G_u^t, averaged over the rounds"
+reading = "as stated"
+
+[claims.formula]
+algorithm = "fedavg-p"
+metric = "shared_plus_personal"
+compare = "running-average"
+at = "every-prefix"
+bound = "{bound}"
+
+[[scenarios]]
+name = "fedavg"
+description = "four clients, L = 1, noiseless"
+rounds = 80
+replicates = 4
+seed = 1
+instance.generated = {{ n = 4, du = 2, dv = 0, l = 1.0, mu = 0.1, sigma_u = 0.0, sigma_v = 0.0, b = 1.0, coupling = "decoupled", init_distance = 3.0, seed = 19 }}
+algorithm = {{ k = 2, m = 4, gamma = {gamma}, eta_u = 1.0, eta_v = 1.0 }}
+[scenarios.expected]
+"BOUNDED" = "holds"
+"#
+    )
+}
+
+/// Checks `card` and returns the exit code, the verdict of the `BOUNDED` CSV row (its fifth
+/// column; the sixth is the card's expected verdict) and everything printed.
+fn check(card: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("card.toml");
+    std::fs::write(&path, card).expect("the card is written");
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(&["check", "--card", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-plots", "--format", "csv"]);
+    let row = stdout.lines().find(|l| l.starts_with("BOUNDED,")).unwrap_or_default();
+    let verdict = row.split(',').nth(4).unwrap_or_default().to_string();
+    let claim_page = std::fs::read_to_string(out.join("claims").join("BOUNDED.md")).unwrap_or_default();
+    (code, verdict, format!("{stdout}\n{stderr}\n{claim_page}"))
+}
+
+#[test]
+fn a_diverging_fedavg_run_is_violated_never_holds() {
+    // gamma = 1000 with L = 1: the iterates grow by ~1e6 a round, overflow, then NaN.
+    let (code, verdict, all) = check(&fedavg_card("100", "1000.0"));
+    assert_eq!(code, 1, "differs from the card's expected holds: {all}");
+    assert!(verdict == "violated", "a diverging run is violated: {verdict}\n{all}");
+    // Negative control: the same card at a small step holds (exit 0).
+    let (code, verdict, all) = check(&fedavg_card("100", "0.01"));
+    assert_eq!(code, 0, "{all}");
+    assert!(verdict == "holds", "{verdict}");
+}
+
+#[test]
+fn an_infinite_bound_is_not_a_check() {
+    for bound in ["exp(1e10)", "1e308^1e308", "0^(0-1)", "1e999"] {
+        let (code, verdict, all) = check(&fedavg_card(bound, "0.01"));
+        assert!(code == 1 || code == 2, "{bound}: exit {code}: {all}");
+        assert!(verdict != "holds", "{bound} holds silently: {verdict}");
+        if code == 1 {
+            assert!(verdict == "not-applicable", "{bound}: {verdict}");
+            assert!(all.contains("the bound cannot decide"), "{bound}: the reason is given: {all}");
+        }
+    }
+    // Negative control: a huge finite bound holds.
+    let (code, verdict, all) = check(&fedavg_card("1e300", "0.01"));
+    assert_eq!(code, 0, "{all}");
+    assert!(verdict == "holds", "{verdict}");
+}
+
+#[test]
+fn a_negative_bound_is_not_a_check() {
+    let (code, verdict, all) = check(&fedavg_card("0 - 2.5", "0.01"));
+    assert!(code == 1 || code == 2, "exit {code}: {all}");
+    assert!(verdict != "holds" && verdict != "violated", "a negative bound judges its inputs, not the run: {verdict}");
+    if code == 1 {
+        assert!(all.contains("the bound cannot decide") && all.contains("-2.5 < 0"), "{all}");
+    }
+    // Negative control: the bound 0 + 100 holds.
+    let (code, _, all) = check(&fedavg_card("0 + 100", "0.01"));
+    assert_eq!(code, 0, "{all}");
+}
+
+/// The exact engine never turns an overflow into a number: CCYW's FedAvg-P at `gamma = 1e100`
+/// gives `E||grad_u f||^2` that is `+inf` or NaN after the first round (it printed 0.0 when the
+/// observable was clamped at 0), and a finite value at a small step (negative control).
+#[test]
+fn an_overflowing_exact_run_is_never_a_finite_number() {
+    use fedbounds::engine::InclusionMoments;
+    use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig};
+    use fedbounds::families::ccyw::exact::exact_series;
+    use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec};
+    let inst =
+        InstanceSpec { n: 4, du: 2, dv: 1, l: 1.0, mu: 0.1, sigma_u: 0.3, sigma_v: 0.3, b: 1.0, coupling: Coupling::Coupled, init_distance: 3.0, seed: 3 }
+            .build()
+            .expect("a valid instance");
+    let series = |gamma: f64| {
+        let params = RoundConfig { k: 3, m: 2, gamma_u: gamma, gamma_v: gamma, eta_u: 1.0, eta_v: 1.0 }.check(4).expect("valid steps");
+        exact_series(&inst, &FedAvgP { params }, 6, &InclusionMoments::without_replacement(4, 2)).summaries
+    };
+    let diverged = series(1e100);
+    assert!(diverged[0].g_u.is_finite() && diverged[0].g_u > 0.0, "round 0 is the start");
+    for (t, s) in diverged.iter().enumerate().skip(1) {
+        assert!(!s.g_u.is_finite() || s.g_u > 1e100, "round {t}: g_u = {} hides the overflow", s.g_u);
+    }
+    let sound = series(0.01);
+    assert!(sound.iter().all(|s| s.g_u.is_finite() && s.g_u > 0.0), "negative control: a small step stays finite");
+}
