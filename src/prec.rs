@@ -138,6 +138,22 @@ pub const BIG_O_SLOPE_RESOLUTION: f64 = 0.05;
 /// constant ones.
 pub const BIG_O_MIN_SLOPE_DECAY: f64 = 0.1;
 
+/// The test of a family's tolerance file (`families/<family>/prec.rs`): every constant listed with
+/// the value the policy sets, in order, through [`assert_policy`]. Written in the file as
+/// `crate::prec::policy_test!(include_str!("prec.rs"), NAME = value, ...);`.
+macro_rules! policy_test {
+    ($source:expr, $($name:ident = $value:expr),+ $(,)?) => {
+        #[cfg(test)]
+        mod policy {
+            #[test]
+            fn every_tolerance_is_listed_with_its_value() {
+                crate::prec::assert_policy($source, &[$((stringify!($name), super::$name, $value)),+]);
+            }
+        }
+    };
+}
+pub(crate) use policy_test;
+
 /// A tolerance table for [`assert_policy`]: each constant's path, its value, and the value the
 /// policy sets.
 #[cfg(test)]

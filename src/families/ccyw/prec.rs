@@ -6,12 +6,4 @@
 /// (the repeated products carry rounding), so the grid ends at the cap.
 pub const GRID_END: f64 = crate::prec::RELATIVE_TIE;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_tolerance_is_listed_with_its_value() {
-        crate::prec::assert_policy(include_str!("prec.rs"), &[("GRID_END", GRID_END, 1e-12)]);
-    }
-}
+crate::prec::policy_test!(include_str!("prec.rs"), GRID_END = 1e-12,);

@@ -21,20 +21,4 @@ pub const ROUNDING_FLOOR: f64 = 1e-20;
 /// listed ones typed.
 pub const GRID_MATCH: f64 = crate::prec::RELATIVE_IDENTITY;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_tolerance_is_listed_with_its_value() {
-        crate::prec::assert_policy(
-            include_str!("prec.rs"),
-            &[
-                ("STRICT_MARGIN", STRICT_MARGIN, 1e-12),
-                ("STRONG_CONVEXITY", STRONG_CONVEXITY, 1e-12),
-                ("ROUNDING_FLOOR", ROUNDING_FLOOR, 1e-20),
-                ("GRID_MATCH", GRID_MATCH, 1e-9),
-            ],
-        );
-    }
-}
+crate::prec::policy_test!(include_str!("prec.rs"), STRICT_MARGIN = 1e-12, STRONG_CONVEXITY = 1e-12, ROUNDING_FLOOR = 1e-20, GRID_MATCH = 1e-9,);

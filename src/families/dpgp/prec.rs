@@ -25,21 +25,11 @@ pub const COLUMN_SUM: f64 = crate::prec::ABSOLUTE_ZERO;
 /// such lags do not enter the estimate of Lemma 3's `C` and `q`.
 pub const DEVIATION_FLOOR: f64 = crate::prec::ABSOLUTE_ZERO;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_tolerance_is_listed_with_its_value() {
-        crate::prec::assert_policy(
-            include_str!("prec.rs"),
-            &[
-                ("EQUAL_CURVATURE", EQUAL_CURVATURE, 1e-14),
-                ("STRONG_CONVEXITY", STRONG_CONVEXITY, 1e-12),
-                ("ORDER_MARGIN", ORDER_MARGIN, 1e-9),
-                ("COLUMN_SUM", COLUMN_SUM, 1e-12),
-                ("DEVIATION_FLOOR", DEVIATION_FLOOR, 1e-12),
-            ],
-        );
-    }
-}
+crate::prec::policy_test!(
+    include_str!("prec.rs"),
+    EQUAL_CURVATURE = 1e-14,
+    STRONG_CONVEXITY = 1e-12,
+    ORDER_MARGIN = 1e-9,
+    COLUMN_SUM = 1e-12,
+    DEVIATION_FLOOR = 1e-12,
+);

@@ -23,21 +23,11 @@ pub const UNIT_VECTOR_MIN_NORM: f64 = ABSOLUTE_ZERO;
 /// (decides the shared-optimum reading of the constants).
 pub const SHARED_OPTIMUM: f64 = ABSOLUTE_ZERO;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_tolerance_is_listed_with_its_value() {
-        crate::prec::assert_policy(
-            include_str!("prec.rs"),
-            &[
-                ("ALIGNMENT_DENOMINATOR", ALIGNMENT_DENOMINATOR, 1e-12),
-                ("AT_OPTIMUM", AT_OPTIMUM, 1e-9),
-                ("Z_CONSISTENCY", Z_CONSISTENCY, 1e-9),
-                ("UNIT_VECTOR_MIN_NORM", UNIT_VECTOR_MIN_NORM, 1e-12),
-                ("SHARED_OPTIMUM", SHARED_OPTIMUM, 1e-12),
-            ],
-        );
-    }
-}
+crate::prec::policy_test!(
+    include_str!("prec.rs"),
+    ALIGNMENT_DENOMINATOR = 1e-12,
+    AT_OPTIMUM = 1e-9,
+    Z_CONSISTENCY = 1e-9,
+    UNIT_VECTOR_MIN_NORM = 1e-12,
+    SHARED_OPTIMUM = 1e-12,
+);
