@@ -23,6 +23,7 @@
 use serde::Serialize;
 
 use crate::bench::measure::{BenchRequest, Measurement};
+use crate::card::{ClaimCard, InconsistencyCard};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, RunOptions, SearchRequest, VerdictRow};
 use crate::report::ReportMeta;
@@ -120,6 +121,9 @@ pub struct Selection<'c, P: Plugin + ?Sized> {
     /// The groups compared.
     pub groups: Vec<Group<'c>>,
 }
+
+/// A card's claim entries and its readings of the paper's inconsistencies.
+pub type CardEntries<'c> = (Vec<&'c ClaimCard>, Vec<&'c InconsistencyCard>);
 
 /// A paper family as a plug-in of the core checker.
 pub trait Plugin: Sync + Send + 'static {
@@ -258,6 +262,11 @@ pub trait Plugin: Sync + Send + 'static {
     /// Numerical failures.
     fn bench(&self, _request: &BenchRequest) -> Result<Vec<Measurement>> {
         Ok(Vec::new())
+    }
+    /// The card's claim entries and its readings of the paper's inconsistencies (for `explain`);
+    /// none by default.
+    fn card_entries<'c>(&self, _card: &'c Self::Card) -> CardEntries<'c> {
+        (Vec::new(), Vec::new())
     }
 }
 
@@ -433,5 +442,11 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn bench(&self, request: &BenchRequest) -> Result<Vec<Measurement>> {
         self.0.bench(request)
+    }
+    fn explain(&self, id: &str) -> Result<Option<String>> {
+        let Some(summary) = self.claims().into_iter().find(|c| c.id == id) else { return Ok(None) };
+        let card = self.0.embedded_card()?;
+        let (claims, inconsistencies) = self.0.card_entries(&card);
+        Ok(Some(crate::explain::explain(self.0.id(), &summary, claims.into_iter().find(|c| c.id == id), &inconsistencies)))
     }
 }

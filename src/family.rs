@@ -306,4 +306,13 @@ pub trait Family: Sync + Send {
     fn bench(&self, _request: &BenchRequest) -> Result<Vec<Measurement>> {
         Ok(Vec::new())
     }
+    /// The `explain` text of claim `id` (statement, source, assumptions, conditions, the formula
+    /// as encoded, the card's readings of inconsistencies), or `None` when the family has no such
+    /// claim.
+    ///
+    /// # Errors
+    /// When the family's embedded card cannot be read.
+    fn explain(&self, _id: &str) -> Result<Option<String>> {
+        Ok(None)
+    }
 }

@@ -62,6 +62,7 @@ pub mod checker;
 pub mod claim;
 pub mod engine;
 pub mod error;
+pub mod explain;
 pub mod families;
 pub mod family;
 pub mod formula;

@@ -89,6 +89,13 @@ enum Command {
     /// Time fixed seeded workloads (Monte Carlo client steps/s per algorithm, exact runs, each
     /// family's check) and print JSON with the machine's cores and load, to compare two versions.
     Bench(BenchArgs),
+    /// Explain a claim: its statement and source lines, assumptions and conditions as printed, the
+    /// reading encoded, the formula as encoded, and the card's readings of the paper's
+    /// inconsistencies that concern it.
+    Explain {
+        /// Claim id (see `fedbounds list`), e.g. CCYW-T3.7 or FEDPLT-REC~alpha-sqrt-r.
+        claim: String,
+    },
     /// Print a shell completion script, e.g. `fedbounds completions bash >
     /// ~/.local/share/bash-completion/completions/fedbounds` (zsh: into a folder of `$fpath` as
     /// `_fedbounds`; fish: `~/.config/fish/completions/fedbounds.fish`).
@@ -330,6 +337,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => run_sweep(&families, a),
         Command::Merge(a) => run_merge(&families, a),
         Command::Bench(a) => run_bench(&families, a),
+        Command::Explain { claim } => explain(&families, &claim),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "fedbounds", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -347,6 +355,18 @@ fn main() -> ExitCode {
 
 /// Writes `text` to standard output. A closed pipe (`fedbounds list | head`) ends the output
 /// quietly instead of aborting.
+/// `explain CLAIM`: the text of the family that has the claim; an unknown id is bad input.
+fn explain(families: &Registry, id: &str) -> anyhow::Result<ExitCode> {
+    for family in families.families() {
+        if let Some(text) = family.explain(id)? {
+            emit(&text);
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    families.require_known_claims(&[id.to_string()], None)?;
+    Err(fedbounds::Error::field("CLAIM", format!("`{id}` has no card entry to explain"), "a claim listed by `fedbounds list`").into())
+}
+
 /// How this program was invoked, for replay commands: `cargo run [--release] --` under cargo,
 /// else the program as typed (`fedbounds`, `./target/release/fedbounds`), quoted when needed.
 fn replay_prefix() -> String {

@@ -797,3 +797,25 @@ fn completions_cover_every_command_and_parse_as_bash() {
     assert_eq!(code, 2);
     assert!(stderr.contains("bash, elvish, fish, powershell, zsh"), "{stderr}");
 }
+
+#[test]
+fn explain_gives_statement_conditions_formula_and_the_readings_of_inconsistencies() {
+    let (code, text, stderr) = run(&["explain", "CCYW-T3.11"]);
+    assert_eq!(code, 0, "{stderr}");
+    for needle in [
+        "source: 000:L421-427",
+        "conditions, as printed:",
+        "gamma <= 1/(84 L K)",
+        "bound = 4*F0/(T*K*gamma)",
+        "inconsistency I-CCYW5",
+        "other reading: CCYW-T3.11~b0-literal",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?}:\n{text}");
+    }
+    let (_, variant, _) = run(&["explain", "CCYW-T3.11~b0-literal"]);
+    assert!(variant.contains("a flagged variant"), "{variant}");
+    // Negative control: an unknown id is bad input naming the known ones.
+    let (code, out, stderr) = run(&["explain", "NOPE"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(stderr.contains("unknown claim `NOPE`") && stderr.contains("CCYW-T3.7"), "{stderr}");
+}

@@ -1,7 +1,7 @@
 //! This family as the core sees it: the [`Family`] implementation behind `list`, `check`, `run`,
 //! `search`, `experiments` and `conditions`.
 
-use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
+use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::{fmt_num, ConditionCheck};
 use crate::error::{require_non_negative, require_positive, Error, Result};
 use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest, VerdictRow};
@@ -236,6 +236,10 @@ impl Plugin for Ccyw {
         }
         let opts = CheckOptions { threads: settings.threads, bound_scale: Some(settings.bound_scale), estimator: settings.estimator };
         check::run_prepared(s, prepared, &selection, &opts)
+    }
+
+    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
+        (card.cards.iter().flat_map(|c| &c.claims).collect(), card.cards.iter().flat_map(|c| &c.inconsistencies).collect())
     }
 
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {

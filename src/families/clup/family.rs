@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
-use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
+use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions, VerdictRow};
@@ -125,6 +125,10 @@ impl Plugin for Clup {
 
     fn run(&self, _card: &Card, s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_drawn(s, draws, claims, settings.bound_scale)
+    }
+
+    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
+        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
     }
 
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {

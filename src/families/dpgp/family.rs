@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::checker::{ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings};
+use crate::checker::{CardEntries, ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings};
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CardText, ClaimSummary, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
@@ -216,6 +216,10 @@ impl Plugin for DpgpFamily {
             r.expected = s.expected.get(r.claim).copied();
         }
         Ok(run)
+    }
+
+    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
+        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
     }
 
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {

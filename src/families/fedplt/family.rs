@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::card::{parse_toml, ClaimCard, FamilyInfo, InconsistencyCard};
-use crate::checker::{ClaimResult, Plugin, ReportSettings, RunSettings};
+use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
@@ -150,6 +150,10 @@ impl Plugin for FedPlt {
     fn run(&self, _card: &ReadCard, s: &Scenario, prepared: (Instance, Constants), claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_prepared(s, prepared, claims, settings.bound_scale)
     }
+    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
+        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
+    }
+
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
         (&run.scenario, &run.results)
     }
