@@ -5,14 +5,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use plotters::prelude::*;
 use serde::Serialize;
 
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::Result;
 use crate::family::ReportFile;
 use crate::outcome::ClaimJson;
-use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font};
+use crate::report::panels::{colour, log_range, Axis, Figure, Layout, Panel, Series};
 use crate::report::{reproduce_command, to_json, ReportMeta};
 use crate::verdict::{Evaluation, VerdictKind};
 
@@ -77,16 +76,16 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
     if plots {
         let stat: Vec<&ScenarioRun> = runs.iter().filter(|r| !r.stat_curve.is_empty()).collect();
         if !stat.is_empty() {
-            files.push(ReportFile { path: PathBuf::from("figures").join("CLUP-T1.png"), bytes: plot_statistical(&stat)? });
+            files.push(plot_statistical(&stat).file("CLUP-T1")?);
         }
         let swept: Vec<&ScenarioRun> = runs.iter().filter(|r| !r.sweep.is_empty()).collect();
         if !swept.is_empty() {
-            files.push(ReportFile { path: PathBuf::from("figures").join("CLUP-C2-ROUNDS.png"), bytes: plot_rounds(&swept)? });
-            files.push(ReportFile { path: PathBuf::from("figures").join("CLUP-C3.png"), bytes: plot_total(&swept)? });
+            files.push(plot_rounds(&swept).file("CLUP-C2-ROUNDS")?);
+            files.push(plot_total(&swept).file("CLUP-C3")?);
         }
         let rate: Vec<&ScenarioRun> = runs.iter().filter(|r| r.results.iter().any(|c| c.claim == "CLUP-T2")).collect();
         if !rate.is_empty() {
-            files.push(ReportFile { path: PathBuf::from("figures").join("CLUP-T2.png"), bytes: plot_rate(&rate)? });
+            files.push(plot_rate(&rate).file("CLUP-T2")?);
         }
     }
     Ok((files, summary_markdown(runs)))
@@ -251,248 +250,144 @@ fn targets(r: &ScenarioRun) -> Vec<f64> {
     }
 }
 
-const COLOURS: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-];
-
-/// One line of a panel.
-struct Line {
-    label: String,
-    colour: RGBColor,
-    points: Vec<(f64, f64)>,
-    dashed: bool,
+/// A panel of `series` on a logarithmic y axis, over the range of their drawable points (`x`
+/// logarithmic too when `x_log`); the legend under it.
+fn panel(caption: String, (x_desc, y_desc): (&str, &str), x_log: bool, series: Vec<Series>) -> Panel {
+    let finite = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite() && p.1 > 0.0 && (!x_log || p.0 > 0.0);
+    let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.iter().filter(finite).copied()).collect();
+    let (x_lo, x_hi) = all.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let x = if x_lo < x_hi { (x_lo, x_hi) } else { (1.0, 10.0) };
+    let x = if x_log { Axis::log(x, x_desc) } else { Axis::linear(x, x_desc) };
+    Panel { caption: Some(caption), x, y: Axis::log(log_range(all.iter().map(|p| p.1)), y_desc), series, legend: true }
 }
 
-/// One panel.
-struct Panel {
-    caption: String,
-    x_desc: &'static str,
-    y_desc: &'static str,
-    x_log: bool,
-    lines: Vec<Line>,
-}
-
-const PANEL_W: u32 = 620;
-const PANEL_H: u32 = 420;
-
-fn draw(title: &str, subtitle: &str, panels: &[Panel]) -> Result<Vec<u8>> {
-    ensure_font();
-    let cols = panels.len().clamp(1, 3) as u32;
-    let rows = (panels.len().max(1) as u32).div_ceil(cols);
-    let (w, h) = (PANEL_W * cols, PANEL_H * rows + 56);
-    let mut buf = vec![255u8; (w * h * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        root.fill(&WHITE).map_err(draw_err)?;
-        let body = draw_header(&root, title, subtitle)?;
-        for (area, panel) in body.split_evenly((rows as usize, cols as usize)).iter().zip(panels) {
-            let finite = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite() && p.1 > 0.0 && (!panel.x_log || p.0 > 0.0);
-            let all: Vec<(f64, f64)> = panel.lines.iter().flat_map(|l| l.points.iter().filter(finite).copied()).collect();
-            let (x_lo, x_hi) = all.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.0), b.max(p.0)));
-            let (y_lo, y_hi) = all.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.1), b.max(p.1)));
-            let (x_lo, x_hi) = if x_lo < x_hi { (x_lo, x_hi) } else { (1.0, 10.0) };
-            let (y_lo, y_hi) = if y_lo.is_finite() && y_hi > y_lo { (y_lo / 2.0, y_hi * 2.0) } else { (1e-6, 1.0) };
-            macro_rules! fill {
-                ($chart:expr) => {{
-                    let mut chart = $chart;
-                    chart
-                        .configure_mesh()
-                        .x_desc(panel.x_desc)
-                        .y_desc(panel.y_desc)
-                        .y_label_formatter(&|v| format!("{v:.0e}"))
-                        .label_style(("sans-serif", 11))
-                        .draw()
-                        .map_err(draw_err)?;
-                    for l in &panel.lines {
-                        let pts: Vec<(f64, f64)> = l.points.iter().filter(finite).copied().collect();
-                        let style = l.colour.stroke_width(2);
-                        if l.dashed {
-                            chart.draw_series(DashedLineSeries::new(pts, 6, 4, style)).map_err(draw_err)?.label(l.label.clone()).legend({
-                                let c = l.colour;
-                                move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
-                            });
-                        } else {
-                            chart.draw_series(LineSeries::new(pts, style)).map_err(draw_err)?.label(l.label.clone()).legend({
-                                let c = l.colour;
-                                move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
-                            });
-                        }
-                    }
-                    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
-                }};
-            }
-            let builder = |a| {
-                let mut b = ChartBuilder::on(a);
-                b.caption(panel.caption.clone(), ("sans-serif", 14)).margin(8).x_label_area_size(30).y_label_area_size(64);
-                b
-            };
-            if panel.x_log {
-                fill!(builder(area).build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale()).map_err(draw_err)?);
-            } else {
-                fill!(builder(area).build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale()).map_err(draw_err)?);
-            }
-        }
-    }
-    encode_png(&buf, w, h)
+/// The family's figures: panels of 620 x 420 pixels, three to a row.
+fn figure(title: &str, subtitle: &str, panels: Vec<Panel>) -> Figure {
+    let layout = Layout { cell: (620, 420), label_areas: (30, 64), fonts: (14, 11), ..Layout::grid(64) };
+    Figure { title: title.into(), subtitle: subtitle.into(), layout, panels: panels.into_iter().map(Some).collect(), empty_note: None }
 }
 
 fn flat(x: &[f64], y: f64) -> Vec<(f64, f64)> {
     x.iter().map(|v| (*v, y)).collect()
 }
 
+/// `(t, v_t)`, `t = 1, 2, ...`: a per-round series against its round.
+fn by_round(v: &[f64]) -> Vec<(f64, f64)> {
+    v.iter().enumerate().map(|(t, v)| ((t + 1) as f64, *v)).collect()
+}
+
 /// Theorem 1: exact error against lambda, both branches, LocalTrain and GlobalTrain levels.
-fn plot_statistical(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
+fn plot_statistical(runs: &[&ScenarioRun]) -> Figure {
     let panels: Vec<Panel> = runs
         .iter()
         .map(|r| {
             let pts: Vec<_> = r.stat_curve.iter().filter(|p| p.lambda > 0.0).collect();
             let xs: Vec<f64> = pts.iter().map(|p| p.lambda).collect();
-            Panel {
-                caption: format!("{} (R = {})", r.scenario, fmt_num(r.constants[0].r)),
-                x_desc: "lambda",
-                y_desc: "max_i E||w~_i - w*_i||^2",
-                x_log: true,
-                lines: vec![
-                    Line { label: "exact".into(), colour: COLOURS[0], points: pts.iter().map(|p| (p.lambda, p.error)).collect(), dashed: false },
-                    Line { label: "T1 branch 1".into(), colour: COLOURS[1], points: pts.iter().map(|p| (p.lambda, p.first)).collect(), dashed: false },
-                    Line { label: "T1 branch 2".into(), colour: COLOURS[2], points: pts.iter().map(|p| (p.lambda, p.second)).collect(), dashed: false },
-                    Line { label: "LocalTrain".into(), colour: COLOURS[3], points: flat(&xs, r.local_train), dashed: true },
-                    Line { label: "GlobalTrain".into(), colour: COLOURS[4], points: flat(&xs, r.global_train), dashed: true },
-                ],
-            }
+            let series = vec![
+                Series::line("exact", colour(0), pts.iter().map(|p| (p.lambda, p.error)).collect()),
+                Series::line("T1 branch 1", colour(1), pts.iter().map(|p| (p.lambda, p.first)).collect()),
+                Series::line("T1 branch 2", colour(2), pts.iter().map(|p| (p.lambda, p.second)).collect()),
+                Series::dashed("LocalTrain", colour(3), flat(&xs, r.local_train)),
+                Series::dashed("GlobalTrain", colour(4), flat(&xs, r.global_train)),
+            ];
+            panel(format!("{} (R = {})", r.scenario, fmt_num(r.constants[0].r)), ("lambda", "max_i E||w~_i - w*_i||^2"), true, series)
         })
         .collect();
-    draw(
+    figure(
         "CLUP-T1: statistical error of the solution of (2) against lambda",
         "exact expectation over the label noise (draw 0) vs both branches of Theorem 1 (proof's reading; branch 1 +inf where g > 1/(8 L^2))",
-        &panels,
+        panels,
     )
 }
 
 /// Corollary 2: measured rounds against lambda, with the curve it predicts.
-fn plot_rounds(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
+fn plot_rounds(runs: &[&ScenarioRun]) -> Figure {
     let panels: Vec<Panel> = runs
         .iter()
         .map(|r| {
             // The O(.) shape scaled to the measured rounds at the smallest lambda.
             let scale = r.sweep.first().map(|p| p.rounds / p.shape).unwrap_or(1.0);
-            Panel {
-                caption: r.scenario.clone(),
-                x_desc: "lambda",
-                y_desc: "rounds to eps",
-                x_log: true,
-                lines: vec![
-                    Line { label: "measured".into(), colour: COLOURS[0], points: r.sweep.iter().map(|p| (p.lambda, p.rounds)).collect(), dashed: false },
-                    Line {
-                        label: "implied by the printed rate".into(),
-                        colour: COLOURS[1],
-                        points: r.sweep.iter().map(|p| (p.lambda, p.predicted)).collect(),
-                        dashed: false,
-                    },
-                    Line {
-                        label: "kappa (l+mu)/(l+L) log(1/eps), scaled".into(),
-                        colour: COLOURS[2],
-                        points: r.sweep.iter().map(|p| (p.lambda, p.shape * scale)).collect(),
-                        dashed: true,
-                    },
-                    Line {
-                        label: "gradient evaluations / 100".into(),
-                        colour: COLOURS[3],
-                        points: r.sweep.iter().map(|p| (p.lambda, p.gradients / 100.0)).collect(),
-                        dashed: true,
-                    },
-                ],
-            }
+            let series = vec![
+                Series::line("measured", colour(0), r.sweep.iter().map(|p| (p.lambda, p.rounds)).collect()),
+                Series::line("implied by the printed rate", colour(1), r.sweep.iter().map(|p| (p.lambda, p.predicted)).collect()),
+                Series::dashed("kappa (l+mu)/(l+L) log(1/eps), scaled", colour(2), r.sweep.iter().map(|p| (p.lambda, p.shape * scale)).collect()),
+                Series::dashed("gradient evaluations / 100", colour(3), r.sweep.iter().map(|p| (p.lambda, p.gradients / 100.0)).collect()),
+            ];
+            panel(r.scenario.clone(), ("lambda", "rounds to eps"), true, series)
         })
         .collect();
-    draw(
+    figure(
         "CLUP-C2-ROUNDS: communication rounds against lambda",
         "Algorithm 1 at Corollary 2's eta, gamma and K of (134); the O(.) curve is scaled to the smallest lambda",
-        &panels,
+        panels,
     )
 }
 
-/// Corollary 3: total error against rounds per lambda with LocalTrain and GlobalTrain.
-fn plot_total(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
+/// Corollary 3: total error against rounds per lambda with LocalTrain and GlobalTrain, every
+/// series in its own colour.
+fn plot_total(runs: &[&ScenarioRun]) -> Figure {
     let panels: Vec<Panel> = runs
         .iter()
         .map(|r| {
             let rounds = r.total_error.first().map(|(_, e)| e.len()).unwrap_or(1);
             let xs: Vec<f64> = (1..=rounds).map(|t| t as f64).collect();
-            let mut lines: Vec<Line> = r
-                .total_error
-                .iter()
-                .enumerate()
-                .map(|(j, (l, e))| Line {
-                    label: format!("lambda {}", fmt_num(*l)),
-                    colour: COLOURS[j % 4],
-                    points: e.iter().enumerate().map(|(t, v)| ((t + 1) as f64, *v)).collect(),
-                    dashed: false,
-                })
-                .collect();
-            lines.push(Line { label: "LocalTrain".into(), colour: COLOURS[6], points: flat(&xs, r.train_levels.0), dashed: true });
-            lines.push(Line { label: "GlobalTrain".into(), colour: COLOURS[7], points: flat(&xs, r.train_levels.1), dashed: true });
+            let n = r.total_error.len();
+            let mut series: Vec<Series> =
+                r.total_error.iter().enumerate().map(|(j, (l, e))| Series::line(format!("lambda {}", fmt_num(*l)), colour(j), by_round(e))).collect();
+            series.push(Series::dashed("LocalTrain", colour(n), flat(&xs, r.train_levels.0)));
+            series.push(Series::dashed("GlobalTrain", colour(n + 1), flat(&xs, r.train_levels.1)));
             let best: Vec<String> =
                 targets(r).iter().filter_map(|t| best_lambda(r, *t).map(|(l, n)| format!("{}: l={} ({n})", fmt_num(*t), fmt_num(l)))).collect();
-            Panel {
-                caption: format!("{}; best: {}", r.scenario, best.join("; ")),
-                x_desc: "round",
-                y_desc: "max_i ||w_tK^(i) - w*^(i)||^2",
-                x_log: false,
-                lines,
-            }
+            panel(format!("{}; best: {}", r.scenario, best.join("; ")), ("round", "max_i ||w_tK^(i) - w*^(i)||^2"), false, series)
         })
         .collect();
-    draw(
+    figure(
         "CLUP-C3: total error against rounds for several lambda (Figure 3 mirrored)",
         "Algorithm 1 at Corollary 2's steps on draw 0's labels; caption: best lambda (rounds) per target total error",
-        &panels,
+        panels,
     )
 }
 
-/// Theorem 2: the global error against r^(t-1) V_1 and the mean-of-locals server.
-fn plot_rate(runs: &[&ScenarioRun]) -> Result<Vec<u8>> {
+/// Theorem 2's bound `r^(t-1) V_1` (003:L181) at rounds `1..=rounds`: the rate `r` of
+/// [`super::bounds::t2_rate`] at draw 0's constants and the scenario's steps, `V_1` from the first
+/// compared round `t` of the claim's points (`b_t = r^(t-1) V_1`). Empty when no round was compared.
+pub fn t2_bound(r: &ScenarioRun, rounds: usize) -> Vec<(f64, f64)> {
+    let c = &r.constants[0];
+    let p = &r.params;
+    let o = super::bounds::Opt { mu: c.mu, l: c.l_sample, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: r.m as f64 };
+    let rate = super::bounds::t2_rate(&o);
+    let first = r.points.iter().find(|p| p.0 == "CLUP-T2").and_then(|p| p.1.first()).and_then(|s| {
+        let (t, rest) = s.strip_prefix("round ")?.split_once(':')?;
+        Some((t.parse::<i32>().ok()?, rest.rsplit_once(" vs ")?.1.trim().parse::<f64>().ok()?))
+    });
+    match first {
+        Some((t, b)) if rate > 0.0 => {
+            let v1 = b / rate.powi(t - 1);
+            (1..=rounds).map(|t| (t as f64, v1 * rate.powi(t as i32 - 1))).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Theorem 2: the global error against its bound `r^(t-1) V_1` over every round, and the
+/// mean-of-locals server.
+fn plot_rate(runs: &[&ScenarioRun]) -> Figure {
     let panels: Vec<Panel> = runs
         .iter()
         .map(|r| {
-            let e = r.results.iter().find(|c| c.claim == "CLUP-T2").map(|c| &c.evaluation);
-            let bound: Vec<(f64, f64)> = e.map(|e| e.series.iter().filter_map(|p| Some((p.rounds as f64, p.bound?))).collect()).unwrap_or_default();
-            let verdict = e.map(|e| e.verdict.to_string()).unwrap_or_default();
-            Panel {
-                caption: format!("{} ({verdict})", r.scenario),
-                x_desc: "round t",
-                y_desc: "||w_t^g - w~^g||^2",
-                x_log: false,
-                lines: vec![
-                    Line {
-                        label: "Algorithm 1".into(),
-                        colour: COLOURS[0],
-                        points: r.global_error.iter().enumerate().map(|(t, v)| ((t + 1) as f64, *v)).collect(),
-                        dashed: false,
-                    },
-                    Line { label: "r^(t-1) V_1".into(), colour: COLOURS[1], points: bound, dashed: false },
-                    Line {
-                        label: "mean of locals".into(),
-                        colour: COLOURS[2],
-                        points: r.mean_of_locals_error.iter().enumerate().map(|(t, v)| ((t + 1) as f64, *v)).collect(),
-                        dashed: true,
-                    },
-                    Line {
-                        label: "Alg. 2 E-error".into(),
-                        colour: COLOURS[3],
-                        points: r.alg2_error.iter().enumerate().map(|(t, v)| ((t + 1) as f64, *v)).collect(),
-                        dashed: false,
-                    },
-                ],
-            }
+            let verdict = r.results.iter().find(|c| c.claim == "CLUP-T2").map(|c| c.evaluation.verdict.to_string()).unwrap_or_default();
+            let series = vec![
+                Series::line("Algorithm 1", colour(0), by_round(&r.global_error)),
+                Series::line("r^(t-1) V_1", colour(1), t2_bound(r, r.global_error.len())),
+                Series::dashed("mean of locals", colour(2), by_round(&r.mean_of_locals_error)),
+                Series::line("Alg. 2 E-error", colour(3), by_round(&r.alg2_error)),
+            ];
+            panel(format!("{} ({verdict})", r.scenario), ("round t", "||w_t^g - w~^g||^2"), false, series)
         })
         .collect();
-    draw("CLUP-T2: linear convergence of Algorithm 1", "exact global error vs Theorem 2's r^(t-1) V_1; dashed: the server as the mean of the local models (gamma = 1/lambda); red: Algorithm 2 (exact expectation)", &panels)
+    figure(
+        "CLUP-T2: linear convergence of Algorithm 1",
+        "exact global error vs Theorem 2's bound r^(t-1) V_1 (orange); dashed: the server as the mean of the local models (gamma = 1/lambda); red: Algorithm 2 (exact expectation)",
+        panels,
+    )
 }

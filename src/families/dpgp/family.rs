@@ -242,8 +242,8 @@ impl Plugin for DpgpFamily {
         files.push(ReportFile { path: PathBuf::from("claims").join("dpgp-scenarios.json"), bytes: to_json(&summaries_json)?.into_bytes() });
         if settings.plots {
             for run in runs.values() {
-                files.push(ReportFile { path: PathBuf::from("figures").join(format!("dpgp-c1-{}.png", run.scenario)), bytes: rate_figure(run)? });
-                files.push(ReportFile { path: PathBuf::from("figures").join(format!("dpgp-l3-{}.png", run.scenario)), bytes: consensus_figure(run)? });
+                files.push(rate_figure(run).file(&format!("dpgp-c1-{}", run.scenario))?);
+                files.push(consensus_figure(run).file(&format!("dpgp-l3-{}", run.scenario))?);
             }
         }
         Ok(FamilyReport { summary_markdown: markdown(rows, &runs), files, terminal: terminal(&runs), ..Default::default() })

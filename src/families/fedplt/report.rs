@@ -4,14 +4,13 @@
 
 use std::path::PathBuf;
 
-use plotters::prelude::{SeriesLabelPosition, RED};
 use serde::Serialize;
 
 use crate::claim::{fmt_num, BoundClaim, ConditionKind};
 use crate::error::Result;
 use crate::family::ReportFile;
 use crate::outcome::{ClaimJson, ScenarioEntry};
-use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE, ORANGE};
+use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE, ORANGE, RED};
 use crate::report::{markdown_table, opt_num, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
@@ -199,7 +198,7 @@ fn claim_figure(claim: FedPltClaim, runs: &[ScenarioRun]) -> Figure {
                 Series::line("observed", BLUE, pts.iter().map(|p| (p.0, p.1)).collect()),
                 Series::line("bound", ORANGE, pts.iter().map(|p| (p.0, p.2)).collect()),
             ],
-            legend: Some(SeriesLabelPosition::UpperRight),
+            legend: true,
         })
     };
     Figure {
@@ -224,7 +223,7 @@ fn alignment_figure(runs: &[ScenarioRun]) -> Figure {
             x: Axis::linear((0.0, x_max), "round"),
             y: Axis::linear((lo, hi), "min rho_k"),
             series: vec![zero, Series { label: None, ..Series::line("", BLUE, pts) }],
-            legend: None,
+            legend: false,
         })
     };
     Figure {
@@ -252,12 +251,12 @@ fn residual_figure(name: &str, points: &[ResidualPoint]) -> Figure {
             Series { markers: Some(4), ..Series::line("exact steady state", BLUE, steady) },
             Series { markers: Some(4), ..Series::line("eta B / z", ORANGE, bound) },
         ],
-        legend: Some(SeriesLabelPosition::LowerRight),
+        legend: true,
     };
     Figure {
         title: format!("FedPLT Case 1: residual error against the step ({name})"),
         subtitle: "exact steady-state E||W - W*||^2 (blue) and the bound's residual eta B / z (orange); log-log".into(),
-        layout: Layout { cell: (900, 504), columns: 1, margin: 12, label_areas: (36, 70), fonts: (15, 12) },
+        layout: Layout { label_areas: (36, 70), legend_line: 16, ..Layout::single((900, 504)) },
         panels: vec![Some(panel)],
         empty_note: None,
     }
@@ -282,7 +281,7 @@ fn recursion_figure(runs: &[&ScenarioRun]) -> Figure {
             x: Axis::log((1.0, RECURSION_HORIZON as f64), "t"),
             y: Axis::log(log_range(recursion.iter().chain(&claim).map(|p| p.1)), "D^t"),
             series: vec![Series::line("recursion with equality", BLUE, recursion), Series::line("C/(t+1)", ORANGE, claim)],
-            legend: Some(SeriesLabelPosition::UpperRight),
+            legend: true,
         })
     };
     Figure {

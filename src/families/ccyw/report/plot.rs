@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::families::ccyw::claims::fmt_num;
 use crate::report::figure::{draw_err, draw_header, draw_legend, encode_png, ensure_font, horizontal_dashes};
+use crate::report::panels::{colour, decades, tick_label};
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 const PANEL_W: u32 = 640;
@@ -45,12 +46,11 @@ pub fn plot_claim(id: &str, title: &str, rows: &[(&ScenarioRun, &ClaimResult)]) 
         root.fill(&WHITE).map_err(draw_err)?;
         let (header, body) = root.split_vertically(60);
         header.draw(&Text::new(format!("{id}: {title}"), (12, 10), ("sans-serif", 22).into_font())).map_err(draw_err)?;
+        // A band is promised only when one is drawn (exact evaluations have none).
+        let banded = panels.iter().any(|(_, _, e, _)| e.series.iter().any(|p| p.estimate.upper > p.estimate.lower));
+        let band = if banded { "observed running average (mean, with confidence band)" } else { "observed running average (exact)" };
         header
-            .draw(&Text::new(
-                "observed running average (mean, with confidence band) vs the claim's bound; log-log axes",
-                (12, 36),
-                ("sans-serif", 15).into_font().color(&RGBColor(90, 90, 90)),
-            ))
+            .draw(&Text::new(format!("{band} vs the claim's bound; log-log axes"), (12, 36), ("sans-serif", 15).into_font().color(&RGBColor(90, 90, 90))))
             .map_err(draw_err)?;
         if panels.is_empty() {
             let reasons: Vec<String> = rows.iter().map(|(r, c)| format!("{}: {}", r.scenario, c.evaluation.failed.join("; "))).collect();
@@ -101,8 +101,10 @@ where
         .configure_mesh()
         .x_desc("rounds T")
         .y_desc("running average of the metric")
-        .x_label_formatter(&|x| fmt_num(*x))
-        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .x_labels(decades((1.0, t_max)) + 1)
+        .y_labels(decades((lo, hi)) + 1)
+        .x_label_formatter(&|x| tick_label(*x))
+        .y_label_formatter(&|y| tick_label(*y))
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(draw_err)?;
@@ -133,10 +135,6 @@ where
     draw_legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     Ok(())
 }
-
-/// Colours of a sweep's settings (matplotlib's first six).
-const SETTING_COLOURS: [RGBColor; 6] =
-    [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189), RGBColor(140, 86, 75)];
 
 /// Renders one sweep of the mirrored experiments: per setting, the exact expected metric over
 /// rounds (solid), its exact steady state (dashed) and its theorem's bound as `T -> infinity`
@@ -171,15 +169,16 @@ pub fn plot_sweep(sweep: &crate::families::ccyw::experiments::Sweep) -> Result<V
         chart
             .configure_mesh()
             .x_desc("round t")
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_label_formatter(&|x| tick_label(*x))
             .y_desc("expected gradient norm")
-            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .y_labels(decades((lo, hi)) + 1)
+            .y_label_formatter(&|y| tick_label(*y))
             .label_style(("sans-serif", 12))
             .draw()
             .map_err(draw_err)?;
         let clamp = |y: f64| y.max(lo);
         for (i, c) in sweep.curves.iter().enumerate() {
-            let colour = SETTING_COLOURS[i % SETTING_COLOURS.len()];
+            let colour = colour(i);
             chart
                 .draw_series(LineSeries::new(c.metric.iter().enumerate().map(|(t, y)| (t as f64, clamp(*y))), colour.stroke_width(2)))
                 .map_err(draw_err)?
@@ -234,8 +233,9 @@ pub fn plot_search(r: &crate::families::ccyw::search::SearchResult) -> Result<Ve
             .configure_mesh()
             .x_desc("evaluation")
             .y_desc("observed / bound")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .x_label_formatter(&|x| tick_label(*x))
+            .y_labels(decades((lo, hi)) + 1)
+            .y_label_formatter(&|y| tick_label(*y))
             .label_style(("sans-serif", 12))
             .draw()
             .map_err(draw_err)?;
