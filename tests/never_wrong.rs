@@ -136,3 +136,56 @@ fn an_overflowing_exact_run_is_never_a_finite_number() {
     let sound = series(0.01);
     assert!(sound.iter().all(|s| s.g_u.is_finite() && s.g_u > 0.0), "negative control: a small step stays finite");
 }
+
+/// The verdict of `BOUNDED` when the card is checked in this process, or `None` when the card is
+/// refused as bad input. Every check must compute the card's expected verdict (a row for it).
+fn verdict_in_process(card: &str) -> Option<fedbounds::verdict::VerdictKind> {
+    use fedbounds::family::{CardText, CheckRequest, Silent};
+    let request = CheckRequest { card: Some(CardText { what: "fuzzed card".into(), text: card.into() }), ..Default::default() };
+    match fedbounds::families::registry().check(&request, &Silent) {
+        Ok(outcome) => {
+            let row = outcome.rows().find(|r| r.claim == "BOUNDED");
+            Some(row.unwrap_or_else(|| panic!("the expected verdict of BOUNDED was never computed:\n{card}")).evaluation.verdict)
+        }
+        Err(e) => {
+            assert!(e.is_bad_input(), "a generated card fails as bad input, not {e}");
+            None
+        }
+    }
+}
+
+/// Generated cards with a known answer: a step that diverges (`gamma >= 30` with every Hessian
+/// eigenvalue in `[0.1, 1]`, so `|1 - gamma lambda| >= 2`) never holds; a bound that is infinite,
+/// NaN or negative never holds; every check computes the expected verdict. `FEDBOUNDS_FUZZ_CASES`
+/// sets the number of cards (default 300, well under a second; `FEDBOUNDS_FUZZ_CASES=100000` is the soak run).
+#[test]
+fn generated_cards_with_known_answers_never_hold_wrongly() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let cases = std::env::var("FEDBOUNDS_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let config = Config { cases, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let unusable = ["1e999", "exp(1e10)", "0^(0-1)", "1e308^1e308", "0 - 2.5", "0 - 1e-300", "sqrt(0 - 1)", "log(0)"];
+    let bounds = prop_oneof![
+        (-3.0f64..300.0).prop_map(|v| (format!("{:e}", 10f64.powf(v)), true)),
+        prop::sample::select(unusable.to_vec()).prop_map(|b| (b.to_string(), false))
+    ];
+    let (held, refused) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    runner
+        .run(&((-3.0f64..3.0), bounds), |(log_gamma, (bound, usable))| {
+            let gamma = 10f64.powf(log_gamma);
+            let verdict = verdict_in_process(&fedavg_card(&bound, &format!("{gamma:e}")));
+            let holds = verdict == Some(fedbounds::verdict::VerdictKind::Holds);
+            prop_assert!(!(holds && !usable), "bound {bound} cannot decide, yet holds (gamma = {gamma})");
+            prop_assert!(!(holds && gamma >= 30.0), "gamma = {gamma} diverges, yet {bound} holds");
+            held.set(held.get() + usize::from(holds));
+            refused.set(refused.get() + usize::from(verdict.is_none()));
+            Ok(())
+        })
+        .unwrap();
+    eprintln!("{cases} generated cards: {} hold, {} refused as bad input", held.get(), refused.get());
+    // Negative control: the generator reaches cards that hold (small steps, finite bounds), so
+    // the assertions above are not vacuous.
+    assert!(held.get() > 0, "no generated card holds: the test cannot tell a wrong holds from none");
+    assert!(refused.get() < cases as usize, "every generated card was refused");
+}
