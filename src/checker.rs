@@ -163,6 +163,11 @@ pub trait Plugin: Sync + Send + 'static {
     fn scenarios<'c>(&self, card: &'c Self::Card) -> Vec<&'c Self::Scenario>;
     /// A scenario's name.
     fn scenario_name<'s>(&self, scenario: &'s Self::Scenario) -> &'s str;
+    /// The estimated work of `scenario` from its sizes alone, before it is prepared (see
+    /// [`crate::budget`]); `None` for a family that gives no estimate.
+    fn work(&self, _scenario: &Self::Scenario) -> Option<crate::budget::Work> {
+        None
+    }
     /// Whether `scenario` concerns any of `claims` (a scenario of another algorithm does not).
     fn concerns(&self, _scenario: &Self::Scenario, _claims: &[Self::Claim]) -> bool {
         true
@@ -344,6 +349,11 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
+    for s in &selection.scenarios {
+        if let Some(work) = plugin.work(s) {
+            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(plugin.scenario_name(s)))?;
+        }
+    }
     let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))).collect::<Result<Vec<_>>>()?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
     let mut runs = Vec::with_capacity(selection.scenarios.len());

@@ -14,6 +14,7 @@
 //! [`prec`], [`error`]) never names a paper; each paper is one folder under [`families`].
 
 pub mod bench;
+pub mod budget;
 pub mod card;
 pub mod checker;
 pub mod claim;

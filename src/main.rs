@@ -217,6 +217,10 @@ struct CheckArgs {
     /// What to print: a summary for people (text, default), every row as JSON, or summary.csv.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
+    /// Work budget of one scenario, in estimated multiply-adds (default 5e10, about three minutes of one core);
+    /// a scenario over it is refused before any work.
+    #[arg(long)]
+    max_work: Option<f64>,
 }
 
 /// Output formats of `check`.
@@ -307,6 +311,9 @@ struct RunArgs {
     /// Override the scenario's estimator: exact (moment propagation) or monte-carlo.
     #[arg(long, value_enum)]
     estimator: Option<EstimatorArg>,
+    /// Work budget of the scenario, in estimated multiply-adds (default 5e10, about three minutes of one core).
+    #[arg(long)]
+    max_work: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -326,7 +333,12 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // A library error's message already contains its sources (a file's OS error, a
+            // scenario's own error); the chain is printed only for other errors.
+            match e.downcast_ref::<Error>() {
+                Some(lib) => eprintln!("error: {lib}"),
+                None => eprintln!("error: {e:#}"),
+            }
             let bad_input = e.downcast_ref::<Error>().is_some_and(Error::is_bad_input);
             ExitCode::from(if bad_input { EXIT_BAD_INPUT } else { EXIT_FAILURE })
         }
@@ -486,6 +498,9 @@ fn canonical_command(a: &CheckArgs) -> String {
     if let Some(b) = a.bound_scale {
         cmd.push_str(&format!(" --bound-scale {b}"));
     }
+    if let Some(w) = a.max_work {
+        cmd.push_str(&format!(" --max-work {w:e}"));
+    }
     if let Some(e) = a.estimator {
         cmd.push_str(match e {
             EstimatorArg::Exact => " --estimator exact",
@@ -527,6 +542,7 @@ fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: b
 
 fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
     require_threads(a.threads)?;
+    fedbounds::budget::budget(a.max_work)?;
     let card = match &a.card {
         Some(p) => Some(CardText { what: p.display().to_string(), text: read_file(p)? }),
         None => None,
@@ -544,6 +560,7 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
         full,
         plots: !a.no_plots,
         meta: ReportMeta::new(canonical_command(&a)),
+        max_work: a.max_work,
     };
     let outcome = families.check(&request, &Bars::new())?;
     let written = fedbounds::outcome::write_files(&a.out, &outcome.files(&request.meta))?;
@@ -595,7 +612,8 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
     let what = a.file.display().to_string();
     let target = families.family_of(&text, &what)?;
     require_threads(a.threads)?;
-    let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into) })?;
+    fedbounds::budget::budget(a.max_work)?;
+    let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into), max_work: a.max_work })?;
     match a.out {
         Some(p) => write_atomic(&p, json.as_bytes())?,
         None => emit(&json),

@@ -221,6 +221,10 @@ impl Plugin for Ccyw {
         claims.iter().any(|c| c.algorithm() == s.algorithm.kind)
     }
 
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(check::work(s))
+    }
+
     fn prepare(&self, s: &Scenario) -> Result<Prepared> {
         check::prepare(s)
     }
@@ -276,6 +280,7 @@ impl Plugin for Ccyw {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = card::parse_scenario(text, what)?;
+        crate::budget::require(&check::work(&scenario), options.max_work)?;
         report::run_report(&scenario, options.threads, options.estimator)
     }
 

@@ -118,6 +118,10 @@ impl Plugin for Clup {
     }
 
     /// Every design is drawn before any run: bad input fails before work or files.
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(s.work())
+    }
+
     fn prepare(&self, s: &Scenario) -> Result<()> {
         (0..s.designs as u64).try_for_each(|d| s.model.instance(d).map(drop))
     }
@@ -157,6 +161,7 @@ impl Plugin for Clup {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = scenario_file(text, what)?;
+        crate::budget::require(&scenario.work(), options.max_work)?;
         let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &ALL, 1.0))??;
         let verdicts: Vec<serde_json::Value> = run
             .results

@@ -198,6 +198,10 @@ impl Plugin for DpgpFamily {
         results
     }
 
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(super::card::work(s))
+    }
+
     fn prepare(&self, s: &Scenario) -> Result<()> {
         prepare(s).map(drop)
     }
@@ -297,6 +301,7 @@ impl Plugin for DpgpFamily {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = parse_scenario(text, what)?;
+        crate::budget::require(&super::card::work(&scenario), options.max_work)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
         let run = run_scenario_with(&scenario, 1.0, replicates).map_err(|e| e.in_scenario(&scenario.name))?;

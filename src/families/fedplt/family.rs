@@ -152,6 +152,10 @@ impl Plugin for FedPlt {
         &scenario.name
     }
 
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(s.work())
+    }
+
     fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
         prepare(s)
     }
@@ -196,6 +200,7 @@ impl Plugin for FedPlt {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = scenario_file(text, what)?;
+        crate::budget::require(&scenario.work(), options.max_work)?;
         let claims = self.builtin_claims();
         let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??;
         report::run_json(&run)
