@@ -510,8 +510,12 @@ fn canonical_command(a: &CheckArgs) -> String {
     cmd
 }
 
+/// A card or scenario file's text; a file that is not UTF-8 text is bad input naming it.
 fn read_file(path: &std::path::Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => Error::Parse { what: path.display().to_string(), message: "not UTF-8 text (a TOML file is expected)".into() },
+        _ => Error::Io { path: path.display().to_string(), source: e },
+    })
 }
 
 /// Prints what a check produced and returns its exit code: 1 when anything differs from the
@@ -600,6 +604,7 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
     for pair in &a.set {
         let (name, v) = pair.split_once('=').ok_or_else(|| Error::field("--set", format!("got `{pair}`"), "NAME=VALUE"))?;
         let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
+        fedbounds::formula::symbols::check_given(target.symbols(), name.trim(), v)?;
         given.insert(name.trim().to_string(), v);
     }
     families.require_known_claims(&a.claims, card.as_ref())?;
@@ -624,7 +629,15 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
 /// Writes the families' reports of a command that is not `check` and prints them.
 fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::Path, folder: &str) -> anyhow::Result<ExitCode> {
     let files: Vec<_> = reports.iter().flat_map(|(_, r)| r.files.iter().cloned()).collect();
-    let written = fedbounds::outcome::write_files(out, &files)?;
+    if files.is_empty() {
+        return Err(Error::field(
+            "--claim",
+            format!("nothing to write: no family has {folder} for the claims asked for"),
+            "claims of a family with this command (CCYW's; `fedbounds check` checks the others)",
+        )
+        .into());
+    }
+    let written = fedbounds::outcome::write_subfolder(out, folder, &files)?;
     for (_, r) in &reports {
         emit(&r.terminal);
     }

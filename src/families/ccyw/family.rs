@@ -217,6 +217,10 @@ impl Plugin for Ccyw {
         &s.name
     }
 
+    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
+        s.expected.keys().chain(s.expected_empirical.keys()).map(String::as_str).collect()
+    }
+
     fn concerns(&self, s: &Scenario, claims: &[CcywClaim]) -> bool {
         claims.iter().any(|c| c.algorithm() == s.algorithm.kind)
     }

@@ -261,7 +261,7 @@ pub struct KStudy {
     /// The smallest `K` whose exact asymptotic rate is at most Theorem 2's `r`.
     pub k_attains_t2_rate: Option<usize>,
     /// The squared spectral radius at `K` of (134).
-    pub rate_at_k134: f64,
+    pub rate_at_k134: Option<f64>,
     /// Theorem 2's `r` at Corollary 2's steps.
     pub t2_rate: f64,
     /// Corollary 2's printed rate.
@@ -627,14 +627,14 @@ fn train_levels(inst: &Instance) -> (f64, f64) {
 /// The K study at the scenario's lambda (Corollary 2's steps).
 fn k_study(c: &Prepared) -> KStudy {
     let k134 = c.p_c2.k;
-    let rate = |k: usize| alg1_spectral_radius(c.inst(), &Params { k, ..c.p_c2 }).powi(2);
+    let rate = |k: usize| alg1_spectral_radius(c.inst(), &Params { k, ..c.p_c2 }).map(|r| r.powi(2));
     let r2 = bounds::t2_rate(&c.o_c2);
     let rc2 = bounds::c2_rate(c.c0.mu, c.c0.l_sample, c.s.lambda);
     KStudy {
         k_134: k134,
         k_14: bounds::k_min_14(&c.o_c2, MAX_K),
-        k_attains_c2_rate: (1..=k134).find(|&k| rate(k) <= rc2),
-        k_attains_t2_rate: (1..=k134).find(|&k| rate(k) <= r2),
+        k_attains_c2_rate: (1..=k134).find(|&k| rate(k).is_some_and(|r| r <= rc2)),
+        k_attains_t2_rate: (1..=k134).find(|&k| rate(k).is_some_and(|r| r <= r2)),
         rate_at_k134: rate(k134),
         t2_rate: r2,
         c2_rate: rc2,

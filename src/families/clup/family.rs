@@ -92,6 +92,7 @@ impl Plugin for Clup {
         let ids: Vec<&str> = read.claims.iter().map(|c| c.id.as_str()).collect();
         let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
         crate::card::refuse_card_claims(FAMILY_ID, &ids, &builtin)?;
+        crate::formula::user::check_entries(&read.claims, &builtin, &super::formulas::SYMBOLS)?;
         Ok(read)
     }
 
@@ -115,6 +116,10 @@ impl Plugin for Clup {
 
     fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
         &s.name
+    }
+
+    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
+        s.expected.keys().map(String::as_str).collect()
     }
 
     /// Every design is drawn before any run: bad input fails before work or files.

@@ -176,6 +176,10 @@ impl Plugin for DpgpFamily {
         &s.name
     }
 
+    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
+        s.expected.keys().map(String::as_str).collect()
+    }
+
     fn concerns(&self, _s: &Scenario, claims: &[DpgpClaim]) -> bool {
         claims.iter().any(|c| !c.compares())
     }

@@ -86,5 +86,5 @@ pub fn builtin_ids() -> Vec<&'static str> {
 /// # Errors
 /// The first entry that does not compile, naming its field.
 pub fn compile(entries: &[ClaimCard]) -> Result<Vec<Arc<CardClaim>>> {
-    compile_card_claims(entries, &builtin_ids(), |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) }))
+    compile_card_claims(entries, &builtin_ids(), &SYMBOLS, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) }))
 }

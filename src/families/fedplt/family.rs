@@ -152,6 +152,10 @@ impl Plugin for FedPlt {
         &scenario.name
     }
 
+    fn expected<'s>(&self, scenario: &'s Scenario) -> Vec<&'s str> {
+        scenario.expected.keys().chain(scenario.expected_empirical.keys()).map(String::as_str).collect()
+    }
+
     fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
         Some(s.work())
     }
