@@ -11,10 +11,10 @@
 
 use crate::error::{Error, Result};
 
-/// The default budget of one scenario: `5e10` estimated multiply-adds, about three minutes of one
-/// core (the estimates run at about `2.5e8` a second, measured on CCYW's exact and Monte Carlo
-/// runs). The default scenarios of the cards estimate below `1e9`.
-pub const WORK_BUDGET: f64 = 5e10;
+/// The default budget of one scenario: `1e10` estimated multiply-adds, under a minute of one
+/// core (the estimates run at about `2.5e8` to `8e8` a second, measured on each family's exact
+/// and Monte Carlo runs). The default scenarios of the cards estimate below `1e9`.
+pub const WORK_BUDGET: f64 = 1e10;
 
 /// The largest budget `--max-work` may ask for (`1e18`: years of one core); beyond it the
 /// estimate itself no longer means anything.

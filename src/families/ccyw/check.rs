@@ -370,7 +370,8 @@ pub fn work(s: &Scenario) -> crate::budget::Work {
     let d = du + n * dv + scaffold;
     let total = n * (d + k * p) * k * p * p + t * n * d * d + r * t * m * k * p * p;
     let formula = "n (D + K p) K p^2 + T n D^2 + R T m K p^2 (p = du + dv, D = state dimension)";
-    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m and the instance's n, du, dv", formula, total).holding(8.0 * n * (d + k * p) * d)
+    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m, instance.n, instance.du, instance.dv", formula, total)
+        .holding(8.0 * n * (d + k * p) * d)
 }
 
 /// Refuses a scenario whose runs would not fit in memory, before they start.
