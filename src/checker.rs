@@ -167,6 +167,16 @@ pub trait Plugin: Sync + Send + 'static {
     fn scenarios<'c>(&self, card: &'c Self::Card) -> Vec<&'c Self::Scenario>;
     /// A scenario's name.
     fn scenario_name<'s>(&self, scenario: &'s Self::Scenario) -> &'s str;
+    /// The estimated work of `scenario` from its sizes alone, before it is prepared (see
+    /// [`crate::budget`]); `None` for a family that gives no estimate.
+    fn work(&self, _scenario: &Self::Scenario) -> Option<crate::budget::Work> {
+        None
+    }
+    /// The claim ids `scenario` expects a verdict of (its card's `expected` keys): each selected
+    /// one must be computed by its run, else the check is refused (nothing checked is no pass).
+    fn expected<'s>(&self, _scenario: &'s Self::Scenario) -> Vec<&'s str> {
+        Vec::new()
+    }
     /// Whether `scenario` concerns any of `claims` (a scenario of another algorithm does not).
     fn concerns(&self, _scenario: &Self::Scenario, _claims: &[Self::Claim]) -> bool {
         true
@@ -358,6 +368,11 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
+    for s in &selection.scenarios {
+        if let Some(work) = plugin.work(s) {
+            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(plugin.scenario_name(s)))?;
+        }
+    }
     let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))).collect::<Result<Vec<_>>>()?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
     let mut runs = Vec::with_capacity(selection.scenarios.len());
@@ -367,6 +382,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         progress.step();
     }
     progress.finish();
+    require_expected_computed(plugin, &selection, &runs)?;
     let compared: Vec<(&str, Vec<ClaimResult>)> = selection
         .groups
         .iter()
@@ -384,6 +400,29 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let mut report = plugin.report(&card, &selection.claims, &runs, &rows, &report_settings, progress)?;
     report.rows = rows;
     Ok(report)
+}
+
+/// Refuses a run that computed no verdict of a selected claim its scenario expects one of (e.g. a
+/// comparison over a sweep the scenario leaves empty): an expected verdict never computed would
+/// otherwise pass unnoticed.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming the scenario's `expected` key.
+fn require_expected_computed<P: Plugin>(plugin: &P, selection: &Selection<P>, runs: &[P::Run]) -> Result<()> {
+    let selected: Vec<&str> = selection.claims.iter().map(|c| plugin.claim_id(c)).collect();
+    for ((s, run), own) in selection.scenarios.iter().zip(runs).zip(&selection.reported) {
+        let results = plugin.outcome(run).1;
+        let missing = plugin.expected(s).into_iter().filter(|id| selected.contains(id)).find(|id| !results.iter().any(|r| r.claim == *id));
+        if let (true, Some(id)) = (*own, missing) {
+            let name = plugin.scenario_name(s);
+            return Err(Error::field(
+                format!("scenarios[{name}].expected.{id}"),
+                "the card expects a verdict that the run does not compute (nothing would be checked)",
+                "expected verdicts of claims the scenario's settings evaluate (remove the key, or give the scenario what the claim needs)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A plug-in as the registry sees it.

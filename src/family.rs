@@ -93,6 +93,8 @@ pub struct CheckRequest {
     pub plots: bool,
     /// Provenance written into every report.
     pub meta: ReportMeta,
+    /// The work budget of one scenario ([`crate::budget::WORK_BUDGET`] when `None`).
+    pub max_work: Option<f64>,
 }
 
 /// A card file's text and its name for messages.
@@ -131,6 +133,8 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// Overrides the scenario's estimator.
     pub estimator: Option<EstimatorChoice>,
+    /// The work budget ([`crate::budget::WORK_BUDGET`] when `None`).
+    pub max_work: Option<f64>,
 }
 
 /// One claim's verdict on one scenario, as every family reports it.

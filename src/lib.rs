@@ -57,6 +57,7 @@
 //! ```
 
 pub mod bench;
+pub mod budget;
 pub mod card;
 pub mod checker;
 pub mod claim;

@@ -232,6 +232,10 @@ struct CheckArgs {
     /// What to print: a summary for people (text, default), every row as JSON, or summary.csv.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
+    /// Work budget of one scenario, in estimated multiply-adds (default 1e10, under a minute of one core);
+    /// a scenario over it is refused before any work.
+    #[arg(long)]
+    max_work: Option<f64>,
 }
 
 /// Output formats of `check`.
@@ -322,6 +326,9 @@ struct RunArgs {
     /// Override the scenario's estimator: exact (moment propagation) or monte-carlo.
     #[arg(long, value_enum)]
     estimator: Option<EstimatorArg>,
+    /// Work budget of the scenario, in estimated multiply-adds (default 1e10, under a minute of one core).
+    #[arg(long)]
+    max_work: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -346,7 +353,12 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // A library error's message already contains its sources (a file's OS error, a
+            // scenario's own error); the chain is printed only for other errors.
+            match e.downcast_ref::<Error>() {
+                Some(lib) => eprintln!("error: {lib}"),
+                None => eprintln!("error: {e:#}"),
+            }
             let bad_input = e.downcast_ref::<Error>().is_some_and(Error::is_bad_input);
             ExitCode::from(if bad_input { EXIT_BAD_INPUT } else { EXIT_FAILURE })
         }
@@ -533,6 +545,9 @@ fn canonical_command(a: &CheckArgs) -> String {
     if let Some(b) = a.bound_scale {
         cmd.push_str(&format!(" --bound-scale {b}"));
     }
+    if let Some(w) = a.max_work {
+        cmd.push_str(&format!(" --max-work {w:e}"));
+    }
     if let Some(e) = a.estimator {
         cmd.push_str(match e {
             EstimatorArg::Exact => " --estimator exact",
@@ -542,8 +557,12 @@ fn canonical_command(a: &CheckArgs) -> String {
     cmd
 }
 
+/// A card or scenario file's text; a file that is not UTF-8 text is bad input naming it.
 fn read_file(path: &std::path::Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => Error::Parse { what: path.display().to_string(), message: "not UTF-8 text (a TOML file is expected)".into() },
+        _ => Error::Io { path: path.display().to_string(), source: e },
+    })
 }
 
 /// Prints what a check produced and returns its exit code: 1 when anything differs from the
@@ -574,6 +593,7 @@ fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: b
 
 fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
     require_threads(a.threads)?;
+    fedbounds::budget::budget(a.max_work)?;
     let card = match &a.card {
         Some(p) => Some(CardText { what: p.display().to_string(), text: read_file(p)? }),
         None => None,
@@ -591,6 +611,7 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
         full,
         plots: !a.no_plots,
         meta: ReportMeta::new(canonical_command(&a)),
+        max_work: a.max_work,
     };
     let outcome = families.check(&request, &Bars::new())?;
     let written = fedbounds::outcome::write_files(&a.out, &outcome.files(&request.meta))?;
@@ -630,6 +651,7 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
     for pair in &a.set {
         let (name, v) = pair.split_once('=').ok_or_else(|| Error::field("--set", format!("got `{pair}`"), "NAME=VALUE"))?;
         let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
+        fedbounds::formula::symbols::check_given(target.symbols(), name.trim(), v)?;
         given.insert(name.trim().to_string(), v);
     }
     families.require_known_claims(&a.claims, card.as_ref())?;
@@ -642,7 +664,8 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
     let what = a.file.display().to_string();
     let target = families.family_of(&text, &what)?;
     require_threads(a.threads)?;
-    let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into) })?;
+    fedbounds::budget::budget(a.max_work)?;
+    let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into), max_work: a.max_work })?;
     match a.out {
         Some(p) => write_atomic(&p, json.as_bytes())?,
         None => emit(&json),
@@ -653,7 +676,15 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
 /// Writes the families' reports of a command that is not `check` and prints them.
 fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::Path, folder: &str) -> anyhow::Result<ExitCode> {
     let files: Vec<_> = reports.iter().flat_map(|(_, r)| r.files.iter().cloned()).collect();
-    let written = fedbounds::outcome::write_files(out, &files)?;
+    if files.is_empty() {
+        return Err(Error::field(
+            "--claim",
+            format!("nothing to write: no family has {folder} for the claims asked for"),
+            "claims of a family with this command (CCYW's; `fedbounds check` checks the others)",
+        )
+        .into());
+    }
+    let written = fedbounds::outcome::write_subfolder(out, folder, &files)?;
     for (_, r) in &reports {
         emit(&r.terminal);
     }

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, Reading};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::family::{ClaimSummary, FamilyReport, ReportFile, VerdictRow};
-use crate::report::{describe, reproduce_command, to_json, write_atomic, ReportMeta};
+use crate::report::{describe, reproduce_command, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 /// One claim's JSON file (`claims/<ID>.json`): the claim's identity, then one entry per scenario
@@ -200,20 +200,131 @@ impl CheckOutcome {
     }
 }
 
-/// Writes every file under `out`, each atomically (temporary name, then rename); returns the
+/// Writes a report: every file under `out`, the folder replaced as a whole (see
+/// [`replace_folder`]), so an interrupted or failed write leaves the previous complete report.
+/// An existing `out` is replaced only when it is empty or a previous report (it has a
+/// `SUMMARY.md`, or it is a folder of `folder_files`' own: `search/`, `experiments/`); returns the
 /// paths written.
 ///
 /// # Errors
-/// [`Error::Io`] naming the file.
+/// [`Error::InvalidField`] naming `--out` for a folder that is not a report; [`Error::Io`]
+/// naming the file or folder that could not be written.
 pub fn write_files(out: &Path, files: &[ReportFile]) -> Result<Vec<PathBuf>> {
-    files
-        .iter()
-        .map(|f| {
-            let path = out.join(&f.path);
-            write_atomic(&path, &f.bytes)?;
-            Ok(path)
-        })
-        .collect()
+    let is_report = |dir: &Path| dir.join("SUMMARY.md").is_file();
+    replace_folder(out, files, &is_report)?;
+    Ok(files.iter().map(|f| out.join(&f.path)).collect())
+}
+
+/// [`write_files`] for the files of one subfolder `folder` of `out` (a `search` or
+/// `experiments` run): that subfolder is replaced as a whole, the rest of `out` is kept.
+///
+/// # Errors
+/// As [`write_files`].
+pub fn write_subfolder(out: &Path, folder: &str, files: &[ReportFile]) -> Result<Vec<PathBuf>> {
+    let inside: Option<Vec<ReportFile>> =
+        files.iter().map(|f| f.path.strip_prefix(folder).ok().map(|p| ReportFile { path: p.to_path_buf(), bytes: f.bytes.clone() })).collect();
+    match inside {
+        Some(inside) => {
+            replace_folder(&out.join(folder), &inside, &|_| true)?;
+            Ok(files.iter().map(|f| out.join(&f.path)).collect())
+        }
+        None => write_files(out, files),
+    }
+}
+
+/// A name beside `dir`, unique to this process and moment: `.NAME.TAG-PID-NANOS`.
+fn sibling(dir: &Path, tag: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let name = dir.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    dir.with_file_name(format!(".{name}.{tag}-{}-{nanos}", std::process::id()))
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::Io { path: path.display().to_string(), source: e }
+}
+
+/// Writes `files` into a new sibling folder of `dir` (named per process), then swaps it in:
+/// the old `dir` renamed away, the new one renamed in, the old one removed. Every rename is
+/// atomic, so `dir` is at every moment the previous complete report, the new complete one, or
+/// (between two renames) absent; two processes writing the same `dir` both end with a complete
+/// folder (the later one's). The temporary folder is removed on every error. An existing `dir`
+/// that is neither empty nor accepted by `is_report` is refused, so a report never replaces a
+/// folder of other files.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `--out`; [`Error::Io`] naming what could not be written.
+pub fn replace_folder(dir: &Path, files: &[ReportFile], is_report: &dyn Fn(&Path) -> bool) -> Result<()> {
+    let non_empty = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    if dir.exists() && (!dir.is_dir() || (non_empty && !is_report(dir))) {
+        return Err(Error::field(
+            "--out",
+            format!("`{}` exists and is not a report folder (a report replaces its folder as a whole)", dir.display()),
+            "a new or empty folder, or an earlier report's folder",
+        ));
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+    }
+    let tmp = sibling(dir, "new");
+    let written = write_tree(&tmp, files).and_then(|()| swap_in(&tmp, dir));
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    written
+}
+
+fn write_tree(tmp: &Path, files: &[ReportFile]) -> Result<()> {
+    std::fs::create_dir(tmp).map_err(io_error(tmp))?;
+    for f in files {
+        let path = tmp.join(&f.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+        std::fs::write(&path, &f.bytes).map_err(io_error(&path))?;
+    }
+    Ok(())
+}
+
+/// Renames `tmp` to `dir`, moving any `dir` there away first (retried while another process
+/// puts its own `dir` in between), then removes what was moved away.
+fn swap_in(tmp: &Path, dir: &Path) -> Result<()> {
+    let mut moved = Vec::new();
+    let mut result = Err(Error::Internal(format!("{}: could not be swapped in", dir.display())));
+    for _ in 0..64 {
+        if dir.exists() {
+            let old = sibling(dir, "old");
+            match std::fs::rename(dir, &old) {
+                Ok(()) => moved.push(old),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    result = Err(io_error(dir)(e));
+                    break;
+                }
+            }
+        }
+        match std::fs::rename(tmp, dir) {
+            Ok(()) => {
+                result = Ok(());
+                break;
+            }
+            // Another process put its folder in between: move it away too, and try again.
+            Err(_) if dir.exists() => continue,
+            Err(e) => {
+                result = Err(io_error(dir)(e));
+                break;
+            }
+        }
+    }
+    if result.is_err() {
+        // Put the previous report back where nothing took its place.
+        if let Some(last) = moved.pop().filter(|_| !dir.exists()) {
+            let _ = std::fs::rename(&last, dir);
+        }
+    }
+    for old in moved {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    result
 }
 
 /// One scenario's entry in a claim's JSON (`claims/<ID>.json`): the scenario, the command that

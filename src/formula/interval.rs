@@ -62,6 +62,13 @@ impl Interval {
     }
 
     /// Whether 0 is in the range.
+    /// Whether `v` lies in the interval (NaN never does).
+    pub fn contains(&self, v: f64) -> bool {
+        let above_lo = v > self.lo || (v == self.lo && !self.lo_open);
+        let below_hi = v < self.hi || (v == self.hi && !self.hi_open);
+        above_lo && below_hi
+    }
+
     pub fn contains_zero(&self) -> bool {
         let above_lo = self.lo < 0.0 || (self.lo == 0.0 && !self.lo_open);
         let below_hi = self.hi > 0.0 || (self.hi == 0.0 && !self.hi_open);

@@ -57,10 +57,14 @@ impl FormulaError {
     /// The error as the library reports it: the field (`claims[ID].formula.bound`), the column
     /// (1-based, in characters) and the text with a caret under the character at fault.
     pub fn in_field(&self, claim: &str, field: &str, text: &str) -> crate::Error {
-        let column = text[..self.pos.min(text.len())].chars().count() + 1;
+        let column = text.char_indices().take_while(|(i, _)| *i < self.pos).count() + 1;
+        // A long formula is shown from up to 60 characters before the one at fault, 60 after.
+        let from = column.saturating_sub(61);
+        let shown: String = text.chars().skip(from).take(121).collect();
+        let (lead, tail) = (if from > 0 { "..." } else { "" }, if text.chars().count() > from + 121 { "..." } else { "" });
         crate::Error::field(
             format!("claims[{claim}].formula.{field}"),
-            format!("column {column}: {}\n    {text}\n    {}^", self.message, " ".repeat(column - 1)),
+            format!("column {column}: {}\n    {lead}{shown}{tail}\n    {}^", self.message, " ".repeat(column - 1 - from + lead.len())),
             "a formula over the family's symbols (see `fedbounds list --symbols`)",
         )
     }

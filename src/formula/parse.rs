@@ -17,6 +17,15 @@
 
 use super::FormulaError;
 
+/// The longest formula accepted, in bytes (the longest of the cards is under 200): a bound on the
+/// size of every syntax tree, so compiling, evaluating and dropping one never runs out of stack.
+pub const MAX_FORMULA_LEN: usize = 4096;
+
+/// The deepest syntax tree accepted: nested parentheses, unary minuses, powers and the terms of
+/// one sum or product (a sum of `n` terms is `n` levels deep) all count. The cards' formulas are
+/// under 20 levels deep.
+pub const MAX_DEPTH: usize = 200;
+
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
@@ -190,6 +199,31 @@ struct Parser<'a> {
     text: &'a str,
     toks: Vec<(Tok, usize, usize)>,
     pos: usize,
+    /// How many `unary` calls are open (the parser's recursion depth, in steps of one level).
+    nesting: usize,
+}
+
+/// The depth of `e`'s tree, found without recursion.
+fn tree_depth(e: &Expr) -> usize {
+    let (mut stack, mut deepest) = (vec![(e, 1)], 0);
+    while let Some((e, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match &e.node {
+            Node::Neg(a) => stack.push((a, d + 1)),
+            Node::Bin(_, a, b) => stack.extend([(a.as_ref(), d + 1), (b.as_ref(), d + 1)]),
+            Node::Call(_, args) => stack.extend(args.iter().map(|a| (a, d + 1))),
+            Node::Num(_) | Node::Name(_) => {}
+        }
+    }
+    deepest
+}
+
+/// Refuses a tree deeper than [`MAX_DEPTH`].
+fn require_depth(e: Expr) -> Result<Expr, FormulaError> {
+    if tree_depth(&e) > MAX_DEPTH {
+        return Err(FormulaError::at(e.start, format!("the formula nests more than {MAX_DEPTH} levels (parentheses, signs, powers, terms of a sum)")));
+    }
+    Ok(e)
 }
 
 impl Parser<'_> {
@@ -251,6 +285,16 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<Expr, FormulaError> {
+        if self.nesting >= MAX_DEPTH {
+            return Err(FormulaError::at(self.here(), format!("the formula nests more than {MAX_DEPTH} levels (parentheses, signs, powers)")));
+        }
+        self.nesting += 1;
+        let e = self.unary_inner();
+        self.nesting -= 1;
+        e
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, FormulaError> {
         if self.is_op("-") {
             let start = self.here();
             self.pos += 1;
@@ -347,8 +391,11 @@ impl Parser<'_> {
 }
 
 fn parser(text: &str) -> Result<Parser<'_>, FormulaError> {
+    if text.len() > MAX_FORMULA_LEN {
+        return Err(FormulaError::at(0, format!("the formula has {} bytes, more than {MAX_FORMULA_LEN}", text.len())));
+    }
     let lexer = lex(text)?;
-    Ok(Parser { text, toks: lexer.toks, pos: 0 })
+    Ok(Parser { text, toks: lexer.toks, pos: 0, nesting: 0 })
 }
 
 /// Parses an expression (a bound, a side of an inequality).
@@ -363,7 +410,7 @@ pub fn parse_expr(text: &str) -> Result<Expr, FormulaError> {
         return Err(FormulaError::at(p.toks[p.pos - 1].1, "a comparison where a value is expected (conditions go under `conditions` or `scope`)"));
     }
     p.finish("an operator or the end of the formula")?;
-    Ok(e)
+    require_depth(e)
 }
 
 /// Parses a condition `a REL b [if c REL d]`.
@@ -380,6 +427,11 @@ pub fn parse_condition(text: &str) -> Result<ParsedCondition, FormulaError> {
         None
     };
     p.finish("`if` or the end of the condition")?;
+    let check = Comparison { lhs: require_depth(check.lhs)?, rhs: require_depth(check.rhs)?, ..check };
+    let guard = match guard {
+        Some(g) => Some(Comparison { lhs: require_depth(g.lhs)?, rhs: require_depth(g.rhs)?, ..g }),
+        None => None,
+    };
     Ok(ParsedCondition { check, guard })
 }
 
@@ -397,7 +449,7 @@ pub fn parse_definition(text: &str) -> Result<(String, usize, Expr), FormulaErro
     p.expect("=", "`=` (a definition reads `NAME = expression`)")?;
     let e = p.expr()?;
     p.finish("an operator or the end of the definition")?;
-    Ok((name, start, e))
+    Ok((name, start, require_depth(e)?))
 }
 
 /// The top-level terms of a sum, with their signs: `a - b + c` gives `[(+1, a), (-1, b), (+1, c)]`.

@@ -134,6 +134,26 @@ impl<I, Q, const N: usize> Deref for SymbolTable<I, Q, N> {
     }
 }
 
+/// Checks a value given by name on the command line (`conditions --set NAME=VALUE`) against a
+/// family's `symbols`: the name must be one of them (matched ignoring case, `-` for `_`), the
+/// value finite and in the symbol's range. A name nobody reads or a value outside the range
+/// would otherwise be ignored or give a meaningless answer (`eta = nan` "applicable").
+///
+/// # Errors
+/// [`crate::Error::InvalidField`] naming `--set NAME` and the names or the range allowed.
+pub fn check_given(symbols: &[Symbol], name: &str, value: f64) -> crate::Result<()> {
+    let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    let field = format!("--set {name}");
+    let Some(symbol) = symbols.iter().find(|s| s.name == name).or_else(|| symbols.iter().find(|s| normal(s.name) == normal(name))) else {
+        let known: Vec<&str> = symbols.iter().filter(|s| !s.per_round).map(|s| s.name).collect();
+        return Err(crate::Error::field(field, "unknown name", format!("one of the family's names: {}", known.join(", "))));
+    };
+    if !value.is_finite() || !symbol.range.contains(value) {
+        return Err(crate::Error::field(field, format!("got {value}"), format!("a finite number in {} ({})", symbol.range, symbol.meaning)));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

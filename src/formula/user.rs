@@ -195,8 +195,36 @@ impl<I: Horizon + Sync + Send> BoundClaim for FormulaClaim<I> {
 ///
 /// # Errors
 /// The first entry that does not compile, naming its field.
-pub fn compile_card_claims<C>(entries: &[ClaimCard], builtin: &[&str], compile: impl Fn(&ClaimCard) -> Result<C>) -> Result<Vec<std::sync::Arc<C>>> {
+pub fn compile_card_claims<C>(
+    entries: &[ClaimCard],
+    builtin: &[&str],
+    symbols: &'static [Symbol],
+    compile: impl Fn(&ClaimCard) -> Result<C>,
+) -> Result<Vec<std::sync::Arc<C>>> {
+    check_entries(entries, builtin, symbols)?;
     entries.iter().filter(|e| !builtin.contains(&e.id.as_str())).map(|e| compile(e).map(std::sync::Arc::new)).collect()
+}
+
+/// What a card's claim entries must be, whatever the family does with them: each id once (a
+/// repeated id would be counted twice), each `bound.builtin` a built-in claim's id, and the
+/// formula of a built-in claim's entry (its twin) compiling over the family's `symbols`, so a
+/// card never carries a formula nobody read (an unknown name, `1/0`).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming the entry and its field.
+pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], symbols: &'static [Symbol]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        if entries[..i].iter().any(|o| o.id == e.id) {
+            return Err(Error::field(format!("claims[{i}].id"), format!("`{}` appears twice", e.id), "unique claim ids within a card"));
+        }
+        if let Some(b) = e.bound.builtin.as_deref().filter(|b| !builtin.contains(b)) {
+            return Err(Error::field(format!("claims[{}].bound.builtin", e.id), format!("unknown built-in bound `{b}`"), builtin.join(", ")));
+        }
+        if let Some(f) = e.formula.as_ref().filter(|_| builtin.contains(&e.id.as_str())) {
+            crate::formula::ClaimFormulas::compile(&e.id, f, symbols)?;
+        }
+    }
+    Ok(())
 }
 
 /// The claims a card defines, compiled ([`compile_card_claims`]), carried with the card that

@@ -99,6 +99,7 @@ impl Plan {
             full: false,
             plots: false,
             meta: ReportMeta::new("cargo run --release -- sweep"),
+            max_work: None,
         };
         let report = self.family.check(&request, &Silent).map_err(|e| e.in_scenario(&point.id))?;
         let rows = report.rows.iter().filter(|r| r.scenario == point.id).map(Row::of).collect();

@@ -350,6 +350,30 @@ pub fn prepare(s: &Scenario) -> Result<Prepared> {
     Ok(Prepared { instance, constants, params })
 }
 
+/// The estimated work of a scenario (see [`crate::budget`]), from its sizes alone.
+///
+/// # Formula
+/// With `p = du + dv` (a client's variables), `D` the state's dimension (`du + n dv`, and
+/// `(n + 1) du` more for Scaffold-P's control variates), `K` local steps, `m` sampled clients, `T`
+/// rounds and `R` replicates: probing a round's affine maps, `n (D + K p) K p^2` (each of the
+/// `D + K p` probes of a client runs its `K` steps); the exact propagation, `T n D^2`; the
+/// Monte Carlo replicates (run for an empirical `b^2` and the lemmas too), `R T m K p^2`. The
+/// probe holds each client's linear and noise maps, `8 n (D + K p) D` bytes.
+pub fn work(s: &Scenario) -> crate::budget::Work {
+    let (n, du, dv) = match &s.instance {
+        crate::families::ccyw::card::InstanceSource::Generated(g) => (g.n, g.du, g.dv),
+        crate::families::ccyw::card::InstanceSource::Explicit(e) => (e.clients.len(), e.du, e.dv),
+    };
+    let [n, du, dv, k, m, t, r] = [n, du, dv, s.algorithm.k, s.algorithm.m, s.rounds, s.replicates].map(|x| x as f64);
+    let p = du + dv;
+    let scaffold = if s.algorithm.kind == crate::families::ccyw::algorithm::AlgorithmKind::ScaffoldP { (n + 1.0) * du } else { 0.0 };
+    let d = du + n * dv + scaffold;
+    let total = n * (d + k * p) * k * p * p + t * n * d * d + r * t * m * k * p * p;
+    let formula = "n (D + K p) K p^2 + T n D^2 + R T m K p^2 (p = du + dv, D = state dimension)";
+    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m, instance.n, instance.du, instance.dv", formula, total)
+        .holding(8.0 * n * (d + k * p) * d)
+}
+
 /// Refuses a scenario whose runs would not fit in memory, before they start.
 ///
 /// # Formula

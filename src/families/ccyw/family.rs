@@ -217,8 +217,16 @@ impl Plugin for Ccyw {
         &s.name
     }
 
+    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
+        s.expected.keys().chain(s.expected_empirical.keys()).map(String::as_str).collect()
+    }
+
     fn concerns(&self, s: &Scenario, claims: &[CcywClaim]) -> bool {
         claims.iter().any(|c| c.algorithm() == s.algorithm.kind)
+    }
+
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(check::work(s))
     }
 
     fn prepare(&self, s: &Scenario) -> Result<Prepared> {
@@ -280,6 +288,7 @@ impl Plugin for Ccyw {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = card::parse_scenario(text, what)?;
+        crate::budget::require(&check::work(&scenario), options.max_work)?;
         report::run_report(&scenario, options.threads, options.estimator)
     }
 

@@ -177,9 +177,15 @@ pub fn run_alg1(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -
     states
 }
 
+/// Iterations the real Schur decomposition of a round's linear part may take before it is
+/// given up (its QR sweeps converge in a few per eigenvalue; an input of extreme scale, such as
+/// `lambda = 1e20`, may never meet the tolerance).
+pub const SCHUR_MAX_ITERATIONS: usize = 100_000;
+
 /// The linear part of one round of Algorithm 1 and its spectral radius: the exact asymptotic
-/// contraction of `||z_t - z~||` per round.
-pub fn alg1_spectral_radius(inst: &Instance, p: &Params) -> f64 {
+/// contraction of `||z_t - z~||` per round; `None` when the decomposition does not converge in
+/// [`SCHUR_MAX_ITERATIONS`] or the radius is not finite.
+pub fn alg1_spectral_radius(inst: &Instance, p: &Params) -> Option<f64> {
     let round = Alg1Round { inst, params: *p };
     let dim = round.state_dim();
     let all: Vec<usize> = (0..inst.m()).collect();
@@ -193,7 +199,8 @@ pub fn alg1_spectral_radius(inst: &Instance, p: &Params) -> f64 {
         })
         .collect();
     let a = DMatrix::from_columns(&cols);
-    Schur::new(a).complex_eigenvalues().iter().map(|e| e.norm()).fold(0.0, f64::max)
+    let schur = Schur::try_new(a, f64::EPSILON, SCHUR_MAX_ITERATIONS)?;
+    Some(schur.complex_eigenvalues().iter().map(|e| e.norm()).fold(0.0, f64::max)).filter(|r| r.is_finite())
 }
 
 /// How Algorithm 2 draws its batches (I-CLUP19).

@@ -187,6 +187,23 @@ impl Scenario {
         Ok(())
     }
 
+    /// The estimated work (see [`crate::budget`]): with `m` clients, `n` samples each, `d` the
+    /// dimension, `D = (m + 1) d` the state, `T` rounds, `S` lambdas swept (each run up to
+    /// [`SWEEP_ROUND_CAP`] rounds, counted as `T`), `K` the local steps when given (Corollary
+    /// 2's `K` of (134) grows like the log of the condition number; counted as 1 otherwise) and
+    /// `C` the batches enumerated (`C(n, B)`, 0 without a batch): the runs of every design
+    /// `designs (1 + S) T (D^2 + K m d^2)`, the data `designs m n d^2`, Algorithm 2's batch maps
+    /// `designs T C m D^2` (measured: 5000 rounds of the card's `low-r` take about 13 s).
+    pub fn work(&self) -> crate::budget::Work {
+        let [m, n, d, t, designs, s] = [self.model.m, self.model.n, self.model.d, self.rounds, self.designs, self.lambda_sweep.len()].map(|x| x as f64);
+        let k = self.steps.k.unwrap_or(1) as f64;
+        let state = (m + 1.0) * d;
+        let batches = self.batch.map_or(0.0, |b| per_round_outcomes(self.model.n, b));
+        let total = designs * (1.0 + s) * t * (state * state + k * m * d * d) + designs * m * n * d * d + designs * t * batches * m * state * state;
+        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 (D = (m + 1) d, S lambdas swept)";
+        crate::budget::Work::new("rounds, designs, lambda_sweep, steps.k, batch and model.m, model.n, model.d", formula, total)
+    }
+
     /// The steps at `lambda` with the per-sample `L` and this draw's `mu`.
     pub fn params(&self, c: &Constants, lambda: f64) -> Params {
         let (eta, gamma) = bounds::corollary2_steps(c.l_sample, lambda);
@@ -244,7 +261,7 @@ pub struct KStudy {
     /// The smallest `K` whose exact asymptotic rate is at most Theorem 2's `r`.
     pub k_attains_t2_rate: Option<usize>,
     /// The squared spectral radius at `K` of (134).
-    pub rate_at_k134: f64,
+    pub rate_at_k134: Option<f64>,
     /// Theorem 2's `r` at Corollary 2's steps.
     pub t2_rate: f64,
     /// Corollary 2's printed rate.
@@ -609,14 +626,14 @@ fn train_levels(inst: &Instance) -> (f64, f64) {
 /// The K study at the scenario's lambda (Corollary 2's steps).
 fn k_study(c: &Prepared) -> KStudy {
     let k134 = c.p_c2.k;
-    let rate = |k: usize| alg1_spectral_radius(c.inst(), &Params { k, ..c.p_c2 }).powi(2);
+    let rate = |k: usize| alg1_spectral_radius(c.inst(), &Params { k, ..c.p_c2 }).map(|r| r.powi(2));
     let r2 = bounds::t2_rate(&c.o_c2);
     let rc2 = bounds::c2_rate(c.c0.mu, c.c0.l_sample, c.s.lambda);
     KStudy {
         k_134: k134,
         k_14: bounds::k_min_14(&c.o_c2, MAX_K),
-        k_attains_c2_rate: (1..=k134).find(|&k| rate(k) <= rc2),
-        k_attains_t2_rate: (1..=k134).find(|&k| rate(k) <= r2),
+        k_attains_c2_rate: (1..=k134).find(|&k| rate(k).is_some_and(|r| r <= rc2)),
+        k_attains_t2_rate: (1..=k134).find(|&k| rate(k).is_some_and(|r| r <= r2)),
         rate_at_k134: rate(k134),
         t2_rate: r2,
         c2_rate: rc2,

@@ -93,6 +93,7 @@ impl Plugin for Clup {
         let ids: Vec<&str> = read.claims.iter().map(|c| c.id.as_str()).collect();
         let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
         crate::card::refuse_card_claims(FAMILY_ID, &ids, &builtin)?;
+        crate::formula::user::check_entries(&read.claims, &builtin, &super::formulas::SYMBOLS)?;
         Ok(read)
     }
 
@@ -118,7 +119,15 @@ impl Plugin for Clup {
         &s.name
     }
 
+    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
+        s.expected.keys().map(String::as_str).collect()
+    }
+
     /// Every design is drawn before any run: bad input fails before work or files.
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(s.work())
+    }
+
     fn prepare(&self, s: &Scenario) -> Result<Vec<Instance>> {
         draw_designs(s)
     }
@@ -162,6 +171,7 @@ impl Plugin for Clup {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = scenario_file(text, what)?;
+        crate::budget::require(&scenario.work(), options.max_work)?;
         let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &ALL, 1.0))??;
         let verdicts: Vec<serde_json::Value> = run
             .results

@@ -127,6 +127,20 @@ pub struct Scenario {
     pub expected: BTreeMap<String, VerdictKind>,
 }
 
+/// The estimated work of `s` (see [`crate::budget`]): with `m` clients, `p = du + dv`, the state
+/// `D = m p + du`, `k = k_u + k_v` local steps and `H` the rounds run (the per-round horizon and
+/// every horizon of the rate sweep): the exact propagation `H m D^2`, the probe of a round's maps
+/// `m (D + k p) k p^2`, holding `8 m (D + k p) D` bytes.
+pub fn work(s: &Scenario) -> crate::budget::Work {
+    let [m, du, dv, ku, kv] = [s.m, s.du, s.dv, s.k_u, s.k_v].map(|x| x as f64);
+    let horizons = s.rounds as f64 + s.sweep.iter().map(|h| *h as f64).sum::<f64>();
+    let (p, k) = (du + dv, ku + kv);
+    let d = m * p + du;
+    let total = horizons * m * d * d + m * (d + k * p) * k * p * p;
+    let formula = "H m D^2 + m (D + k p) k p^2 (p = du + dv, D = m p + du, k = k_u + k_v, H = rounds + sum(sweep))";
+    crate::budget::Work::new("rounds, sweep, m, du, dv, k_u, k_v", formula, total).holding(8.0 * m * (d + k * p) * d)
+}
+
 /// A comparison of scenarios that differ only in their topology (Remark 2).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

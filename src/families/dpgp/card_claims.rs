@@ -90,7 +90,8 @@ pub type CardClaim = FormulaClaim<CardInputs>;
 /// The first entry that does not compile, naming its field.
 pub fn compile(entries: &[ClaimCard]) -> Result<Defined<CardClaim>> {
     let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
-    compile_card_claims(entries, &builtin, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values })).map(Defined)
+    compile_card_claims(entries, &builtin, &super::formulas::SYMBOLS, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values }))
+        .map(Defined)
 }
 
 /// A card claim with the family's assumption checks before its own.

@@ -177,6 +177,10 @@ impl Plugin for DpgpFamily {
         &s.name
     }
 
+    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
+        s.expected.keys().map(String::as_str).collect()
+    }
+
     fn concerns(&self, _s: &Scenario, claims: &[DpgpClaim]) -> bool {
         claims.iter().any(|c| !c.compares())
     }
@@ -197,6 +201,10 @@ impl Plugin for DpgpFamily {
             r.expected = c.expected.get(r.claim).copied();
         }
         results
+    }
+
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(super::card::work(s))
     }
 
     fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
@@ -302,6 +310,7 @@ impl Plugin for DpgpFamily {
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = parse_scenario(text, what)?;
+        crate::budget::require(&super::card::work(&scenario), options.max_work)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
         let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates)).map_err(|e| e.in_scenario(&scenario.name))?;

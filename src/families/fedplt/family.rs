@@ -63,8 +63,9 @@ impl std::ops::Deref for ReadCard {
 /// [`Error::Parse`] or [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
     let card: Card = parse_toml(text, what)?;
-    let defined =
-        compile_card_claims(&card.claims, &builtin_ids(), |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) }))?;
+    let defined = compile_card_claims(&card.claims, &builtin_ids(), &SYMBOLS, |e| {
+        Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) })
+    })?;
     if let Some(sweep) = &card.residual_sweep {
         if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
             return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));
@@ -144,6 +145,15 @@ impl Plugin for FedPlt {
     fn scenario_name<'s>(&self, scenario: &'s Scenario) -> &'s str {
         &scenario.name
     }
+
+    fn expected<'s>(&self, scenario: &'s Scenario) -> Vec<&'s str> {
+        scenario.expected.keys().chain(scenario.expected_empirical.keys()).map(String::as_str).collect()
+    }
+
+    fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
+        Some(s.work())
+    }
+
     fn prepare(&self, s: &Scenario) -> Result<(Instance, Constants)> {
         prepare(s)
     }
@@ -188,6 +198,7 @@ impl Plugin for FedPlt {
     }
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = scenario_file(text, what)?;
+        crate::budget::require(&scenario.work(), options.max_work)?;
         let claims = self.builtin_claims();
         let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??;
         super::report::run_json(&run)
