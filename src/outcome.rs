@@ -265,12 +265,38 @@ pub fn replace_folder(dir: &Path, files: &[ReportFile], is_report: &dyn Fn(&Path
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io_error(parent))?;
     }
+    remove_stale_siblings(dir);
     let tmp = sibling(dir, "new");
     let written = write_tree(&tmp, files).and_then(|()| swap_in(&tmp, dir));
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     written
+}
+
+/// Removes what an interrupted writer of `dir` left beside it: its temporary folders
+/// (`.NAME.new-PID-NANOS`), and, while `dir` itself exists, folders it had moved away
+/// (`.NAME.old-PID-NANOS`), of processes that no longer run. Where the process table cannot be
+/// read (no `/proc`), nothing is removed.
+fn remove_stale_siblings(dir: &Path) {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name().map(|n| n.to_string_lossy().into_owned())) else { return };
+    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&format!(".{name}.")) else { continue };
+        let (tag, pid) = match rest.split_once('-') {
+            Some((tag, tail)) => (tag, tail.split('-').next().and_then(|p| p.parse::<u32>().ok())),
+            None => continue,
+        };
+        let stale = pid.is_some_and(|p| p != std::process::id() && !Path::new("/proc").join(p.to_string()).exists());
+        if stale && (tag == "new" || (tag == "old" && dir.exists())) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 fn write_tree(tmp: &Path, files: &[ReportFile]) -> Result<()> {

@@ -365,3 +365,24 @@ fn two_writers_on_one_folder_both_leave_a_complete_report() {
         assert_eq!(litter(&out, &["k.toml"]), Vec::<String>::new(), "temporary folders removed");
     }
 }
+
+#[test]
+fn leftovers_of_a_killed_writer_are_removed_by_the_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = write(dir.path(), "k.toml", &ccyw_card("2"));
+    let out = dir.path().join("out");
+    assert_exit("first write", &check(&card, &out), 0, &[]);
+    // What a writer killed mid-write leaves: its temporary folder, and a folder it had moved away
+    // (pid 999999999 runs nowhere); a live process's temporary folder is not touched.
+    let live = format!(".out.new-{}-1", std::process::id());
+    for name in [".out.new-999999999-1", ".out.old-999999999-2", live.as_str()] {
+        std::fs::create_dir(dir.path().join(name)).unwrap();
+        std::fs::write(dir.path().join(name).join("SUMMARY.md"), "partial").unwrap();
+    }
+    assert_exit("second write", &check(&card, &out), 0, &[]);
+    assert_eq!(litter(&out, &["k.toml"]), vec![live.clone()], "only the live writer's folder stays");
+    // Negative control: a folder of another name is not a leftover of this report.
+    std::fs::create_dir(dir.path().join(".other.new-999999999-1")).unwrap();
+    assert_exit("third write", &check(&card, &out), 0, &[]);
+    assert!(dir.path().join(".other.new-999999999-1").exists());
+}
