@@ -254,3 +254,24 @@ fn the_card_names_every_claim_and_every_inconsistency() {
 fn all() -> Vec<Claim> {
     ALL.iter().map(|c| Claim::Builtin(*c)).collect()
 }
+
+#[test]
+fn an_alignment_ratio_decided_by_rounding_is_not_decided() {
+    use fedbounds::families::fedplt::runs::{alignment_ratio, masked_within_rounding};
+    let inst = spec(MaskLayout::Layers { layers: 3, per_client: 2 }, 0.5, 0.0).build().unwrap();
+    let w_star = DVector::from_column_slice(&inst.constants().unwrap().w_star);
+    let k = 0;
+    let unmasked = (0..w_star.len()).find(|&i| inst.masks[k][i] == 0.0).expect("a coordinate client 0 does not train");
+    // Every coordinate the mask sees equals W* in floating point, another does not: the ratio
+    // computes to 0 (A6 would fail), though exact arithmetic near there gives a tiny value of
+    // either sign. It is within rounding, so it decides nothing.
+    let mut w = w_star.clone();
+    w[unmasked] += 1.0;
+    assert_eq!(alignment_ratio(&inst, k, &w, &w_star), Some(0.0));
+    assert!(masked_within_rounding(&inst, k, &w, &w_star));
+    // Negative control: a masked coordinate 1e-9 (relative) away is a real distance, decided.
+    let masked = (0..w_star.len()).find(|&i| inst.masks[k][i] != 0.0).unwrap();
+    w[masked] += 1e-9 * (1.0 + w_star[masked].abs());
+    assert!(!masked_within_rounding(&inst, k, &w, &w_star));
+    assert!(alignment_ratio(&inst, k, &w, &w_star).is_some_and(|r| r != 0.0));
+}

@@ -243,6 +243,7 @@ fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
         g2: if rng.gen_bool(0.15) { None } else { Some(constant(rng, 1e-3, 10.0)) },
         rho_min,
         alignment_failure: None,
+        alignment_within_rounding: 0,
         schedule,
         schedule_z_consistent: rng.gen_bool(0.8),
         limit_gap: constant(rng, 1e-6, 1.0),

@@ -194,6 +194,7 @@ fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool)
         g2,
         rho_min: run.alignment.min,
         alignment_failure: run.alignment.first_failure,
+        alignment_within_rounding: run.alignment.within_rounding,
         schedule: run.schedule,
         schedule_z_consistent: z_consistent,
         limit_gap: run.limit_gap * run.limit_gap,

@@ -46,6 +46,8 @@ pub struct Inputs {
     pub rho_min: f64,
     /// Where Assumption 6 failed along the run, if it did.
     pub alignment_failure: Option<(usize, usize, u64, f64)>,
+    /// Points of the run where rho_k was not decided (the mask's coordinates within rounding of W*).
+    pub alignment_within_rounding: usize,
     pub schedule: Schedule,
     /// Whether a decaying schedule's `z` is the paper's `z` of this run.
     pub schedule_z_consistent: bool,
@@ -290,7 +292,13 @@ impl FedPltClaim {
             None => ConditionCheck::assumption(
                 "A6 positive masked alignment, along the run",
                 true,
-                format!("rho_ = {} (measured)", crate::claim::fmt_num(x.rho_min)),
+                match x.alignment_within_rounding {
+                    0 => format!("rho_ = {} (measured)", crate::claim::fmt_num(x.rho_min)),
+                    n => format!(
+                        "rho_ = {} (measured; at {n} points the mask's coordinates were within rounding of W*, where rho_k is not decided)",
+                        crate::claim::fmt_num(x.rho_min)
+                    ),
+                },
             ),
             Some((t, k, r, v)) if v.is_nan() => ConditionCheck::assumption(
                 "A6 positive masked alignment, along the run",

@@ -23,6 +23,11 @@ pub const UNIT_VECTOR_MIN_NORM: f64 = ABSOLUTE_ZERO;
 /// (decides the shared-optimum reading of the constants).
 pub const SHARED_OPTIMUM: f64 = ABSOLUTE_ZERO;
 
+/// A coordinate of an iterate is within rounding of `W*` when `|w_i - w*_i| <= WITHIN_ROUNDING *
+/// (|w_i| + |w*_i|)` (a few ulps): where every coordinate a client's mask sees is, the alignment
+/// ratio's numerator is rounding, and the ratio is not decided there (it is counted instead).
+pub const WITHIN_ROUNDING: f64 = 8.0 * f64::EPSILON;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     ALIGNMENT_DENOMINATOR = 1e-12,
@@ -30,4 +35,5 @@ crate::prec::policy_test!(
     Z_CONSISTENCY = 1e-9,
     UNIT_VECTOR_MIN_NORM = 1e-12,
     SHARED_OPTIMUM = 1e-12,
+    WITHIN_ROUNDING = 8.0 * f64::EPSILON,
 );

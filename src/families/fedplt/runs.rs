@@ -125,11 +125,23 @@ pub struct Alignment {
     /// Where a ratio was not positive or undefined (its denominator 0), if anywhere: round,
     /// client, replicate and value.
     pub first_failure: Option<AlignmentFailure>,
+    /// Points where every coordinate the client's mask sees was within rounding of `W*`: the
+    /// ratio was not decided there ([`masked_within_rounding`]).
+    #[serde(skip)]
+    pub within_rounding: usize,
     /// Sample paths run.
     pub replicates: usize,
     /// Monte Carlo `||W^t - W*||^2` per replicate (for cross-checks), `t = 0..=T`.
     #[serde(skip)]
     pub distance_paths: Vec<Vec<f64>>,
+}
+
+/// Whether every coordinate client `k`'s mask sees is within rounding of `W*`
+/// ([`super::prec::WITHIN_ROUNDING`]): there the numerator of `rho_k` is rounding (exact
+/// arithmetic may give a tiny positive ratio where floating point gives 0), so it decides nothing.
+pub fn masked_within_rounding(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVector<f64>) -> bool {
+    let close = |i: usize| (w[i] - w_star[i]).abs() <= super::prec::WITHIN_ROUNDING * (w[i].abs() + w_star[i].abs());
+    (0..w.len()).filter(|&i| inst.masks[k][i] != 0.0).all(close)
 }
 
 /// `rho_k(W) = <m_k .* grad F_k(W), W - W*> / <grad F_k(W), W - W*>`; `None` when the denominator
@@ -143,6 +155,10 @@ pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVe
     }
     Some(g.component_mul(&inst.masks[k]).dot(&x) / den)
 }
+
+/// One sample path's record: per-round smallest ratio, `||W^t - W*||^2`, the first failure of A6,
+/// and the points not decided (within rounding of `W*`).
+type PathRecord = (Vec<f64>, Vec<f64>, Option<AlignmentFailure>, usize);
 
 /// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
 /// alignment ratios at every point a gradient is taken (`W_k^{t,s}`, `s < tau`).
@@ -160,11 +176,11 @@ pub fn sample_paths(
 ) -> Alignment {
     let deterministic = gradient == LocalGradient::Full || inst.sigma == 0.0;
     let replicates = if deterministic { 1 } else { replicates };
-    let paths: Vec<(Vec<f64>, Vec<f64>, Option<AlignmentFailure>)> = crate::engine::monte_carlo::replicates(replicates, |r| {
+    let paths: Vec<PathRecord> = crate::engine::monte_carlo::replicates(replicates, |r| {
         let mut w = inst.initial.clone();
         let mut per_round = Vec::with_capacity(rounds);
         let mut distance = Vec::with_capacity(rounds + 1);
-        let mut failure = None;
+        let (mut failure, mut rounding) = (None, 0);
         for t in 0..rounds {
             distance.push((&w - w_star).norm_squared());
             let round = FedPltRound { instance: inst, psi, eta: schedule.eta(t), tau, gradient };
@@ -173,6 +189,10 @@ pub fn sample_paths(
             for (k, nk) in noise.iter().enumerate() {
                 let iterates = round.local_iterates(k, &w, nk);
                 for x in &iterates[..tau] {
+                    if masked_within_rounding(inst, k, x, w_star) {
+                        rounding += 1;
+                        continue;
+                    }
                     match alignment_ratio(inst, k, x, w_star) {
                         Some(rho) => {
                             low = low.min(rho);
@@ -194,12 +214,13 @@ pub fn sample_paths(
             w = round.apply(&w, &active, &flat);
         }
         distance.push((&w - w_star).norm_squared());
-        (per_round, distance, failure)
+        (per_round, distance, failure, rounding)
     });
     let per_round_min: Vec<f64> = (0..rounds).map(|t| paths.iter().map(|p| p.0[t]).fold(f64::INFINITY, f64::min)).collect();
     let min = per_round_min.iter().copied().fold(f64::INFINITY, f64::min);
     let first_failure = paths.iter().filter_map(|p| p.2).min_by_key(|f| (f.0, f.2, f.1));
-    Alignment { per_round_min, min, first_failure, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect() }
+    let within_rounding = paths.iter().map(|p| p.3).sum();
+    Alignment { per_round_min, min, first_failure, within_rounding, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect() }
 }
 
 /// The point the masked dynamics settle at as the step goes to zero: the zero of the masked mean
