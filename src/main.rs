@@ -37,7 +37,8 @@ reports a verdict per claim and scenario: holds (with slack = bound/observed), v
 counterexample), inconclusive, or not applicable (which assumption or step-size condition fails, by \
 how much).\n\nStart with `fedbounds list`, then `fedbounds check` (all claims on the default \
 scenarios of theorems/*.toml, the paper's figures mirrored, and an adversarial search per claim; \
-writes reports/). `fedbounds conditions` tells which step sizes a claim admits; `fedbounds run FILE` \
+writes reports/). `fedbounds explain CLAIM` prints a claim's statement, conditions and formula as \
+encoded; `fedbounds conditions` tells which step sizes a claim admits; `fedbounds run FILE` \
 runs one scenario file and prints per-round metrics as JSON; `fedbounds search` and `fedbounds \
 experiments` run those parts alone with their own settings.",
     after_help = "Exit codes: 0 verdicts as expected, 1 a verdict differs from its claim card, 2 bad input, 3 I/O or numerical failure."
