@@ -483,7 +483,8 @@ impl<P: Plugin> Family for Plugged<P> {
         self.0.bench(request)
     }
     fn explain(&self, id: &str) -> Result<Option<String>> {
-        let Some(summary) = self.claims().into_iter().find(|c| c.id == id) else { return Ok(None) };
+        let Some(claim) = self.0.builtin_claims().into_iter().find(|c| self.0.claim_id(c) == id) else { return Ok(None) };
+        let summary = self.0.summary(&claim);
         let card = self.0.embedded_card()?;
         let (claims, inconsistencies) = self.0.card_entries(&card);
         Ok(Some(crate::explain::explain(self.0.id(), &summary, claims.into_iter().find(|c| c.id == id), &inconsistencies)))

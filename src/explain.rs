@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::card::{ClaimCard, InconsistencyCard};
 use crate::family::ClaimSummary;
 
-/// The id a variant belongs to: `CCYW-T3.11` for `CCYW-T3.11~b0-literal`.
+/// The id a variant belongs to: `X-T1` for `X-T1~other-reading`.
 fn base_id(id: &str) -> &str {
     id.split('~').next().unwrap_or(id)
 }

@@ -197,7 +197,7 @@ fn replay_command(replay: &str, claim: &str, scenario: &str) -> String {
     format!("{replay} check --claim '{claim}' --scenario '{scenario}'")
 }
 
-/// A row's claim with its constants source when that is not the exact one: `CCYW-T3.7 (empirical)`.
+/// A row's claim with its constants source when that is not the exact one: `X-T1 (empirical)`.
 fn claim_label(r: &VerdictRow) -> String {
     if r.constants.is_exact() {
         r.claim.to_string()
