@@ -34,10 +34,7 @@ pub fn evaluate_ordering(ratios: &[f64], horizon: usize, checks: Vec<ConditionCh
     if !failed.is_empty() {
         return undecided(VerdictKind::NotApplicable, checks, failed, notes, Vec::new());
     }
-    let worst = match ratios.iter().find(|r| r.is_nan()) {
-        Some(nan) => *nan,
-        None => ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    };
+    let worst = ratios.iter().copied().fold(f64::NEG_INFINITY, crate::engine::nan_max);
     let estimate = exact(worst);
     let point = Checkpoint { rounds: horizon, estimate, bound: Some(bound_scale) };
     let slack = if worst > 0.0 { Some(bound_scale / worst) } else { None };

@@ -200,7 +200,7 @@ pub fn alg1_spectral_radius(inst: &Instance, p: &Params) -> Option<f64> {
         .collect();
     let a = DMatrix::from_columns(&cols);
     let schur = Schur::try_new(a, f64::EPSILON, SCHUR_MAX_ITERATIONS)?;
-    Some(schur.complex_eigenvalues().iter().map(|e| e.norm()).fold(0.0, f64::max)).filter(|r| r.is_finite())
+    Some(schur.complex_eigenvalues().iter().map(|e| e.norm()).fold(0.0, crate::engine::nan_max)).filter(|r| r.is_finite())
 }
 
 /// How Algorithm 2 draws its batches (I-CLUP19).

@@ -335,8 +335,9 @@ fn base_inputs(stat: Stat, opt: Opt) -> Inputs {
     Inputs { t: 1, stat, lambda: opt.lambda, opt, v1: f64::NAN, init_local: f64::NAN, sigma2: f64::NAN, batch: f64::NAN, strongly_convex: stat.mu > 0.0 }
 }
 
+/// The largest value, NaN when any is (a supremum one NaN makes NaN, never a smaller number).
 fn max_of(v: &[f64]) -> f64 {
-    v.iter().copied().fold(0.0, f64::max)
+    v.iter().copied().fold(0.0, crate::engine::nan_max)
 }
 
 /// Squared errors below this times their starting scale are at the rounding floor of `f64`: such
