@@ -3,7 +3,8 @@
 //!
 //! (a) gradient descent on a diagonal quadratic (noiseless), (b) FedAvg with full participation,
 //! two local steps and stochastic gradient noise on clients with commuting (diagonal) Hessians
-//! and a shared optimum. Both rounds are written as `H (x - x*)`, so the optimum is a fixed point
+//! and a shared optimum, (c) FedPLT with static masks, psi compensation, client weights, two local
+//! steps and noise, through the family's own `exact_run`. The rounds are written as `H (x - x*)`, so the optimum is a fixed point
 //! of their own arithmetic and the engine, measuring the state from it
 //! ([`RoundMaps::probe_at`], [`Observable::probe_at`]), keeps every value `E||x_t - x*||^2` from 1
 //! down to below 1e-30 within 1e-12 of its own size. Negative control: the raw-moment form
@@ -15,6 +16,9 @@ use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
 use fedbounds::engine::{Design, Moments, Observable, RandomAffineRound, RoundMaps};
+use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
+use fedbounds::families::fedplt::problem::Instance;
+use fedbounds::families::fedplt::runs::{exact_run, Schedule};
 
 /// The exact rational value of an `f64`.
 fn exact(x: f64) -> BigRational {
@@ -191,6 +195,54 @@ fn fedavg_case() -> (FedAvg, DVector<f64>, Vec<BigRational>) {
     (fed, x0, truth)
 }
 
+/// FedPLT (001:L57, L88-96) on diagonal Hessians `H_k` with a shared optimum `a`, masks `m_k`,
+/// weights `c_k`, compensation `psi`, `tau = 2` noisy local steps. Per coordinate `j`, with
+/// `a_kj = 1 - eta m_kj h_kj`, the error contracts in mean by
+/// `abar_j = 1 + psi_j sum_k c_k m_kj (a_kj^tau - 1)` and gains variance
+/// `s_j = psi_j^2 sum_k c_k^2 m_kj eta^2 (sigma / sqrt(d))^2 sum_{s < tau} a_kj^(2 s)`.
+struct FedPltCase {
+    instance: Instance,
+    psi: Vec<f64>,
+    eta: f64,
+    tau: usize,
+}
+
+fn fedplt_case() -> (FedPltCase, Vec<BigRational>) {
+    let diag = |v: [f64; 3]| DMatrix::from_diagonal(&DVector::from_row_slice(&v));
+    let a = DVector::from_vec(vec![0.1, -0.7, 1.3]);
+    let instance = Instance {
+        hessians: vec![diag([1.0, 0.3, 0.7]), diag([0.45, 1.1, 0.6]), diag([0.8, 0.55, 1.3])],
+        optima: vec![a.clone(), a.clone(), a.clone()],
+        weights: vec![0.5, 0.3, 0.2],
+        masks: [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]].iter().map(|m| DVector::from_row_slice(m)).collect(),
+        sigma: 1e-17,
+        initial: DVector::from_vec(vec![0.6, -0.2, 0.9]),
+    };
+    let case = FedPltCase { instance, psi: vec![1.0 / 0.7, 1.0 / 0.8, 1.0 / 0.5], eta: 0.5, tau: 2 };
+    let inst = &case.instance;
+    let rounds = 140;
+    let eta = exact(case.eta);
+    let scale = exact(inst.sigma / 3f64.sqrt());
+    let (mut abar, mut s) = (Vec::new(), Vec::new());
+    for j in 0..3 {
+        let psi = exact(case.psi[j]);
+        let (mut shrink, mut var) = (BigRational::zero(), BigRational::zero());
+        for k in 0..3 {
+            if inst.masks[k][j] == 0.0 {
+                continue;
+            }
+            let c = exact(inst.weights[k]);
+            let ak = BigRational::one() - &eta * exact(inst.hessians[k][(j, j)]);
+            shrink += &c * (&ak * &ak - BigRational::one());
+            var += &c * &c * (BigRational::one() + &ak * &ak);
+        }
+        abar.push(BigRational::one() + &psi * shrink);
+        s.push(&psi * &psi * var * &eta * &eta * &scale * &scale);
+    }
+    let e0: Vec<BigRational> = (0..3).map(|j| exact(inst.initial[j]) - exact(a[j])).collect();
+    (case, closed_form(&abar, &s, &e0, rounds))
+}
+
 #[test]
 fn gradient_descent_values_are_exact_to_1e_12_relative_down_to_1e_30() {
     let (gd, x0, truth) = gd_case();
@@ -218,6 +270,22 @@ fn fedavg_values_with_noise_are_exact_to_1e_12_relative_down_to_1e_30() {
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
+#[test]
+fn fedplt_with_masks_values_are_exact_to_1e_12_relative_down_to_1e_30() {
+    let (case, truth) = fedplt_case();
+    let inst = &case.instance;
+    let w_star = inst.optima[0].clone();
+    let run = exact_run(inst, &case.psi, Schedule::Constant(case.eta), case.tau, LocalGradient::Sgd, truth.len() - 1, &w_star).expect("runs");
+    let (err, smallest) = worst(&run.distance, &truth);
+    assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
+    assert!(err <= 1e-12, "FedPLT's exact run: worst relative error {err:e}");
+    // Negative control: the raw-moment form of the same round fails the same test.
+    let round = FedPltRound { instance: inst, psi: &case.psi, eta: case.eta, tau: case.tau, gradient: LocalGradient::Sgd };
+    let [_, _, raw] = engine_values(&round, &inst.initial, &w_star, truth.len());
+    let (raw_err, _) = worst(&raw, &truth);
+    assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
+}
+
 /// The worst relative error of each form per decade of the true value (printed with
 /// `--nocapture`; the numbers quoted for the engine's accuracy).
 #[test]
@@ -226,7 +294,10 @@ fn accuracy_by_decade() {
     let gd_values = engine_values(&gd, &x0, &gd.x_star, truth.len());
     let (fed, f0, ftruth) = fedavg_case();
     let fed_values = engine_values(&fed, &f0, &fed.x_star, ftruth.len());
-    for (name, values, truth) in [("gd", gd_values, truth), ("fedavg", fed_values, ftruth)] {
+    let (plt, ptruth) = fedplt_case();
+    let round = FedPltRound { instance: &plt.instance, psi: &plt.psi, eta: plt.eta, tau: plt.tau, gradient: LocalGradient::Sgd };
+    let plt_values = engine_values(&round, &plt.instance.initial, &plt.instance.optima[0], ptruth.len());
+    for (name, values, truth) in [("gd", gd_values, truth), ("fedavg", fed_values, ftruth), ("fedplt", plt_values, ptruth)] {
         for decade in [0, -4, -8, -12, -16, -20, -24, -28, -30] {
             let (lo, hi) = (exact(10f64.powi(decade - 4)), exact(10f64.powi(decade)));
             let at: Vec<usize> = (0..truth.len()).filter(|t| truth[*t] > lo && truth[*t] <= hi).collect();

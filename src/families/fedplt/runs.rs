@@ -51,9 +51,10 @@ pub struct ExactRun {
 }
 
 /// `E||grad F_k(W_k^{t,s})||^2` for every client `k` and local step `s < tau`, from the moments
-/// `(mu, C)` of `W^t`: the local iterate is affine in `(W^t, xi)`, probed as `M W^t + o + N xi`, so
-/// the expectation is `E||M W + o||^2 + ||N||_F^2`; NaN when one is.
-fn local_gradient_moments(round: &FedPltRound<'_>, m: &Moments) -> f64 {
+/// `(mu, C)` of the error `e^t = W^t - W*`: the local gradient is affine in `(e^t, xi)`, probed
+/// as `M e + o + N xi` with `o` the gradient at `W*` itself, so the expectation is
+/// `E||M e + o||^2 + ||N||_F^2` without cancellation against `||W*||`; NaN when one is.
+fn local_gradient_moments(round: &FedPltRound<'_>, m: &Moments, w_star: &DVector<f64>) -> f64 {
     let d = round.state_dim();
     let len = round.noise_per_component();
     let mut worst: f64 = 0.0;
@@ -61,14 +62,13 @@ fn local_gradient_moments(round: &FedPltRound<'_>, m: &Moments) -> f64 {
         let grad_at = |w: &DVector<f64>, noise: &[f64], s: usize| round.instance.gradient(k, &round.local_iterates(k, w, noise)[s]);
         for s in 0..round.tau {
             let quiet = vec![0.0; len];
-            let obs = Observable::probe(d, d, &|w| grad_at(w, &quiet, s));
-            let zero = DVector::zeros(d);
-            let offset = grad_at(&zero, &quiet, s);
+            let obs = Observable::probe_at(d, d, w_star, &|w| grad_at(w, &quiet, s));
+            let offset = grad_at(w_star, &quiet, s);
             let noise_energy: f64 = (0..len)
                 .map(|l| {
                     let mut e = vec![0.0; len];
                     e[l] = 1.0;
-                    (grad_at(&zero, &e, s) - &offset).norm_squared()
+                    (grad_at(w_star, &e, s) - &offset).norm_squared()
                 })
                 .sum();
             worst = nan_max(worst, obs.expected_square(m) + noise_energy);
@@ -78,6 +78,10 @@ fn local_gradient_moments(round: &FedPltRound<'_>, m: &Moments) -> f64 {
 }
 
 /// Exact expectations of `rounds` rounds from the instance's `W^0`.
+///
+/// The moments propagated are those of the error `e^t = W^t - W*` (the maps probed at `W*`,
+/// [`RoundMaps::probe_at`]), so `D^t = E||e^t||^2` keeps its own relative accuracy as the run
+/// approaches `W*`, however far `W*` is from the origin.
 ///
 /// # Errors
 /// Only from building the design (never for a valid instance).
@@ -92,8 +96,8 @@ pub fn exact_run(
 ) -> Result<ExactRun> {
     let d = inst.dim();
     let inc = Design::Full { n: inst.clients() }.inclusion_moments().expect("a full design is exchangeable");
-    let distance_obs = Observable::new(DMatrix::identity(d, d), -w_star);
-    let mut m = Moments::point(inst.initial.clone());
+    let distance_obs = Observable::new(DMatrix::identity(d, d), DVector::zeros(d));
+    let mut m = Moments::point(&inst.initial - w_star);
     let mut distance = Vec::with_capacity(rounds + 1);
     let mut sup: f64 = 0.0;
     let mut cached: Option<(f64, RoundMaps)> = None;
@@ -101,15 +105,15 @@ pub fn exact_run(
         distance.push(distance_obs.expected_square(&m));
         let eta = schedule.eta(t);
         let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
-        sup = nan_max(sup, local_gradient_moments(&round, &m));
+        sup = nan_max(sup, local_gradient_moments(&round, &m, w_star));
         if cached.as_ref().is_none_or(|(e, _)| *e != eta) {
-            cached = Some((eta, RoundMaps::probe(&round)));
+            cached = Some((eta, RoundMaps::probe_at(&round, w_star)));
         }
         let maps = &cached.as_ref().expect("probed above").1;
         m = maps.propagate(&m, &inc);
     }
     distance.push(distance_obs.expected_square(&m));
-    Ok(ExactRun { distance, final_mean: m.mean.iter().copied().collect(), local_gradient_sup: sup })
+    Ok(ExactRun { distance, final_mean: (&m.mean + w_star).iter().copied().collect(), local_gradient_sup: sup })
 }
 
 /// Where Assumption 6 failed: round, client, sample path and the ratio (NaN when undefined).
@@ -270,12 +274,12 @@ pub struct ResidualPoint {
 }
 
 /// The exact steady state of `E||W - W*||^2` at a constant step (see
-/// [`crate::engine::stationary_moments`]).
+/// [`crate::engine::stationary_moments`]), solved for the error `W - W*` ([`exact_run`]).
 pub fn steady_distance(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradient: LocalGradient, w_star: &DVector<f64>) -> Option<f64> {
     let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
-    let maps = RoundMaps::probe(&round);
+    let maps = RoundMaps::probe_at(&round, w_star);
     let inc = Design::Full { n: inst.clients() }.inclusion_moments()?;
-    let steady = crate::engine::stationary_moments(&maps, &inc, &Moments::point(inst.initial.clone()))?;
+    let steady = crate::engine::stationary_moments(&maps, &inc, &Moments::point(&inst.initial - w_star))?;
     let d = inst.dim();
-    Some(Observable::new(DMatrix::identity(d, d), -w_star).expected_square(&steady))
+    Some(Observable::new(DMatrix::identity(d, d), DVector::zeros(d)).expected_square(&steady))
 }
