@@ -137,6 +137,36 @@ fn an_overflowing_exact_run_is_never_a_finite_number() {
     assert!(sound.iter().all(|s| s.g_u.is_finite() && s.g_u > 0.0), "negative control: a small step stays finite");
 }
 
+/// FedPLT at `eta = 1e10 / L` diverges: the exact `D^t = E||W^t - W*||^2` grows past every bound
+/// or becomes non-finite, never a small number again (it printed 9, 3e20, 1e40, 6e59, ..., then
+/// 0.0 when the observable was clamped); at `eta = 0.5 / L` it stays finite and decreases
+/// (negative control).
+#[test]
+fn a_diverging_fedplt_run_is_never_a_small_number() {
+    use fedbounds::families::fedplt::algorithm::LocalGradient;
+    use fedbounds::families::fedplt::problem::Instance;
+    use fedbounds::families::fedplt::runs::{exact_run, Schedule};
+    use nalgebra::{DMatrix, DVector};
+    let w_star = DVector::from_vec(vec![0.1, -0.7, 1.3]);
+    let inst = Instance {
+        hessians: vec![DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 0.3, 0.7])), DMatrix::from_diagonal(&DVector::from_vec(vec![0.45, 1.0, 0.6]))],
+        optima: vec![w_star.clone(), w_star.clone()],
+        weights: vec![0.5, 0.5],
+        masks: vec![DVector::from_element(3, 1.0), DVector::from_element(3, 1.0)],
+        sigma: 0.3,
+        initial: DVector::from_vec(vec![2.0, 1.0, -1.0]),
+    };
+    let psi = [1.0; 3];
+    let distance = |eta: f64| exact_run(&inst, &psi, Schedule::Constant(eta), 1, LocalGradient::Sgd, 60, &w_star).expect("runs").distance;
+    let diverged = distance(1e10);
+    for (t, d) in diverged.iter().enumerate().skip(2) {
+        assert!(!d.is_finite() || *d > 1e20, "round {t}: D = {d:e} hides the divergence");
+    }
+    assert!(diverged.iter().any(|d| !d.is_finite()), "60 rounds at eta = 1e10 overflow");
+    let sound = distance(0.5);
+    assert!(sound.iter().all(|d| d.is_finite()) && sound[60] < sound[0], "negative control: {:e} -> {:e}", sound[0], sound[60]);
+}
+
 /// The verdict of `BOUNDED` when the card is checked in this process, or `None` when the card is
 /// refused as bad input. Every check must compute the card's expected verdict (a row for it).
 fn verdict_in_process(card: &str) -> Option<fedbounds::verdict::VerdictKind> {
