@@ -462,7 +462,17 @@ mod tests {
             scenario: scenario.into(),
             constants: ConstantsSource::Exact,
             label: None,
-            evaluation: Evaluation { verdict, slack, decisive: None, checks, failed, notes: Vec::new(), estimator: Estimator::Exact, series: Vec::new() },
+            evaluation: Evaluation {
+                verdict,
+                slack,
+                decisive: None,
+                checks,
+                failed,
+                notes: Vec::new(),
+                estimator: Estimator::Exact,
+                series: Vec::new(),
+                beyond_steps: None,
+            },
             expected,
         }
     }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon};
+use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon};
 use crate::engine::{running_average, student_t_interval, Estimator, Interval};
 use crate::prec;
 
@@ -105,6 +105,18 @@ pub struct Evaluation {
     pub estimator: Estimator,
     /// Checkpoints kept for reports and figures (a log-spaced subset of all that were compared).
     pub series: Vec<Checkpoint>,
+    /// When the claim is not applicable only because step-size conditions fail: the verdict and
+    /// slack of the same comparison made anyway (how far a step can exceed its condition before
+    /// the bound breaks, read by the adversarial search's step room); `None` otherwise. Not a
+    /// verdict on the claim, and not written into reports.
+    #[serde(skip)]
+    pub beyond_steps: Option<(VerdictKind, Option<f64>)>,
+}
+
+/// Whether the binding checks that fail are all step-size conditions (at least one fails).
+fn only_steps_fail(checks: &[ConditionCheck]) -> bool {
+    let mut failing = checks.iter().filter(|c| !c.holds && c.is_binding()).peekable();
+    failing.peek().is_some() && failing.all(|c| c.kind == ConditionKind::StepSize)
 }
 
 /// Compares one estimate with one bound.
@@ -176,6 +188,47 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
     let checks = claim.checks(inputs);
     let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
     let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
+    let compare = |waive_steps: bool| compare_bound(claim, inputs, metric, confidence, bound_scale, waive_steps);
+    if !failed.is_empty() {
+        let beyond_steps = only_steps_fail(&checks).then(|| compare(true)).map(|(verdict, slack, ..)| (verdict, slack));
+        return Evaluation {
+            verdict: VerdictKind::NotApplicable,
+            slack: None,
+            decisive: None,
+            checks,
+            failed,
+            notes,
+            estimator,
+            series: Vec::new(),
+            beyond_steps,
+        };
+    }
+    let (verdict, slack, decisive, series, unusable) = compare(false);
+    if let Some(reason) = unusable {
+        return Evaluation {
+            verdict: VerdictKind::NotApplicable,
+            slack: None,
+            decisive: None,
+            checks,
+            failed: vec![reason],
+            notes,
+            estimator,
+            series,
+            beyond_steps: None,
+        };
+    }
+    let mut notes = notes;
+    notes.extend(numerical_note(decisive.as_ref()));
+    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series, beyond_steps: None }
+}
+
+/// What [`evaluate`]'s comparison gives: verdict, slack, decisive checkpoint, the checkpoints kept
+/// for reports, and why the bound cannot decide (then the verdict is not applicable).
+type Compared = (VerdictKind, Option<f64>, Option<Checkpoint>, Vec<Checkpoint>, Option<String>);
+
+/// The comparison of [`evaluate`] at every `T'` the claim speaks of; with `waive_steps`, a
+/// prefix `T'` whose only failing binding checks are step-size conditions counts as applicable.
+fn compare_bound<C: BoundClaim + ?Sized>(claim: &C, inputs: &C::Inputs, metric: &[Vec<f64>], confidence: f64, bound_scale: f64, waive_steps: bool) -> Compared {
     let rounds = inputs.horizon();
     let averages: Vec<Vec<f64>> = match claim.comparison() {
         Comparison::RunningAverage => metric.iter().map(|m| running_average(&m[..rounds])).collect(),
@@ -185,29 +238,24 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
         let samples: Vec<f64> = averages.iter().map(|a| a[tp - 1]).collect();
         student_t_interval(&samples, confidence)
     };
+    let admitted = |c: &ConditionCheck| c.holds || !c.is_binding() || (waive_steps && c.kind == ConditionKind::StepSize);
     let applicable_at = |tp: usize| -> Option<f64> {
         let x = inputs.at_horizon(tp);
-        if tp == rounds || (claim.every_prefix() && claim.checks(&x).iter().all(|c| c.holds || !c.is_binding())) {
+        if tp == rounds || (claim.every_prefix() && claim.checks(&x).iter().all(admitted)) {
             Some(claim.bound(&x) * bound_scale)
         } else {
             None
         }
     };
-    if !failed.is_empty() {
-        let series = Vec::new();
-        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series };
-    }
     let series: Vec<Checkpoint> =
         report_checkpoints(rounds).into_iter().map(|tp| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: applicable_at(tp) }).collect();
     let bounds: Vec<(usize, f64)> = compared_horizons(claim, rounds).into_iter().filter_map(|tp| applicable_at(tp).map(|b| (tp, b))).collect();
     if let Some(reason) = unusable_bound(&bounds) {
-        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed: vec![reason], notes, estimator, series };
+        return (VerdictKind::NotApplicable, None, None, series, Some(reason));
     }
     let points = bounds.into_iter().map(|(tp, bound)| Checkpoint { rounds: tp, estimate: interval_at(tp), bound: Some(bound) });
     let (verdict, slack, decisive) = aggregate(points);
-    let mut notes = notes;
-    notes.extend(numerical_note(decisive.as_ref()));
-    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
+    (verdict, slack, decisive, series, None)
 }
 
 /// Prefix of the reason a bound cannot be compared with a run (it is negative or infinite).
@@ -330,8 +378,33 @@ pub fn evaluate_inequality(
     let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
     let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
     if !failed.is_empty() {
-        return Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series: Vec::new() };
+        let beyond_steps =
+            only_steps_fail(&checks).then(|| compare_sides(rounds, sides_at, confidence, bound_scale)).map(|(verdict, slack, ..)| (verdict, slack));
+        return Evaluation {
+            verdict: VerdictKind::NotApplicable,
+            slack: None,
+            decisive: None,
+            checks,
+            failed,
+            notes,
+            estimator,
+            series: Vec::new(),
+            beyond_steps,
+        };
     }
+    let (verdict, slack, decisive, series) = compare_sides(rounds, sides_at, confidence, bound_scale);
+    let mut notes = notes;
+    notes.extend(numerical_note(decisive.as_ref()));
+    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series, beyond_steps: None }
+}
+
+/// The comparison of [`evaluate_inequality`]: verdict, slack, decisive checkpoint, checkpoints kept.
+fn compare_sides(
+    rounds: usize,
+    sides_at: &dyn Fn(usize) -> Option<Vec<(f64, f64)>>,
+    confidence: f64,
+    bound_scale: f64,
+) -> (VerdictKind, Option<f64>, Option<Checkpoint>, Vec<Checkpoint>) {
     let compared: Vec<usize> = (0..rounds).filter(|t| sides_at(*t).is_some()).collect();
     let per_round_confidence = 1.0 - (1.0 - confidence) / compared.len().max(1) as f64;
     let point_at = |t: usize| -> Option<Checkpoint> {
@@ -345,9 +418,7 @@ pub fn evaluate_inequality(
     };
     let series = report_checkpoints(rounds).into_iter().filter_map(|t| point_at(t - 1)).collect();
     let (verdict, slack, decisive) = aggregate(compared.into_iter().filter_map(point_at));
-    let mut notes = notes;
-    notes.extend(numerical_note(decisive.as_ref()));
-    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series }
+    (verdict, slack, decisive, series)
 }
 
 #[cfg(test)]

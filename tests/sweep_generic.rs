@@ -70,6 +70,7 @@ impl Family for Probe {
                 notes: numerical_note(Some(&point)).into_iter().collect(),
                 estimator: Estimator::Exact,
                 series: Vec::new(),
+                beyond_steps: None,
             };
             rows.push(VerdictRow {
                 family: "probe",

@@ -230,5 +230,5 @@ pub fn evaluate_big_o(points: &[(usize, f64, f64)], checks: Vec<ConditionCheck>)
     let series = points.iter().map(|&(t, m, s)| Checkpoint { rounds: t, estimate: exact(m), bound: Some(r.cover * s) }).collect();
     let (last_t, last_r) = r.ratios[r.ratios.len() - 1];
     let decisive = Checkpoint { rounds: last_t, estimate: exact(last_r), bound: Some(r.cover) };
-    Evaluation { verdict, slack: None, decisive: Some(decisive), checks, failed, notes, estimator: Estimator::Exact, series }
+    Evaluation { verdict, slack: None, decisive: Some(decisive), checks, failed, notes, estimator: Estimator::Exact, series, beyond_steps: None }
 }

@@ -34,5 +34,5 @@ pub fn exact(x: f64) -> Interval {
 
 /// An evaluation without a deciding checkpoint (not applicable, or inconclusive for want of data).
 fn undecided(verdict: VerdictKind, checks: Vec<ConditionCheck>, failed: Vec<String>, notes: Vec<String>, series: Vec<Checkpoint>) -> Evaluation {
-    Evaluation { verdict, slack: None, decisive: None, checks, failed, notes, estimator: Estimator::Exact, series }
+    Evaluation { verdict, slack: None, decisive: None, checks, failed, notes, estimator: Estimator::Exact, series, beyond_steps: None }
 }

@@ -47,5 +47,6 @@ pub fn evaluate_ordering(ratios: &[f64], horizon: usize, checks: Vec<ConditionCh
         notes,
         estimator: Estimator::Exact,
         series: vec![point],
+        beyond_steps: None,
     }
 }

@@ -97,5 +97,6 @@ pub fn evaluate_rate(
         notes,
         estimator: Estimator::Exact,
         series,
+        beyond_steps: None,
     }
 }
