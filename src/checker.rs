@@ -259,6 +259,15 @@ pub trait Plugin: Sync + Send + 'static {
     fn has_search(&self) -> bool {
         false
     }
+    /// The family's adversarial search space, when it opts into the core's search
+    /// ([`crate::search::space`]); a family with a search of its own overrides [`Plugin::search`]
+    /// instead.
+    fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>>
+    where
+        Self: Sized,
+    {
+        None
+    }
     /// See [`Family::experiments`].
     ///
     /// # Errors
@@ -425,6 +434,43 @@ fn require_expected_computed<P: Plugin>(plugin: &P, selection: &Selection<P>, ru
     Ok(())
 }
 
+/// The core's adversarial search of every claim the family's search space covers (those asked
+/// for, else all; with a card, its claims too) and each constants source it names.
+fn search_family<P: Plugin>(
+    plugin: &P,
+    space: &dyn crate::search::SearchSpace<P>,
+    card: Option<P::Card>,
+    request: &SearchRequest,
+    progress: &dyn Progress,
+) -> Result<FamilyReport> {
+    require_positive("--bound-scale", request.bound_scale)?;
+    let card = match card {
+        Some(c) => c,
+        None => plugin.embedded_card()?,
+    };
+    let mut claims = plugin.builtin_claims();
+    claims.extend(plugin.defined_claims(&card));
+    claims.retain(|c| space.covers(c) && (request.claims.is_empty() || request.claims.iter().any(|id| id == plugin.claim_id(c))));
+    let mut searches = Vec::new();
+    for claim in &claims {
+        for source in space.sources(claim) {
+            let settings = crate::search::SearchSettings {
+                budget: request.budget,
+                room_budget: request.room_budget,
+                seed: request.seed,
+                bound_scale: request.bound_scale,
+                source,
+            };
+            let target = crate::search::Target { plugin, space, card: &card, claim, settings, progress };
+            progress.start(target.evaluations(), &format!("search {} ({source})", plugin.claim_id(claim)));
+            let found = target.search();
+            progress.finish();
+            searches.push(found?);
+        }
+    }
+    crate::search::report::family_report(plugin.title(), &searches, &request.meta)
+}
+
 /// A plug-in as the registry sees it.
 pub struct Plugged<P>(pub P);
 
@@ -457,10 +503,13 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let card = self.card(request.card.as_ref())?;
-        self.0.search(card.as_ref(), request, progress)
+        match self.0.search_space() {
+            Some(space) => search_family(&self.0, space, card, request, progress).map(Some),
+            None => self.0.search(card.as_ref(), request, progress),
+        }
     }
     fn has_search(&self) -> bool {
-        self.0.has_search()
+        self.0.search_space().is_some() || self.0.has_search()
     }
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         self.0.experiments(threads, meta, plots, progress)

@@ -113,6 +113,9 @@ pub struct SearchRequest {
     pub claims: Vec<String>,
     /// Objective evaluations per claim.
     pub budget: usize,
+    /// Objective evaluations of each "any instance" search of a step condition's room, per
+    /// doubling of the step (0: only the worst instance's room).
+    pub room_budget: usize,
     /// Seed of the search.
     pub seed: u64,
     /// Multiplies every bound (negative controls).
@@ -189,6 +192,8 @@ pub struct FamilyReport {
     pub mismatches: Vec<String>,
     /// Extra sections for the terminal (tables of statements, search results).
     pub terminal: String,
+    /// Lines of `search.csv` (adversarial searches), in report order.
+    pub searches: Vec<crate::search::report::SearchLine>,
 }
 
 /// Progress of long work, shown by the command line (and silent in the library's tests).

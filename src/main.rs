@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use fedbounds::error::require_positive;
 use fedbounds::families::registry;
-use fedbounds::family::{self, CardText, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, RunOptions, SearchRequest};
+use fedbounds::family::{self, CardText, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
 use fedbounds::outcome::CheckOutcome;
 use fedbounds::registry::Registry;
 use fedbounds::report::{write_atomic, ReportMeta};
@@ -152,6 +152,10 @@ struct SearchArgs {
     /// Objective evaluations per claim (each one exact run); half random restarts, half refinement.
     #[arg(long, default_value_t = fedbounds::families::ccyw::search::DEFAULT_BUDGET)]
     budget: usize,
+    /// Evaluations of each "any instance" search of a step condition's room, per doubling of the
+    /// step (0: the room on the worst instance found only).
+    #[arg(long, default_value_t = fedbounds::search::space::DEFAULT_ROOM_BUDGET)]
+    room_budget: usize,
     /// Seed of the search (same seed, same result).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -685,6 +689,11 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
         )
         .into());
     }
+    let mut files = files;
+    let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
+    if !searches.is_empty() {
+        files.push(ReportFile { path: "search.csv".into(), bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
+    }
     let written = fedbounds::outcome::write_subfolder(out, folder, &files)?;
     for (_, r) in &reports {
         emit(&r.terminal);
@@ -728,9 +737,13 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         cmd.push_str(&format!(" --bound-scale {}", a.bound_scale));
     }
     let card_family = card.as_ref().map(|c| families.family_of(&c.text, &c.what)).transpose()?.map(|f| f.id());
+    if a.room_budget > MAX_BUDGET {
+        return Err(Error::field("--room-budget", format!("got {}", a.room_budget), format!("an integer >= 0 and <= {MAX_BUDGET}")).into());
+    }
     let request = SearchRequest {
         claims: a.claims.clone(),
         budget: a.budget,
+        room_budget: a.room_budget,
         seed: a.seed,
         bound_scale: a.bound_scale,
         plots: !a.no_plots,

@@ -106,6 +106,10 @@ impl CheckOutcome {
             files.push(ReportFile { path: "SUMMARY.md".into(), bytes: self.summary_markdown(meta, &figures).into_bytes() });
             files.push(ReportFile { path: "summary.csv".into(), bytes: self.summary_csv().into_bytes() });
         }
+        let searches: Vec<_> = self.families.iter().flat_map(|f| f.report.searches.iter()).collect();
+        if !searches.is_empty() {
+            files.push(ReportFile { path: "search.csv".into(), bytes: crate::search::report::search_csv(searches).into_bytes() });
+        }
         files
     }
 

@@ -106,6 +106,37 @@ fn searches_table(results: &[SearchResult]) -> String {
     s
 }
 
+/// The lines of `search.csv`: per claim, the `gamma` condition (on the worst instance: the
+/// largest multiple at which the bound holds; over any instance: the searches of its room) and
+/// the `eta` conditions (their room over any instance).
+fn search_lines(results: &[SearchResult]) -> Vec<crate::search::report::SearchLine> {
+    use crate::search::report::SearchLine;
+    let mut lines = Vec::new();
+    for r in results {
+        let line = |condition: &str, worst_instance, any_instance| SearchLine {
+            family: super::FAMILY_ID,
+            claim: r.claim,
+            constants: crate::verdict::ConstantsSource::Exact,
+            verdict: r.verdict,
+            worst_ratio: r.worst.as_ref().map(|_| r.worst_ratio),
+            evaluations: r.trace.len(),
+            applicable: r.trace.len() - r.not_applicable,
+            condition: condition.to_string(),
+            worst_instance,
+            any_instance,
+            replay: if r.scenario.is_some() { format!("search/{}.toml", r.claim) } else { String::new() },
+        };
+        let room = |c: &Option<search::ConditionRoom>| c.as_ref().map_or((None, None), |c| (Some(c.holds_up_to).filter(|h| *h > 0.0), c.broken_at));
+        let on_worst = r.conservativeness.as_ref().map_or((None, None), |c| match c.bound_holds_up_to {
+            Some(h) => (Some(h), c.trials.iter().map(|t| t.0).find(|m| *m > h)),
+            None => (Some(search::MAX_GAMMA_MULTIPLE), None),
+        });
+        lines.push(line("gamma within its condition (or as prescribed)", on_worst, room(&r.room)));
+        lines.push(line("eta_u, eta_v within their conditions (gamma fixed)", (None, None), room(&r.eta_room)));
+    }
+    lines
+}
+
 fn search_mismatches(results: &[SearchResult]) -> Vec<String> {
     results
         .iter()
@@ -283,7 +314,7 @@ impl Plugin for Ccyw {
             terminal.push_str(&searches_table(&searches));
             mismatches.extend(search_mismatches(&searches));
         }
-        Ok(FamilyReport { summary_markdown, files, mismatches, terminal, ..Default::default() })
+        Ok(FamilyReport { summary_markdown, files, mismatches, terminal, searches: search_lines(&searches), ..Default::default() })
     }
 
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
@@ -307,7 +338,8 @@ impl Plugin for Ccyw {
         let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
-        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), ..Default::default() }))
+        let searches = search_lines(&results);
+        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), searches, ..Default::default() }))
     }
 
     fn has_search(&self) -> bool {

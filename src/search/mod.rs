@@ -7,6 +7,11 @@
 //! restarts from the next-best random candidate. A family decodes a candidate into one of its
 //! scenarios and says which coordinates can matter ("live").
 
+pub mod report;
+pub mod space;
+
+pub use space::{ClaimSearch, Room, SearchSettings, SearchSpace, StepRoom, Target};
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;

@@ -1,0 +1,175 @@
+//! What a search writes: per claim `search/<ID>.json` (the result with its trace) and
+//! `search/<ID>.toml` (a card that replays the worst candidate), a Markdown table, a terminal
+//! table, and the lines of `search.csv` (one per claim and step-size condition, for every family).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::space::{ClaimSearch, Room};
+use crate::error::{Error, Result};
+use crate::family::{FamilyReport, ReportFile};
+use crate::report::{markdown_table, ReportMeta};
+use crate::verdict::{ConstantsSource, VerdictKind};
+
+/// One line of `search.csv`: a claim's worst case and the room of one of its step-size
+/// conditions (the condition columns empty when it has none).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchLine {
+    /// Family id.
+    pub family: &'static str,
+    /// Claim id.
+    pub claim: &'static str,
+    /// Constants the objective read.
+    pub constants: ConstantsSource,
+    /// Holds, violated or not applicable.
+    pub verdict: VerdictKind,
+    /// Largest `observed / bound` found.
+    pub worst_ratio: Option<f64>,
+    /// Objective evaluations of the worst-case search.
+    pub evaluations: usize,
+    /// Of which applicable.
+    pub applicable: usize,
+    /// The step-size condition (empty when none).
+    pub condition: String,
+    /// On the worst instance: largest multiple of the admitted step that still holds, smallest
+    /// that breaks.
+    pub worst_instance: (Option<f64>, Option<f64>),
+    /// Over any instance: the same.
+    pub any_instance: (Option<f64>, Option<f64>),
+    /// The replay file, relative to the report folder.
+    pub replay: String,
+}
+
+impl SearchLine {
+    /// The header of `search.csv`.
+    pub const HEADER: &'static str = "family,claim,constants,verdict,worst_ratio,evaluations,applicable,condition,\
+worst_instance_holds_up_to,worst_instance_breaks_at,any_instance_holds_up_to,any_instance_breaks_at,replay";
+
+    /// The line as CSV (the condition quoted).
+    pub fn csv(&self) -> String {
+        let num = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        format!(
+            "{},{},{},{},{},{},{},\"{}\",{},{},{},{},{}",
+            self.family,
+            self.claim,
+            self.constants,
+            self.verdict,
+            num(self.worst_ratio),
+            self.evaluations,
+            self.applicable,
+            self.condition.replace('"', "\"\""),
+            num(self.worst_instance.0),
+            num(self.worst_instance.1),
+            num(self.any_instance.0),
+            num(self.any_instance.1),
+            self.replay
+        )
+    }
+}
+
+/// `search.csv` from every family's lines, in the order given.
+pub fn search_csv<'a>(lines: impl IntoIterator<Item = &'a SearchLine>) -> String {
+    let mut s = format!("{}\n", SearchLine::HEADER);
+    for l in lines {
+        let _ = writeln!(s, "{}", l.csv());
+    }
+    s
+}
+
+/// The file stem of a search: the claim id, with `@source` for a source other than the exact one.
+fn stem(s: &ClaimSearch) -> String {
+    match s.constants {
+        ConstantsSource::Exact => s.claim.to_string(),
+        other => format!("{}@{other}", s.claim),
+    }
+}
+
+fn room_cell(room: Option<&Room>) -> String {
+    let Some(r) = room else { return "-".into() };
+    let up = r.holds_up_to.map_or("none".to_string(), |c| format!("{c}x"));
+    let at = r
+        .breaks_at
+        .map_or_else(|| if r.stopped.is_some() { "stopped".to_string() } else { format!("> {}x", r.tried.last().map_or(1.0, |t| t.0)) }, |c| format!("{c}x"));
+    format!("holds to {up}, breaks at {at}")
+}
+
+/// The lines of `search.csv` of one search.
+pub fn lines(s: &ClaimSearch) -> Vec<SearchLine> {
+    let line = |condition: String, worst_instance, any_instance| SearchLine {
+        family: s.family,
+        claim: s.claim,
+        constants: s.constants,
+        verdict: s.verdict,
+        worst_ratio: s.worst_ratio,
+        evaluations: s.trace.len(),
+        applicable: s.applicable,
+        condition,
+        worst_instance,
+        any_instance,
+        replay: if s.replay.is_some() { format!("search/{}.toml", stem(s)) } else { String::new() },
+    };
+    if s.step_room.is_empty() {
+        return vec![line(String::new(), (None, None), (None, None))];
+    }
+    let pair = |r: &Room| (r.holds_up_to, r.breaks_at);
+    s.step_room.iter().map(|r| line(r.condition.clone(), pair(&r.worst_instance), r.any_instance.as_ref().map_or((None, None), pair))).collect()
+}
+
+#[derive(Serialize)]
+struct SearchJson<'a> {
+    meta: &'a ReportMeta,
+    search: &'a ClaimSearch,
+}
+
+/// A family's search report: files, its section of `SUMMARY.md`, a terminal table, the lines of
+/// `search.csv`, and a finding for each counterexample (with its replay).
+///
+/// # Errors
+/// [`Error::Serialization`] when a result cannot be written as JSON.
+pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -> Result<FamilyReport> {
+    let mut files = Vec::new();
+    for s in searches {
+        let json = serde_json::to_string_pretty(&SearchJson { meta, search: s }).map_err(|e| Error::serialization(format!("search/{}.json", stem(s)), e))?;
+        files.push(ReportFile { path: format!("search/{}.json", stem(s)).into(), bytes: format!("{json}\n").into_bytes() });
+        if let Some(card) = &s.replay {
+            files.push(ReportFile { path: format!("search/{}.toml", stem(s)).into(), bytes: card.clone().into_bytes() });
+        }
+    }
+    let rows: Vec<Vec<String>> = searches.iter().flat_map(table_rows).collect();
+    let header = "claim | constants | verdict | worst observed/bound | applicable | step condition | on the worst instance | on any instance";
+    let table = markdown_table(header, &rows);
+    let summary_markdown = format!("### Adversarial search: {title}\n\n{table}\n");
+    let mut terminal = format!("\nAdversarial search: {title}\n");
+    for r in &rows {
+        let _ = writeln!(
+            terminal,
+            "  {:<28} {:<9} {:<10} {:>10}  {}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            if r[5].is_empty() { String::new() } else { format!("{}: {}", r[5], r[6]) }
+        );
+    }
+    let mismatches = searches
+        .iter()
+        .filter(|s| s.verdict == VerdictKind::Violated)
+        .map(|s| format!("{} counterexample ({}): search/{}.toml", s.claim, s.constants, stem(s)))
+        .collect();
+    Ok(FamilyReport { summary_markdown, files, terminal, mismatches, searches: searches.iter().flat_map(lines).collect(), ..Default::default() })
+}
+
+fn table_rows(s: &ClaimSearch) -> Vec<Vec<String>> {
+    let ratio = s.worst_ratio.map_or("-".to_string(), |r| format!("{r:.6}"));
+    let applicable = format!("{}/{}", s.applicable, s.trace.len());
+    let head = [s.claim.to_string(), s.constants.to_string(), s.verdict.to_string(), ratio, applicable];
+    if s.step_room.is_empty() {
+        let why = s.not_applicable.as_ref().filter(|_| s.applicable == 0).map_or(String::new(), |(r, n)| format!("({n}x) {r}"));
+        return vec![head.into_iter().chain([String::new(), why, String::new()]).collect()];
+    }
+    s.step_room
+        .iter()
+        .map(|r| head.iter().cloned().chain([r.condition.clone(), room_cell(Some(&r.worst_instance)), room_cell(r.any_instance.as_ref())]).collect())
+        .collect()
+}

@@ -1,0 +1,332 @@
+//! The adversarial search of any family, written once: the worst admissible instance of a claim
+//! and the room its step-size conditions leave.
+//!
+//! A family opts in with a [`SearchSpace`]: it decodes a point of the unit cube into one of its
+//! scenarios whose steps satisfy the claim's conditions (or multiplies one step by a factor past
+//! its condition), and writes a card that replays a scenario. Everything else is the core's:
+//!
+//! - **the objective** is the family's own check of the claim on the decoded scenario
+//!   ([`Plugin::prepare`], [`Plugin::run`]), read from the claim's row of the requested constants
+//!   source: `observed / bound = 1 / slack` at the decisive checkpoint (a ratio above 1 is a
+//!   counterexample; a diverged run is `+inf`); a row that is not applicable or not decided
+//!   contributes its reason, never a number;
+//! - **the worst case**: [`super::maximize`] (seeded random candidates, then coordinate refinement;
+//!   independent of the thread count);
+//! - **the step room** of each step-size condition `j`: the step multiplied by `c = 2^e`,
+//!   `e = 0, 1, ..., MAX_DOUBLINGS`, compared with the printed bound although the condition no
+//!   longer holds ([`crate::verdict::Evaluation::beyond_steps`]): on the worst instance found, the
+//!   largest `c` up to which the bound still holds and the smallest at which it breaks; over any
+//!   instance, the same from a search of its own at each `c` (stopping at the first break).
+
+use serde::Serialize;
+
+use super::{maximize, search_verdict, Candidate, Evaluated, Maximum};
+use crate::checker::{Plugin, RunSettings};
+use crate::error::Result;
+use crate::family::Progress;
+use crate::verdict::{ConstantsSource, VerdictKind};
+
+/// Evaluations of each "any instance" search of a step condition's room, per doubling.
+pub const DEFAULT_ROOM_BUDGET: usize = 24;
+
+/// Doublings of a step past its condition that the step room tries (`c` up to `2^10 = 1024`).
+pub const MAX_DOUBLINGS: u32 = 10;
+
+/// Where a family's adversarial search looks for a claim's worst case.
+pub trait SearchSpace<P: Plugin>: Sync {
+    /// What each unit-cube coordinate decodes to, with its range, in order (for reports).
+    fn coordinates(&self, claim: &P::Claim) -> Vec<String>;
+    /// The coordinates that refinement moves (all by default).
+    fn live(&self, claim: &P::Claim) -> Vec<usize> {
+        (0..self.coordinates(claim).len()).collect()
+    }
+    /// Whether the search covers `claim` (every claim by default).
+    fn covers(&self, _claim: &P::Claim) -> bool {
+        true
+    }
+    /// The constants sources searched for `claim`, each its own search (the claim as stated,
+    /// [`ConstantsSource::Exact`], by default).
+    fn sources(&self, _claim: &P::Claim) -> Vec<ConstantsSource> {
+        vec![ConstantsSource::Exact]
+    }
+    /// The claim's step-size conditions whose room is measured, as the claim states them.
+    fn step_conditions(&self, claim: &P::Claim) -> Vec<String>;
+    /// The scenario `candidate` decodes to, its steps inside the claim's conditions; with
+    /// `step = Some((j, c))`, the step that condition `j` limits multiplied by `c` (past it for
+    /// `c > 1`).
+    ///
+    /// # Errors
+    /// When the decoded scenario is not a valid one (e.g. a step past a hard limit of the
+    /// family's inputs): the candidate is then traced as not applicable.
+    fn decode(&self, card: &P::Card, claim: &P::Claim, candidate: &Candidate, step: Option<(usize, f64)>) -> Result<P::Scenario>;
+    /// A card that `fedbounds check --card` reads to replay `scenario`, expecting `expected` for
+    /// the claim.
+    ///
+    /// # Errors
+    /// When the scenario cannot be written.
+    fn replay_card(&self, claim: &P::Claim, scenario: &P::Scenario, expected: VerdictKind) -> Result<String>;
+}
+
+/// What a search is asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchSettings {
+    /// Objective evaluations of the worst-case search.
+    pub budget: usize,
+    /// Objective evaluations of each "any instance" search of the step room (0: skipped).
+    pub room_budget: usize,
+    /// Seed: same seed, same result.
+    pub seed: u64,
+    /// Multiplies the bound (1 as printed; below 1 in negative controls).
+    pub bound_scale: f64,
+    /// Which constants the objective reads (the claim as stated is [`ConstantsSource::Exact`]).
+    pub source: ConstantsSource,
+}
+
+/// How far one step-size condition can be exceeded before the bound breaks.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Room {
+    /// The largest multiple `c = 2^e` of the admitted step up to which the bound held at every
+    /// multiple tried (1: only inside the condition; `None`: not even there).
+    pub holds_up_to: Option<f64>,
+    /// The smallest multiple at which it broke (`None`: not up to `2^MAX_DOUBLINGS`).
+    pub breaks_at: Option<f64>,
+    /// Every multiple tried with its ratio `observed / bound` (`None`: not decided, see `stopped`).
+    pub tried: Vec<(f64, Option<f64>)>,
+    /// Why the scan stopped before a break or the last multiple, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// The room of one step-size condition, on the worst instance found and on any instance.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRoom {
+    /// The condition, as the claim states it.
+    pub condition: String,
+    /// On the worst instance found by the search.
+    pub worst_instance: Room,
+    /// Over any instance (a search of its own at each multiple); `None` when not asked for.
+    pub any_instance: Option<Room>,
+}
+
+/// One claim's search.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimSearch {
+    /// The family's id.
+    pub family: &'static str,
+    /// The claim.
+    pub claim: &'static str,
+    /// The constants the objective read.
+    pub constants: ConstantsSource,
+    /// The coordinates, in order.
+    pub coordinates: Vec<String>,
+    /// Evaluations and seed.
+    pub budget: usize,
+    /// The seed.
+    pub seed: u64,
+    /// Evaluations where the claim applied (a ratio was computed).
+    pub applicable: usize,
+    /// The largest `observed / bound` found (`None`: no candidate applied).
+    pub worst_ratio: Option<f64>,
+    /// Holds (every ratio <= 1), violated (a counterexample), or not applicable (no candidate).
+    pub verdict: VerdictKind,
+    /// The worst candidate.
+    pub worst: Option<Candidate>,
+    /// The most frequent reason candidates were not applicable, with its count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<(String, usize)>,
+    /// The room of each step-size condition.
+    pub step_room: Vec<StepRoom>,
+    /// Every evaluation of the worst-case search, in order.
+    pub trace: Vec<Evaluated>,
+    /// A card that replays the worst candidate (`fedbounds check --card`).
+    #[serde(skip)]
+    pub replay: Option<String>,
+}
+
+/// What one claim's search works on.
+pub struct Target<'a, P: Plugin> {
+    /// The family.
+    pub plugin: &'a P,
+    /// Its search space.
+    pub space: &'a dyn SearchSpace<P>,
+    /// The card whose claims and settings the runs use.
+    pub card: &'a P::Card,
+    /// The claim searched.
+    pub claim: &'a P::Claim,
+    /// Budget, seed, bound scale, constants source.
+    pub settings: SearchSettings,
+    /// Progress, one step per evaluation.
+    pub progress: &'a dyn Progress,
+}
+
+impl<P: Plugin> Target<'_, P> {
+    /// `observed / bound` of the claim on `scenario` as the family's own check computes it, or
+    /// why there is none. With `past_steps`, a row not applicable only because step-size
+    /// conditions fail gives the comparison made anyway.
+    fn ratio_on(&self, scenario: &P::Scenario, past_steps: bool) -> (Option<f64>, Option<String>) {
+        let (plugin, settings) = (self.plugin, &self.settings);
+        let run_settings = RunSettings { bound_scale: settings.bound_scale, estimator: None, threads: None };
+        let run = plugin.prepare(scenario).and_then(|prepared| plugin.run(self.card, scenario, prepared, std::slice::from_ref(self.claim), &run_settings));
+        let run = match run {
+            Ok(run) => run,
+            Err(e) => return (None, Some(e.to_string())),
+        };
+        let id = plugin.claim_id(self.claim);
+        let (_, results) = plugin.outcome(&run);
+        let Some(result) = results.iter().find(|r| r.claim == id && r.constants == settings.source) else {
+            return (None, Some(format!("no {} row of {id} on this scenario", settings.source)));
+        };
+        let e = &result.evaluation;
+        let (verdict, slack) = match (e.verdict, e.beyond_steps) {
+            (VerdictKind::NotApplicable, Some(beyond)) if past_steps => beyond,
+            (verdict, _) => (verdict, e.slack),
+        };
+        match (verdict, slack) {
+            (VerdictKind::Holds | VerdictKind::Violated, Some(s)) if s > 0.0 => (Some(1.0 / s), None),
+            (VerdictKind::Violated, _) => (Some(f64::INFINITY), None),
+            (VerdictKind::NotApplicable, _) => (None, Some(e.failed.join("; "))),
+            _ => (None, Some(format!("not decided ({})", e.notes.join("; ")))),
+        }
+    }
+
+    /// The ratio at `candidate`, with the step of condition `j` multiplied by `c` if `step` is
+    /// `Some((j, c))`.
+    fn ratio_at(&self, candidate: &Candidate, step: Option<(usize, f64)>) -> (Option<f64>, Option<String>) {
+        self.progress.step();
+        match self.space.decode(self.card, self.claim, candidate, step) {
+            Ok(s) => self.ratio_on(&s, step.is_some_and(|(_, c)| c > 1.0)),
+            Err(e) => (None, Some(e.to_string())),
+        }
+    }
+
+    /// A search with `budget` evaluations, at step multiple `step`.
+    fn worst_case(&self, budget: usize, step: Option<(usize, f64)>) -> Maximum {
+        let dimensions = self.space.coordinates(self.claim).len();
+        maximize(dimensions, &self.space.live(self.claim), budget, self.settings.seed, &|c: &Candidate| self.ratio_at(c, step))
+    }
+
+    /// The room of condition `j`, on the worst candidate and (when asked for) over any instance.
+    fn step_room(&self, j: usize, condition: String, worst: &Candidate) -> StepRoom {
+        let worst_instance = scan(0, &mut |c| self.ratio_at(worst, Some((j, c))));
+        let any_instance = (self.settings.room_budget > 0).then(|| {
+            scan(1, &mut |c| match self.worst_case(self.settings.room_budget, Some((j, c))).best {
+                Some((r, _)) => (Some(r), None),
+                None => (None, Some("no candidate applied".to_string())),
+            })
+        });
+        StepRoom { condition, worst_instance, any_instance }
+    }
+
+    /// Evaluations [`Target::search`] makes at most (for progress).
+    pub fn evaluations(&self) -> usize {
+        let conditions = self.space.step_conditions(self.claim).len();
+        let doublings = MAX_DOUBLINGS as usize;
+        self.settings.budget + conditions * (doublings + 1 + doublings * self.settings.room_budget)
+    }
+
+    /// Searches the claim's worst admissible instance and the room of each of its step-size
+    /// conditions.
+    ///
+    /// # Errors
+    /// Only when the replay card of the worst candidate cannot be written.
+    pub fn search(&self) -> Result<ClaimSearch> {
+        let (space, claim, settings) = (self.space, self.claim, &self.settings);
+        let found = self.worst_case(settings.budget, None);
+        let applicable = found.trace.iter().filter(|e| e.ratio.is_some()).count();
+        let worst_ratio = found.best.as_ref().map(|b| b.0);
+        let verdict = search_verdict(applicable > 0, worst_ratio.unwrap_or(0.0));
+        let worst = found.best.map(|b| b.1);
+        let step_room = match &worst {
+            Some(w) => space.step_conditions(claim).into_iter().enumerate().map(|(j, c)| self.step_room(j, c, w)).collect(),
+            None => Vec::new(),
+        };
+        let replay = match &worst {
+            Some(c) => Some(space.replay_card(claim, &space.decode(self.card, claim, c, None)?, verdict)?),
+            None => None,
+        };
+        Ok(ClaimSearch {
+            family: self.plugin.id(),
+            claim: self.plugin.claim_id(claim),
+            constants: settings.source,
+            coordinates: space.coordinates(claim),
+            budget: settings.budget,
+            seed: settings.seed,
+            applicable,
+            worst_ratio,
+            verdict,
+            worst,
+            not_applicable: most_frequent_reason(&found.trace),
+            step_room,
+            trace: found.trace,
+            replay,
+        })
+    }
+}
+
+/// Whether a ratio is a counterexample (beyond the verdicts' rounding tie).
+fn breaks(ratio: f64) -> bool {
+    search_verdict(true, ratio) == VerdictKind::Violated
+}
+
+/// Scans `c = 2^e`, `e = first..=MAX_DOUBLINGS`, with `ratio_at(c)`, until the bound breaks or
+/// the ratio cannot be computed.
+fn scan(first: u32, ratio_at: &mut dyn FnMut(f64) -> (Option<f64>, Option<String>)) -> Room {
+    let mut room = Room { holds_up_to: (first > 0).then_some(1.0), ..Room::default() };
+    for e in first..=MAX_DOUBLINGS {
+        let c = f64::from(1u32 << e);
+        let (ratio, why) = ratio_at(c);
+        room.tried.push((c, ratio));
+        match ratio {
+            Some(r) if breaks(r) => {
+                room.breaks_at = Some(c);
+                return room;
+            }
+            Some(_) => room.holds_up_to = Some(c),
+            None => {
+                room.stopped = Some(format!("at {c} x the admitted step: {}", why.unwrap_or_default()));
+                return room;
+            }
+        }
+    }
+    room
+}
+
+/// The reason most candidates were not applicable, with its count (ties: the first seen).
+fn most_frequent_reason(trace: &[Evaluated]) -> Option<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for reason in trace.iter().filter_map(|e| e.reason.as_ref()) {
+        match counts.iter_mut().find(|(r, _)| r == reason) {
+            Some(entry) => entry.1 += 1,
+            None => counts.push((reason.clone(), 1)),
+        }
+    }
+    counts.into_iter().fold(None, |best: Option<(String, usize)>, c| if best.as_ref().is_none_or(|b| c.1 > b.1) { Some(c) } else { best })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scan_stops_at_the_first_break_and_names_why_it_stopped() {
+        let room = scan(0, &mut |c| (Some(c / 5.0), None));
+        assert_eq!((room.holds_up_to, room.breaks_at), (Some(4.0), Some(8.0)));
+        assert_eq!(room.tried.len(), 4);
+        let room = scan(0, &mut |c| if c < 4.0 { (Some(0.1), None) } else { (None, Some("diverged".into())) });
+        assert_eq!((room.holds_up_to, room.breaks_at), (Some(2.0), None));
+        assert!(room.stopped.as_deref().is_some_and(|s| s.contains("4 x") && s.contains("diverged")), "{room:?}");
+        let room = scan(1, &mut |_| (Some(0.5), None));
+        assert_eq!((room.holds_up_to, room.breaks_at), (Some(1024.0), None));
+        let room = scan(0, &mut |_| (Some(2.0), None));
+        assert_eq!((room.holds_up_to, room.breaks_at), (None, Some(1.0)), "a bound broken inside its condition has no room");
+    }
+
+    #[test]
+    fn the_most_frequent_reason_wins_and_ties_keep_the_first() {
+        let e = |r: Option<&str>| Evaluated { eval: 0, phase: "random", ratio: r.is_none().then_some(0.5), reason: r.map(String::from) };
+        let trace = [e(Some("a")), e(Some("b")), e(None), e(Some("b")), e(Some("a")), e(Some("b"))];
+        assert_eq!(most_frequent_reason(&trace), Some(("b".to_string(), 3)));
+        assert_eq!(most_frequent_reason(&trace[..2]), Some(("a".to_string(), 1)));
+        assert_eq!(most_frequent_reason(&[e(None)]), None);
+    }
+}
