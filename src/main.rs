@@ -692,7 +692,7 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
     let mut files = files;
     let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
     if !searches.is_empty() {
-        files.push(ReportFile { path: "search.csv".into(), bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
+        files.push(ReportFile { path: format!("{folder}/search.csv").into(), bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
     }
     let written = fedbounds::outcome::write_subfolder(out, folder, &files)?;
     for (_, r) in &reports {

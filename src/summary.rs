@@ -160,7 +160,7 @@ pub const TERMINAL_WIDTH: usize = 100;
 
 /// `text` wrapped at [`TERMINAL_WIDTH`] on spaces: the first line indented by `first`, the rest by
 /// `rest` spaces (a word longer than a line stays whole).
-fn wrap(text: &str, first: usize, rest: usize) -> String {
+pub fn wrap(text: &str, first: usize, rest: usize) -> String {
     let mut out = String::new();
     let mut line = " ".repeat(first);
     let mut empty = true;

@@ -154,7 +154,7 @@ impl SearchSpace<Gd2> for Space {
         let multiple = step.map_or(1.0, |(_, m)| m);
         Ok(Scenario { name: "worst".into(), gamma_times_l: (0.01 + 0.99 * c.x[1]) * multiple, theta: c.x[0] * std::f64::consts::FRAC_PI_2, expected: None })
     }
-    fn replay_card(&self, _claim: &&'static str, s: &Scenario, expected: VerdictKind) -> Result<String> {
+    fn replay_card(&self, _claim: &&'static str, s: &Scenario, _source: ConstantsSource, expected: VerdictKind) -> Result<String> {
         let s = Scenario { name: s.name.clone(), gamma_times_l: s.gamma_times_l, theta: s.theta, expected: Some(expected) };
         toml::to_string(&s).map(|t| format!("[[scenarios]]\n{t}")).map_err(|e| Error::serialization("replay card", e))
     }

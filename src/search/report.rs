@@ -85,13 +85,16 @@ fn stem(s: &ClaimSearch) -> String {
     }
 }
 
+/// `holds to 4x, breaks at 8x`; `holds to 1024x, no break up to 1024x`; `holds to 2x, stopped
+/// at 4x: <why>`.
 fn room_cell(room: Option<&Room>) -> String {
     let Some(r) = room else { return "-".into() };
-    let up = r.holds_up_to.map_or("none".to_string(), |c| format!("{c}x"));
-    let at = r
-        .breaks_at
-        .map_or_else(|| if r.stopped.is_some() { "stopped".to_string() } else { format!("> {}x", r.tried.last().map_or(1.0, |t| t.0)) }, |c| format!("{c}x"));
-    format!("holds to {up}, breaks at {at}")
+    let up = r.holds_up_to.map_or("never holds".to_string(), |c| format!("holds to {c}x"));
+    match (r.breaks_at, &r.stopped) {
+        (Some(c), _) => format!("{up}, breaks at {c}x"),
+        (None, Some(why)) => format!("{up}, stopped {why}"),
+        (None, None) => format!("{up}, no break up to {}x", r.tried.last().map_or(1.0, |t| t.0)),
+    }
 }
 
 /// The lines of `search.csv` of one search.
@@ -142,15 +145,11 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
     let summary_markdown = format!("### Adversarial search: {title}\n\n{table}\n");
     let mut terminal = format!("\nAdversarial search: {title}\n");
     for r in &rows {
-        let _ = writeln!(
-            terminal,
-            "  {:<28} {:<9} {:<10} {:>10}  {}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            if r[5].is_empty() { String::new() } else { format!("{}: {}", r[5], r[6]) }
-        );
+        let _ = writeln!(terminal, "  {:<28} {:<9} {:<14} {:>10}", r[0], r[1], r[2], r[3]);
+        let detail = if r[5].is_empty() { r[6].clone() } else { format!("{}: worst instance {}; any instance {}", r[5], r[6], r[7]) };
+        if !detail.is_empty() {
+            terminal.push_str(&crate::summary::wrap(&detail, 6, 8));
+        }
     }
     let mismatches = searches
         .iter()

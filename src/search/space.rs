@@ -60,11 +60,27 @@ pub trait SearchSpace<P: Plugin>: Sync {
     /// family's inputs): the candidate is then traced as not applicable.
     fn decode(&self, card: &P::Card, claim: &P::Claim, candidate: &Candidate, step: Option<(usize, f64)>) -> Result<P::Scenario>;
     /// A card that `fedbounds check --card` reads to replay `scenario`, expecting `expected` for
-    /// the claim.
+    /// the claim's row of constants `source` ([`card_with_scenario`] writes one from the family's
+    /// own card).
     ///
     /// # Errors
     /// When the scenario cannot be written.
-    fn replay_card(&self, claim: &P::Claim, scenario: &P::Scenario, expected: VerdictKind) -> Result<String>;
+    fn replay_card(&self, claim: &P::Claim, scenario: &P::Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String>;
+}
+
+/// A card made of `card`'s text before its first `[[scenarios]]` (its family, claims and
+/// readings) and `scenario` as its only scenario.
+///
+/// # Errors
+/// [`crate::Error::Serialization`] when the scenario cannot be written as TOML.
+pub fn card_with_scenario<S: Serialize>(card: &str, scenario: &S) -> Result<String> {
+    #[derive(Serialize)]
+    struct Only<'a, S: Serialize> {
+        scenarios: [&'a S; 1],
+    }
+    let head = card.find("[[scenarios]]").map_or(card, |i| &card[..i]);
+    let body = toml::to_string(&Only { scenarios: [scenario] }).map_err(|e| crate::Error::serialization("the replay card's scenario", e))?;
+    Ok(format!("{}\n{body}", head.trim_end()))
 }
 
 /// What a search is asked for.
@@ -241,7 +257,7 @@ impl<P: Plugin> Target<'_, P> {
             None => Vec::new(),
         };
         let replay = match &worst {
-            Some(c) => Some(space.replay_card(claim, &space.decode(self.card, claim, c, None)?, verdict)?),
+            Some(c) => Some(space.replay_card(claim, &space.decode(self.card, claim, c, None)?, settings.source, verdict)?),
             None => None,
         };
         Ok(ClaimSearch {

@@ -167,6 +167,9 @@ impl Plugin for FedPlt {
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
         (&run.scenario, &run.results)
     }
+    fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>> {
+        Some(&super::search::Space)
+    }
     /// The main job also draws the speed-error trade-off of Case 1.
     fn report(
         &self,

@@ -16,5 +16,6 @@ pub mod prec;
 pub mod problem;
 pub mod report;
 pub mod runs;
+pub mod search;
 
-pub use family::{FedPlt, FAMILY, FAMILY_ID};
+pub use family::{FedPlt, CARD, FAMILY, FAMILY_ID};

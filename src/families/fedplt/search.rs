@@ -1,0 +1,145 @@
+//! FedPLT's adversarial search space ([`crate::search::space`]): a unit-cube candidate decoded
+//! into a scenario of the family's instance class (spectrum, noise, heterogeneity, start, clients,
+//! dimension, mask layout, rotation, local steps) with its step inside the claim's conditions.
+//!
+//! Claims searched: the one-round recursion (its three readings), the constant step (Case 1) and
+//! the decaying steps (Case 2 and its correction), each as stated (not applicable wherever
+//! Assumption 5 fails, which is everywhere on quadratics, I-PLT1) and with `G^2` measured on the
+//! run (the empirical rows). The step room scales the constant step `eta = f / L` past
+//! `eta < 1/L` (condition (a), implicit, 001:L507) for the recursion and past `eta < 1/z`
+//! (001:L639) for Case 1; the decaying schedules have no step to scale.
+
+use std::collections::BTreeMap;
+
+use super::check::{Scenario, StepSpec};
+use super::claims::FedPltClaim;
+use super::formulas::Claim;
+use super::problem::{InstanceSpec, MaskLayout};
+use super::{FedPlt, CARD};
+use crate::error::Result;
+use crate::search::space::card_with_scenario;
+use crate::search::{Candidate, SearchSpace};
+use crate::verdict::{ConstantsSource, VerdictKind};
+
+/// Rounds of every candidate's run.
+const ROUNDS: usize = 60;
+const CLIENTS: [usize; 4] = [1, 2, 3, 5];
+const DIMS: [usize; 4] = [2, 3, 4, 6];
+const TAUS: [usize; 4] = [1, 2, 3, 5];
+const MASKS: [&str; 5] = ["full", "disjoint", "layers, 1 per client", "layers, 2 per client", "random, r = 1/2"];
+
+fn pick<T: Copy>(choices: &[T], u: f64) -> T {
+    choices[((u * choices.len() as f64) as usize).min(choices.len() - 1)]
+}
+
+fn mask_layout(u: f64, dim: usize) -> MaskLayout {
+    let layers = dim.min(3);
+    match pick(&[0, 1, 2, 3, 4], u) {
+        0 => MaskLayout::Full,
+        1 => MaskLayout::Disjoint,
+        2 => MaskLayout::Layers { layers, per_client: 1 },
+        3 => MaskLayout::Layers { layers, per_client: 2.min(layers) },
+        _ => MaskLayout::Random { fraction: 0.5 },
+    }
+}
+
+/// The built-in claim a search covers, if it covers this one.
+fn searched(claim: &Claim) -> Option<FedPltClaim> {
+    match claim {
+        Claim::Builtin(c @ (FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected)) => {
+            Some(*c)
+        }
+        _ => None,
+    }
+}
+
+/// The search space of FedPLT's claims.
+pub struct Space;
+
+impl SearchSpace<FedPlt> for Space {
+    fn coordinates(&self, _claim: &Claim) -> Vec<String> {
+        [
+            "log10(mu/L) in [-1.5, 0]",
+            "sigma in [0, 1]",
+            "heterogeneity ||a_k - a_mean|| in [0, 2]",
+            "log10 ||W^0 - W*|| in [-1, 1]",
+            "clients in {1, 2, 3, 5}",
+            "dim in {2, 3, 4, 6}",
+            "masks: full, disjoint, layers (1 or 2 per client), random r = 1/2",
+            "rotated Hessians (>= 1/2)",
+            "tau in {1, 2, 3, 5} (the tau-steps reading; else tau = 1)",
+            "step: eta L in [0.01, 1] (constant), beta in [1, 4] (corrected decaying step)",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    fn covers(&self, claim: &Claim) -> bool {
+        searched(claim).is_some()
+    }
+
+    fn sources(&self, _claim: &Claim) -> Vec<ConstantsSource> {
+        vec![ConstantsSource::Exact, ConstantsSource::Empirical]
+    }
+
+    fn step_conditions(&self, claim: &Claim) -> Vec<String> {
+        match searched(claim) {
+            Some(FedPltClaim::Recursion { .. }) => vec!["(a) eta < 1/L (implicit, 001:L507)".into()],
+            Some(FedPltClaim::ConstantStep) => vec!["eta in (0, 1/z) (001:L639), from eta = f/L with f <= 1".into()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn decode(&self, _card: &super::family::ReadCard, claim: &Claim, c: &Candidate, step: Option<(usize, f64)>) -> Result<Scenario> {
+        let x = &c.x;
+        let kind = searched(claim);
+        let dim = pick(&DIMS, x[5]);
+        let tau = if matches!(kind, Some(FedPltClaim::Recursion { tau_steps: true, .. })) { pick(&TAUS, x[8]) } else { 1 };
+        let multiple = step.map_or(1.0, |(_, m)| m);
+        let step = match kind {
+            Some(FedPltClaim::DecayingStep { .. }) => StepSpec::Decaying { beta: 1.0, offset: 1.0 },
+            Some(FedPltClaim::DecayingCorrected) => StepSpec::Decaying { beta: 1.0 + 3.0 * x[9], offset: 1.0 },
+            _ => StepSpec::ConstantOverL(10f64.powf(-2.0 * (1.0 - x[9])) * multiple),
+        };
+        let instance = InstanceSpec {
+            clients: pick(&CLIENTS, x[4]),
+            dim,
+            l: 1.0,
+            mu: 10f64.powf(-1.5 * x[0]),
+            sigma: x[1],
+            heterogeneity: 2.0 * x[2],
+            init_distance: 10f64.powf(2.0 * x[3] - 1.0),
+            rotated: x[7] >= 0.5,
+            samples: None,
+            masks: mask_layout(x[6], dim),
+            seed: c.instance_seed,
+        };
+        let description = format!("worst case found by the search ({} masks)", MASKS[pick(&[0, 1, 2, 3, 4], x[6])]);
+        Ok(Scenario {
+            family: None,
+            name: "search-worst".into(),
+            description,
+            rounds: ROUNDS,
+            replicates: 2,
+            seed: c.instance_seed,
+            tau,
+            gradient: Default::default(),
+            step,
+            instance,
+            expected: BTreeMap::new(),
+            expected_empirical: BTreeMap::new(),
+        })
+    }
+
+    fn replay_card(&self, claim: &Claim, scenario: &Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String> {
+        let mut s = scenario.clone();
+        let entry = BTreeMap::from([(claim.id().to_string(), expected)]);
+        match source {
+            ConstantsSource::Exact => s.expected = entry,
+            _ => s.expected_empirical = entry,
+        }
+        let mut text = card_with_scenario(CARD.1, &s)?;
+        text.insert_str(0, "# A scenario found by `fedbounds search`; `fedbounds check --card` on this file replays it.\n");
+        Ok(text)
+    }
+}
