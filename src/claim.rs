@@ -139,6 +139,22 @@ impl Reading {
     }
 }
 
+/// A claim's identity as one value: a family declares each claim once (one table row) and its
+/// [`BoundClaim`] identity methods and its [`crate::family::ClaimSummary`] read that row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Declaration {
+    /// ID as in CLAIMS.md; variants append `~name`.
+    pub id: &'static str,
+    /// One-line title.
+    pub title: &'static str,
+    /// Source lines in the paper text.
+    pub source: &'static str,
+    /// Which reading this is.
+    pub reading: Reading,
+    /// The metric bounded, or the inequality, in ASCII math.
+    pub metric: &'static str,
+}
+
 /// Inputs of a claim at a horizon `T`: the same inputs can be re-evaluated at every prefix.
 pub trait Horizon: Copy {
     /// `T`.

@@ -136,6 +136,18 @@ pub fn require_non_negative(field: &str, value: f64) -> Result<f64> {
     }
 }
 
+/// Checks that a count lies in `lo..=hi` (no upper end when `hi` is `usize::MAX`).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field`, the value and the range.
+pub fn require_count(field: &str, value: usize, lo: usize, hi: usize) -> Result<usize> {
+    match (lo..=hi).contains(&value) {
+        true => Ok(value),
+        false if hi == usize::MAX => Err(Error::field(field, format!("got {value}"), format!("an integer >= {lo}"))),
+        false => Err(Error::field(field, format!("got {value}"), format!("an integer in [{lo}, {hi}]"))),
+    }
+}
+
 /// The memory one run may plan to hold: 8 GiB, a third of the 24 GiB machines the project runs on,
 /// so that two runs side by side and the operating system still fit. A request for more is bad
 /// input, refused before anything is allocated, never an abort.
@@ -187,5 +199,15 @@ mod tests {
         assert!(bad.is_bad_input());
         assert!(bad.in_scenario("s").is_bad_input());
         assert!(Error::Instance("F is not strongly convex".into()).is_bad_input());
+    }
+
+    #[test]
+    fn counts_outside_their_range_are_refused_naming_the_range() {
+        assert_eq!(require_count("tau", 3, 1, 10).unwrap(), 3);
+        assert_eq!(require_count("replicates", 1 << 40, 1, usize::MAX).unwrap(), 1 << 40);
+        // Negative controls: below, above, and an open range's message.
+        assert!(require_count("tau", 0, 1, 10).unwrap_err().to_string().contains("an integer in [1, 10]"));
+        assert!(require_count("tau", 11, 1, 10).unwrap_err().to_string().contains("got 11"));
+        assert!(require_count("replicates", 0, 1, usize::MAX).unwrap_err().to_string().contains("an integer >= 1"));
     }
 }

@@ -59,6 +59,11 @@ impl ClaimSummary {
     pub fn of<C: crate::claim::BoundClaim>(claim: &C, kind: ClaimKind, statement: &str, metric: &'static str) -> Self {
         Self { id: claim.id(), kind, title: claim.title(), statement: statement.to_string(), source: claim.source(), reading: claim.reading(), metric }
     }
+
+    /// The summary of a declared claim, with the statement as the card prints it.
+    pub fn declared(d: &crate::claim::Declaration, kind: ClaimKind, statement: String) -> Self {
+        Self { id: d.id, kind, title: d.title, statement, source: d.source, reading: d.reading.clone(), metric: d.metric }
+    }
 }
 
 /// Which estimator a check uses when it overrides the scenarios' own choice.

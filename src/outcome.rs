@@ -402,3 +402,87 @@ impl<'a, X: Serialize> ScenarioEntry<'a, X> {
         })
     }
 }
+
+/// One run as the claims' JSON files read it: its scenario's name, description and hash, its
+/// results, and the family's numbers of the run (`extras`, beside each claim's evaluation).
+pub struct RunRecord<'a, X> {
+    /// Scenario name.
+    pub scenario: &'a str,
+    /// What it probes.
+    pub description: &'a str,
+    /// Its hash.
+    pub hash: &'a str,
+    /// Its results.
+    pub results: &'a [ClaimResult],
+    /// The family's numbers of the run.
+    pub extras: X,
+}
+
+/// Each claim's JSON file `claims/<ID>.json` ([`ClaimJson`]): one [`ScenarioEntry`] per run with
+/// an exact-constants result of the claim, in run order; claims in the order of `claims`, and a
+/// claim no run has a result of gets no file.
+///
+/// # Errors
+/// When a JSON file cannot be written.
+pub fn claim_files<X: Serialize + Clone>(meta: &ReportMeta, claims: &[ClaimSummary], runs: &[RunRecord<X>]) -> Result<Vec<ReportFile>> {
+    let mut files = Vec::new();
+    for c in claims {
+        let scenarios: Vec<_> = runs.iter().filter_map(|r| ScenarioEntry::of(c.id, (r.scenario, r.description, r.hash), r.results, r.extras.clone())).collect();
+        if !scenarios.is_empty() {
+            files.push(ClaimJson { meta, claim: c.id, title: c.title, source: c.source, reading: &c.reading, metric: c.metric, scenarios }.file()?);
+        }
+    }
+    Ok(files)
+}
+
+/// The verdicts of a run as the `run` command prints them: per claim as stated, its verdict and
+/// failed conditions, then the verdict and slack of its empirical evaluation (null without one).
+pub fn run_verdicts(results: &[ClaimResult]) -> Vec<serde_json::Value> {
+    let of = |id: &str, c| results.iter().find(|r| r.claim == id && r.constants == c);
+    let exact = results.iter().filter(|c| c.constants == ConstantsSource::Exact);
+    exact
+        .map(|c| {
+            let e = of(c.claim, ConstantsSource::Empirical).map(|e| &e.evaluation);
+            serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "failed": c.evaluation.failed, "empirical_verdict": e.map(|e| e.verdict), "empirical_slack": e.and_then(|e| e.slack)})
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claim::Reading;
+    use crate::family::ClaimKind;
+    use crate::verdict::evaluate_inequality;
+
+    fn result(claim: &'static str, constants: ConstantsSource, lhs: f64) -> ClaimResult {
+        let evaluation = evaluate_inequality(Vec::new(), 1, &|_| Some(vec![(lhs, 1.0)]), crate::engine::Estimator::Exact, 0.99, 1.0);
+        ClaimResult { claim, reading: "primary", constants, label: None, evaluation, expected: Some(VerdictKind::Holds) }
+    }
+
+    fn summary(id: &'static str) -> ClaimSummary {
+        ClaimSummary { id, kind: ClaimKind::Lemma, title: "t", statement: String::new(), source: "s", reading: Reading::primary("r"), metric: "m" }
+    }
+
+    #[test]
+    fn one_json_per_claim_with_a_result_and_run_verdicts_pair_the_empirical_row() {
+        let a = [result("A", ConstantsSource::Exact, 2.0), result("A", ConstantsSource::Empirical, 0.5)];
+        let b = [result("A", ConstantsSource::Exact, 0.5)];
+        let runs = [
+            RunRecord { scenario: "one", description: "d", hash: "h1", results: &a, extras: serde_json::json!({"x": 1}) },
+            RunRecord { scenario: "two", description: "d", hash: "h2", results: &b, extras: serde_json::json!({"x": 2}) },
+        ];
+        let files = claim_files(&ReportMeta::default(), &[summary("A"), summary("B")], &runs).unwrap();
+        // Negative control: claim B has no result, so no file.
+        assert_eq!(files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(), ["claims/A.json"]);
+        let json: serde_json::Value = serde_json::from_slice(&files[0].bytes).unwrap();
+        let entries = json["scenarios"].as_array().unwrap();
+        assert_eq!((entries[0]["scenario"].as_str(), entries[0]["x"].as_i64(), entries[1]["x"].as_i64()), (Some("one"), Some(1), Some(2)));
+        assert_eq!((entries[0]["evaluation"]["verdict"].as_str(), entries[0]["empirical"]["verdict"].as_str()), (Some("violated"), Some("holds")));
+        assert!(entries[1]["empirical"].is_null());
+        let verdicts = run_verdicts(&a);
+        assert_eq!(verdicts.len(), 1, "one entry per claim as stated");
+        assert_eq!((verdicts[0]["verdict"].as_str(), verdicts[0]["empirical_verdict"].as_str()), (Some("violated"), Some("holds")));
+        assert!(run_verdicts(&b)[0]["empirical_verdict"].is_null());
+    }
+}

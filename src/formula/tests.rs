@@ -100,3 +100,104 @@ fn terms_of_a_sum_keep_their_signs() {
     assert_eq!(t.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), ["+4*L/(K*gamma)", "-12*L*gamma", "+b2"]);
     assert_eq!(t.iter().map(|x| x.1).collect::<Vec<_>>(), [8.0, -6.0, 3.0]);
 }
+
+mod defined_claims {
+    use crate::card::ClaimCard;
+    use crate::claim::{BoundClaim, ConditionCheck, Declaration, Horizon, Reading};
+    use crate::family::{ClaimKind, ClaimSummary, Given};
+    use crate::formula::user::{compile_card_claims, defined_conditions, AnyClaim, FormulaClaim, ReadCard, UserClaim, UserClaimRules};
+    use crate::formula::CompareSpec;
+
+    use super::SYMBOLS;
+
+    /// Inputs: the symbols' values, `L` first.
+    #[derive(Clone, Copy)]
+    struct X([f64; 5]);
+    impl Horizon for X {
+        fn horizon(&self) -> usize {
+            1
+        }
+        fn at_horizon(&self, _: usize) -> Self {
+            *self
+        }
+    }
+
+    const DECLARED: Declaration = Declaration { id: "BUILT", title: "built in", source: "L1", reading: Reading::primary("as printed"), metric: "m" };
+
+    /// A built-in claim: `1/L`, declared once.
+    struct Built;
+    impl BoundClaim for Built {
+        type Inputs = X;
+        fn id(&self) -> &'static str {
+            DECLARED.id
+        }
+        fn title(&self) -> &'static str {
+            DECLARED.title
+        }
+        fn source(&self) -> &'static str {
+            DECLARED.source
+        }
+        fn reading(&self) -> Reading {
+            DECLARED.reading
+        }
+        fn every_prefix(&self) -> bool {
+            true
+        }
+        fn checks(&self, _: &X) -> Vec<ConditionCheck> {
+            Vec::new()
+        }
+        fn bound(&self, x: &X) -> f64 {
+            1.0 / x.0[0]
+        }
+    }
+
+    const RULES: UserClaimRules = UserClaimRules { symbols: &SYMBOLS, metrics: &["m"], algorithms: &[], comparisons: &[CompareSpec::PerRound] };
+
+    fn card(id: &str, bound: &str) -> ClaimCard {
+        let text = format!(
+            "id = \"{id}\"\ntitle = \"t\"\nstatement = \"s {id}\"\nsource = \"card\"\nassumptions = []\nconditions = []\nmetric = \"m\"\nreading = \"r\"\n\
+             [formula]\nmetric = \"m\"\ncompare = \"per-round\"\nbound = \"{bound}\"\nconditions = [\"gamma <= 1/L\"]\n"
+        );
+        crate::card::parse_toml(&text, "test card").unwrap()
+    }
+
+    fn read(entries: &[ClaimCard]) -> ReadCard<Vec<ClaimCard>, FormulaClaim<X>> {
+        let defined =
+            compile_card_claims(entries, &["BUILT"], &SYMBOLS, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x: &X| x.0.to_vec() }))
+                .unwrap();
+        ReadCard { card: entries.to_vec(), defined }
+    }
+
+    #[test]
+    fn built_in_and_card_claims_answer_alike_and_card_reading_is_pure() {
+        let entries = [card("BUILT", "1/L"), card("TWO-L", "2*L")];
+        let (first, second) = (read(&entries), read(&entries));
+        assert_eq!(first.len(), 2, "the card derefs to the entries as written");
+        let claims: Vec<AnyClaim<Built, X>> = std::iter::once(AnyClaim::Builtin(Built)).chain(first.defined.iter().cloned().map(AnyClaim::Card)).collect();
+        let x = X([2.0, 1.0, 0.25, 0.5, 0.0]);
+        let ids: Vec<&str> = claims.iter().map(|c| c.id()).collect();
+        assert_eq!(ids, ["BUILT", "TWO-L"]);
+        assert_eq!(claims.iter().map(|c| c.bound().bound(&x)).collect::<Vec<_>>(), [0.5, 4.0]);
+        assert_eq!(second.defined.iter().map(|c| c.bound(&x)).collect::<Vec<_>>(), [4.0], "read twice, the same claims");
+        assert!(claims[1].reads("L", |_| false) && !claims[1].reads("q", |_| true));
+        assert!(claims[0].reads("q", |_| true), "a built-in claim answers through its family");
+        let built = claims[0].summary(ClaimKind::Bound, "stated".into(), DECLARED.metric, "card metric");
+        let declared = ClaimSummary::declared(&DECLARED, ClaimKind::Bound, "stated".into());
+        assert_eq!((built.id, built.title, built.metric, built.statement.as_str()), (declared.id, declared.title, declared.metric, "stated"));
+        let defined = claims[1].summary(ClaimKind::Bound, "ignored".into(), "m", "card metric");
+        // Negative control: a card-defined claim keeps its own statement and the card metric.
+        assert_eq!((defined.statement.as_str(), defined.metric), ("s TWO-L", "card metric"));
+    }
+
+    #[test]
+    fn conditions_of_card_claims_only_for_those_chosen() {
+        let read = read(&[card("TWO-L", "2*L")]);
+        let given: Given = [("L".to_string(), 2.0), ("gamma".to_string(), 0.25)].into_iter().collect();
+        let text = defined_conditions(&read.defined, &[], &SYMBOLS, &given, false).unwrap().unwrap();
+        assert!(text.contains("TWO-L: applicable") && text.contains("bound = 4"), "{text}");
+        let violated: Given = [("L".to_string(), 2.0), ("gamma".to_string(), 1.0)].into_iter().collect();
+        assert!(defined_conditions(&read.defined, &["TWO-L".into()], &SYMBOLS, &violated, false).unwrap().unwrap().contains("NOT applicable"));
+        // Negative control: naming only other claims chooses none.
+        assert!(defined_conditions(&read.defined, &["OTHER".into()], &SYMBOLS, &given, false).is_none());
+    }
+}

@@ -11,6 +11,7 @@
 use crate::card::ClaimCard;
 use crate::claim::{fmt_num, BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
 use crate::error::{Error, Result};
+use crate::family::{ClaimKind, ClaimSummary, Given};
 
 use super::claim::AtSpec;
 use super::{ClaimFormulas, CompareSpec, Symbol};
@@ -189,6 +190,80 @@ impl<I: Horizon + Sync + Send> BoundClaim for FormulaClaim<I> {
     }
 }
 
+/// A family's claim: built in (`B`), or defined by a card (compiled formulas over the family's
+/// inputs `I`). A family that reads card-defined claims uses it as its `Plugin::Claim`.
+#[derive(Clone)]
+pub enum AnyClaim<B, I> {
+    /// A built-in claim.
+    Builtin(B),
+    /// A claim a card defines by formulas.
+    Card(std::sync::Arc<FormulaClaim<I>>),
+}
+
+impl<B: BoundClaim<Inputs = I>, I: Horizon + Sync + Send + 'static> AnyClaim<B, I> {
+    /// The claim as a bound over the family's inputs.
+    pub fn bound(&self) -> &dyn BoundClaim<Inputs = I> {
+        match self {
+            AnyClaim::Builtin(c) => c,
+            AnyClaim::Card(c) => c.as_ref(),
+        }
+    }
+
+    /// Its id.
+    pub fn id(&self) -> &'static str {
+        self.bound().id()
+    }
+
+    /// Whether it reads the symbol `name`: a card-defined claim's formulas say, `builtin` says for
+    /// a built-in claim.
+    pub fn reads(&self, name: &str, builtin: impl Fn(&B) -> bool) -> bool {
+        match self {
+            AnyClaim::Builtin(c) => builtin(c),
+            AnyClaim::Card(c) => c.claim.reads(name),
+        }
+    }
+
+    /// The claim as `list` and the reports show it: a built-in claim with its card's `statement`
+    /// and the `metric` it compares, a card-defined claim with its own statement and `card_metric`.
+    pub fn summary(&self, kind: ClaimKind, statement: String, metric: &'static str, card_metric: &'static str) -> ClaimSummary {
+        let (statement, metric) = match self {
+            AnyClaim::Builtin(_) => (statement, metric),
+            AnyClaim::Card(c) => (c.claim.statement.clone(), card_metric),
+        };
+        let b = self.bound();
+        ClaimSummary { id: b.id(), kind, title: b.title(), statement, source: b.source(), reading: b.reading(), metric }
+    }
+}
+
+/// A card as read: as written (`card`, in the family's schema `C`), with the claims it defines
+/// (not built in) compiled, in card order. It derefs to the card.
+pub struct ReadCard<C, D> {
+    /// The card.
+    pub card: C,
+    /// The claims it defines.
+    pub defined: Vec<std::sync::Arc<D>>,
+}
+
+impl<C, D> std::ops::Deref for ReadCard<C, D> {
+    type Target = C;
+    fn deref(&self) -> &C {
+        &self.card
+    }
+}
+
+/// [`conditions_text`] for the card-defined claims of `defined` named in `ids` (each one when
+/// `ids` is empty); `None` when none is chosen (the family answers for its built-in claims).
+pub fn defined_conditions<I>(
+    defined: &[std::sync::Arc<FormulaClaim<I>>],
+    ids: &[String],
+    symbols: &[Symbol],
+    given: &Given,
+    json: bool,
+) -> Option<Result<String>> {
+    let chosen: Vec<&UserClaim> = defined.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| *id == c.claim.id)).map(|c| &c.claim).collect();
+    (!chosen.is_empty()).then(|| conditions_text(&chosen, symbols, given, json))
+}
+
 /// Compiles (with `compile`) the entries of a card whose id is not in `builtin`, in card order.
 /// Pure: nothing is kept, so the same card read twice gives the same claims and two cards do not
 /// interfere; the card that defines them travels with the command that read it.
@@ -260,7 +335,7 @@ impl<C: BoundClaim> Defined<C> {
 /// same name (`--set NAME=VALUE`, or a flag such as `--eta-u` for `eta_u`, matched ignoring case
 /// when no exact name is given), NaN when none is; then every check of each claim and, when all
 /// binding ones hold, the bound.
-pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &crate::family::Given, json: bool) -> Result<String> {
+pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given, json: bool) -> Result<String> {
     let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let values: Vec<f64> = symbols
         .iter()

@@ -5,6 +5,7 @@
 //! run never leaves a half-written report. Output is byte-identical for identical inputs: no
 //! timestamps, no host names, maps in sorted order.
 
+pub mod claim_figure;
 pub mod figure;
 pub mod panels;
 

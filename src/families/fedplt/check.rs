@@ -9,14 +9,14 @@ use serde::{Deserialize, Serialize};
 pub use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, BoundClaim};
 use crate::engine::Estimator;
-use crate::error::{require_memory, require_positive, Error, Result};
+use crate::error::{require_count, require_memory, require_positive, Error, Result};
 use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::algorithm::LocalGradient;
-use super::claims::{decaying_constant, equality_solution, induction_sides, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
-use super::formulas::Claim;
+use super::claims::{decaying_constant, equality_solution, induction_at, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
+use super::formulas::{needs_g2, Claim};
 use super::problem::{Constants, Instance, InstanceSpec};
-use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, ResidualPoint, Schedule};
+use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
 
 /// How a scenario sets the step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -98,28 +98,21 @@ impl Scenario {
         if let Some(f) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
             return Err(Error::field(format!("{field}.family"), format!("`{f}`"), super::FAMILY_ID));
         }
-        if self.rounds == 0 || self.rounds > MAX_ROUNDS {
-            return Err(Error::field(format!("{field}.rounds"), format!("got {}", self.rounds), format!("1 <= rounds <= {MAX_ROUNDS}")));
-        }
-        if self.replicates == 0 {
-            return Err(Error::field(format!("{field}.replicates"), "got 0", "an integer >= 1"));
-        }
-        if self.tau == 0 || self.tau > 10_000 {
-            return Err(Error::field(format!("{field}.tau"), format!("got {}", self.tau), "1 <= tau <= 10000"));
-        }
-        match self.step {
-            StepSpec::Constant(v) => require_positive(&format!("{field}.step.constant"), v).map(|_| ())?,
-            StepSpec::ConstantOverL(v) => require_positive(&format!("{field}.step.constant_over_l"), v).map(|_| ())?,
-            StepSpec::Decaying { beta, offset } => {
-                require_positive(&format!("{field}.step.decaying.beta"), beta)?;
-                require_positive(&format!("{field}.step.decaying.offset"), offset)?;
-            }
+        require_count(&format!("{field}.rounds"), self.rounds, 1, MAX_ROUNDS)?;
+        require_count(&format!("{field}.replicates"), self.replicates, 1, usize::MAX)?;
+        require_count(&format!("{field}.tau"), self.tau, 1, 10_000)?;
+        let steps = match self.step {
+            StepSpec::Constant(v) => vec![("constant", v)],
+            StepSpec::ConstantOverL(v) => vec![("constant_over_l", v)],
+            StepSpec::Decaying { beta, offset } => vec![("decaying.beta", beta), ("decaying.offset", offset)],
+        };
+        for (name, v) in steps {
+            require_positive(&format!("{field}.step.{name}"), v)?;
         }
         let d = self.instance.dim as f64;
         require_memory(&format!("{field}.instance.dim"), 64.0 * d * d, "the instance's dim x dim matrices")?;
         let bytes = 8.0 * self.replicates as f64 * (self.rounds as f64 + 1.0) * 2.0 + 8.0 * self.rounds as f64 * 4.0;
-        require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")?;
-        Ok(())
+        require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")
     }
 
     /// The estimated work (see [`crate::budget`]): with `K` clients, `d` the dimension, `tau`
@@ -138,31 +131,36 @@ impl Scenario {
     }
 }
 
-/// Everything computed for one scenario: the scenario's name, description, hash, horizon, local
-/// steps and gradient, the schedule run, the exact constants, the measured alignment, `z = mu
-/// psi_ rho_`, `B` and `G^2` measured on the run (printed alpha), the exact `D^t` (`t = 0..=T`),
-/// `||E W^T - W*||`, the small-step limit of the masked dynamics and `||W_lim - W*||`, and the
-/// results: per claim the claim as stated, then (for a claim that reads `G^2`) the labelled
-/// empirical evaluation.
+/// Everything computed for one scenario: the scenario (its name, description, horizon, local
+/// steps and gradient) and its hash, the schedule run, the exact constants, the measured
+/// alignment, the numbers measured on the run, the exact `D^t` (`t = 0..=T`), `||E W^T - W*||`,
+/// the small-step limit of the masked dynamics, and the results: per claim the claim as stated,
+/// then (for a claim that reads `G^2`) the labelled empirical evaluation.
 #[derive(Debug, Clone)]
 pub struct ScenarioRun {
-    pub scenario: String,
-    pub description: String,
+    pub scenario: Scenario,
     pub scenario_hash: String,
-    pub rounds: usize,
-    pub tau: usize,
-    pub gradient: LocalGradient,
     pub schedule: Schedule,
     pub constants: Constants,
     pub alignment: Alignment,
-    pub z: f64,
-    pub b_empirical: f64,
-    pub g2_empirical: f64,
+    pub measured: Measured,
     pub distance: Vec<f64>,
     pub final_mean_gap: f64,
     pub limit_point: Vec<f64>,
-    pub limit_gap: f64,
     pub results: Vec<ClaimResult>,
+}
+
+/// The numbers of a run beside each claim's evaluation (`claims/<ID>.json`): `z = mu psi_ rho_`,
+/// `G^2` and `B` measured on the run (printed alpha), `rho_` and where A6 failed, and
+/// `||W_lim - W*||` of the small-step limit.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Measured {
+    pub z: f64,
+    pub g2_empirical: f64,
+    pub b_empirical: f64,
+    pub rho_min: f64,
+    pub alignment_failure: Option<AlignmentFailure>,
+    pub limit_gap: f64,
 }
 
 impl ScenarioRun {
@@ -175,29 +173,30 @@ impl ScenarioRun {
 /// The inputs of the run; `g2` as given.
 fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool) -> Inputs {
     let sqrt_r: Vec<f64> = c.fractions.iter().map(|r| r.sqrt()).collect();
+    let (max, min) = (|v: &[f64]| v.iter().copied().fold(0.0, f64::max), |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min));
     Inputs {
-        t: run.rounds,
+        t: run.scenario.rounds,
         l: c.l,
         mu: c.mu,
         sigma2: c.sigma2,
-        tau: run.tau,
+        tau: run.scenario.tau,
         psi_min: c.compensation.psi_min,
         psi_max: c.compensation.psi_max,
         lambda: c.lambda,
         d0: c.d0,
         gamma_mask: c.gamma_mask,
         gamma_mask_sqrt_r: c.gamma_mask_sqrt_r,
-        alpha_max: c.alpha.iter().copied().fold(0.0, f64::max),
-        alpha_min: c.alpha.iter().copied().fold(f64::INFINITY, f64::min),
-        sqrt_r_max: sqrt_r.iter().copied().fold(0.0, f64::max),
-        sqrt_r_min: sqrt_r.iter().copied().fold(f64::INFINITY, f64::min),
+        alpha_max: max(&c.alpha),
+        alpha_min: min(&c.alpha),
+        sqrt_r_max: max(&sqrt_r),
+        sqrt_r_min: min(&sqrt_r),
         g2,
         rho_min: run.alignment.min,
         alignment_failure: run.alignment.first_failure,
         alignment_within_rounding: run.alignment.within_rounding,
         schedule: run.schedule,
         schedule_z_consistent: z_consistent,
-        limit_gap: run.limit_gap * run.limit_gap,
+        limit_gap: run.measured.limit_gap * run.measured.limit_gap,
     }
 }
 
@@ -206,28 +205,23 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
     let inequality =
         |horizon, sides: &dyn Fn(usize) -> Option<Vec<(f64, f64)>>| evaluate_inequality(claim.checks(x), horizon, sides, Estimator::Exact, 0.99, bound_scale);
     let bound = |x: &Inputs, metric: Vec<f64>| evaluate(&claim, x, &[metric], Estimator::Exact, 0.99, bound_scale);
-    let d = &run.distance;
+    let (d, rounds) = (&run.distance, run.scenario.rounds);
     match claim {
         FedPltClaim::Recursion { sqrt_r, .. } => {
             let a = if sqrt_r { Alpha::SqrtR } else { Alpha::Printed };
-            inequality(run.rounds, &|t| Some(vec![(d[t + 1], recursion_rhs(x, a, x.schedule.eta(t), d[t]))]))
+            inequality(rounds, &|t| Some(vec![(d[t + 1], recursion_rhs(x, a, x.schedule.eta(t), d[t]))]))
         }
-        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => bound(x, d[..run.rounds].to_vec()),
-        FedPltClaim::DecayInduction => {
-            let c = decaying_constant(x, false);
-            inequality(run.rounds, &|t| Some(vec![induction_sides(c, c, t)]))
-        }
+        FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => bound(x, d[..rounds].to_vec()),
+        FedPltClaim::DecayInduction => inequality(rounds, &|t| Some(vec![induction_at(x, t)])),
         FedPltClaim::DecayRecursion => {
             let (c, b_over_z2) = (decaying_constant(x, true), decaying_constant(x, false));
-            let horizon = RECURSION_HORIZON.max(run.rounds);
+            let horizon = RECURSION_HORIZON.max(rounds);
             let eq = if b_over_z2.is_finite() { equality_solution(b_over_z2, horizon) } else { Vec::new() };
             // Entry i is D^{i+1} against C/(i+2).
             inequality(horizon, &|i| eq.get(i).map(|v| vec![(*v, c / (i as f64 + 2.0))]))
         }
-        FedPltClaim::Limit => {
-            // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
-            Evaluation { slack: None, ..bound(&Inputs { t: 1, ..*x }, vec![x.limit_gap]) }
-        }
+        // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
+        FedPltClaim::Limit => Evaluation { slack: None, ..bound(&Inputs { t: 1, ..*x }, vec![x.limit_gap]) },
     }
 }
 
@@ -254,6 +248,33 @@ pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
     Ok((inst, c))
 }
 
+/// The schedule of `s` and the alignment measured on its sample paths (`paths`), and whether a
+/// decaying schedule's `z` is the run's own. The decaying schedule needs `z = mu psi_ rho_`, and
+/// `rho_` is measured on the run it drives: iterate until the schedule's `rho_` is the run's
+/// (full masks: `rho = 1` at once).
+fn schedule(s: &Scenario, c: &Constants, paths: impl Fn(Schedule) -> Alignment) -> Result<(Schedule, Alignment, bool)> {
+    let (beta, offset) = match s.step {
+        StepSpec::Constant(eta) => return Ok((Schedule::Constant(eta), paths(Schedule::Constant(eta)), true)),
+        StepSpec::ConstantOverL(f) => return Ok((Schedule::Constant(f / c.l), paths(Schedule::Constant(f / c.l)), true)),
+        StepSpec::Decaying { beta, offset } => (beta, offset),
+    };
+    let (base, mut rho, mut found) = (c.mu * c.compensation.psi_min, 1.0, None);
+    for _ in 0..Z_ITERATIONS {
+        let schedule = Schedule::Decaying { z: base * rho, beta, offset };
+        let a = paths(schedule);
+        let measured = a.min;
+        // A ratio that is not positive (or NaN) ends the iteration: A6 fails on this run.
+        let stop = a.first_failure.is_some() || measured.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
+        let consistent = !stop && (measured - rho).abs() <= super::prec::Z_CONSISTENCY * rho;
+        found = Some((schedule, a, consistent));
+        if stop || consistent {
+            break;
+        }
+        rho = measured;
+    }
+    found.ok_or_else(|| Error::Internal("no decaying schedule was run".into()))
+}
+
 /// [`run_scenario`] on a prepared scenario.
 ///
 /// # Errors
@@ -262,67 +283,38 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let w_star = DVector::from_column_slice(&c.w_star);
     let psi = c.compensation.psi.clone();
     let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);
-    // The decaying schedule needs z = mu psi_ rho_, and rho_ is measured on the run it drives:
-    // iterate until the schedule's rho_ is the run's (full masks: rho = 1 at once).
-    let (schedule, alignment, z_consistent) = match s.step {
-        StepSpec::Constant(eta) => (Schedule::Constant(eta), paths(Schedule::Constant(eta)), true),
-        StepSpec::ConstantOverL(f) => (Schedule::Constant(f / c.l), paths(Schedule::Constant(f / c.l)), true),
-        StepSpec::Decaying { beta, offset } => {
-            let base = c.mu * c.compensation.psi_min;
-            let mut rho = 1.0;
-            let mut found = None;
-            for _ in 0..Z_ITERATIONS {
-                let schedule = Schedule::Decaying { z: base * rho, beta, offset };
-                let a = paths(schedule);
-                let measured = a.min;
-                // A ratio that is not positive (or NaN) ends the iteration: A6 fails on this run.
-                let stop = a.first_failure.is_some() || measured.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
-                let consistent = !stop && (measured - rho).abs() <= super::prec::Z_CONSISTENCY * rho;
-                found = Some((schedule, a, consistent));
-                if stop || consistent {
-                    break;
-                }
-                rho = measured;
-            }
-            found.ok_or_else(|| Error::Internal("no decaying schedule was run".into()))?
-        }
-    };
+    let (schedule, alignment, z_consistent) = self::schedule(s, &c, paths)?;
     let exact = exact_run(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star)?;
     let limit = small_step_limit(&inst, &c.compensation.covered)?;
     let final_mean = DVector::from_column_slice(&exact.final_mean);
+    let z = c.mu * c.compensation.psi_min * alignment.min;
+    let (rho_min, alignment_failure, limit_gap) = (alignment.min, alignment.first_failure, (&limit - &w_star).norm());
     let mut run = ScenarioRun {
-        scenario: s.name.clone(),
-        description: s.description.clone(),
+        scenario: s.clone(),
         scenario_hash: s.hash(),
-        rounds: s.rounds,
-        tau: s.tau,
-        gradient: s.gradient,
         schedule,
-        z: c.mu * c.compensation.psi_min * alignment.min,
-        b_empirical: f64::NAN,
-        g2_empirical: exact.local_gradient_sup,
+        measured: Measured { z, g2_empirical: exact.local_gradient_sup, b_empirical: f64::NAN, rho_min, alignment_failure, limit_gap },
         distance: exact.distance,
         final_mean_gap: (&final_mean - &w_star).norm(),
-        limit_gap: (&limit - &w_star).norm(),
         limit_point: limit.iter().copied().collect(),
         alignment,
         constants: c.clone(),
         results: Vec::new(),
     };
     let stated = inputs(&c, &run, None, z_consistent);
-    let measured = inputs(&c, &run, Some(run.g2_empirical), z_consistent);
-    run.b_empirical = measured.b(Alpha::Printed);
-    let label = format!("empirical G^2 = {}", fmt_num(run.g2_empirical));
+    let measured = inputs(&c, &run, Some(run.measured.g2_empirical), z_consistent);
+    run.measured.b_empirical = measured.b(Alpha::Printed);
+    let label = format!("empirical G^2 = {}", fmt_num(run.measured.g2_empirical));
     let mut results = Vec::new();
     for claim in claims {
-        let (id, reading) = (claim.id(), claim.summary(String::new()).reading.name);
+        let (id, reading) = (claim.id(), claim.bound().reading().name);
         let at = |x: &Inputs| match claim {
             Claim::Builtin(c) => evaluate_claim(*c, x, &run, bound_scale),
-            Claim::Card(c) => evaluate(c.as_ref(), x, &[run.distance[..run.rounds].to_vec()], Estimator::Exact, 0.99, bound_scale),
+            Claim::Card(c) => evaluate(c.as_ref(), x, &[run.distance[..s.rounds].to_vec()], Estimator::Exact, 0.99, bound_scale),
         };
         let result = |constants, label, evaluation, expected| ClaimResult { claim: id, reading, constants, label, evaluation, expected };
         results.push(result(ConstantsSource::Exact, None, at(&stated), s.expected.get(id).copied()));
-        if claim.needs_g2() {
+        if needs_g2(claim) {
             results.push(result(ConstantsSource::Empirical, Some(label.clone()), at(&measured), s.expected_empirical.get(id).copied()));
         }
     }
@@ -346,16 +338,13 @@ pub struct ResidualSweep {
 /// # Errors
 /// Bad input naming the field.
 pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint>> {
-    factors
-        .iter()
-        .map(|&f| {
-            let at = Scenario { step: StepSpec::ConstantOverL(f), ..s.clone() };
-            let run = run_scenario(&at, &[], 1.0)?;
-            let inst = at.instance.build()?;
-            let eta = f / run.constants.l;
-            let w_star = DVector::from_column_slice(&run.constants.w_star);
-            let steady = steady_distance(&inst, &run.constants.compensation.psi, eta, at.tau, at.gradient, &w_star);
-            Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * run.b_empirical / run.z })
-        })
-        .collect()
+    let point = |f: f64| {
+        let at = Scenario { step: StepSpec::ConstantOverL(f), ..s.clone() };
+        let run = run_scenario(&at, &[], 1.0)?;
+        let (inst, c, m) = (at.instance.build()?, &run.constants, &run.measured);
+        let eta = f / c.l;
+        let steady = steady_distance(&inst, &c.compensation.psi, eta, at.tau, at.gradient, &DVector::from_column_slice(&c.w_star));
+        Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z })
+    };
+    factors.iter().map(|&f| point(f)).collect()
 }

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
+use crate::claim::{fmt_num, BoundClaim, Comparison, ConditionCheck, ConditionKind, Declaration, Horizon, Reading, Relation};
 
 use super::runs::Schedule;
 
@@ -155,6 +155,12 @@ pub fn induction_sides(c: f64, b_over_z2: f64, t: usize) -> (f64, f64) {
     ((c * t + b_over_z2) / ((t + 1.0) * (t + 1.0)), c / (t + 2.0))
 }
 
+/// [`induction_sides`] at `t` with the proof's `C = B/z^2` (001:L695).
+pub fn induction_at(x: &Inputs, t: usize) -> (f64, f64) {
+    let c = decaying_constant(x, false);
+    induction_sides(c, c, t)
+}
+
 /// The recursion taken with equality under `eta^t = 1/(z (t+1))`: `D^1 = B/z^2` and
 /// `D^t = (B/z^2) H_t / t` with `H_t = sum_{s<=t} 1/s` (I-PLT7), for `t = 1..=horizon`.
 pub fn equality_solution(b_over_z2: f64, horizon: usize) -> Vec<f64> {
@@ -213,26 +219,50 @@ pub const ALL: [FedPltClaim; 10] = [
 /// like `log t`, so it needs long horizons to show).
 pub const RECURSION_HORIZON: usize = 1_000_000;
 
-fn step_condition(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
-    ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
-}
+const REC_METRIC: &str = "E||W^{t+1} - W*||^2 vs (1 - z eta^t) E||W^t - W*||^2 + (eta^t)^2 B, each round";
+const D_METRIC: &str = "D^t = E||W^t - W*||^2, each round";
+const AS_PRINTED: Reading = Reading::primary("as printed");
 
 /// A condition the derivation uses (001:L504-510) but no result states: reported, never a
 /// reason for "not applicable" (I-PLT6).
-fn implicit_condition(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
-    ConditionCheck::compare(name, ConditionKind::Implicit, given, relation, required)
+fn implicit(name: &str, given: f64, required: f64) -> ConditionCheck {
+    ConditionCheck::compare(name, ConditionKind::Implicit, given, Relation::AtMost, required)
+}
+
+fn scope(name: &str, holds: bool) -> ConditionCheck {
+    ConditionCheck::compare(name, ConditionKind::Scope, f64::from(u8::from(holds)), Relation::Equal, 1.0)
 }
 
 impl FedPltClaim {
-    /// The metric or inequality compared, in words.
-    pub fn metric(&self) -> &'static str {
-        match self {
-            FedPltClaim::Recursion { .. } => "E||W^{t+1} - W*||^2 vs (1 - z eta^t) E||W^t - W*||^2 + (eta^t)^2 B, each round",
-            FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => "D^t = E||W^t - W*||^2, each round",
-            FedPltClaim::DecayInduction => "(C t + B/z^2)/(t+1)^2 vs C/(t+2), C = B/z^2",
-            FedPltClaim::DecayRecursion => "(B/z^2) H_t / t (the recursion with equality) vs C/(t+1)",
-            FedPltClaim::Limit => "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics",
-        }
+    /// The claim's id, title, source lines, reading and metric.
+    #[rustfmt::skip]
+    pub fn declaration(&self) -> Declaration {
+        use FedPltClaim::*;
+        let (id, title, source, reading, metric) = match self {
+            Recursion { tau_steps: false, sqrt_r: false } => ("FEDPLT-REC", "One-round recursion of E||W^t - W*||^2 (Step 5)", "001:L616-632",
+                Reading::primary("B as printed with alpha = min(1, sqrt(d r_k)) (I-PLT2, I-PLT9, I-PLT11); the proof's per-step model, tau = 1 (I-PLT8); \
+                                  psi_ over covered coordinates (I-PLT4)"), REC_METRIC),
+            Recursion { tau_steps: true, .. } => ("FEDPLT-REC~tau-steps", "One-round recursion with a genuine tau-step round", "001:L616-632",
+                Reading::variant("tau-steps", "the recursion for a genuine tau-step round; the proof replaces tau steps by one gradient at W_k^t (I-PLT8): \
+                                               unproven, tested"), REC_METRIC),
+            Recursion { sqrt_r: true, .. } => ("FEDPLT-REC~alpha-sqrt-r", "One-round recursion with alpha = sqrt(r_k)", "001:L616-632",
+                Reading::variant("alpha-sqrt-r", "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)"), REC_METRIC),
+            ConstantStep => ("FEDPLT-CONST", "Constant step: geometric decay to a ball of radius eta B / z (Case 1)", "001:L637-653", AS_PRINTED, D_METRIC),
+            DecayingStep { any_c: false } => ("FEDPLT-DECAY", "Decaying step 1/(z(t+1)): D^t <= C/(t+1), C = D^0 + B/z^2 (Case 2)", "001:L655-706",
+                Reading::primary("C = D^0 + B/z^2, the base case as written at L679 (I-PLT7)"), D_METRIC),
+            DecayingStep { any_c: true } => ("FEDPLT-DECAY~any-c", "Decaying step with C = B/z^2 (any C >= B/z^2)", "001:L655-706",
+                Reading::variant("any-c", "C = B/z^2, the smallest C of L695 and L700; the base case at L679 needs D^0 + B/z^2 (I-PLT7)"), D_METRIC),
+            DecayingCorrected => ("FEDPLT-DECAY~corrected", "Corrected decaying step beta/(z (t + g)), beta > 1: D^t <= v/(t + g)", "001:L655-706",
+                Reading::variant("corrected", "the standard repair of Case 2 (I-PLT7): a step beta/(z (t+g)) with beta > 1 makes the recursion give O(1/t), \
+                                               v = max((beta/z)^2 B/(beta - 1), g D^0)"), D_METRIC),
+            DecayInduction => ("FEDPLT-DECAY-INDUCTION", "Induction step of Case 2: f(t) <= 0 whenever C >= B/z^2", "001:L681-695", AS_PRINTED,
+                "(C t + B/z^2)/(t+1)^2 vs C/(t+2), C = B/z^2"),
+            DecayRecursion => ("FEDPLT-DECAY-RECURSION", "Case 2's recursion, solved with equality, stays below C/(t+1)", "001:L659-704", AS_PRINTED,
+                "(B/z^2) H_t / t (the recursion with equality) vs C/(t+1)"),
+            Limit => ("FEDPLT-LIMIT", "With vanishing steps the global model converges to W*", "001:L24, L708-713", AS_PRINTED,
+                "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics"),
+        };
+        Declaration { id, title, source, reading, metric }
     }
 
     /// Whether the claim compares a run (as opposed to the proof's algebra or a limit point).
@@ -252,67 +282,46 @@ impl FedPltClaim {
         let (_, alpha_max, alpha_min) = x.alphas(a);
         let (eta_min, eta_max) = x.step_range();
         let (psi_rho, psi2) = (x.psi_min * x.rho_min, x.psi_max * x.psi_max);
-        let mut out = vec![implicit_condition("(a) eta^t < 1/L (001:L507)", eta_max, Relation::AtMost, 1.0 / x.l)];
+        let mut out = vec![implicit("(a) eta^t < 1/L (001:L507)", eta_max, 1.0 / x.l)];
         if alpha_max > 0.0 {
-            out.push(implicit_condition(
-                "(b) gamma_k > 0: eta^t < psi_ rho_ / (2 psibar^2 alpha^2 L) (001:L454, L509)",
-                eta_max,
-                Relation::AtMost,
-                psi_rho / (2.0 * psi2 * alpha_max * alpha_max * x.l),
-            ));
+            let gamma_k = psi_rho / (2.0 * psi2 * alpha_max * alpha_max * x.l);
+            out.push(implicit("(b) gamma_k > 0: eta^t < psi_ rho_ / (2 psibar^2 alpha^2 L) (001:L454, L509)", eta_max, gamma_k));
         }
-        out.push(implicit_condition(
-            "(c) gamma_k / (2 eta^t) < 1: psi_ rho_ - 2 eta^t psibar^2 alpha^2 L < 1 (001:L510)",
-            psi_rho - 2.0 * eta_min * psi2 * alpha_min * alpha_min * x.l,
-            Relation::AtMost,
-            1.0,
-        ));
-        out.push(implicit_condition("(d) z eta^t < 1", x.z() * eta_max, Relation::AtMost, 1.0));
+        let c = psi_rho - 2.0 * eta_min * psi2 * alpha_min * alpha_min * x.l;
+        out.push(implicit("(c) gamma_k / (2 eta^t) < 1: psi_ rho_ - 2 eta^t psibar^2 alpha^2 L < 1 (001:L510)", c, 1.0));
+        out.push(implicit("(d) z eta^t < 1", x.z() * eta_max, 1.0));
         out
     }
 
     /// Assumptions 5 and 6 as this run meets them.
-    fn assumption_checks(x: &Inputs, needs_g2: bool) -> Vec<ConditionCheck> {
-        let mut out = Vec::new();
-        if needs_g2 {
-            out.push(match x.g2 {
-                None => ConditionCheck::assumption(
-                    "A5 bounded global gradient (001:L143-149)",
-                    false,
-                    "||grad F(W)|| >= mu ||W - W*|| is unbounded on R^d for a mu-strongly convex F, so no finite G exists (I-PLT1)",
-                ),
-                Some(g2) => ConditionCheck::assumption(
-                    "A5 bounded gradient, on the run",
-                    g2.is_finite(),
-                    format!("G^2 = {} = sup of E||grad F_k||^2 at the local iterates the run visits (empirical; the proof's step at 001:L576 needs local gradients)", crate::claim::fmt_num(g2)),
-                ),
-            });
-        }
-        let a6 = match x.alignment_failure {
+    fn assumption_checks(x: &Inputs) -> Vec<ConditionCheck> {
+        let a5 = match x.g2 {
             None => ConditionCheck::assumption(
-                "A6 positive masked alignment, along the run",
-                true,
-                match x.alignment_within_rounding {
-                    0 => format!("rho_ = {} (measured)", crate::claim::fmt_num(x.rho_min)),
-                    n => format!(
-                        "rho_ = {} (measured; at {n} points the mask's coordinates were within rounding of W*, where rho_k is not decided)",
-                        crate::claim::fmt_num(x.rho_min)
-                    ),
-                },
-            ),
-            Some((t, k, r, v)) if v.is_nan() => ConditionCheck::assumption(
-                "A6 positive masked alignment, along the run",
+                "A5 bounded global gradient (001:L143-149)",
                 false,
-                format!("rho_k undefined (its denominator <grad F_k(W), W - W*> is 0) at round {t}, client {k}, sample path {r}"),
+                "||grad F(W)|| >= mu ||W - W*|| is unbounded on R^d for a mu-strongly convex F, so no finite G exists (I-PLT1)",
             ),
-            Some((t, k, r, v)) => ConditionCheck::assumption(
-                "A6 positive masked alignment, along the run",
-                false,
-                format!("rho_k = {} <= 0 at round {t}, client {k}, sample path {r}", crate::claim::fmt_num(v)),
+            Some(g2) => ConditionCheck::assumption(
+                "A5 bounded gradient, on the run",
+                g2.is_finite(),
+                format!(
+                    "G^2 = {} = sup of E||grad F_k||^2 at the local iterates the run visits (empirical; the proof's step at 001:L576 needs local gradients)",
+                    fmt_num(g2)
+                ),
             ),
         };
-        out.push(a6);
-        out
+        let rho = fmt_num(x.rho_min);
+        let (holds, detail) = match (x.alignment_failure, x.alignment_within_rounding) {
+            (None, 0) => (true, format!("rho_ = {rho} (measured)")),
+            (None, n) => {
+                (true, format!("rho_ = {rho} (measured; at {n} points the mask's coordinates were within rounding of W*, where rho_k is not decided)"))
+            }
+            (Some((t, k, r, v)), _) if v.is_nan() => {
+                (false, format!("rho_k undefined (its denominator <grad F_k(W), W - W*> is 0) at round {t}, client {k}, sample path {r}"))
+            }
+            (Some((t, k, r, v)), _) => (false, format!("rho_k = {} <= 0 at round {t}, client {k}, sample path {r}", fmt_num(v))),
+        };
+        vec![a5, ConditionCheck::assumption("A6 positive masked alignment, along the run", holds, detail)]
     }
 }
 
@@ -320,112 +329,56 @@ impl BoundClaim for FedPltClaim {
     type Inputs = Inputs;
 
     fn id(&self) -> &'static str {
-        match self {
-            FedPltClaim::Recursion { tau_steps: false, sqrt_r: false } => "FEDPLT-REC",
-            FedPltClaim::Recursion { tau_steps: true, .. } => "FEDPLT-REC~tau-steps",
-            FedPltClaim::Recursion { sqrt_r: true, .. } => "FEDPLT-REC~alpha-sqrt-r",
-            FedPltClaim::ConstantStep => "FEDPLT-CONST",
-            FedPltClaim::DecayingStep { any_c: false } => "FEDPLT-DECAY",
-            FedPltClaim::DecayingStep { any_c: true } => "FEDPLT-DECAY~any-c",
-            FedPltClaim::DecayingCorrected => "FEDPLT-DECAY~corrected",
-            FedPltClaim::DecayInduction => "FEDPLT-DECAY-INDUCTION",
-            FedPltClaim::DecayRecursion => "FEDPLT-DECAY-RECURSION",
-            FedPltClaim::Limit => "FEDPLT-LIMIT",
-        }
+        self.declaration().id
     }
-
     fn title(&self) -> &'static str {
-        match self {
-            FedPltClaim::Recursion { tau_steps: false, sqrt_r: false } => "One-round recursion of E||W^t - W*||^2 (Step 5)",
-            FedPltClaim::Recursion { tau_steps: true, .. } => "One-round recursion with a genuine tau-step round",
-            FedPltClaim::Recursion { sqrt_r: true, .. } => "One-round recursion with alpha = sqrt(r_k)",
-            FedPltClaim::ConstantStep => "Constant step: geometric decay to a ball of radius eta B / z (Case 1)",
-            FedPltClaim::DecayingStep { any_c: false } => "Decaying step 1/(z(t+1)): D^t <= C/(t+1), C = D^0 + B/z^2 (Case 2)",
-            FedPltClaim::DecayingStep { any_c: true } => "Decaying step with C = B/z^2 (any C >= B/z^2)",
-            FedPltClaim::DecayingCorrected => "Corrected decaying step beta/(z (t + g)), beta > 1: D^t <= v/(t + g)",
-            FedPltClaim::DecayInduction => "Induction step of Case 2: f(t) <= 0 whenever C >= B/z^2",
-            FedPltClaim::DecayRecursion => "Case 2's recursion, solved with equality, stays below C/(t+1)",
-            FedPltClaim::Limit => "With vanishing steps the global model converges to W*",
-        }
+        self.declaration().title
     }
-
     fn source(&self) -> &'static str {
-        match self {
-            FedPltClaim::Recursion { .. } => "001:L616-632",
-            FedPltClaim::ConstantStep => "001:L637-653",
-            FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => "001:L655-706",
-            FedPltClaim::DecayInduction => "001:L681-695",
-            FedPltClaim::DecayRecursion => "001:L659-704",
-            FedPltClaim::Limit => "001:L24, L708-713",
-        }
+        self.declaration().source
     }
-
     fn reading(&self) -> Reading {
-        match self {
-            FedPltClaim::Recursion { tau_steps: true, .. } => Reading::variant(
-                "tau-steps",
-                "the recursion for a genuine tau-step round; the proof replaces tau steps by one gradient at W_k^t (I-PLT8): unproven, tested",
-            ),
-            FedPltClaim::Recursion { sqrt_r: true, .. } => {
-                Reading::variant("alpha-sqrt-r", "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)")
-            }
-            FedPltClaim::DecayingCorrected => Reading::variant(
-                "corrected",
-                "the standard repair of Case 2 (I-PLT7): a step beta/(z (t+g)) with beta > 1 makes the recursion give O(1/t), v = max((beta/z)^2 B/(beta - 1), g D^0)",
-            ),
-            FedPltClaim::DecayingStep { any_c: true } => {
-                Reading::variant("any-c", "C = B/z^2, the smallest C of L695 and L700; the base case at L679 needs D^0 + B/z^2 (I-PLT7)")
-            }
-            FedPltClaim::Recursion { .. } => Reading::primary(
-                "B as printed with alpha = min(1, sqrt(d r_k)) (I-PLT2, I-PLT9, I-PLT11); the proof's per-step model, tau = 1 (I-PLT8); psi_ over covered coordinates (I-PLT4)",
-            ),
-            FedPltClaim::DecayingStep { .. } => Reading::primary("C = D^0 + B/z^2, the base case as written at L679 (I-PLT7)"),
-            _ => Reading::primary("as printed"),
-        }
+        self.declaration().reading
     }
-
     fn comparison(&self) -> Comparison {
         Comparison::PerRound
     }
-
     fn every_prefix(&self) -> bool {
         true
     }
 
     fn checks(&self, x: &Inputs) -> Vec<ConditionCheck> {
-        let scope = |name: &str, holds: bool| ConditionCheck::compare(name, ConditionKind::Scope, if holds { 1.0 } else { 0.0 }, Relation::Equal, 1.0);
         let decaying = matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0);
+        let z_consistent = || ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, "");
         let mut out = Vec::new();
         match self {
             FedPltClaim::Recursion { tau_steps, sqrt_r } => {
                 if !tau_steps {
                     out.push(ConditionCheck::compare("tau = 1 (the proof's per-step model, I-PLT8)", ConditionKind::Scope, x.tau as f64, Relation::Equal, 1.0));
                 }
-                out.extend(Self::assumption_checks(x, true));
+                out.extend(Self::assumption_checks(x));
                 out.extend(Self::step_checks(x, if *sqrt_r { Alpha::SqrtR } else { Alpha::Printed }));
             }
             FedPltClaim::ConstantStep => {
                 out.push(scope("a constant step", matches!(x.schedule, Schedule::Constant(_))));
-                out.extend(Self::assumption_checks(x, true));
-                out.push(step_condition("eta in (0, 1/z) (001:L639)", x.schedule.eta(0) * x.z(), Relation::AtMost, 1.0));
+                out.extend(Self::assumption_checks(x));
+                out.push(ConditionCheck::compare("eta in (0, 1/z) (001:L639)", ConditionKind::StepSize, x.schedule.eta(0) * x.z(), Relation::AtMost, 1.0));
                 out.extend(Self::step_checks(x, Alpha::Printed));
             }
-            FedPltClaim::DecayingStep { .. } => {
-                out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
-                out.push(ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, ""));
-                out.extend(Self::assumption_checks(x, true));
-                out.extend(Self::step_checks(x, Alpha::Printed));
-            }
-            FedPltClaim::DecayingCorrected => {
-                let corrected = matches!(x.schedule, Schedule::Decaying { beta, .. } if beta > 1.0);
-                out.push(scope("a decaying step beta/(z (t + g)) with beta > 1", corrected));
-                out.push(ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, ""));
-                out.extend(Self::assumption_checks(x, true));
+            FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected => {
+                out.push(match self {
+                    FedPltClaim::DecayingCorrected => {
+                        scope("a decaying step beta/(z (t + g)) with beta > 1", matches!(x.schedule, Schedule::Decaying { beta, .. } if beta > 1.0))
+                    }
+                    _ => scope("the decaying step eta^t = 1/(z (t+1))", decaying),
+                });
+                out.push(z_consistent());
+                out.extend(Self::assumption_checks(x));
                 out.extend(Self::step_checks(x, Alpha::Printed));
             }
             FedPltClaim::DecayInduction | FedPltClaim::DecayRecursion => {
                 out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
-                out.extend(Self::assumption_checks(x, true));
+                out.extend(Self::assumption_checks(x));
             }
             FedPltClaim::Limit => {}
         }
@@ -435,15 +388,13 @@ impl BoundClaim for FedPltClaim {
     /// The bound at horizon `T'`, compared with the metric of round `T' - 1`.
     fn bound(&self, x: &Inputs) -> f64 {
         let t = x.t.saturating_sub(1);
-        match self {
-            FedPltClaim::ConstantStep => constant_step_bound(x, x.schedule.eta(0), t),
-            FedPltClaim::DecayingStep { any_c } => decaying_constant(x, !any_c) / (t as f64 + 1.0),
-            FedPltClaim::DecayingCorrected => match x.schedule {
-                Schedule::Decaying { offset, .. } => corrected_constant(x) / (t as f64 + offset),
-                Schedule::Constant(_) => f64::NAN,
-            },
-            FedPltClaim::Limit => 0.0,
-            // Per-round inequalities are evaluated from their two sides, not from a bound here.
+        match (self, x.schedule) {
+            (FedPltClaim::ConstantStep, _) => constant_step_bound(x, x.schedule.eta(0), t),
+            (FedPltClaim::DecayingStep { any_c }, _) => decaying_constant(x, !any_c) / (t as f64 + 1.0),
+            (FedPltClaim::DecayingCorrected, Schedule::Decaying { offset, .. }) => corrected_constant(x) / (t as f64 + offset),
+            (FedPltClaim::Limit, _) => 0.0,
+            // Per-round inequalities are evaluated from their two sides, not from a bound here;
+            // the corrected bound needs a decaying schedule.
             _ => f64::NAN,
         }
     }

@@ -1,19 +1,18 @@
 //! This family as the core sees it: its card, and the [`Plugin`] behind `list`, `check` and `run`.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 use crate::card::{parse_toml, ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
+use crate::engine::monte_carlo::in_pool;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
-use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim};
+use crate::formula::user::{compile_card_claims, defined_conditions, FormulaClaim, UserClaim};
 
 use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ResidualSweep, Scenario, ScenarioRun};
 use super::claims::ALL;
-use super::formulas::{builtin_ids, CardClaim, Claim, RULES, SYMBOLS};
+use super::formulas::{builtin_ids, summary, CardClaim, Claim, RULES, SYMBOLS};
 use super::problem::{Constants, Instance};
 
 /// The id scenario files use: `family = "fedplt"`.
@@ -42,19 +41,7 @@ pub struct Card {
 
 /// A card as read: as written, with the claims it defines by formulas (not built in) compiled,
 /// in card order.
-pub struct ReadCard {
-    /// The card.
-    pub card: Card,
-    /// The claims it defines.
-    pub defined: Vec<Arc<CardClaim>>,
-}
-
-impl std::ops::Deref for ReadCard {
-    type Target = Card;
-    fn deref(&self) -> &Card {
-        &self.card
-    }
-}
+pub type ReadCard = crate::formula::user::ReadCard<Card, CardClaim>;
 
 /// Parses a card, naming the field at fault. Claims it defines by formulas are compiled first,
 /// so its scenarios may name them.
@@ -137,7 +124,7 @@ impl Plugin for FedPlt {
             Claim::Builtin(c) => STATEMENTS.of(c.id(), || embedded_card().map(|c| c.card.claims).unwrap_or_default()),
             Claim::Card(_) => String::new(),
         };
-        claim.summary(statement)
+        summary(claim, statement)
     }
     fn scenarios<'c>(&self, card: &'c ReadCard) -> Vec<&'c Scenario> {
         card.scenarios.iter().collect()
@@ -165,7 +152,7 @@ impl Plugin for FedPlt {
     }
 
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
-        (&run.scenario, &run.results)
+        (&run.scenario.name, &run.results)
     }
     fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>> {
         Some(&super::search::Space)
@@ -180,18 +167,9 @@ impl Plugin for FedPlt {
         settings: &ReportSettings,
         _: &dyn Progress,
     ) -> Result<FamilyReport> {
-        let sweep = match (&card.residual_sweep, settings.full) {
-            (Some(sw), true) => {
-                let s = card
-                    .card
-                    .scenarios
-                    .iter()
-                    .find(|s| s.name == sw.scenario)
-                    .ok_or_else(|| Error::field("residual_sweep.scenario", "unknown", "a scenario name"))?;
-                Some((s.name.clone(), crate::engine::monte_carlo::in_pool(settings.run.threads, || residual_sweep(s, &sw.factors))??))
-            }
-            _ => None,
-        };
+        let swept = card.residual_sweep.as_ref().filter(|_| settings.full);
+        let sweep = swept.and_then(|sw| card.scenarios.iter().find(|s| s.name == sw.scenario).map(|s| (s, &sw.factors)));
+        let sweep = sweep.map(|(s, f)| in_pool(settings.run.threads, || residual_sweep(s, f)).and_then(|p| Ok((s.name.clone(), p?)))).transpose()?;
         let (files, summary_markdown) = super::report::report_files(claims, runs, sweep.as_ref(), settings.meta, settings.plots)?;
         Ok(FamilyReport { summary_markdown, files, ..Default::default() })
     }
@@ -203,8 +181,7 @@ impl Plugin for FedPlt {
         let scenario = scenario_file(text, what)?;
         crate::budget::require(&scenario.work(), options.max_work)?;
         let claims = self.builtin_claims();
-        let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??;
-        super::report::run_json(&run)
+        super::report::run_json(&in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??)
     }
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &SYMBOLS
@@ -214,14 +191,12 @@ impl Plugin for FedPlt {
     /// on the run (the measured alignment, the schedule), so they are checked by `check` only.
     fn conditions(&self, card: Option<&ReadCard>, given: &Given, ids: &[String], json: bool) -> Result<String> {
         let defined = card.map(|c| c.defined.as_slice()).unwrap_or_default();
-        let chosen: Vec<&UserClaim> = defined.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id())).map(|c| &c.claim).collect();
-        if chosen.is_empty() {
-            return Err(Error::field(
+        defined_conditions(defined, ids, &SYMBOLS, given, json).unwrap_or_else(|| {
+            Err(Error::field(
                 "--claim",
                 "FedPLT's built-in conditions depend on the run (measured alignment, schedule): see `fedbounds check`",
                 "a claim defined in the card given with --card",
-            ));
-        }
-        crate::formula::user::conditions_text(&chosen, &SYMBOLS, given, json)
+            ))
+        })
     }
 }

@@ -7,12 +7,10 @@
 //! bounds. One that reads `G2` (Assumption 5, no finite value on `R^d`) is not applicable as
 //! stated and gets a labelled empirical row, as the built-in bounds do.
 
-use std::sync::Arc;
-
 use crate::claim::BoundClaim;
 use crate::family::{ClaimKind, ClaimSummary};
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
-use crate::formula::user::{FormulaClaim, UserClaimRules};
+use crate::formula::user::{AnyClaim, FormulaClaim, UserClaimRules};
 use crate::formula::CompareSpec;
 use crate::formula::{SymbolDef, SymbolTable, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 
@@ -28,44 +26,20 @@ pub const RULES: UserClaimRules =
 pub type CardClaim = FormulaClaim<Inputs>;
 
 /// A claim of the family: built in, or defined by a card.
-#[derive(Clone)]
-pub enum Claim {
-    /// A built-in claim.
-    Builtin(FedPltClaim),
-    /// A claim a card defines by formulas.
-    Card(Arc<CardClaim>),
+pub type Claim = AnyClaim<FedPltClaim, Inputs>;
+
+/// Whether a claim reads `G^2` (then it also gets an empirical row).
+pub fn needs_g2(claim: &Claim) -> bool {
+    claim.reads("G2", FedPltClaim::needs_g2)
 }
 
-impl Claim {
-    fn bound(&self) -> &dyn BoundClaim<Inputs = Inputs> {
-        match self {
-            Claim::Builtin(c) => c,
-            Claim::Card(c) => c.as_ref(),
-        }
-    }
-
-    /// Its id.
-    pub fn id(&self) -> &'static str {
-        self.bound().id()
-    }
-
-    /// Whether it reads `G^2` (then it also gets an empirical row).
-    pub fn needs_g2(&self) -> bool {
-        match self {
-            Claim::Builtin(c) => c.needs_g2(),
-            Claim::Card(c) => c.claim.reads("G2"),
-        }
-    }
-
-    /// The claim as `list` and the reports show it; `statement` is the card's for a built-in claim.
-    pub fn summary(&self, statement: String) -> ClaimSummary {
-        let (statement, metric) = match self {
-            Claim::Builtin(c) => (statement, c.metric()),
-            Claim::Card(c) => (c.claim.statement.clone(), "D^t = E||W^t - W*||^2, each round"),
-        };
-        let b = self.bound();
-        ClaimSummary { id: b.id(), kind: ClaimKind::Bound, title: b.title(), statement, source: b.source(), reading: b.reading(), metric }
-    }
+/// A claim as `list` and the reports show it; `statement` is the card's for a built-in claim.
+pub fn summary(claim: &Claim, statement: String) -> ClaimSummary {
+    let metric = match claim {
+        Claim::Builtin(c) => c.declaration().metric,
+        Claim::Card(_) => "",
+    };
+    claim.summary(ClaimKind::Bound, statement, metric, "D^t = E||W^t - W*||^2, each round")
 }
 
 /// The ids of the built-in claims.
@@ -123,11 +97,7 @@ pub static SYMBOLS: SymbolTable<Inputs, Round, 30> = SymbolTable::new([
 ]);
 
 fn flag(b: bool) -> f64 {
-    if b {
-        1.0
-    } else {
-        0.0
-    }
+    f64::from(u8::from(b))
 }
 
 /// `(z, beta, g)` of a decaying schedule, NaN for a constant step.
@@ -188,22 +158,8 @@ pub fn round_twins() -> TwinTable<RoundInputs> {
         Twin { claim: "FEDPLT-REC~tau-steps", field: "rhs", builtin: recursion(Alpha::Printed) },
         Twin { claim: "FEDPLT-REC~alpha-sqrt-r", field: "rhs", builtin: recursion(Alpha::SqrtR) },
         Twin { claim: "FEDPLT-REC~alpha-sqrt-r", field: "let.B", builtin: |r| r.x.b(Alpha::SqrtR) },
-        Twin {
-            claim: "FEDPLT-DECAY-INDUCTION",
-            field: "lhs",
-            builtin: |r| {
-                let c = claims::decaying_constant(&r.x, false);
-                claims::induction_sides(c, c, r.round.t).0
-            },
-        },
-        Twin {
-            claim: "FEDPLT-DECAY-INDUCTION",
-            field: "rhs",
-            builtin: |r| {
-                let c = claims::decaying_constant(&r.x, false);
-                claims::induction_sides(c, c, r.round.t).1
-            },
-        },
+        Twin { claim: "FEDPLT-DECAY-INDUCTION", field: "lhs", builtin: |r| claims::induction_at(&r.x, r.round.t).0 },
+        Twin { claim: "FEDPLT-DECAY-INDUCTION", field: "rhs", builtin: |r| claims::induction_at(&r.x, r.round.t).1 },
         // Entry t of the recursion solved with equality is compared with C/(t+2) (check.rs).
         Twin { claim: "FEDPLT-DECAY-RECURSION", field: "rhs", builtin: |r| claims::decaying_constant(&r.x, true) / (r.round.t as f64 + 2.0) },
     ];

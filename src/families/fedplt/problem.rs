@@ -11,7 +11,7 @@ use rand::Rng;
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{require_memory, require_non_negative, require_positive, Error, Result};
+use crate::error::{require_count, require_memory, require_non_negative, require_positive, Error, Result};
 use crate::rng::StreamKey;
 
 /// How the clients' masks are laid out.
@@ -109,13 +109,7 @@ impl InstanceSpec {
     /// # Errors
     /// [`Error::InvalidField`] naming the field and its range.
     pub fn build(&self) -> Result<Instance> {
-        let (k, d) = (self.clients, self.dim);
-        if k == 0 {
-            return Err(Error::field("instance.clients", "got 0", "an integer >= 1"));
-        }
-        if d == 0 {
-            return Err(Error::field("instance.dim", "got 0", "an integer >= 1"));
-        }
+        let (k, d) = (require_count("instance.clients", self.clients, 1, usize::MAX)?, require_count("instance.dim", self.dim, 1, usize::MAX)?);
         require_memory("instance.clients, instance.dim", 8.0 * 4.0 * k as f64 * d as f64 * d as f64, "the clients' matrices")?;
         require_positive("instance.l", self.l)?;
         require_positive("instance.mu", self.mu)?;
@@ -180,12 +174,8 @@ impl InstanceSpec {
             MaskLayout::Full => masks.iter_mut().for_each(|m| m.fill(1.0)),
             MaskLayout::Disjoint => (0..d).for_each(|i| masks[i % k][i] = 1.0),
             MaskLayout::Layers { layers, per_client } => {
-                if *layers == 0 || *layers > d {
-                    return Err(Error::field("instance.masks.layers", format!("got {layers}"), format!("1 <= layers <= dim = {d}")));
-                }
-                if *per_client == 0 || per_client > layers {
-                    return Err(Error::field("instance.masks.per_client", format!("got {per_client}"), format!("1 <= per_client <= layers = {layers}")));
-                }
+                require_count("instance.masks.layers", *layers, 1, d)?;
+                require_count("instance.masks.per_client", *per_client, 1, *layers)?;
                 for (c, m) in masks.iter_mut().enumerate() {
                     for j in 0..*per_client {
                         let layer = (c + j) % layers;
@@ -210,14 +200,7 @@ impl InstanceSpec {
                 }
                 for (c, list) in coordinates.iter().enumerate() {
                     for &i in list {
-                        if i >= d {
-                            return Err(Error::field(
-                                format!("instance.masks.coordinates[{c}]"),
-                                format!("coordinate {i}"),
-                                format!("coordinates below dim = {d}"),
-                            ));
-                        }
-                        masks[c][i] = 1.0;
+                        masks[c][require_count(&format!("instance.masks.coordinates[{c}]"), i, 0, d - 1)?] = 1.0;
                     }
                 }
             }

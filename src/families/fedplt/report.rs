@@ -4,31 +4,20 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
+use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, BoundClaim, ConditionKind};
 use crate::error::Result;
-use crate::family::ReportFile;
-use crate::outcome::{ClaimJson, ScenarioEntry};
+use crate::family::{ClaimSummary, ReportFile};
+use crate::outcome::{claim_files, run_verdicts, RunRecord};
+use crate::report::claim_figure::BoundFigure;
 use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE, ORANGE, RED};
 use crate::report::{markdown_table, opt_num, to_json, ReportMeta};
-use crate::verdict::{ConstantsSource, VerdictKind};
+use crate::verdict::ConstantsSource;
 
-use super::check::ScenarioRun;
-use super::claims::{equality_solution, FedPltClaim, RECURSION_HORIZON};
-use super::formulas::Claim;
+use super::check::{Measured, ScenarioRun};
+use super::claims::{equality_solution, RECURSION_HORIZON};
+use super::formulas::{summary, Claim};
 use super::runs::{ResidualPoint, Schedule};
-
-/// A run's numbers beside each claim's evaluation in `claims/<ID>.json`.
-#[derive(Serialize)]
-struct Extras {
-    z: f64,
-    g2_empirical: f64,
-    b_empirical: f64,
-    rho_min: f64,
-    alignment_failure: Option<(usize, usize, u64, f64)>,
-    limit_gap: f64,
-}
 
 /// The report files and the `SUMMARY.md` section: each claim's JSON (and figure), the
 /// family-wide figures, the scenarios' JSON, and the summary with the speed-error trade-off.
@@ -42,25 +31,27 @@ pub fn report_files(
     meta: &ReportMeta,
     plots: bool,
 ) -> Result<(Vec<ReportFile>, String)> {
-    let mut files = Vec::new();
-    for claim in claims {
-        let summary = claim.summary(String::new());
-        let scenarios: Vec<_> =
-            runs.iter().filter_map(|r| ScenarioEntry::of(claim.id(), (&r.scenario, &r.description, &r.scenario_hash), &r.results, extras(r))).collect();
-        if scenarios.is_empty() {
-            continue;
-        }
-        let json =
-            ClaimJson { meta, claim: claim.id(), title: summary.title, source: summary.source, reading: &summary.reading, metric: summary.metric, scenarios };
-        files.push(json.file()?);
-        // The figure of a built-in claim about the run.
-        if let (true, Claim::Builtin(builtin)) = (plots, claim) {
-            if builtin.uses_run() {
-                files.push(claim_figure(*builtin, runs).file(claim.id())?);
+    let summaries: Vec<ClaimSummary> = claims.iter().map(|c| summary(c, String::new())).collect();
+    let records: Vec<RunRecord<&Measured>> = runs
+        .iter()
+        .map(|r| RunRecord {
+            scenario: &r.scenario.name,
+            description: &r.scenario.description,
+            hash: &r.scenario_hash,
+            results: &r.results,
+            extras: &r.measured,
+        })
+        .collect();
+    let mut files = claim_files(meta, &summaries, &records)?;
+    if plots {
+        let named: Vec<(&str, &[ClaimResult])> = records.iter().map(|r| (r.scenario, r.results)).collect();
+        let subtitle = "exact E||W^t - W*||^2 (blue) vs the bound with G^2 measured on the run (orange); log scale";
+        for c in claims.iter().filter_map(|c| if let Claim::Builtin(b) = c { b.uses_run().then_some(b) } else { None }) {
+            let has_json = files.iter().any(|f| f.path.ends_with(format!("{}.json", c.id())));
+            if has_json {
+                files.push(BoundFigure { claim: c.id(), title: c.title(), metric: "D^t", subtitle }.figure(&named).file(c.id())?);
             }
         }
-    }
-    if plots {
         if !runs.is_empty() {
             files.push(alignment_figure(runs).file("FEDPLT-alignment")?);
         }
@@ -85,17 +76,6 @@ pub fn report_files(
     Ok((files, summary))
 }
 
-fn extras(r: &ScenarioRun) -> Extras {
-    Extras {
-        z: r.z,
-        g2_empirical: r.g2_empirical,
-        b_empirical: r.b_empirical,
-        rho_min: r.alignment.min,
-        alignment_failure: r.alignment.first_failure,
-        limit_gap: r.limit_gap,
-    }
-}
-
 /// `fedplt/scenarios.json`: the residual sweep and, per scenario, its constants, schedule,
 /// measured constants, alignment and limit point.
 fn scenarios_file(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>, meta: &ReportMeta) -> Result<ReportFile> {
@@ -103,10 +83,10 @@ fn scenarios_file(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoin
         "meta": meta,
         "residual_sweep": sweep.map(|(name, points)| serde_json::json!({"scenario": name, "points": points})),
         "scenarios": runs.iter().map(|r| serde_json::json!({
-            "scenario": r.scenario, "constants": r.constants, "schedule": r.schedule, "tau": r.tau, "gradient": r.gradient,
-            "z": r.z, "g2_empirical": r.g2_empirical, "b_empirical": r.b_empirical,
+            "scenario": r.scenario.name, "constants": r.constants, "schedule": r.schedule, "tau": r.scenario.tau, "gradient": r.scenario.gradient,
+            "z": r.measured.z, "g2_empirical": r.measured.g2_empirical, "b_empirical": r.measured.b_empirical,
             "rho_min": r.alignment.min, "alignment_failure": r.alignment.first_failure, "sample_paths": r.alignment.replicates,
-            "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point, "limit_gap": r.limit_gap,
+            "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point, "limit_gap": r.measured.limit_gap,
         })).collect::<Vec<_>>(),
     });
     Ok(ReportFile { path: PathBuf::from("fedplt").join("scenarios.json"), bytes: to_json(&runs_json)?.into_bytes() })
@@ -128,29 +108,21 @@ fn tradeoff(name: &str, points: &[ResidualPoint]) -> String {
 /// # Errors
 /// When the JSON cannot be written.
 pub fn run_json(run: &ScenarioRun) -> Result<String> {
-    let verdicts: Vec<serde_json::Value> = run
-        .results
-        .iter()
-        .filter(|c| c.constants == ConstantsSource::Exact)
-        .map(|c| {
-            let e = run.result(c.claim, ConstantsSource::Empirical);
-            serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "failed": c.evaluation.failed, "empirical_verdict": e.map(|e| e.evaluation.verdict), "empirical_slack": e.and_then(|e| e.evaluation.slack)})
-        })
-        .collect();
+    let m = &run.measured;
     to_json(&serde_json::json!({
-        "meta": ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario)),
-        "scenario": run.scenario,
+        "meta": ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario.name)),
+        "scenario": run.scenario.name,
         "scenario_hash": run.scenario_hash,
         "constants": run.constants,
         "schedule": run.schedule,
-        "z": run.z,
-        "g2_empirical": run.g2_empirical,
-        "b_empirical": run.b_empirical,
+        "z": m.z,
+        "g2_empirical": m.g2_empirical,
+        "b_empirical": m.b_empirical,
         "alignment_min": run.alignment.min,
         "alignment_failure": run.alignment.first_failure,
-        "limit_gap": run.limit_gap,
+        "limit_gap": m.limit_gap,
         "distance": run.distance,
-        "verdicts": verdicts,
+        "verdicts": run_verdicts(&run.results),
     }))
 }
 
@@ -163,10 +135,11 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
             Schedule::Constant(eta) => format!("eta = {}", fmt_num(eta)),
             Schedule::Decaying { z, beta, offset } => format!("{}/({} (t + {}))", fmt_num(beta), fmt_num(z), fmt_num(offset)),
         };
-        let mut row = vec![r.scenario.clone(), c.clients.to_string(), c.dim.to_string(), r.tau.to_string(), schedule];
+        let m = &r.measured;
+        let mut row = vec![r.scenario.name.clone(), c.clients.to_string(), c.dim.to_string(), r.scenario.tau.to_string(), schedule];
         row.extend([c.l, c.mu, c.sigma2, p.psi_min, p.psi_max].map(fmt_num));
         row.push(p.uncovered.to_string());
-        row.extend([c.gamma_mask, r.alignment.min, r.z, r.g2_empirical, r.b_empirical, r.limit_gap].map(fmt_num));
+        row.extend([c.gamma_mask, r.alignment.min, m.z, m.g2_empirical, m.b_empirical, m.limit_gap].map(fmt_num));
         row
     });
     format!(
@@ -179,47 +152,16 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
     )
 }
 
-/// Per scenario: `D^t` (exact) against the claim's bound (empirical G^2) over rounds, log y.
-fn claim_figure(claim: FedPltClaim, runs: &[ScenarioRun]) -> Figure {
-    let panel = |r: &ScenarioRun| {
-        let c = r.result(claim.id(), ConstantsSource::Exact)?;
-        let e = r.result(claim.id(), ConstantsSource::Empirical).map_or(&c.evaluation, |e| &e.evaluation);
-        if e.verdict == VerdictKind::NotApplicable || e.series.is_empty() {
-            return None;
-        }
-        let pts: Vec<(f64, f64, f64)> =
-            e.series.iter().filter_map(|p| Some((p.rounds as f64, p.estimate.mean, p.bound?))).filter(|p| p.1 > 0.0 && p.2 > 0.0).collect();
-        let x_max = pts.iter().map(|p| p.0).fold(1.0, f64::max);
-        Some(Panel {
-            caption: Some(format!("{} ({})", r.scenario, e.verdict)),
-            x: Axis::linear((0.0, x_max), "round"),
-            y: Axis::log(log_range(pts.iter().flat_map(|p| [p.1, p.2])), "D^t"),
-            series: vec![
-                Series::line("observed", BLUE, pts.iter().map(|p| (p.0, p.1)).collect()),
-                Series::line("bound", ORANGE, pts.iter().map(|p| (p.0, p.2)).collect()),
-            ],
-            legend: true,
-        })
-    };
-    Figure {
-        title: format!("{}: {}", claim.id(), claim.title()),
-        subtitle: "exact E||W^t - W*||^2 (blue) vs the bound with G^2 measured on the run (orange); log scale".into(),
-        layout: Layout::grid(60),
-        panels: runs.iter().filter_map(panel).map(Some).collect(),
-        empty_note: Some("not applicable on every scenario (see the JSON for the failing conditions)".into()),
-    }
-}
-
 /// The smallest alignment ratio per round along the sample paths, per scenario; A6 needs it > 0.
 fn alignment_figure(runs: &[ScenarioRun]) -> Figure {
     let panel = |run: &ScenarioRun| {
         let pts: Vec<(f64, f64)> = run.alignment.per_round_min.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(t, v)| (t as f64, *v)).collect();
         let lo = pts.iter().map(|p| p.1).fold(0.0, f64::min) - 0.1;
         let hi = pts.iter().map(|p| p.1).fold(1.0, f64::max) + 0.1;
-        let x_max = (run.rounds as f64).max(1.0);
+        let x_max = (run.scenario.rounds as f64).max(1.0);
         let zero = Series { label: None, width: 1, ..Series::line("", RED, vec![(0.0, 0.0), (x_max, 0.0)]) };
         Some(Panel {
-            caption: Some(format!("{} (rho_ = {})", run.scenario, fmt_num(run.alignment.min))),
+            caption: Some(format!("{} (rho_ = {})", run.scenario.name, fmt_num(run.alignment.min))),
             x: Axis::linear((0.0, x_max), "round"),
             y: Axis::linear((lo, hi), "min rho_k"),
             series: vec![zero, Series { label: None, ..Series::line("", BLUE, pts) }],
@@ -268,7 +210,7 @@ fn residual_figure(name: &str, points: &[ResidualPoint]) -> Figure {
 fn recursion_figure(runs: &[&ScenarioRun]) -> Figure {
     let ts: Vec<usize> = crate::verdict::report_checkpoints(RECURSION_HORIZON);
     let panel = |run: &&ScenarioRun| {
-        let b_over_z2 = run.b_empirical / (run.z * run.z);
+        let b_over_z2 = run.measured.b_empirical / (run.measured.z * run.measured.z);
         let c = run.constants.d0 + b_over_z2;
         if !(b_over_z2.is_finite() && b_over_z2 > 0.0) {
             return None;
@@ -277,7 +219,7 @@ fn recursion_figure(runs: &[&ScenarioRun]) -> Figure {
         let recursion: Vec<(f64, f64)> = ts.iter().map(|&t| (t as f64, eq[t - 1])).collect();
         let claim: Vec<(f64, f64)> = ts.iter().map(|&t| (t as f64, c / (t as f64 + 1.0))).collect();
         Some(Panel {
-            caption: Some(run.scenario.clone()),
+            caption: Some(run.scenario.name.clone()),
             x: Axis::log((1.0, RECURSION_HORIZON as f64), "t"),
             y: Axis::log(log_range(recursion.iter().chain(&claim).map(|p| p.1)), "D^t"),
             series: vec![Series::line("recursion with equality", BLUE, recursion), Series::line("C/(t+1)", ORANGE, claim)],

@@ -191,24 +191,17 @@ pub fn sample_paths(
             let noise: Vec<Vec<f64>> = (0..inst.clients()).map(|k| round.draw_noise(k, seed, r, t as u64)).collect();
             let mut low = f64::INFINITY;
             for (k, nk) in noise.iter().enumerate() {
-                let iterates = round.local_iterates(k, &w, nk);
-                for x in &iterates[..tau] {
+                for x in &round.local_iterates(k, &w, nk)[..tau] {
                     if masked_within_rounding(inst, k, x, w_star) {
                         rounding += 1;
                         continue;
                     }
-                    match alignment_ratio(inst, k, x, w_star) {
-                        Some(rho) => {
-                            low = low.min(rho);
-                            if rho <= 0.0 && failure.is_none() {
-                                failure = Some((t, k, r, rho));
-                            }
-                        }
-                        // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
-                        None if (x - w_star).norm() > super::prec::AT_OPTIMUM * (1.0 + w_star.norm()) && failure.is_none() => {
-                            failure = Some((t, k, r, f64::NAN));
-                        }
-                        None => {}
+                    let rho = alignment_ratio(inst, k, x, w_star);
+                    low = rho.map_or(low, |v| low.min(v));
+                    // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
+                    let undefined = rho.is_none() && (x - w_star).norm() > super::prec::AT_OPTIMUM * (1.0 + w_star.norm());
+                    if failure.is_none() && (undefined || rho.is_some_and(|v| v <= 0.0)) {
+                        failure = Some((t, k, r, rho.unwrap_or(f64::NAN)));
                     }
                 }
             }
