@@ -1,5 +1,4 @@
-//! Figure primitives every family's PNGs share: the bundled font, a header, a legend, dashed
-//! lines and the PNG encoding.
+//! Figure primitives every family's PNGs share: the bundled font, a header and the PNG encoding.
 //!
 //! Text is drawn with the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence), registered
 //! once, so figures need no system fonts and render identically everywhere.
@@ -52,27 +51,4 @@ pub fn draw_header<'a>(
     header.draw(&Text::new(title.to_string(), (12, 8), ("sans-serif", 18).into_font())).map_err(draw_err)?;
     header.draw(&Text::new(subtitle.to_string(), (12, 32), ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)))).map_err(draw_err)?;
     Ok(body)
-}
-
-/// The legend box every figure uses.
-pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
-        .map_err(draw_err)
-}
-
-/// A horizontal dashed line at `y` from `x = 0` to `x_max`; dash and gap in pixels.
-pub fn horizontal_dashes(x_max: f64, y: f64, dash: u32, gap: u32, colour: RGBColor) -> DashedLineSeries<std::vec::IntoIter<(f64, f64)>, u32> {
-    DashedLineSeries::new(vec![(0.0, y), (x_max, y)], dash, gap, colour.stroke_width(1))
 }

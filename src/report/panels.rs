@@ -108,14 +108,14 @@ impl Axis {
     }
 }
 
-/// One line of a panel.
+/// One line of a panel (or, with `width` 0, its markers alone).
 #[derive(Debug, Clone)]
 pub struct Series {
     /// Its legend entry (none: not in the legend, e.g. a reference line).
     pub label: Option<String>,
     /// Its colour.
     pub colour: RGBColor,
-    /// Stroke width in pixels.
+    /// Stroke width in pixels; 0 draws no line (a scatter of its markers).
     pub width: u32,
     /// The points, in drawing order.
     pub points: Vec<(f64, f64)>,
@@ -123,12 +123,20 @@ pub struct Series {
     pub markers: Option<u32>,
     /// Dash and gap lengths in pixels (none: a solid line).
     pub dashes: Option<(u32, u32)>,
+    /// A band `(x, lower, upper)` filled under the line in its colour at 20% opacity (empty:
+    /// none); edges outside the vertical axis are drawn at its ends.
+    pub band: Vec<(f64, f64, f64)>,
 }
 
 impl Series {
     /// A labelled line, two pixels wide.
     pub fn line(label: impl Into<String>, colour: RGBColor, points: Vec<(f64, f64)>) -> Self {
-        Self { label: Some(label.into()), colour, width: 2, points, markers: None, dashes: None }
+        Self { label: Some(label.into()), colour, width: 2, points, markers: None, dashes: None, band: Vec::new() }
+    }
+
+    /// A labelled scatter: a filled circle of `radius` pixels at every point, no line.
+    pub fn scatter(label: impl Into<String>, colour: RGBColor, points: Vec<(f64, f64)>, radius: u32) -> Self {
+        Self { width: 0, markers: Some(radius), ..Self::line(label, colour, points) }
     }
 
     /// A labelled dashed line (dashes of 6 pixels, gaps of 4), two pixels wide.
@@ -194,7 +202,8 @@ pub struct Figure {
     pub layout: Layout,
     /// The panels, row by row; `None` leaves its cell empty.
     pub panels: Vec<Option<Panel>>,
-    /// Said under the header when there is no panel at all.
+    /// Said under the header when there is no panel at all: its first line at 15 points, any
+    /// further lines (after `\n`) under it at 13.
     pub empty_note: Option<String>,
 }
 
@@ -215,7 +224,7 @@ impl Figure {
             root.fill(&WHITE).map_err(draw_err)?;
             let body = draw_header(&root, &self.title, &self.subtitle)?;
             if let (true, Some(note)) = (self.panels.is_empty(), &self.empty_note) {
-                body.draw(&Text::new(note.clone(), (12, 20), ("sans-serif", 15).into_font())).map_err(draw_err)?;
+                draw_note(&body, note)?;
             }
             for (area, panel) in body.split_evenly((rows as usize, cols as usize)).iter().zip(&self.panels) {
                 if let Some(panel) = panel {
@@ -272,6 +281,16 @@ pub fn log_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 
 type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
+/// A note's first line at (12, 20) in 15 points, its further lines 24 pixels apart from y = 50 in
+/// 13 points.
+fn draw_note(area: &Area, note: &str) -> Result<()> {
+    for (i, line) in note.lines().enumerate() {
+        let (y, size) = if i == 0 { (20, 15) } else { (50 + 24 * (i as i32 - 1), 13) };
+        area.draw(&Text::new(line.to_string(), (12, y), ("sans-serif", size).into_font())).map_err(draw_err)?;
+    }
+    Ok(())
+}
+
 /// Height of one row of the legend strip in pixels.
 const LEGEND_ROW: u32 = 18;
 
@@ -302,9 +321,10 @@ fn draw_panel(area: &Area, panel: &Panel, l: &Layout) -> Result<()> {
     for (s, row, x) in entries {
         let (x0, y) = ((left + x) as i32, (row * LEGEND_ROW + LEGEND_ROW / 2) as i32);
         let (ends, style) = (vec![(x0, y), (x0 + l.legend_line as i32, y)], s.colour.stroke_width(s.width.max(2)));
-        match s.dashes {
-            Some((dash, gap)) => legend_area.draw(&DashedPathElement::new(ends, dash.min(l.legend_line / 3), gap.min(3), style)),
-            None => legend_area.draw(&PathElement::new(ends, style)),
+        match (s.width, s.dashes) {
+            (0, _) => Ok(()),
+            (_, Some((dash, gap))) => legend_area.draw(&DashedPathElement::new(ends, dash.min(l.legend_line / 3), gap.min(3), style)),
+            (_, None) => legend_area.draw(&PathElement::new(ends, style)),
         }
         .map_err(draw_err)?;
         if s.markers.is_some() {
@@ -339,6 +359,16 @@ pub fn drawable(panel: &Panel, s: &Series) -> Vec<(f64, f64)> {
     s.points.iter().copied().filter(|p| ok(p.0, panel.x.log) && ok(p.1, panel.y.log)).collect()
 }
 
+/// A band's outline: its upper edge left to right, then its lower edge back, over the points
+/// whose `x` the panel can draw and whose edges are finite (a NaN or infinite edge leaves its
+/// point out); an edge outside the vertical range is clipped to the range's nearer end.
+fn band_outline(panel: &Panel, band: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
+    let (lo, hi) = (panel.y.range.0.min(panel.y.range.1), panel.y.range.0.max(panel.y.range.1));
+    let edge = |y: f64| y.clamp(lo, hi);
+    let xs: Vec<&(f64, f64, f64)> = band.iter().filter(|b| b.0.is_finite() && (!panel.x.log || b.0 > 0.0) && b.1.is_finite() && b.2.is_finite()).collect();
+    xs.iter().map(|b| (b.0, edge(b.2))).chain(xs.iter().rev().map(|b| (b.0, edge(b.1)))).collect()
+}
+
 fn default_label(v: &f64) -> String {
     tick_label(*v)
 }
@@ -361,10 +391,14 @@ where
     mesh.label_style(("sans-serif", l.fonts.1)).draw().map_err(draw_err)?;
     for s in &panel.series {
         let points = drawable(panel, s);
+        if !s.band.is_empty() {
+            chart.draw_series(std::iter::once(Polygon::new(band_outline(panel, &s.band), s.colour.mix(0.2).filled()))).map_err(draw_err)?;
+        }
         let style = s.colour.stroke_width(s.width);
-        match s.dashes {
-            Some((dash, gap)) => chart.draw_series(DashedLineSeries::new(points.clone(), dash, gap, style)).map(|_| ()),
-            None => chart.draw_series(LineSeries::new(points.iter().copied(), style)).map(|_| ()),
+        match (s.width, s.dashes) {
+            (0, _) => Ok(()),
+            (_, Some((dash, gap))) => chart.draw_series(DashedLineSeries::new(points.clone(), dash, gap, style)).map(|_| ()),
+            (_, None) => chart.draw_series(LineSeries::new(points.iter().copied(), style)).map(|_| ()),
         }
         .map_err(draw_err)?;
         if let Some(r) = s.markers {
@@ -428,6 +462,16 @@ mod checks {
         buf[..info.buffer_size()].chunks(3).filter(|p| p == &[c.0, c.1, c.2]).count()
     }
 
+    /// The number of pixels within 3 levels per channel of `c` drawn at `opacity` on white.
+    fn pixels_near(f: &Figure, c: RGBColor, opacity: f64) -> usize {
+        let png = f.png().expect("draws");
+        let mut reader = png::Decoder::new(png.as_slice()).read_info().expect("decodes");
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).expect("frame");
+        let blend = |v: u8| opacity * v as f64 + (1.0 - opacity) * 255.0;
+        buf[..info.buffer_size()].chunks(3).filter(|p| [c.0, c.1, c.2].iter().zip(*p).all(|(v, q)| (blend(*v) - *q as f64).abs() <= 3.0)).count()
+    }
+
     #[test]
     fn tick_labels_have_no_spurious_decimals() {
         for (v, s) in [
@@ -479,6 +523,19 @@ mod checks {
         assert!(empty.problems()[0].contains("no drawable point"), "{:?}", empty.problems());
         let outside = figure(vec![panel(vec![Series::line("a", BLUE, vec![(1.0, 100.0)])])]);
         assert!(outside.problems()[0].contains("outside the axes"), "{:?}", outside.problems());
+    }
+
+    #[test]
+    fn a_band_is_filled_only_when_given_and_a_scatter_draws_no_line() {
+        let line = Series::line("a", colour(4), vec![(0.0, 1e-4), (10.0, 1e-4)]);
+        let banded = Series { band: vec![(0.0, 1e-6, 1e-2), (10.0, 1e-6, 1e-2)], ..line.clone() };
+        let count = |s: Series| pixels_near(&figure(vec![panel(vec![s])]), colour(4), 0.2);
+        assert!(count(banded) > 10_000);
+        // Negative control: without a band, only the line's antialiased edge has that colour.
+        assert!(count(line.clone()) < 500);
+        let scatter = Series::scatter("a", colour(4), vec![(2.0, 1e-4), (8.0, 1e-4)], 3);
+        assert!(pixels_of(&figure(vec![panel(vec![scatter])]), colour(4)) < 100);
+        assert!(pixels_of(&figure(vec![panel(vec![line])]), colour(4)) > 300, "negative control: the line joins them");
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub fn experiments_files(e: &Experiments, meta: &super::ReportMeta, plots: bool)
     files.push(ReportFile { path: dir.join("statements.csv"), bytes: statements_csv(&e.statements).into_bytes() });
     if plots {
         for s in &e.sweeps {
-            files.push(ReportFile { path: dir.join(format!("{}.png", s.id)), bytes: super::plot::plot_sweep(s)? });
+            files.push(ReportFile { path: dir.join(format!("{}.png", s.id)), bytes: super::plot::sweep_figure(s).png()? });
         }
     }
     Ok(files)

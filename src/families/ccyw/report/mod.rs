@@ -8,12 +8,11 @@ mod run;
 mod search;
 
 pub use experiments::{experiments_files, experiments_markdown};
-pub use plot::{plot_claim, plot_search, plot_sweep};
+pub use plot::{claim_figure, search_figure, sweep_figure};
 pub use run::run_report;
 pub use search::{scenario_file, search_files, search_markdown, step_multiple_cells, step_multiples};
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -129,7 +128,7 @@ pub fn report_files(runs: &[ScenarioRun], catalog: &Catalog, extras: Extras<'_>,
         };
         files.push(report.file()?);
         if plots {
-            files.push(ReportFile { path: PathBuf::from("figures").join(format!("{id}.png")), bytes: plot_claim(id, title, &rows)? });
+            files.push(claim_figure(id, title, &rows).file(id)?);
         }
     }
     let mut summary = summary_markdown(runs);

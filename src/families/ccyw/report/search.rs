@@ -39,7 +39,7 @@ pub fn search_files(results: &[SearchResult], meta: &super::ReportMeta, plots: b
             files.push(ReportFile { path: dir.join(format!("{}.toml", r.claim)), bytes: text.into_bytes() });
         }
         if plots {
-            files.push(ReportFile { path: dir.join(format!("{}.png", r.claim)), bytes: super::plot::plot_search(r)? });
+            files.push(ReportFile { path: dir.join(format!("{}.png", r.claim)), bytes: super::plot::search_figure(r).png()? });
         }
     }
     files.push(ReportFile { path: dir.join("search.csv"), bytes: search_csv(results).into_bytes() });
