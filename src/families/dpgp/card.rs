@@ -96,6 +96,10 @@ pub struct Scenario {
     /// `||B_i|| / sqrt(mu_u mu_v)`, in `[0, 1)`.
     #[serde(default)]
     pub coupling: f64,
+    /// Client-specific curvature in `[0, 1)` (rotated `A_i`, `D_i` with their own spectra; 0:
+    /// every client the same diagonal blocks).
+    #[serde(default)]
+    pub client_curvature: f64,
     /// Spread of the shared linear terms.
     pub heterogeneity: f64,
     /// `sigma_u`.
@@ -166,6 +170,7 @@ impl Scenario {
             l_v: self.l_v,
             mu_v: self.mu_v,
             coupling: self.coupling,
+            client_curvature: self.client_curvature,
             heterogeneity: self.heterogeneity,
             sigma_u: self.sigma_u,
             sigma_v: self.sigma_v,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::claim::{ConditionCheck, ConditionKind};
-use crate::engine::Estimator;
+use crate::engine::{nan_max, Estimator};
 use rayon::prelude::*;
 
 use crate::claim::BoundClaim;
@@ -17,9 +17,9 @@ use crate::kinds::ordering::{evaluate_ordering, pair_ratio};
 use crate::kinds::rate::{evaluate_rate, fit_slope, sweep_series, SlopeFit};
 
 use super::card_claims::{constants_label, per_round_metric, CardClaim, CardInputs, WithAssumptions};
-use super::claims::{aa, assumption_checks, step_checks, theorem1_shape, Rec32, Rec32Reading, C1_EXPONENT, INV_T_EXPONENT};
+use super::claims::{aa, assumption_checks, step_checks, theorem1_shape, visited_assumption_checks, Rec32, Rec32Reading, C1_EXPONENT, INV_T_EXPONENT};
 use super::formulas::Inputs;
-use super::problem::{Constants, Instance};
+use super::problem::{Constants, GradientDiversity, Instance};
 use super::round::{exact_trajectory, sampled_trajectory, Params, Trajectory};
 use super::topology::{connectivity_with, Connectivity, GraphSequence};
 
@@ -43,6 +43,10 @@ pub struct SweepPoint {
     pub metric_debiased: f64,
     /// `(1/T) sum_{t<T} (1/m) sum_i E||ubar^t - z_i^t||^2`.
     pub consensus: f64,
+    /// Assumption 4's constant over the points of this run where the proofs use it
+    /// ([`super::round::round_supremum`]).
+    #[serde(skip)]
+    pub sigma_g2_visited: f64,
 }
 
 /// Everything a scenario's run produced.
@@ -113,11 +117,13 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
     let replicated = setup.replicates(&params, replicates)?;
     let (sources, estimator): (Vec<&Trajectory>, Estimator) =
         if replicates.is_some() { (replicated.iter().collect(), Estimator::MonteCarlo) } else { (vec![&traj], Estimator::Exact) };
-    let mut results = setup.per_round_results(&params, &sources, estimator, bound_scale);
-    let (sweep, rate_checks) = setup.sweep(&traj)?;
-    results.extend(setup.theorem1_results(&sweep, rate_checks.clone(), traj.objective[0]));
+    let mut results = setup.per_round_results(&params, &sources, estimator, bound_scale, A4::Stated);
+    let sweep = setup.sweep(&traj)?;
+    let rate_checks = setup.sweep_checks(false, A4::Stated);
+    results.extend(setup.theorem1_results(&sweep, rate_checks.clone(), traj.objective[0], A4::Stated));
     let (fit, rates) = corollary1_results(&sweep, setup.horizon, rate_checks, bound_scale);
     results.extend(rates);
+    results.extend(setup.visited_results(&params, (&sources, estimator), &traj, &sweep, bound_scale));
     let aa_primary = aa(&params, &setup.conn, setup.k.l_u, true);
     let lemma3_bound: Vec<f64> = traj.delta_ubar.iter().map(|d| aa_primary * (setup.sigma() + d)).collect();
     Ok(ScenarioRun {
@@ -161,10 +167,27 @@ impl<'a> Setup<'a> {
         GraphSequence { mixing: self.seq.mixing[..t].to_vec(), weights: self.seq.weights[..=t].to_vec() }
     }
 
-    /// `sigma_u^2 + sigma_g^2` (with `sigma_g^2 = 0` where it is infinite; the claims are then
-    /// not applicable).
+    /// `sigma_u^2 + sigma_g^2` of the stated constants (with `sigma_g^2 = 0` where it is
+    /// infinite; the claims are then not applicable).
     fn sigma(&self) -> f64 {
-        self.k.sigma_u.powi(2) + self.k.sigma_g2.value.unwrap_or(0.0)
+        sigma_sum(&self.k)
+    }
+
+    /// The constants a reading of Assumption 4 gives: the stated ones, or with `sigma_g^2`
+    /// the supremum over the proof's points of the run.
+    fn constants(&self, a4: A4) -> Constants {
+        match a4 {
+            A4::Stated => self.k.clone(),
+            A4::Visited(v) => Constants { sigma_g2: GradientDiversity { value: Some(v), reason: String::new() }, ..self.k.clone() },
+        }
+    }
+
+    /// The assumption checks of a reading within `rounds`.
+    fn assumptions(&self, a4: A4, rounds: usize) -> Vec<ConditionCheck> {
+        match a4 {
+            A4::Stated => assumption_checks(&self.k, &self.conn, rounds),
+            A4::Visited(v) => visited_assumption_checks(&self.k, &self.conn, rounds, v),
+        }
     }
 
     /// `replicates` seeded trajectories at the per-round horizon (none without Monte Carlo).
@@ -178,9 +201,11 @@ impl<'a> Setup<'a> {
 
     /// Lemma 3 and inequality (32) at the per-round horizon, on `sources` (the exact trajectory
     /// or the replicates).
-    fn per_round_results(&self, params: &Params, sources: &[&Trajectory], estimator: Estimator, bound_scale: f64) -> Vec<ClaimResult> {
-        let (s, k, conn, sigma) = (self.s, &self.k, &self.conn, self.sigma());
-        let mut checks = assumption_checks(k, conn, s.rounds);
+    fn per_round_results(&self, params: &Params, sources: &[&Trajectory], estimator: Estimator, bound_scale: f64, a4: A4) -> Vec<ClaimResult> {
+        let (s, conn) = (self.s, &self.conn);
+        let k = &self.constants(a4);
+        let sigma = sigma_sum(k);
+        let mut checks = self.assumptions(a4, s.rounds);
         checks.extend(step_checks(k, conn, params, false));
         let lemma3 = |plus_one: bool| {
             let a = aa(params, conn, k.l_u, plus_one);
@@ -222,9 +247,9 @@ impl<'a> Setup<'a> {
 
     /// The step conditions at every horizon of the sweep (the proof's, or with `printed` the
     /// theorem's as printed), each named with its `T`, after the assumption checks.
-    fn sweep_checks(&self, printed: bool) -> Vec<ConditionCheck> {
+    fn sweep_checks(&self, printed: bool, a4: A4) -> Vec<ConditionCheck> {
         let (k, conn) = (&self.k, &self.conn);
-        let mut checks = assumption_checks(k, conn, self.horizon);
+        let mut checks = self.assumptions(a4, self.horizon);
         for &t in &self.s.sweep {
             for mut check in step_checks(k, conn, &self.s.params(t, k.l_u, k.l_v), printed) {
                 check.name = format!("T = {t}: {}", check.name);
@@ -235,8 +260,8 @@ impl<'a> Setup<'a> {
     }
 
     /// The exact metrics at every horizon of the sweep (`traj` is the run at the per-round
-    /// horizon, reused where the sweep has it), with the proof's conditions at every horizon.
-    fn sweep(&self, traj: &Trajectory) -> Result<(Vec<SweepPoint>, Vec<ConditionCheck>)> {
+    /// horizon, reused where the sweep has it).
+    fn sweep(&self, traj: &Trajectory) -> Result<Vec<SweepPoint>> {
         let (s, k) = (self.s, &self.k);
         let mut sweep = Vec::with_capacity(s.sweep.len());
         for &t in &s.sweep {
@@ -249,16 +274,18 @@ impl<'a> Setup<'a> {
                 metric: mean(&tr.stationarity(k.l_u, k.l_v)),
                 metric_debiased: mean(&tr.stationarity_debiased(k.l_u, k.l_v)),
                 consensus: mean(&tr.consensus[..t]),
+                sigma_g2_visited: tr.diversity.iter().copied().fold(f64::NEG_INFINITY, nan_max),
             });
         }
-        Ok((sweep, self.sweep_checks(false)))
+        Ok(sweep)
     }
 
     /// Theorem 1 as an `O(.)` statement: the metric against the bracket of (33) over the sweep
     /// ([`evaluate_big_o`]), under the proof's step conditions and under the printed one.
     /// `f0 = F(ubar^0, V^0)`.
-    fn theorem1_results(&self, sweep: &[SweepPoint], rate_checks: Vec<ConditionCheck>, f0: f64) -> [ClaimResult; 2] {
-        let shape: Vec<(usize, f64, f64)> = sweep.iter().map(|p| (p.rounds, p.metric, theorem1_shape(&self.k, &self.conn, self.s.k_u, f0, p.rounds))).collect();
+    fn theorem1_results(&self, sweep: &[SweepPoint], rate_checks: Vec<ConditionCheck>, f0: f64, a4: A4) -> [ClaimResult; 2] {
+        let k = self.constants(a4);
+        let shape: Vec<(usize, f64, f64)> = sweep.iter().map(|p| (p.rounds, p.metric, theorem1_shape(&k, &self.conn, self.s.k_u, f0, p.rounds))).collect();
         [
             ClaimResult {
                 claim: "DPGP-T1",
@@ -272,12 +299,65 @@ impl<'a> Setup<'a> {
                 claim: "DPGP-T1~printed-step",
                 reading: "printed-step",
                 constants: ConstantsSource::Estimated,
-                evaluation: evaluate_big_o(&shape, self.sweep_checks(true)),
+                evaluation: evaluate_big_o(&shape, self.sweep_checks(true, a4)),
                 label: None,
                 expected: None,
             },
         ]
     }
+
+    /// The rows of the restricted reading of Assumption 4 ([`VISITED`]): Lemma 3 and (32) with
+    /// `sigma_g^2` the supremum of [`super::round::round_supremum`] over the per-round run, Theorem 1 and
+    /// Corollary 1 with the supremum over every run of the sweep; the same evaluations as the
+    /// stated rows otherwise, labelled `empirical`.
+    fn visited_results(
+        &self,
+        params: &Params,
+        (sources, estimator): (&[&Trajectory], Estimator),
+        traj: &Trajectory,
+        sweep: &[SweepPoint],
+        bound_scale: f64,
+    ) -> Vec<ClaimResult> {
+        let sup = |x: &mut dyn Iterator<Item = f64>| x.fold(f64::NEG_INFINITY, nan_max);
+        let run = A4::Visited(sup(&mut traj.diversity.iter().copied()));
+        let swept = A4::Visited(sup(&mut sweep.iter().map(|p| p.sigma_g2_visited)));
+        let mut rows = self.per_round_results(params, sources, estimator, bound_scale, run);
+        let rate_checks = self.sweep_checks(false, swept);
+        rows.extend(self.theorem1_results(sweep, rate_checks.clone(), traj.objective[0], swept));
+        rows.extend(corollary1_results(sweep, self.horizon, rate_checks, bound_scale).1);
+        rows.into_iter()
+            .filter_map(|r| {
+                let (id, reading) = VISITED.iter().find(|(of, _, _)| *of == r.claim).map(|(_, id, reading)| (*id, *reading))?;
+                let value = if id.starts_with("DPGP-L3") || id.starts_with("DPGP-REC32") { run } else { swept };
+                let A4::Visited(v) = value else { return None };
+                let label = Some(format!("sigma_g^2 over the proof's points = {}", crate::claim::fmt_num(v)));
+                Some(ClaimResult { claim: id, reading, constants: ConstantsSource::Empirical, label, ..r })
+            })
+            .collect()
+    }
+}
+
+/// Which reading of Assumption 4 a set of rows uses.
+#[derive(Debug, Clone, Copy)]
+enum A4 {
+    /// As printed: the supremum over all `u`, `V` (004:L121), infinite on most instances.
+    Stated,
+    /// Restricted to the points where Lemmas 2 and 3 use it, this value ([`super::round::round_supremum`]).
+    Visited(f64),
+}
+
+/// The claims read with the restricted Assumption 4: (stated claim, variant id, reading name).
+pub const VISITED: [(&str, &str, &str); 5] = [
+    ("DPGP-L3", "DPGP-L3~visited-sg", "visited-sg"),
+    ("DPGP-REC32", "DPGP-REC32~visited-sg", "visited-sg"),
+    ("DPGP-T1", "DPGP-T1~visited-sg", "visited-sg"),
+    ("DPGP-C1", "DPGP-C1~visited-sg", "visited-sg"),
+    ("DPGP-C1~debiased-z", "DPGP-C1~debiased-z-visited-sg", "debiased-z-visited-sg"),
+];
+
+/// `sigma_u^2 + sigma_g^2` (with `sigma_g^2 = 0` where it is infinite).
+fn sigma_sum(k: &Constants) -> f64 {
+    k.sigma_u.powi(2) + k.sigma_g2.value.unwrap_or(0.0)
 }
 
 /// Corollary 1's rate over the sweep: the slope fit of the metric, and the rate claims (the

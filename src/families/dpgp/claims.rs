@@ -12,6 +12,7 @@
 //! | `DPGP-C1` | with `eta_u, eta_v` proportional to `1/sqrt(T)`, Theorem 1's metric is `O(1/sqrt(T))`: log-log slope `<= -1/2` | 004:L142-155 |
 //! | `DPGP-C1~debiased-z` | the same with `Delta_v^t` at the de-biased `z_i^t = u_i^t/mu_i^t` in place of the printed `u_i^t` | 004:L133 |
 //! | `DPGP-C1~rate-inv-T` | negative control: a slope `<= -1` the paper does not claim | - |
+//! | `DPGP-L3~visited-sg`, `DPGP-REC32~visited-sg`, `DPGP-T1~visited-sg`, `DPGP-C1~visited-sg`, `DPGP-C1~debiased-z-visited-sg` | the claim with Assumption 4's `sigma_g^2` the supremum of `E||grad_u F_i - grad_u F||^2` over the local iterates of the run, where Lemmas 2 and 3 use it (I-DPGP13) | 004:L503, L532 |
 //! | `DPGP-R2` | Remark 2: better-connected graphs (smaller `q`) give a smaller consensus error at equal steps | 004:L159 |
 //! | `DPGP-R2~factor` | the same with topologies ordered by `C/(1-q)`, their factor in `AA` | 004:L159, L590 |
 //! | `DPGP-R2~stationarity` | the same for Theorem 1's metric | 004:L159 |
@@ -137,6 +138,28 @@ pub fn assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize) -> V
     vec![a1, a4, delta, push, ConditionCheck::assumption("u_i^0 = 0", true, "every run starts at u_i^0 = 0")]
 }
 
+/// [`assumption_checks`] with Assumption 4 read on the points where the proofs use it (Lemma 2's
+/// (11), 004:L503; Lemma 3's (16), L532-540): `sigma_g^2 = max_{i,t,k} E||grad_u F_i(z_i^{t,k},
+/// v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})||^2 = visited` over the run
+/// ([`super::round::round_supremum`]), finite when the run's moments are; the detail also gives the stated
+/// supremum over all of `R^d` (infinite, with its reason, or its value).
+pub fn visited_assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize, visited: f64) -> Vec<ConditionCheck> {
+    let mut checks = assumption_checks(k, conn, rounds);
+    let stated = match k.sigma_g2.value {
+        Some(v) => format!("as stated over all u, V: {}", crate::claim::fmt_num(v)),
+        None => format!("as stated over all u, V: infinite ({})", k.sigma_g2.reason),
+    };
+    checks[1] = ConditionCheck::assumption(
+        "Assumption 4 restricted to the proof's points (004:L503, L532)",
+        visited.is_finite(),
+        format!(
+            "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 = {}; {stated}",
+            crate::claim::fmt_num(visited)
+        ),
+    );
+    checks
+}
+
 /// The step-size conditions the proof uses (I-DPGP2): `eta_u < delta/(8 L_u K_u)` (Lemma 2,
 /// 004:L509), `eta_u < delta/(4 sqrt(2) K_u L_u)` (Lemma 3, 004:L554), the positivity of AA's
 /// denominator, `eta_u < (1-q)/(L_u C sqrt(8 K_u (K_u+1)))` (unstated, I-DPGP3), and
@@ -204,17 +227,22 @@ pub fn theorem1_shape(k: &Constants, conn: &Connectivity, k_u: usize, f0: f64, t
 type SummaryRow = (&'static str, ClaimKind, &'static str, &'static str, &'static str, &'static str, &'static str);
 
 /// Every claim of the family, in report order.
-const SUMMARIES: [SummaryRow; 13] = [
+const SUMMARIES: [SummaryRow; 18] = [
     ("DPGP-L3", ClaimKind::Lemma, "Lemma 3: push-sum consensus error bounded by AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)", "004:L520-556", "primary", "AA of the proof's (19), with the (K_u+1) factors; C, q estimated from the realised mixing products", "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
     ("DPGP-L3~printed", ClaimKind::Lemma, "Lemma 3 as printed in (13)", "004:L522", "printed", "AA without the (K_u+1) factors (I-DPGP3)", "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA13 (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
+    ("DPGP-L3~visited-sg", ClaimKind::Lemma, "Lemma 3 with Assumption 4 restricted to the proof's points", "004:L520-556, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i; otherwise as DPGP-L3", "as DPGP-L3"),
     ("DPGP-REC32", ClaimKind::Lemma, "per-round descent inequality (32)", "004:L637-641", "primary", "Sv = 4 eta_v^2 K_v^2 sigma_v^2 (1+L_v) as (28)+(29) give (I-DPGP6); L_u^2 AA in the bracket (I-DPGP7)", "E F(ubar^{t+1},V^{t+1}) - F* <= E F(ubar^t,V^t) - F* + Cu E Delta_ubar^t + Cv E Delta_v^t + Sv + Su (sigma_u^2 + sigma_g^2), i.e. (32)"),
     ("DPGP-REC32~printed-sv", ClaimKind::Lemma, "(32) with the printed sigma_v term", "004:L632, L639", "printed-sv", "Sv = 4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v) as printed (I-DPGP6)", "as DPGP-REC32"),
     ("DPGP-REC32~bracket-aa", ClaimKind::Lemma, "(32) with + AA in the bracket", "004:L597", "bracket-aa", "the bracket's last term AA as in the last line of T_{2,u} (I-DPGP7)", "as DPGP-REC32"),
+    ("DPGP-REC32~visited-sg", ClaimKind::Lemma, "(32) with Assumption 4 restricted to the proof's points", "004:L637-641, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i (the largest over the per-round run); otherwise as DPGP-REC32", "as DPGP-REC32"),
     ("DPGP-T1", ClaimKind::Bound, "Theorem 1: the metric is O(the bracket of (33)), metric/bracket bounded over the sweep of T", "004:L131-138, L645", "primary", "steps proportional to 1/sqrt(T) over the sweep; no constant fitted: holds when metric/bracket stops growing at the largest horizons (local log-log slope at most a resolution, or slopes falling geometrically), violated when it keeps growing; the smallest constant covering every horizon is reported, never verified against a stated one; the proof's step conditions", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
     ("DPGP-T1~printed-step", ClaimKind::Bound, "Theorem 1 under its printed step condition eta_u < delta/(4 sqrt(2 L_u K_u))", "004:L131", "printed-step", "the step condition as printed (root over L_u K_u, I-DPGP2) in place of the proof's conditions", "as DPGP-T1"),
+    ("DPGP-T1~visited-sg", ClaimKind::Bound, "Theorem 1 with Assumption 4 restricted to the proof's points", "004:L131-138, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i (the largest over every run of the sweep); otherwise as DPGP-T1", "as DPGP-T1"),
     ("DPGP-C1", ClaimKind::Bound, "Corollary 1: with steps proportional to 1/sqrt(T), Theorem 1's metric decays as 1/sqrt(T)", "004:L142-155", "primary", "log-log slope of the metric over a sweep of T, fitted with a 99% interval, compared as the decay factor per doubling 2^slope <= 2^(-1/2); conditions of the proof checked at every T", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
     ("DPGP-C1~debiased-z", ClaimKind::Bound, "Corollary 1 with Delta_v^t read at the de-biased z_i^t = u_i^t / mu_i^t", "004:L133, L142-155", "debiased-z", "Theorem 1 prints Delta_v^t = (1/m) sum_i ||grad_v F_i(u_i^t, v_i^t)||^2 at the biased numerator u_i^t; here at z_i^t = u_i^t / mu_i^t, where Algorithm 1 takes its v-gradients; same slope test", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + (1/m) sum_i E||grad_v F_i(z_i^t, v_i^t)||^2 / L_v)"),
     ("DPGP-C1~rate-inv-T", ClaimKind::Bound, "negative control: a 1/T rate, which the paper does not claim", "-", "rate-inv-T", "decay factor per doubling 2^slope <= 1/2; must come out violated where the noise term dominates", "as DPGP-C1"),
+    ("DPGP-C1~visited-sg", ClaimKind::Bound, "Corollary 1 with Assumption 4 restricted to the proof's points", "004:L142-155, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i (the largest over every run of the sweep); otherwise as DPGP-C1", "as DPGP-C1"),
+    ("DPGP-C1~debiased-z-visited-sg", ClaimKind::Bound, "Corollary 1 at the de-biased z_i^t with Assumption 4 restricted to the proof's points", "004:L133, L142-155, L503, L532", "debiased-z-visited-sg", "both readings: Delta_v^t at z_i^t = u_i^t / mu_i^t as DPGP-C1~debiased-z, and sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i", "as DPGP-C1~debiased-z"),
     ("DPGP-R2", ClaimKind::Bound, "Remark 2: tighter connectivity (smaller q) gives a smaller consensus error at equal steps", "004:L159", "primary", "every pair of topologies ordered by estimated q: consensus error averaged over the rounds, ratio tighter/looser <= 1", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),
     ("DPGP-R2~stationarity", ClaimKind::Bound, "Remark 2 for Theorem 1's metric", "004:L159", "stationarity", "the same ordering for (1/T) sum_t (E Delta_ubar^t / L_u + E Delta_v^t / L_v)", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
     ("DPGP-R2~factor", ClaimKind::Bound, "Remark 2 with topologies ordered by C/(1-q)", "004:L159, L590", "factor", "topologies ordered by the estimated factor C/(1-q) through which they enter AA; consensus error averaged over the rounds", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),

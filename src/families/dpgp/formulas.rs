@@ -87,6 +87,14 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "DPGP-C1", field: "bound", builtin: |_| claims::C1_EXPONENT },
         Twin { claim: "DPGP-C1~debiased-z", field: "bound", builtin: |_| claims::C1_EXPONENT },
         Twin { claim: "DPGP-C1~rate-inv-T", field: "bound", builtin: |_| claims::INV_T_EXPONENT },
+        // The restricted readings of Assumption 4: the same functions, sigma_g2 bound to the
+        // supremum over the proof's points.
+        Twin { claim: "DPGP-L3~visited-sg", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, true) },
+        Twin { claim: "DPGP-REC32~visited-sg", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::Primary).cu },
+        Twin { claim: "DPGP-REC32~visited-sg", field: "let.Su", builtin: |x| rec32(x, Rec32Reading::Primary).su },
+        Twin { claim: "DPGP-T1~visited-sg", field: "bound", builtin: |x| claims::theorem1_shape(&x.constants, &x.connectivity, x.params.k_u, x.f0, x.t) },
+        Twin { claim: "DPGP-C1~visited-sg", field: "bound", builtin: |_| claims::C1_EXPONENT },
+        Twin { claim: "DPGP-C1~debiased-z-visited-sg", field: "bound", builtin: |_| claims::C1_EXPONENT },
     ];
     let conditions = vec![
         ConditionTwin { claim: "DPGP-L3", builtin: proof_steps },
@@ -99,6 +107,11 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         ConditionTwin { claim: "DPGP-C1", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-C1~debiased-z", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-C1~rate-inv-T", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-L3~visited-sg", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-REC32~visited-sg", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-T1~visited-sg", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-C1~visited-sg", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-C1~debiased-z-visited-sg", builtin: proof_steps },
     ];
     TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }

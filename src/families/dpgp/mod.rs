@@ -3,7 +3,8 @@
 //!
 //! `topology` (graphs, push-sum weights, Assumption 1's window, `delta`, estimated `C`, `q`),
 //! `problem` (the quadratics and their exact constants), `round` (Algorithm 1 as a random affine
-//! round, exact and sampled trajectories), `claims` (the claims' constants and conditions:
+//! round, exact and sampled trajectories, and Assumption 4's constant on the points where the
+//! proofs use it), `claims` (the claims' constants and conditions:
 //! Lemma 3, inequality (32), Theorem 1's bracket, Corollary 1's rate, Remark 2), `card` (scenario
 //! schema), `check` (scenario runs; the rate, ordering and O(.) verdicts through the claim kinds of
 //! [`crate::kinds`]), `plot`, `family`.
@@ -14,7 +15,10 @@
 //! (`~printed-sv`) and its bracket with `L_u^2 AA` (`~bracket-aa`); Theorem 1's step conditions
 //! as the proof needs them (`~printed-step` for `eta_u < delta/(4 sqrt(2 L_u K_u))`); push-sum
 //! (column-stochastic) mixing, with the experiments' row-stochastic pull weights as a scenario
-//! option outside the claims' scope.
+//! option outside the claims' scope. Assumption 4 as printed (a supremum over all `u`, `V`) is
+//! infinite with client-specific `A_i` or any coupling `B_i`; the stated claims are then not
+//! applicable and say so, and the `~visited-sg` variants read it on the local iterates where
+//! Lemmas 2 and 3 use it (004:L503, L532), labelled `empirical`.
 
 pub mod card;
 pub mod card_claims;

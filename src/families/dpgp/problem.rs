@@ -70,9 +70,9 @@ pub struct InstanceSpec {
     pub du: usize,
     /// Personal dimension.
     pub dv: usize,
-    /// Largest eigenvalue of `A_i` (all clients share `A`).
+    /// Largest eigenvalue of `A_i` (of client 0's when the curvature is client-specific).
     pub l_u: f64,
-    /// Smallest eigenvalue of `A`.
+    /// Smallest eigenvalue of every `A_i`.
     pub mu_u: f64,
     /// Largest eigenvalue of `D_i`.
     pub l_v: f64,
@@ -81,6 +81,12 @@ pub struct InstanceSpec {
     /// `||B_i|| = coupling sqrt(mu_u mu_v)`, each `B_i` drawn per client; `0 <= coupling < 1`
     /// keeps every client (and `F`) strongly convex.
     pub coupling: f64,
+    /// Client-specific curvature, in `[0, 1)`: `0` gives every client the same diagonal `A` and
+    /// `D`; above, client `i`'s `A_i = Q_i diag(s_i) Q_i^T` and `D_i = R_i diag(r_i) R_i^T`
+    /// with its own random rotations `Q_i`, `R_i` and spectra from `mu_u` (`mu_v`) up to
+    /// `l_u - client_curvature (l_u - mu_u) i/(m-1)` (likewise for `D_i`), so client 0 keeps
+    /// `||A_0|| = l_u` and the clients differ in eigenvectors and spectra.
+    pub client_curvature: f64,
     /// Heterogeneity of the shared linear terms: `a_i = abar + h e_i` with `e_i` of unit norm
     /// before centring.
     pub heterogeneity: f64,
@@ -126,6 +132,9 @@ impl InstanceSpec {
         if !(self.coupling.is_finite() && (0.0..1.0).contains(&self.coupling)) {
             return Err(Error::field(f("coupling"), format!("got {}", self.coupling), "a number in [0, 1)"));
         }
+        if !(self.client_curvature.is_finite() && (0.0..1.0).contains(&self.client_curvature)) {
+            return Err(Error::field(f("client_curvature"), format!("got {}", self.client_curvature), "a number in [0, 1)"));
+        }
         require_non_negative(&f("heterogeneity"), self.heterogeneity)?;
         require_non_negative(&f("sigma_u"), self.sigma_u)?;
         require_non_negative(&f("sigma_v"), self.sigma_v)?;
@@ -141,13 +150,7 @@ impl InstanceSpec {
     pub fn build(&self, field: &str) -> Result<Instance> {
         self.validate(field)?;
         let (m, du, dv) = (self.m, self.du, self.dv);
-        let spread = |lo: f64, hi: f64, n: usize| DVector::from_fn(n, |k, _| if n == 1 { hi } else { hi - (hi - lo) * k as f64 / (n - 1) as f64 });
-        let a = DMatrix::from_diagonal(&spread(self.mu_u, self.l_u, du));
-        let d = DMatrix::from_diagonal(&spread(self.mu_v, self.l_v, dv));
-        let normal = |i: usize, slot: u64, n: usize| -> DVector<f64> {
-            let mut rng = StreamKey { seed: self.seed, replicate: 0, round: GENERATOR_ROUND, client: i as u64 }.rng(slot);
-            DVector::from_fn(n, |_, _| StandardNormal.sample(&mut rng))
-        };
+        let normal = |i: usize, slot: u64, n: usize| self.normal(i, slot, n);
         let unit = |x: DVector<f64>| {
             let n = x.norm();
             if n > 0.0 {
@@ -167,11 +170,36 @@ impl InstanceSpec {
                 let raw = DMatrix::from_column_slice(du, dv, normal(i, 3, du * dv).as_slice());
                 let svd_norm = raw.clone().svd(false, false).singular_values.max().max(f64::MIN_POSITIVE);
                 let b = raw * (self.coupling * (self.mu_u * self.mu_v).sqrt() / svd_norm);
-                Client { a: a.clone(), b, d: d.clone(), lin_u: lin_u[i].clone(), lin_v: normal(i, 4, dv) }
+                let a = self.curvature(i, self.mu_u, self.l_u, du, 6);
+                let d = self.curvature(i, self.mu_v, self.l_v, dv, 7);
+                Client { a, b, d, lin_u: lin_u[i].clone(), lin_v: normal(i, 4, dv) }
             })
             .collect();
         let v0 = (0..m).map(|i| unit(normal(i, 5, dv)) * self.v0_norm).collect();
         Ok(Instance { du, dv, clients, sigma_u: self.sigma_u, sigma_v: self.sigma_v, v0 })
+    }
+}
+
+impl InstanceSpec {
+    /// `n` standard normals of client `i`'s keyed stream `slot`.
+    fn normal(&self, i: usize, slot: u64, n: usize) -> DVector<f64> {
+        let mut rng = StreamKey { seed: self.seed, replicate: 0, round: GENERATOR_ROUND, client: i as u64 }.rng(slot);
+        DVector::from_fn(n, |_, _| StandardNormal.sample(&mut rng))
+    }
+
+    /// Client `i`'s curvature block of size `n` with eigenvalues from `lo` to `hi`: the shared
+    /// `diag(hi, ..., lo)` when `client_curvature = 0`, else rotated by the orthogonal factor of a
+    /// Gaussian matrix (stream `slot`) with the top eigenvalue lowered to
+    /// `hi - client_curvature (hi - lo) i/(m-1)`.
+    fn curvature(&self, i: usize, lo: f64, hi: f64, n: usize, slot: u64) -> DMatrix<f64> {
+        let spread = |top: f64| DVector::from_fn(n, |k, _| if n == 1 { top } else { top - (top - lo) * k as f64 / (n - 1) as f64 });
+        if self.client_curvature == 0.0 {
+            return DMatrix::from_diagonal(&spread(hi));
+        }
+        let top = if self.m == 1 { hi } else { hi - self.client_curvature * (hi - lo) * i as f64 / (self.m - 1) as f64 };
+        let q = DMatrix::from_column_slice(n, n, self.normal(i, slot, n * n).as_slice()).qr().q();
+        let m = &q * DMatrix::from_diagonal(&spread(top)) * q.transpose();
+        (&m + m.transpose()) * 0.5
     }
 }
 

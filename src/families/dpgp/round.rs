@@ -15,7 +15,7 @@ use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::engine::series::PSD_INSPECTION_PERIOD;
-use crate::engine::{nan_min, Design, Moments, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineRound, RoundMaps};
 use crate::error::Result;
 use crate::rng::StreamKey;
 
@@ -112,31 +112,17 @@ impl RandomAffineRound for DpgpRound<'_> {
         let lay = Layout::of(self.inst);
         let p = &self.params;
         let per = lay.noise_len(p);
-        let (su, sv) = (self.inst.sigma_u / (lay.du as f64).sqrt(), self.inst.sigma_v / (lay.dv as f64).sqrt());
         let mut out = DVector::zeros(lay.dim());
         for (slot, &i) in active.iter().enumerate() {
             let xi = &noise[slot * per..(slot + 1) * per];
-            let c = &self.inst.clients[i];
-            let mu = self.weights[i];
             let u0 = state.rows(lay.u(i), lay.du).into_owned();
-            let z0 = &u0 / mu;
-            let mut v = state.rows(lay.v(i), lay.dv).into_owned();
-            for k in 0..p.k_v {
-                let g = c.grad_v(&z0, &v) + DVector::from_column_slice(&xi[k * lay.dv..(k + 1) * lay.dv]) * sv;
-                v -= g * p.eta_v;
-            }
-            let mut u = u0.clone();
-            let base = p.k_v * lay.dv;
-            for k in 0..p.k_u {
-                let z = &u / mu;
-                let g = c.grad_u(&z, &v) + DVector::from_column_slice(&xi[base + k * lay.du..base + (k + 1) * lay.du]) * su;
-                u -= g * p.eta_u;
-            }
+            let (v, iterates) = local_phase(self.inst, p, i, self.weights[i], &u0, &state.rows(lay.v(i), lay.dv).into_owned(), xi);
+            let u = &iterates[p.k_u];
             for j in 0..lay.m {
                 let w = self.mixing[(j, i)];
                 if w != 0.0 {
                     let mut r = out.rows_mut(lay.u(j), lay.du);
-                    r += &u * w;
+                    r += u * w;
                 }
             }
             out.rows_mut(lay.v(i), lay.dv).copy_from(&v);
@@ -145,6 +131,33 @@ impl RandomAffineRound for DpgpRound<'_> {
         }
         out
     }
+}
+
+/// Client `i`'s local phase of one round (Algorithm 1 lines 3-12, 004:L100) from `u_i^t = u0`,
+/// `v_i^t = v0` with push-sum weight `mu = mu_i^t` and its standard normals `xi` (`K_v dv` for
+/// the v-phase, then `K_u du`): with `z_i^t = u0 / mu`, `v <- v - eta_v (grad_v F_i(z_i^t, v) +
+/// noise)` `K_v` times, then `u <- u - eta_u (grad_u F_i(u / mu, v_i^{t+1}) + noise)` `K_u` times.
+/// Returns `v_i^{t+1}` and the u-iterates `u_i^{t,k}`, `k = 0..=K_u` (the last is the pushed
+/// `u_i^{t+1/2}`).
+pub fn local_phase(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> (DVector<f64>, Vec<DVector<f64>>) {
+    let (du, dv) = (inst.du, inst.dv);
+    let (su, sv) = (inst.sigma_u / (du as f64).sqrt(), inst.sigma_v / (dv as f64).sqrt());
+    let c = &inst.clients[i];
+    let z0 = u0 / mu;
+    let mut v = v0.clone();
+    for k in 0..p.k_v {
+        let g = c.grad_v(&z0, &v) + DVector::from_column_slice(&xi[k * dv..(k + 1) * dv]) * sv;
+        v -= g * p.eta_v;
+    }
+    let base = p.k_v * dv;
+    let mut iterates = Vec::with_capacity(p.k_u + 1);
+    iterates.push(u0.clone());
+    for k in 0..p.k_u {
+        let u = &iterates[k];
+        let g = c.grad_u(&(u / mu), &v) + DVector::from_column_slice(&xi[base + k * du..base + (k + 1) * du]) * su;
+        iterates.push(u - g * p.eta_u);
+    }
+    (v, iterates)
 }
 
 /// The affine observables of a round's state that the claims read.
@@ -261,6 +274,11 @@ pub struct Trajectory {
     pub consensus_raw: Vec<f64>,
     /// `E F(ubar^t, V^t)`, `t <= T`.
     pub objective: Vec<f64>,
+    /// `max_{i, k < K_u} E||grad_u F_i(z_i^{t,k}, v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})||^2`,
+    /// `t < T`: Assumption 4's difference at the points where Lemmas 2 and 3 use it (004:L503,
+    /// L532), [`round_supremum`]; empty for sampled runs.
+    #[serde(skip)]
+    pub diversity: Vec<f64>,
     /// Smallest eigenvalue of the covariance seen (a PSD diagnostic).
     pub min_covariance_eigenvalue: f64,
 }
@@ -305,6 +323,7 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
         if t == rounds {
             break;
         }
+        out.diversity.push(round_supremum(inst, params, &seq.weights[t], &m));
         let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
         let maps = RoundMaps::probe(&round);
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
@@ -348,4 +367,66 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
         z = round.apply(&z, &active, &noise);
     }
     out
+}
+
+// Assumption 4's constant restricted to the points where the proofs use it.
+//
+// Assumption 4's constant restricted to the points where the proofs use it.
+//
+// Assumption 4 (004:L121-123) asks `||grad_u F_i(u, v_i) - grad_u F(u, V)||^2 <= sigma_g^2` for
+// every `u` and `V`; with client-specific `A_i` or any coupling `B_i != 0` that supremum is
+// infinite ([`super::problem::Instance::gradient_diversity`]). The proofs use it only inside
+// expectations at the local iterates of a round: Lemma 2's (11) (004:L503) and Lemma 3's (16)
+// (004:L532-540) bound `E||grad_u F_i(z_i^{t,k}, v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})||^2`
+// by `sigma_g^2` for every client `i`, round `t` and local step `k < K_u`, with
+// `z_i^{t,k} = u_i^{t,k} / mu_i^t`. The restricted constant is the largest of these
+// expectations over a run, computed exactly: the difference is affine in the round's state and
+// its Gaussian noise, so its second moment is `||M m + c||^2 + tr(M S M^T) + ||N||_F^2` for the
+// state's mean `m` and covariance `S` and the noise map `N`.
+
+/// `[d_i^{t,k}]` for every client `i` and local step `k < K_u`, client-major, each `du` long:
+/// `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - (1/m) sum_j grad_u F_j(z_i^{t,k}, v_j^{t+1})`
+/// at state `z` with the round's standard normals `noise` (every client's, in client order).
+fn differences(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> DVector<f64> {
+    let lay = Layout::of(inst);
+    let per = lay.noise_len(p);
+    let phases: Vec<(DVector<f64>, Vec<DVector<f64>>)> = (0..lay.m)
+        .map(|i| {
+            let u0 = z.rows(lay.u(i), lay.du).into_owned();
+            local_phase(inst, p, i, weights[i], &u0, &z.rows(lay.v(i), lay.dv).into_owned(), &noise[i * per..(i + 1) * per])
+        })
+        .collect();
+    let mut out = DVector::zeros(lay.m * p.k_u * lay.du);
+    for (i, (_, iterates)) in phases.iter().enumerate() {
+        for (k, u) in iterates[..p.k_u].iter().enumerate() {
+            let point = u / weights[i];
+            let own = inst.clients[i].grad_u(&point, &phases[i].0);
+            let all = inst.clients.iter().zip(&phases).fold(DVector::zeros(lay.du), |acc, (c, (v, _))| acc + c.grad_u(&point, v)) / lay.m as f64;
+            out.rows_mut((i * p.k_u + k) * lay.du, lay.du).copy_from(&(own - all));
+        }
+    }
+    out
+}
+
+/// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
+/// `weights = mu^t` and steps `p` (NaN kept by [`nan_max`]).
+pub fn round_supremum(inst: &Instance, p: &Params, weights: &DVector<f64>, m: &Moments) -> f64 {
+    let lay = Layout::of(inst);
+    let len = lay.m * lay.noise_len(p);
+    let quiet = vec![0.0; len];
+    let rows = lay.m * p.k_u * lay.du;
+    let state = Observable::probe(lay.dim(), rows, &|z| differences(inst, p, weights, z, &quiet));
+    let origin = DVector::zeros(lay.dim());
+    let mut noise_map = DMatrix::zeros(rows, len);
+    let mut e = quiet.clone();
+    for l in 0..len {
+        e[l] = 1.0;
+        noise_map.set_column(l, &(differences(inst, p, weights, &origin, &e) - state.offset()));
+        e[l] = 0.0;
+    }
+    (0..lay.m * p.k_u).fold(f64::NEG_INFINITY, |acc, b| {
+        let r = b * lay.du;
+        let block = Observable::new(state.map().rows(r, lay.du).into_owned(), state.offset().rows(r, lay.du).into_owned());
+        nan_max(acc, block.expected_square(m) + noise_map.rows(r, lay.du).norm_squared())
+    })
 }
