@@ -408,6 +408,17 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let report_settings = ReportSettings { full: request.full, plots: request.plots, meta: &request.meta, run: settings };
     let mut report = plugin.report(&card, &selection.claims, &runs, &rows, &report_settings, progress)?;
     report.rows = rows;
+    if let (true, Some(space)) = (request.full, plugin.search_space()) {
+        let (budget, room_budget) = space.main_job_budget();
+        let search =
+            SearchRequest { claims: Vec::new(), budget, room_budget, seed: 1, bound_scale, plots: request.plots, meta: request.meta.clone(), card: None };
+        let found = search_family(plugin, space, &card, &search, progress)?;
+        report.summary_markdown.push_str(&format!("\n{}", found.summary_markdown));
+        report.terminal.push_str(&found.terminal);
+        report.files.extend(found.files);
+        report.mismatches.extend(found.mismatches);
+        report.searches.extend(found.searches);
+    }
     Ok(report)
 }
 
@@ -439,17 +450,13 @@ fn require_expected_computed<P: Plugin>(plugin: &P, selection: &Selection<P>, ru
 fn search_family<P: Plugin>(
     plugin: &P,
     space: &dyn crate::search::SearchSpace<P>,
-    card: Option<P::Card>,
+    card: &P::Card,
     request: &SearchRequest,
     progress: &dyn Progress,
 ) -> Result<FamilyReport> {
     require_positive("--bound-scale", request.bound_scale)?;
-    let card = match card {
-        Some(c) => c,
-        None => plugin.embedded_card()?,
-    };
     let mut claims = plugin.builtin_claims();
-    claims.extend(plugin.defined_claims(&card));
+    claims.extend(plugin.defined_claims(card));
     claims.retain(|c| space.covers(c) && (request.claims.is_empty() || request.claims.iter().any(|id| id == plugin.claim_id(c))));
     let mut searches = Vec::new();
     for claim in &claims {
@@ -461,7 +468,7 @@ fn search_family<P: Plugin>(
                 bound_scale: request.bound_scale,
                 source,
             };
-            let target = crate::search::Target { plugin, space, card: &card, claim, settings, progress };
+            let target = crate::search::Target { plugin, space, card, claim, settings, progress };
             progress.start(target.evaluations(), &format!("search {} ({source})", plugin.claim_id(claim)));
             let found = target.search();
             progress.finish();
@@ -504,7 +511,13 @@ impl<P: Plugin> Family for Plugged<P> {
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let card = self.card(request.card.as_ref())?;
         match self.0.search_space() {
-            Some(space) => search_family(&self.0, space, card, request, progress).map(Some),
+            Some(space) => {
+                let card = match card {
+                    Some(c) => c,
+                    None => self.0.embedded_card()?,
+                };
+                search_family(&self.0, space, &card, request, progress).map(Some)
+            }
             None => self.0.search(card.as_ref(), request, progress),
         }
     }

@@ -10,7 +10,7 @@
 pub mod report;
 pub mod space;
 
-pub use space::{ClaimSearch, Room, SearchSettings, SearchSpace, StepRoom, Target};
+pub use space::{CardSearch, ClaimSearch, Room, SearchSettings, SearchSpace, StepRoom, Target};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -145,7 +145,7 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
     let summary_markdown = format!("### Adversarial search: {title}\n\n{table}\n");
     let mut terminal = format!("\nAdversarial search: {title}\n");
     for r in &rows {
-        let _ = writeln!(terminal, "  {:<28} {:<9} {:<14} {:>10}", r[0], r[1], r[2], r[3]);
+        let _ = writeln!(terminal, "  {:<28} {:<9} {:<20} {:>10}", r[0], r[1], r[2], r[3]);
         let detail = if r[5].is_empty() { r[6].clone() } else { format!("{}: worst instance {}; any instance {}", r[5], r[6], r[7]) };
         if !detail.is_empty() {
             terminal.push_str(&crate::summary::wrap(&detail, 6, 8));
@@ -153,8 +153,10 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
     }
     let mismatches = searches
         .iter()
-        .filter(|s| s.verdict == VerdictKind::Violated)
-        .map(|s| format!("{} counterexample ({}): search/{}.toml", s.claim, s.constants, stem(s)))
+        .filter(|s| !s.matches_expected())
+        .map(|s| {
+            format!("{} (search, {}: {}, expected {}): search/{}.toml", s.claim, s.constants, s.verdict, s.expected.unwrap_or(VerdictKind::Holds), stem(s))
+        })
         .collect();
     Ok(FamilyReport { summary_markdown, files, terminal, mismatches, searches: searches.iter().flat_map(lines).collect(), ..Default::default() })
 }
@@ -162,7 +164,12 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
 fn table_rows(s: &ClaimSearch) -> Vec<Vec<String>> {
     let ratio = s.worst_ratio.map_or("-".to_string(), |r| format!("{r:.6}"));
     let applicable = format!("{}/{}", s.applicable, s.trace.len());
-    let head = [s.claim.to_string(), s.constants.to_string(), s.verdict.to_string(), ratio, applicable];
+    let verdict = match s.expected {
+        Some(e) if e == s.verdict && e == VerdictKind::Violated => format!("{} (expected)", s.verdict),
+        Some(e) if e != s.verdict => format!("{} (card: {e})", s.verdict),
+        _ => s.verdict.to_string(),
+    };
+    let head = [s.claim.to_string(), s.constants.to_string(), verdict, ratio, applicable];
     if s.step_room.is_empty() {
         let why = s.not_applicable.as_ref().filter(|_| s.applicable == 0).map_or(String::new(), |(r, n)| format!("({n}x) {r}"));
         return vec![head.into_iter().chain([String::new(), why, String::new()]).collect()];

@@ -49,6 +49,16 @@ pub trait SearchSpace<P: Plugin>: Sync {
     fn sources(&self, _claim: &P::Claim) -> Vec<ConstantsSource> {
         vec![ConstantsSource::Exact]
     }
+    /// The search verdict the card expects for `claim`'s rows of constants `source` (`None`: a
+    /// counterexample is a finding, anything else is not).
+    fn expected(&self, _card: &P::Card, _claim: &P::Claim, _source: ConstantsSource) -> Option<VerdictKind> {
+        None
+    }
+    /// Evaluations of the worst-case search and of each "any instance" room search in the main
+    /// job (`fedbounds check`, all claims); `fedbounds search` takes them from its options.
+    fn main_job_budget(&self) -> (usize, usize) {
+        (100, 12)
+    }
     /// The claim's step-size conditions whose room is measured, as the claim states them.
     fn step_conditions(&self, claim: &P::Claim) -> Vec<String>;
     /// The scenario `candidate` decodes to, its steps inside the claim's conditions; with
@@ -66,6 +76,49 @@ pub trait SearchSpace<P: Plugin>: Sync {
     /// # Errors
     /// When the scenario cannot be written.
     fn replay_card(&self, claim: &P::Claim, scenario: &P::Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String>;
+}
+
+/// What a card expects of its family's search (`[search] expected = { "ID" = "holds",
+/// "ID@empirical" = "violated" }`): the search verdict per claim and constants source (the exact
+/// rows are named by the claim id alone). A claim the card says nothing of is expected not to
+/// be violated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardSearch {
+    /// Expected search verdicts.
+    #[serde(default)]
+    pub expected: std::collections::BTreeMap<String, VerdictKind>,
+}
+
+impl CardSearch {
+    /// The expected verdict of `claim`'s rows of constants `source`.
+    pub fn expected(&self, claim: &str, source: ConstantsSource) -> Option<VerdictKind> {
+        let key = match source {
+            ConstantsSource::Exact => claim.to_string(),
+            other => format!("{claim}@{other}"),
+        };
+        self.expected.get(&key).copied()
+    }
+
+    /// Checks that every key names one of `claims` (with an optional `@empirical`, `@estimated`
+    /// or `@calibrated`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidField`] naming the key and the claims it may name.
+    pub fn check(&self, claims: &[&str]) -> Result<()> {
+        for key in self.expected.keys() {
+            let (id, source) = key.split_once('@').map_or((key.as_str(), None), |(i, s)| (i, Some(s)));
+            let known_source = source.is_none_or(|s| ["empirical", "estimated", "calibrated"].contains(&s));
+            if !claims.contains(&id) || !known_source {
+                return Err(crate::Error::field(
+                    format!("search.expected.{key}"),
+                    "names no claim of the card (or an unknown constants source)",
+                    format!("a claim id, optionally with @empirical, @estimated or @calibrated: {}", claims.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A card made of `card`'s text before its first `[[scenarios]]` (its family, claims and
@@ -145,6 +198,9 @@ pub struct ClaimSearch {
     pub worst_ratio: Option<f64>,
     /// Holds (every ratio <= 1), violated (a counterexample), or not applicable (no candidate).
     pub verdict: VerdictKind,
+    /// The verdict the card expects, if it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<VerdictKind>,
     /// The worst candidate.
     pub worst: Option<Candidate>,
     /// The most frequent reason candidates were not applicable, with its count.
@@ -270,12 +326,24 @@ impl<P: Plugin> Target<'_, P> {
             applicable,
             worst_ratio,
             verdict,
+            expected: space.expected(self.card, claim, settings.source),
             worst,
             not_applicable: most_frequent_reason(&found.trace),
             step_room,
             trace: found.trace,
             replay,
         })
+    }
+}
+
+impl ClaimSearch {
+    /// Whether the search's verdict is the one the card expects; without an expectation, any
+    /// verdict but a counterexample.
+    pub fn matches_expected(&self) -> bool {
+        match self.expected {
+            Some(e) => e == self.verdict,
+            None => self.verdict != VerdictKind::Violated,
+        }
     }
 }
 
@@ -335,6 +403,19 @@ mod tests {
         assert_eq!((room.holds_up_to, room.breaks_at), (Some(1024.0), None));
         let room = scan(0, &mut |_| (Some(2.0), None));
         assert_eq!((room.holds_up_to, room.breaks_at), (None, Some(1.0)), "a bound broken inside its condition has no room");
+    }
+
+    #[test]
+    fn card_search_expectations_name_a_claim_and_a_source() {
+        let card: CardSearch = toml::from_str("expected = { \"A\" = \"holds\", \"B@empirical\" = \"violated\" }").unwrap();
+        assert_eq!(card.expected("A", ConstantsSource::Exact), Some(VerdictKind::Holds));
+        assert_eq!(card.expected("B", ConstantsSource::Empirical), Some(VerdictKind::Violated));
+        assert_eq!(card.expected("B", ConstantsSource::Exact), None);
+        assert!(card.check(&["A", "B"]).is_ok());
+        let err = card.check(&["A"]).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("search.expected.B@empirical"), "{err}");
+        let typo: CardSearch = toml::from_str("expected = { \"A@exactly\" = \"holds\" }").unwrap();
+        assert!(typo.check(&["A"]).is_err(), "an unknown source is refused");
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Card {
     /// The speed-error sweep drawn by the main job.
     #[serde(default)]
     pub residual_sweep: Option<ResidualSweep>,
+    /// What the adversarial search is expected to find.
+    #[serde(default)]
+    pub search: crate::search::CardSearch,
 }
 
 /// A card as read: as written, with the claims it defines by formulas (not built in) compiled,
@@ -53,6 +56,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
     let defined = compile_card_claims(&card.claims, &builtin_ids(), &SYMBOLS, |e| {
         Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) })
     })?;
+    card.search.check(&builtin_ids())?;
     if let Some(sweep) = &card.residual_sweep {
         if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
             return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));

@@ -131,6 +131,10 @@ impl SearchSpace<FedPlt> for Space {
         })
     }
 
+    fn expected(&self, card: &super::family::ReadCard, claim: &Claim, source: ConstantsSource) -> Option<VerdictKind> {
+        card.card.search.expected(claim.id(), source)
+    }
+
     fn replay_card(&self, claim: &Claim, scenario: &Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String> {
         let mut s = scenario.clone();
         let entry = BTreeMap::from([(claim.id().to_string(), expected)]);
