@@ -234,6 +234,10 @@ impl Plugin for DpgpFamily {
         (&run.scenario, &run.results)
     }
 
+    fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>> {
+        Some(&super::search::Space)
+    }
+
     fn report(
         &self,
         _card: &Card,

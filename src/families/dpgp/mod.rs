@@ -30,6 +30,7 @@ pub mod plot;
 pub mod prec;
 pub mod problem;
 pub mod round;
+pub mod search;
 pub mod topology;
 
 pub use family::FAMILY;
