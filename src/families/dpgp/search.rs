@@ -3,12 +3,16 @@
 //! heterogeneity, client-specific curvature, coupling, noise, start, graph kind, local steps) with
 //! its steps inside the proof's conditions.
 //!
-//! Claims searched: Lemma 3 (`DPGP-L3`, `~printed`), inequality (32) (`DPGP-REC32`,
-//! `~printed-sv`, `~bracket-aa`) and Corollary 1 (`DPGP-C1`, `~debiased-z`), each with
+//! Claims searched: Lemma 3 (`DPGP-L3`, `~printed`) and inequality (32) (`DPGP-REC32`,
+//! `~printed-sv`, `~bracket-aa`), each with
 //! Assumption 4 as stated (rows `estimated`: `C`, `q` from the realised graphs; the search keeps
 //! to the instances where the stated `sigma_g^2` is finite, identical diagonal curvature and no
 //! coupling) and read on the proof's points (the `~visited-sg` readings, rows `empirical`, over
-//! the whole class). Not searched: Theorem 1 (`DPGP-T1*`, an `O(.)` statement without a slack),
+//! the whole class). Not searched: Corollary 1 (`DPGP-C1*`, a rate exponent fitted over a
+//! horizon sweep: on the short sweeps a search can afford, small steps leave the metric nearly
+//! flat and the fitted slope near 0, a ratio of about 1.4 on almost every instance, which says
+//! where the asymptotic rate has not set in, not that it is false), Theorem 1 (`DPGP-T1*`, an
+//! `O(.)` statement without a slack),
 //! Remark 2 (`DPGP-R2*`, orderings of topologies), the negative control `DPGP-C1~rate-inv-T` (a
 //! rate the paper does not claim) and claims a card defines by formulas.
 //!
@@ -73,7 +77,6 @@ fn searched(claim: &DpgpClaim) -> Option<(bool, bool)> {
     match *id {
         "DPGP-L3" | "DPGP-L3~printed" | "DPGP-L3~visited-sg" => Some((false, visited)),
         "DPGP-REC32" | "DPGP-REC32~printed-sv" | "DPGP-REC32~bracket-aa" | "DPGP-REC32~visited-sg" => Some((false, visited)),
-        "DPGP-C1" | "DPGP-C1~debiased-z" | "DPGP-C1~visited-sg" | "DPGP-C1~debiased-z-visited-sg" => Some((true, visited)),
         _ => None,
     }
 }
@@ -158,6 +161,12 @@ impl SearchSpace<DpgpFamily> for Space {
 
     fn covers(&self, claim: &DpgpClaim) -> bool {
         searched(claim).is_some()
+    }
+
+    /// Few evaluations in the main job (each runs the graphs and the exact moments), no "any
+    /// instance" room; `fedbounds search` takes larger budgets.
+    fn main_job_budget(&self) -> (usize, usize) {
+        (24, 0)
     }
 
     /// Every covered claim has rows of one source: `empirical` for the `~visited-sg` readings,
