@@ -11,7 +11,7 @@ use rand_distr::{Distribution, StandardNormal};
 use fedbounds::engine::{student_t_interval, RandomAffineRound};
 use fedbounds::families::clup::algorithm::{block, initial_state, local_steps, run_alg1, run_alg2, Alg1Round, Batches, Params};
 use fedbounds::families::clup::bounds::{self, Opt, Stat, T1_PROOF};
-use fedbounds::families::clup::check::{first_branch_thresholds, lambda_grid, run_scenario, Scenario};
+use fedbounds::families::clup::check::{first_branch_thresholds, lambda_grid, run_scenario, theorem1_band_probe, theorem1_probes, Scenario};
 use fedbounds::families::clup::claims::ALL;
 use fedbounds::families::clup::family::embedded_card;
 use fedbounds::families::clup::model::{spectrum, ModelSpec};
@@ -248,6 +248,79 @@ fn the_unguarded_first_branch_is_negative_below_its_pole() {
     assert!(bounds::t1_first(&st, pole * (1.0 - 1e-3), reading) < 0.0);
     assert!(bounds::t1_first(&st, guard * 0.99, T1_PROOF).is_infinite());
     assert!(bounds::t1_first(&st, guard * 1.01, T1_PROOF).is_finite());
+}
+
+fn unguarded() -> bounds::T1Reading {
+    bounds::T1Reading { guard: bounds::FirstBranchGuard::Unguarded, ..T1_PROOF }
+}
+
+#[test]
+fn the_printed_first_branch_is_negative_inside_its_band_at_every_kappa() {
+    for kappa in [1.5, 3.0, 8.0, 16.0, 20.0, 50.0, 200.0, 1000.0] {
+        for r in [0.0, 0.05, 2.0] {
+            let st = Stat { mu: 1.0 / kappa, l: 1.0, rho2: 0.25, r, n: 12.0, m: 6.0 };
+            let (pole, _) = first_branch_thresholds(&st);
+            let (probe, width) = bounds::unguarded_negative_probe(&st, false).unwrap();
+            assert_eq!(theorem1_band_probe(&st), Some(probe));
+            assert!(probe < pole, "kappa {kappa}: the probe lies below the pole");
+            let at_probe = bounds::t1_first(&st, probe, unguarded());
+            assert!(at_probe < 0.0, "kappa {kappa}, R {r}: the printed branch {at_probe} at the probe");
+            // Negative control: just outside the band (4 L^2 g = 1 + 2 width) the branch is positive,
+            // so the sign is decided by the band, not by every lambda below the pole.
+            if width < 0.5 {
+                let outside = bounds::lambda_at_4l2g(&st, 1.0 + 2.0 * width);
+                assert!(bounds::t1_first(&st, outside, unguarded()) > 0.0, "kappa {kappa}, R {r}: outside the band");
+            }
+            // The band narrows like 1/(16 kappa^2): past kappa ~ 16 the old probe lambda_pole (1 - 1e-3)
+            // lies below it and sees a positive branch.
+            if kappa >= 16.0 && r > 0.0 {
+                assert!(width < 1e-3 && bounds::t1_first(&st, pole * (1.0 - 1e-3), unguarded()) > 0.0, "kappa {kappa}: width {width}");
+            }
+        }
+    }
+    let none = Stat { mu: 0.5, l: 1.0, rho2: 0.0, r: 0.0, n: 12.0, m: 6.0 };
+    assert_eq!(bounds::unguarded_negative_probe(&none, false), None, "no noise and no heterogeneity: no band");
+}
+
+#[test]
+fn the_printed_theorem_1_is_violated_at_kappa_above_20_only_inside_the_band() {
+    let run = run_scenario(&scenario("high-kappa-pole-band"), &ALL, 1.0).unwrap();
+    assert!(run.constants.iter().all(|c| c.l_sample / c.mu >= 20.0), "every draw has kappa >= 20");
+    let verdict = |id: &str| run.results.iter().find(|c| c.claim == id).unwrap().evaluation.verdict;
+    assert_eq!(verdict("CLUP-T1~unguarded"), VerdictKind::Violated);
+    assert_eq!(verdict("CLUP-T1"), VerdictKind::Holds);
+    let points = &run.points.iter().find(|p| p.0 == "CLUP-T1~unguarded").unwrap().1;
+    let bound = |p: &String| p.rsplit_once(" vs ").unwrap().1.parse::<f64>().unwrap();
+    let (band, rest): (Vec<&String>, Vec<&String>) = points.iter().partition(|p| p.contains("inside the band"));
+    assert_eq!(band.len(), 3, "one band probe per draw");
+    assert!(band.iter().all(|p| bound(p) < 0.0), "{band:?}");
+    // Negative control: every other point, the pole probes included, has a positive bound, so
+    // without the band probe the printed reading would read as holding at this kappa.
+    assert!(rest.iter().all(|p| bound(p) > 0.0));
+}
+
+#[test]
+fn theorem_1_at_its_guard_probe_is_stable_under_one_ulp() {
+    let ulps = |x: f64, k: i64| f64::from_bits((x.to_bits() as i64 + k) as u64);
+    let mut flips = 0;
+    for kappa in [1.5, 3.0, 3.6, 8.0, 20.0, 42.0, 300.0] {
+        for (r, n) in [(0.05, 12.0), (2.0, 12.0), (0.3, 3.0)] {
+            let st = Stat { mu: 1.0 / kappa, l: 1.0, rho2: 0.25, r, n, m: 6.0 };
+            let probe = theorem1_probes(&st)[2];
+            let at = bounds::t1_bound(&st, probe, T1_PROOF);
+            assert!(bounds::t1_first(&st, probe, T1_PROOF).is_finite(), "kappa {kappa}: the branch is used at the probe");
+            for k in [-1, 1] {
+                let moved = bounds::t1_bound(&st, ulps(probe, k), T1_PROOF);
+                assert!((moved - at).abs() <= 1e-12 * at, "kappa {kappa}, R {r}: {at} -> {moved} after {k} ulp");
+            }
+            // Negative control: at lambda_guard itself the branch flips between finite and +inf
+            // within a few ulps (the rounding the probe avoids).
+            let (_, guard) = first_branch_thresholds(&st);
+            let finite: Vec<bool> = (-8..=8).map(|k| bounds::t1_first(&st, ulps(guard, k), T1_PROOF).is_finite()).collect();
+            flips += usize::from(finite.contains(&true) && finite.contains(&false));
+        }
+    }
+    assert!(flips > 0, "the first branch flips within 8 ulps of lambda_guard on some instance");
 }
 
 #[test]

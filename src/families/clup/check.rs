@@ -382,14 +382,25 @@ fn per_round(claim: &ClupClaim, x: &Inputs, series: &[f64], reference: f64, scal
 
 /// The lambdas where Theorem 1's first branch changes: `4 L^2 g = 1` (its pole) and
 /// `8 L^2 g = 1` (the guard of I-CLUP6), each from `a^2 - (c L^2/mu) a - c L^3/mu = 0`,
-/// `a = mu + lambda`, with `c = 16` and `32`.
+/// `a = mu + lambda`, with `c = 16` and `32` ([`bounds::lambda_at_4l2g`]).
 pub fn first_branch_thresholds(st: &Stat) -> (f64, f64) {
-    let root = |c: f64| {
-        let p = c * st.l * st.l / st.mu;
-        let q = c * st.l.powi(3) / st.mu;
-        (p + (p * p + 4.0 * q).sqrt()) / 2.0 - st.mu
-    };
-    (root(16.0), root(32.0))
+    (bounds::lambda_at_4l2g(st, 1.0), bounds::lambda_at_4l2g(st, 0.5))
+}
+
+/// The lambdas Theorem 1 is compared at on a draw besides the grid, in order: just below and
+/// above the pole (`lambda_pole (1 -+ 1e-3)`) and just inside the guard (`lambda_guard (1 +`
+/// [`super::prec::GUARD_OFFSET`]`)`, off the last bit where the branch flips by rounding).
+pub fn theorem1_probes(st: &Stat) -> [f64; 3] {
+    let (pole, guard) = first_branch_thresholds(st);
+    [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard * (1.0 + super::prec::GUARD_OFFSET)]
+}
+
+/// The lambda inside the band below the pole where the unguarded first branch is negative
+/// ([`bounds::unguarded_negative_probe`]); whatever `kappa`, unlike `lambda_pole (1 - 1e-3)`,
+/// which the band (relative width about `1/(16 kappa^2)`) misses for `kappa` above about 8.
+/// `None` without a band.
+pub fn theorem1_band_probe(st: &Stat) -> Option<f64> {
+    bounds::unguarded_negative_probe(st, false).map(|(l, _)| l)
 }
 
 /// Algorithm 1's trajectory quantities.
@@ -718,20 +729,29 @@ fn lemma1(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     (per_point(checks, &sides, scale), points)
 }
 
-/// Theorem 1 on every draw over the grid and beside its first branch's pole and guard.
+/// Theorem 1 on every draw over the grid and beside its first branch's pole and guard
+/// ([`theorem1_probes`]), then on every draw inside the band below the pole
+/// ([`theorem1_band_probe`]; after every draw's other points, which keep their positions).
 fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> Outcome {
     let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let stat = |d: &Instance| stat_of(&d.constants, &c.s.model, empirical_l);
+    let mut push = |di: usize, st: &Stat, l: f64, e: f64, what: &str| {
+        let b = claim.bound(&Inputs { lambda: l, ..base_inputs(*st, c.o) });
+        sides.push((e, b));
+        points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}{what}: {e:.6e} vs {b:.6e}", st.mu));
+    };
     for (di, d) in c.draws.iter().enumerate() {
-        let st = stat_of(&d.constants, &c.s.model, empirical_l);
+        let st = stat(d);
         checks = claim.checks(&base_inputs(st, c.o));
-        let (pole, guard) = first_branch_thresholds(&st);
-        let extra = [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard];
-        for (j, &l) in c.grid.iter().chain(extra.iter()).enumerate() {
-            let x = Inputs { lambda: l, ..base_inputs(st, c.o) };
+        for (j, &l) in c.grid.iter().chain(theorem1_probes(&st).iter()).enumerate() {
             let e = if j < c.grid.len() { c.curves[di][j] } else { max_of(&d.statistical_errors(l)) };
-            let b = claim.bound(&x);
-            sides.push((e, b));
-            points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+            push(di, &st, l, e, "");
+        }
+    }
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat(d);
+        if let Some(l) = theorem1_band_probe(&st) {
+            push(di, &st, l, max_of(&d.statistical_errors(l)), " (inside the band below the pole)");
         }
     }
     (per_point(checks, &sides, scale), points)
