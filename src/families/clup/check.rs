@@ -310,6 +310,11 @@ pub struct ScenarioRun {
     pub total_error: Vec<(f64, Vec<f64>)>,
     /// LocalTrain's and GlobalTrain's total error on draw 0's labels.
     pub train_levels: (f64, f64),
+    /// `V_1` of Theorem 2 at the scenario's steps (`e_1` after round 1's `K` local steps, as (100)
+    /// defines it, 003:L957): the constant of CLUP-T2's bound `r^(t-1) V_1`.
+    pub t2_v1: f64,
+    /// `V_1` of Theorem 3 (fresh batches; `g_1` after round 1's local steps), NaN without a run.
+    pub t3_v1: f64,
     /// The K study.
     pub k_study: Option<KStudy>,
     /// Outcomes (the claims as stated: every constant is exact).
@@ -680,7 +685,7 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
             Some((per_point(claim.checks(&x), &sides, scale), points))
         }
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
-        Statement::Theorem3 { empirical_l, one_batch, .. } => theorem3(c, claim, empirical_l, one_batch, scale),
+        Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
         _ => None,
     }
 }
@@ -853,20 +858,33 @@ fn corollary3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     (per_point(claim.checks(&x), &sides, scale), points)
 }
 
-/// Theorem 3 on Algorithm 2's run (fresh batches per step or one per round); `None` without one.
-fn theorem3(c: &Prepared, claim: &ClupClaim, empirical_l: bool, one_batch: bool, scale: f64) -> Option<Outcome> {
-    let (s, inst, m) = (c.s, c.inst(), c.s.model.m);
+/// `g` of (136) at the initial state: `||(1/m) sum_i (w_{0,K}^(i) - w_*^(i)(w_1^(g)))||^2` (the
+/// recursion's start `g_0` at 003:L1316; the `~v1-initial` reading of Theorem 3).
+fn g_initial(c: &Prepared) -> f64 {
+    let (inst, m) = (c.inst(), c.s.model.m);
+    let wg = block(&c.z0, 0, inst.d);
+    ((0..m).map(|i| block(&c.z0, i + 1, inst.d) - inst.prox(i, c.s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64).norm_squared()
+}
+
+/// Theorem 3 on Algorithm 2's run (fresh batches per step or one per round) with `V_1 = E||w_1^(g)
+/// - w~^(g)||^2 + c1 g_1`, `g_1` after the first round's `K` local steps (as `e_t` of (100),
+/// 003:L957) or, with `v1_initial`, from the initial local models (L1316); `None` without a run.
+/// `readings` is `(empirical_l, one_batch, v1_initial)`.
+fn theorem3(c: &Prepared, claim: &ClupClaim, readings: (bool, bool, bool), scale: f64) -> Option<Outcome> {
+    let (empirical_l, one_batch, v1_initial) = readings;
+    let s = c.s;
     let run = if one_batch { c.run2_one.as_ref() } else { c.run2.as_ref() };
     run.map(|r| {
-        let oo = opt_of(&c.c0, m, &c.p, empirical_l);
-        let c1 = bounds::lyapunov_c1(&oo, true);
-        let wg = block(&c.z0, 0, inst.d);
-        let g1 =
-            ((0..m).map(|i| block(&c.z0, i + 1, inst.d) - inst.prox(i, s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64).norm_squared();
-        let v1 = r.global_error[0] + c1 * g1;
+        let oo = opt_of(&c.c0, s.model.m, &c.p, empirical_l);
+        let v1 = t3_v1(&oo, r, if v1_initial { g_initial(c) } else { r.g1 });
         let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(c.stat0, oo) };
         per_round(claim, &x, &r.global_error, v1, scale)
     })
+}
+
+/// Theorem 3's `V_1 = E||w_1^(g) - w~^(g)||^2 + c1 g` with `c1` of (146) (003:L1264).
+fn t3_v1(o: &Opt, r: &Alg2Run, g: f64) -> f64 {
+    r.global_error[0] + bounds::lyapunov_c1(o, true) * g
 }
 
 /// The scenario checked and its design draws `0..designs` (draw 0 is the instance the
@@ -923,6 +941,8 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
         sigma2,
         train_levels: train_levels(inst),
         k_study: Some(k_study(&c)),
+        t2_v1: v1_t2(&c.o, &c.tr),
+        t3_v1: c.run2.as_ref().map_or(f64::NAN, |r| t3_v1(&c.o, r, r.g1)),
         results,
         points,
         global_error: c.tr.global,

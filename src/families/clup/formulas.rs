@@ -71,7 +71,7 @@ type BoundFn = fn(&Inputs) -> f64;
 type ChecksFn = fn(&Inputs) -> Vec<ConditionCheck>;
 
 /// Every claim's built-in bound, in the order of [`ALL`].
-const BOUNDS: [BoundFn; 23] = [
+const BOUNDS: [BoundFn; 24] = [
     bound_at::<0>,
     bound_at::<1>,
     bound_at::<2>,
@@ -95,10 +95,11 @@ const BOUNDS: [BoundFn; 23] = [
     bound_at::<20>,
     bound_at::<21>,
     bound_at::<22>,
+    bound_at::<23>,
 ];
 
 /// Every claim's built-in condition list, in the order of [`ALL`].
-const CHECKS: [ChecksFn; 23] = [
+const CHECKS: [ChecksFn; 24] = [
     checks_at::<0>,
     checks_at::<1>,
     checks_at::<2>,
@@ -122,6 +123,7 @@ const CHECKS: [ChecksFn; 23] = [
     checks_at::<20>,
     checks_at::<21>,
     checks_at::<22>,
+    checks_at::<23>,
 ];
 
 const N2: T1Reading = T1Reading { n_squared: true, ..T1_PROOF };
