@@ -364,6 +364,30 @@ fn the_t2_figure_reads_v1_from_the_run() {
 }
 
 #[test]
+fn corollary_2s_trends_and_q_monotonicity_are_verdicts_a_scaled_side_flips() {
+    let claims: Vec<_> = ALL.iter().copied().filter(|c| ["CLUP-C2-COMPUTE", "CLUP-C2-MONOTONE", "CLUP-Q-MONOTONE"].contains(&c.id)).collect();
+    assert_eq!(claims.len(), 3);
+    let mut s = scenario("low-r");
+    s.lambda_sweep.reverse(); // listed in any order: compared in increasing lambda
+    let run = run_scenario(&s, &claims, 1.0).unwrap();
+    for r in &run.results {
+        assert_eq!(r.evaluation.verdict, VerdictKind::Holds, "{}", r.claim);
+        // Negative control: the compared side times 0.9/slack (a wrong factor just past the slack) flips it.
+        let slack = r.evaluation.slack.unwrap();
+        assert!(slack.is_finite() && slack > 1.0, "{}: slack {slack}", r.claim);
+        let one: Vec<_> = claims.iter().copied().filter(|c| c.id == r.claim).collect();
+        let shrunk = run_scenario(&s, &one, 0.9 / slack).unwrap();
+        assert_eq!(shrunk.results[0].evaluation.verdict, VerdictKind::Violated, "{} with its side x 0.9/{slack}", r.claim);
+    }
+    // Corollary 2 (ii) as computed: K x rounds moves by less than 25% over two decades of lambda
+    // while the rounds alone more than double.
+    let g: Vec<f64> = run.sweep.iter().map(|p| p.gradients).collect();
+    let rounds: Vec<f64> = run.sweep.iter().map(|p| p.rounds).collect();
+    let spread = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) / v.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(spread(&g) < 1.25 && spread(&rounds) > 2.0, "gradients {g:?}, rounds {rounds:?}");
+}
+
+#[test]
 fn the_minimax_shape_holds_across_n_and_r() {
     // The exact error at the best lambda of the grid, over the minimax rate 1/N + min(R^2, 1/n),
     // stays within fixed constants while the rate itself moves over three decades.

@@ -387,6 +387,20 @@ pub fn c2_rounds_shape(mu: f64, l: f64, lambda: f64, eps: f64) -> f64 {
     l / mu * (lambda + mu) / (lambda + l) * (1.0 / eps).ln()
 }
 
+/// Corollary 2 (ii) (003:L190) as an explicit bound free of lambda on the gradient evaluations
+/// per client, `K x rounds`: with `rho = (lambda + L)/(lambda + mu) in [1, kappa]`, `K` of (134)
+/// is at most `3 + rho ln(1056 kappa^2)` and the rounds the printed rate `1 - rho/(4 kappa)`
+/// implies ([`rounds_from_rate`]) at most `2 + (4 kappa/rho) ln(c0/eps)` (`-ln(1 - x) >= x`), so
+/// `K x rounds <= 6 + 12 kappa ln(c0/eps) + 2 kappa ln(1056 kappa^2) + 4 kappa ln(1056 kappa^2)
+/// ln(c0/eps)` at every lambda (each `rho` term taken at the end of `[1, kappa]` where it is
+/// largest).
+pub fn c2_gradient_bound(mu: f64, l: f64, c0: f64, eps: f64) -> f64 {
+    let k = l / mu;
+    let la = (1056.0 * k * k).ln();
+    let lc = (c0 / eps).ln().max(0.0);
+    6.0 + 12.0 * k * lc + 2.0 * k * la + 4.0 * k * la * lc
+}
+
 /// Rounds the linear rate `rate` needs to bring `c0 rate^(t-1)` below `eps`:
 /// the smallest `t >= 1` with `c0 rate^(t-1) <= eps`.
 pub fn rounds_from_rate(c0: f64, rate: f64, eps: f64) -> f64 {

@@ -242,6 +242,9 @@ pub struct SweepPoint {
     pub rounds: f64,
     /// Rounds the printed rate implies with Theorem 2's constants.
     pub predicted: f64,
+    /// The constant `C` of those rounds: `C rate^(t-1) <= eps`, `C = max(V_1, (2m/c1 + 2 L_w^2)
+    /// V_1/rate)`.
+    pub constant: f64,
     /// `kappa (lambda + mu)/(lambda + L) log(1/eps)`.
     pub shape: f64,
     /// Gradient evaluations per client, `K x rounds`.
@@ -550,7 +553,12 @@ impl<'a> Prepared<'a> {
         let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));
         let run2 = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: false, .. })) { alg2(Batches::PerStep) } else { None };
         let run2_one = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. })) { alg2(Batches::PerRound) } else { None };
-        let (sweep, total_error) = if wants(&|st| matches!(st, Statement::Corollary2Rounds)) { c2_sweep(s, inst) } else { (Vec::new(), Vec::new()) };
+        let (sweep, total_error) = if wants(&|st| matches!(st, Statement::Corollary2Rounds | Statement::Corollary2Computation | Statement::Corollary2Monotone))
+        {
+            c2_sweep(s, inst)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Ok(Self {
             s,
             c0,
@@ -606,6 +614,7 @@ fn c2_sweep(s: &Scenario, inst: &Instance) -> (Vec<SweepPoint>, Vec<(f64, Vec<f6
             k: pl.k,
             rounds,
             predicted: bounds::rounds_from_rate(c_pred, r, s.epsilon),
+            constant: c_pred,
             shape: bounds::c2_rounds_shape(c0.mu, c0.l_sample, l, s.epsilon),
             gradients: pl.k as f64 * rounds,
         });
@@ -684,10 +693,56 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
                 c.sweep.iter().map(|q| format!("lambda {:.4e}: {} rounds measured, {} implied, K = {}", q.lambda, q.rounds, q.predicted, q.k)).collect();
             Some((per_point(claim.checks(&x), &sides, scale), points))
         }
+        Statement::Corollary2Computation if !c.sweep.is_empty() => Some(corollary2_computation(c, claim, scale)),
+        Statement::Corollary2Monotone if c.sweep.len() >= 2 => Some(corollary2_monotone(c, claim, scale)),
+        Statement::QMonotone if s.statistics => Some(q_monotone(c, claim, scale)),
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
         Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
         _ => None,
     }
+}
+
+/// Corollary 2 (ii): `K x rounds` measured at every lambda of the sweep against
+/// [`bounds::c2_gradient_bound`] with the sweep's largest constant `C` (free of lambda).
+fn corollary2_computation(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let c_max = c.sweep.iter().map(|q| q.constant).fold(0.0, crate::engine::nan_max);
+    let bound = bounds::c2_gradient_bound(c.c0.mu, c.c0.l_sample, c_max, c.s.epsilon);
+    let sides: Vec<(f64, f64)> = c.sweep.iter().map(|q| (q.gradients, bound)).collect();
+    let points = c.sweep.iter().map(|q| format!("lambda {:.4e}: K {} x {} rounds = {} vs {bound:.6e}", q.lambda, q.k, q.rounds, q.gradients)).collect();
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o_c2)), &sides, scale), points)
+}
+
+/// The rounds measured over the sweep, in increasing lambda, never decrease (003:L192): each
+/// consecutive pair as `rounds(lambda_j) <= rounds(lambda_{j+1})`.
+fn corollary2_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let mut sweep: Vec<&SweepPoint> = c.sweep.iter().collect();
+    sweep.sort_by(|a, b| a.lambda.total_cmp(&b.lambda));
+    let sides: Vec<(f64, f64)> = sweep.windows(2).map(|w| (w[0].rounds, w[1].rounds)).collect();
+    let points = sweep.windows(2).map(|w| format!("lambda {:.4e} -> {:.4e}: {} rounds vs {}", w[0].lambda, w[1].lambda, w[0].rounds, w[1].rounds)).collect();
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o_c2)), &sides, scale), points)
+}
+
+/// `q1` and `q2` at consecutive positive lambdas of the grid on every draw, each pair as
+/// `q(lambda_j) <= q(lambda_{j+1})` (003:L114, L207); `q1 = 1/(1/q1)` of (70) only where the
+/// first branch's guard holds at both lambdas (I-CLUP6).
+fn q_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    let positive: Vec<f64> = c.grid.iter().copied().filter(|l| *l > 0.0).collect();
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, false);
+        let guarded = |l: f64| bounds::first_branch_valid(&st, l, bounds::FirstBranchGuard::EightL2);
+        for w in positive.windows(2) {
+            let (q2a, q2b) = (bounds::q2(&st, w[0]), bounds::q2(&st, w[1]));
+            sides.push((q2a, q2b));
+            points.push(format!("draw {di}, q2 at lambda {:.4e} -> {:.4e}: {q2a:.6e} vs {q2b:.6e}", w[0], w[1]));
+            if guarded(w[0]) && guarded(w[1]) {
+                let (q1a, q1b) = (1.0 / bounds::q1_inv(&st, w[0], false), 1.0 / bounds::q1_inv(&st, w[1], false));
+                sides.push((q1a, q1b));
+                points.push(format!("draw {di}, q1 at lambda {:.4e} -> {:.4e}: {q1a:.6e} vs {q1b:.6e}", w[0], w[1]));
+            }
+        }
+    }
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
 }
 
 /// Lemma 1's seven spectral inequalities at `lambda` on draw `d`, as `(what, lhs, rhs)`.
