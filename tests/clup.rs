@@ -365,8 +365,8 @@ fn the_t2_figure_reads_v1_from_the_run() {
 
 #[test]
 fn corollary_2s_trends_and_q_monotonicity_are_verdicts_a_scaled_side_flips() {
-    let claims: Vec<_> = ALL.iter().copied().filter(|c| ["CLUP-C2-COMPUTE", "CLUP-C2-MONOTONE", "CLUP-Q-MONOTONE"].contains(&c.id)).collect();
-    assert_eq!(claims.len(), 3);
+    let claims: Vec<_> = ALL.iter().copied().filter(|c| ["CLUP-C2-COMPUTE", "CLUP-C2-MONOTONE", "CLUP-Q-MONOTONE", "CLUP-T3-BALL-B"].contains(&c.id)).collect();
+    assert_eq!(claims.len(), 4);
     let mut s = scenario("low-r");
     s.lambda_sweep.reverse(); // listed in any order: compared in increasing lambda
     let run = run_scenario(&s, &claims, 1.0).unwrap();
@@ -385,6 +385,29 @@ fn corollary_2s_trends_and_q_monotonicity_are_verdicts_a_scaled_side_flips() {
     let rounds: Vec<f64> = run.sweep.iter().map(|p| p.rounds).collect();
     let spread = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) / v.iter().copied().fold(f64::INFINITY, f64::min);
     assert!(spread(&g) < 1.25 && spread(&rounds) > 2.0, "gradients {g:?}, rounds {rounds:?}");
+}
+
+#[test]
+fn one_noisy_step_from_the_solution_scales_with_b_as_sampling_without_replacement() {
+    // K = 1, one round from the solution: w_2^(g) - w~^(g) = (gamma lambda eta/m) sum_i (the batch
+    // mean's gradient noise at w~^(i)), whose variance is V_i (n - B)/(B (n - 1)) per client: the
+    // floor at B over the floor at 1 is (n - B)/(B (n - 1)) in closed form, independent of the bound.
+    let inst = model(4, 12, 0.5, 3).instance(0).unwrap();
+    let p = Params { lambda: 0.7, gamma: 0.9, eta: 0.3, k: 1 };
+    let sol = inst.solve(p.lambda);
+    let start = initial_state(&sol.global, &sol.locals);
+    let floor = |b: usize| run_alg2(&inst, &p, b, Batches::PerStep, &start, &sol.global, 2).global_error[1];
+    let (f1, n) = (floor(1), 12.0);
+    assert!(f1 > 0.0);
+    for b in [2usize, 4, 8] {
+        let ratio = floor(b) / f1;
+        let closed = (n - b as f64) / (b as f64 * (n - 1.0));
+        assert!((ratio - closed).abs() <= 1e-9 * closed, "B = {b}: {ratio} vs {closed}");
+        // Negative control: the with-replacement factor 1/B is another number.
+        assert!((ratio - 1.0 / b as f64).abs() > 0.05 / b as f64, "B = {b}");
+        // CLUP-T3-BALL-B's comparison floor(B) <= floor(1)/B holds here with slack (n - 1)/(n - B).
+        assert!(floor(b) <= f1 / b as f64);
+    }
 }
 
 #[test]

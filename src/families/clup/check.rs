@@ -696,6 +696,7 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Corollary2Computation if !c.sweep.is_empty() => Some(corollary2_computation(c, claim, scale)),
         Statement::Corollary2Monotone if c.sweep.len() >= 2 => Some(corollary2_monotone(c, claim, scale)),
         Statement::QMonotone if s.statistics => Some(q_monotone(c, claim, scale)),
+        Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
         Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
         _ => None,
@@ -743,6 +744,27 @@ fn q_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
         }
     }
     (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+}
+
+/// The batch sizes of Theorem 3's ball sweep: `{1, 2, 4, 8}` below `n` (at `B = n` there is no
+/// noise).
+pub fn ball_batches(n: usize) -> Vec<usize> {
+    [1, 2, 4, 8].into_iter().filter(|b| *b < n).collect()
+}
+
+/// Theorem 3's ball against `B` (003:L194, L1251, L1320): Algorithm 2 (fresh batches) started at
+/// the solution `(w~^(g), w~^(i))`, so its error at the horizon is the noise floor alone, at each
+/// `B` of [`ball_batches`]; each `B > 1` compared as `floor(B) <= floor(1)/B`.
+fn t3_ball_scaling(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (inst, s) = (c.inst(), c.s);
+    let start = initial_state(&c.sol.global, &c.sol.locals);
+    let bs = ball_batches(inst.n);
+    let floor = |b: usize| run_alg2(inst, &c.p, b, Batches::PerStep, &start, &c.sol.global, s.rounds).global_error.last().copied().unwrap_or(f64::NAN);
+    let floors: Vec<f64> = bs.iter().map(|&b| floor(b)).collect();
+    let sides: Vec<(f64, f64)> = bs.iter().zip(&floors).skip(1).map(|(&b, &f)| (f, floors[0] / b as f64)).collect();
+    let points = bs.iter().skip(1).zip(&sides).map(|(b, (f, r))| format!("B = {b}: floor {f:.6e} vs floor(1)/B = {r:.6e}")).collect();
+    let x = Inputs { batch: bs.last().copied().unwrap_or(1) as f64, ..base_inputs(c.stat0, c.o) };
+    (per_point(claim.checks(&x), &sides, scale), points)
 }
 
 /// Lemma 1's seven spectral inequalities at `lambda` on draw `d`, as `(what, lhs, rhs)`.

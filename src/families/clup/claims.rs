@@ -76,6 +76,8 @@ pub enum Statement {
     Corollary2Monotone,
     /// `q1` and `q2` increase in lambda (003:L114, L207), on the grid.
     QMonotone,
+    /// Theorem 3's noise floor shrinks at least like `1/B` (003:L194, L1320), over a `B` sweep.
+    Theorem3BallScaling,
     /// Corollary 3's optimization term; `c4` takes Corollary 4's rate without the factor 2.
     Corollary3 {
         /// Corollary 4's reading (I-CLUP1).
@@ -134,7 +136,7 @@ const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every 
 const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
-pub const ALL: [ClupClaim; 27] = [
+pub const ALL: [ClupClaim; 28] = [
     ClupClaim { id: "CLUP-L1", title: "Lemma 1: mu_g, L_g, mu_l, L_l, L_w against the instance's curvatures", source: "003:L159; proof L918-951", metric: "extreme eigenvalues of the Moreau envelopes' Hessians lambda A_i (A_i + lambda I)^-1, of A_i + lambda I, and the norm of the prox Jacobian, over clients and the average F", kind: ClaimKind::Lemma, reading: "primary", why: "L of Assumption 1 as printed (per-sample); the constants are attained with the empirical-Hessian L", statement: Statement::Lemma1 },
     ClupClaim { id: "CLUP-T1", title: "Theorem 1: statistical error of the solution of (2), for every lambda >= 0", source: "003:L108-114; (70) L721; proof L452-725", metric: STAT_T1, kind: ClaimKind::Bound, reading: "primary", why: "rho^2/n in (70) (I-CLUP4), 16 rho^2 lambda/(mu^3 n) in the second branch (I-CLUP5), first branch +inf unless g(lambda) <= 1/(8 L^2) (I-CLUP6)", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false } },
     ClupClaim { id: "CLUP-T1~n2", title: "Theorem 1 with (70) as printed: rho^2/n^2", source: "003:L721", metric: STAT_T1, kind: ClaimKind::Bound, reading: "n2", why: "I-CLUP4: (70) prints 2 rho^2/n^2 where (52) has 2 rho^2/n", statement: Statement::Theorem1 { reading: T1Reading { n_squared: true, printed_four: false, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
@@ -162,6 +164,7 @@ pub const ALL: [ClupClaim; 27] = [
     ClupClaim { id: "CLUP-C2-COMPUTE", title: "Corollary 2 (ii): gradient evaluations K x rounds below a bound free of lambda, over a lambda sweep", source: "003:L190-192; (134) L1164", metric: "K of (134) times the rounds measured to an eps-solution, per lambda of the sweep", kind: ClaimKind::Lemma, reading: "primary", why: "O~(kappa log 1/eps) made explicit: K <= 3 + rho ln(1056 kappa^2) and the rounds the printed rate implies <= 2 + (4 kappa/rho) ln(C/eps), rho = (lambda+L)/(lambda+mu) in [1, kappa], so K x rounds <= 6 + 12 kappa ln(C/eps) + 2 kappa ln(1056 kappa^2) + 4 kappa ln(1056 kappa^2) ln(C/eps) at every lambda, C the sweep's largest constant of the implied rounds", statement: Statement::Corollary2Computation },
     ClupClaim { id: "CLUP-C2-MONOTONE", title: "Corollary 2: the rounds to an eps-solution increase with lambda", source: "003:L192", metric: "rounds measured at consecutive lambdas of the sweep: rounds(lambda_j) <= rounds(lambda_{j+1})", kind: ClaimKind::Lemma, reading: "primary", why: "as lambda increases from 0 to inf the communication complexity increases from O(log 1/eps) to O(kappa log 1/eps) (L192): measured, not the O(.)'s shape", statement: Statement::Corollary2Monotone },
     ClupClaim { id: "CLUP-Q-MONOTONE", title: "q1 and q2 of Theorem 1 increase in lambda", source: "003:L114, L207; (67) L710, (70) L721", metric: "q1 = 1/(1/q1) of (70) where g(lambda) <= 1/(8 L^2) and q2 of (67), at consecutive positive lambdas of the grid, every draw", kind: ClaimKind::Lemma, reading: "primary", why: "Corollary 3 (L207) states both monotonically increasing; q1 only where its guard holds (I-CLUP6), below the guard 1/q1 has the pole of Gq", statement: Statement::QMonotone },
+    ClupClaim { id: "CLUP-T3-BALL-B", title: "Theorem 3: the noise ball scales like 1/(B m): Algorithm 2's floor at B is at most its floor at B = 1 over B", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone), B in {1, 2, 4, 8} below n: floor(B) <= floor(1)/B", kind: ClaimKind::Lemma, reading: "primary", why: "the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) and the text (L194, L1320) put the batch size in the denominator: the floor at B is compared with the floor at B = 1 divided by B (sampling without replacement shrinks it by (n - B)/(B (n - 1)) <= 1/B)", statement: Statement::Theorem3BallScaling },
 ];
 
 /// `given < required` strictly (a strict inequality of the paper).
@@ -257,7 +260,7 @@ impl BoundClaim for ClupClaim {
             | Statement::Corollary3 { .. } => {
                 v.extend(optimization_checks(&x.opt));
             }
-            Statement::Theorem3 { .. } => {
+            Statement::Theorem3 { .. } | Statement::Theorem3BallScaling => {
                 // Scope checks first, then the step conditions (the order of a card's formula).
                 v.push(ConditionCheck::compare("B <= n", ConditionKind::Scope, x.batch, Relation::AtMost, x.stat.n));
                 v.extend(optimization_checks(&x.opt));
@@ -276,7 +279,11 @@ impl BoundClaim for ClupClaim {
             Statement::Theorem2Local => bounds::local_factor(o) * bounds::t2_rate(o).powf(t - 1.0) * x.v1,
             Statement::Theorem2Lyapunov => bounds::t2_rate(o),
             Statement::Corollary2 => bounds::c2_rate(o.mu, o.l, o.lambda).powf(t - 1.0) * x.v1,
-            Statement::Corollary2Rounds | Statement::Corollary2Computation | Statement::Corollary2Monotone | Statement::QMonotone => f64::NAN,
+            Statement::Corollary2Rounds
+            | Statement::Corollary2Computation
+            | Statement::Corollary2Monotone
+            | Statement::QMonotone
+            | Statement::Theorem3BallScaling => f64::NAN,
             Statement::Corollary3 { c4: false } => 2.0 * bounds::c2_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
             Statement::Corollary3 { c4: true } => bounds::c4_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
             Statement::Theorem3 { corrected_ball, stated_rate, .. } => {

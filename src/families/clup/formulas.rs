@@ -47,7 +47,7 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 16> = SymbolTable::new([
 ]);
 
 /// Claims without a formula, with the reason.
-pub const WITHOUT_FORMULA: [(&str, &str); 5] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 6] = [
     (
         "CLUP-T1~unguarded",
         "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
@@ -69,6 +69,10 @@ pub const WITHOUT_FORMULA: [(&str, &str); 5] = [
         "CLUP-Q-MONOTONE",
         "compares q1 and q2 at consecutive lambdas of the grid with each other: an ordering of one function's values, not a bound of one point's inputs",
     ),
+    (
+        "CLUP-T3-BALL-B",
+        "compares Algorithm 2's noise floors at several batch sizes with each other: an ordering over runs, not a bound of one point's inputs",
+    ),
 ];
 
 fn bound_at<const I: usize>(x: &Inputs) -> f64 {
@@ -83,7 +87,7 @@ type BoundFn = fn(&Inputs) -> f64;
 type ChecksFn = fn(&Inputs) -> Vec<ConditionCheck>;
 
 /// Every claim's built-in bound, in the order of [`ALL`].
-const BOUNDS: [BoundFn; 27] = [
+const BOUNDS: [BoundFn; 28] = [
     bound_at::<0>,
     bound_at::<1>,
     bound_at::<2>,
@@ -111,10 +115,11 @@ const BOUNDS: [BoundFn; 27] = [
     bound_at::<24>,
     bound_at::<25>,
     bound_at::<26>,
+    bound_at::<27>,
 ];
 
 /// Every claim's built-in condition list, in the order of [`ALL`].
-const CHECKS: [ChecksFn; 27] = [
+const CHECKS: [ChecksFn; 28] = [
     checks_at::<0>,
     checks_at::<1>,
     checks_at::<2>,
@@ -142,6 +147,7 @@ const CHECKS: [ChecksFn; 27] = [
     checks_at::<24>,
     checks_at::<25>,
     checks_at::<26>,
+    checks_at::<27>,
 ];
 
 const N2: T1Reading = T1Reading { n_squared: true, ..T1_PROOF };
