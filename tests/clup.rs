@@ -11,7 +11,7 @@ use rand_distr::{Distribution, StandardNormal};
 use fedbounds::engine::{student_t_interval, RandomAffineRound};
 use fedbounds::families::clup::algorithm::{block, initial_state, local_steps, run_alg1, run_alg2, Alg1Round, Batches, Params};
 use fedbounds::families::clup::bounds::{self, Opt, Stat, T1_PROOF};
-use fedbounds::families::clup::check::{first_branch_thresholds, lambda_grid, run_scenario, Scenario};
+use fedbounds::families::clup::check::{first_branch_thresholds, lambda_grid, run_scenario, theorem1_band_probe, theorem1_probes, Scenario};
 use fedbounds::families::clup::claims::ALL;
 use fedbounds::families::clup::family::embedded_card;
 use fedbounds::families::clup::model::{spectrum, ModelSpec};
@@ -61,11 +61,12 @@ fn the_card_reproduces_its_verdicts_and_shrunk_bounds_fail() {
             assert!(rows.iter().any(|r| r.evaluation.verdict != VerdictKind::NotApplicable), "{} is applicable somewhere", c.id);
         }
     }
-    // Negative control: with every bound times 1e-4, everything that held is violated.
-    let shrunk = registry().check(&CheckRequest { bound_scale: Some(1e-4), ..Default::default() }, &Silent).unwrap();
+    // Negative control: with every bound times 1e-8 (below 1/slack of every row: Corollary 1's
+    // slack reaches 3.3e6 at kappa ~ 42), everything that held is violated.
+    let shrunk = registry().check(&CheckRequest { bound_scale: Some(1e-8), ..Default::default() }, &Silent).unwrap();
     for r in outcome.rows().filter(|r| r.evaluation.verdict == VerdictKind::Holds) {
         let s = shrunk.rows().find(|s| s.claim == r.claim && s.scenario == r.scenario).unwrap();
-        assert_eq!(s.evaluation.verdict, VerdictKind::Violated, "{} on {} with the bound x 1e-4", r.claim, r.scenario);
+        assert_eq!(s.evaluation.verdict, VerdictKind::Violated, "{} on {} with the bound x 1e-8", r.claim, r.scenario);
     }
 }
 
@@ -248,6 +249,165 @@ fn the_unguarded_first_branch_is_negative_below_its_pole() {
     assert!(bounds::t1_first(&st, pole * (1.0 - 1e-3), reading) < 0.0);
     assert!(bounds::t1_first(&st, guard * 0.99, T1_PROOF).is_infinite());
     assert!(bounds::t1_first(&st, guard * 1.01, T1_PROOF).is_finite());
+}
+
+fn unguarded() -> bounds::T1Reading {
+    bounds::T1Reading { guard: bounds::FirstBranchGuard::Unguarded, ..T1_PROOF }
+}
+
+#[test]
+fn the_printed_first_branch_is_negative_inside_its_band_at_every_kappa() {
+    for kappa in [1.5, 3.0, 8.0, 16.0, 20.0, 50.0, 200.0, 1000.0] {
+        for r in [0.0, 0.05, 2.0] {
+            let st = Stat { mu: 1.0 / kappa, l: 1.0, rho2: 0.25, r, n: 12.0, m: 6.0 };
+            let (pole, _) = first_branch_thresholds(&st);
+            let (probe, width) = bounds::unguarded_negative_probe(&st, false).unwrap();
+            assert_eq!(theorem1_band_probe(&st), Some(probe));
+            assert!(probe < pole, "kappa {kappa}: the probe lies below the pole");
+            let at_probe = bounds::t1_first(&st, probe, unguarded());
+            assert!(at_probe < 0.0, "kappa {kappa}, R {r}: the printed branch {at_probe} at the probe");
+            // Negative control: just outside the band (4 L^2 g = 1 + 2 width) the branch is positive,
+            // so the sign is decided by the band, not by every lambda below the pole.
+            if width < 0.5 {
+                let outside = bounds::lambda_at_4l2g(&st, 1.0 + 2.0 * width);
+                assert!(bounds::t1_first(&st, outside, unguarded()) > 0.0, "kappa {kappa}, R {r}: outside the band");
+            }
+            // The band narrows like 1/(16 kappa^2): past kappa ~ 16 the old probe lambda_pole (1 - 1e-3)
+            // lies below it and sees a positive branch.
+            if kappa >= 16.0 && r > 0.0 {
+                assert!(width < 1e-3 && bounds::t1_first(&st, pole * (1.0 - 1e-3), unguarded()) > 0.0, "kappa {kappa}: width {width}");
+            }
+        }
+    }
+    let none = Stat { mu: 0.5, l: 1.0, rho2: 0.0, r: 0.0, n: 12.0, m: 6.0 };
+    assert_eq!(bounds::unguarded_negative_probe(&none, false), None, "no noise and no heterogeneity: no band");
+}
+
+#[test]
+fn the_printed_theorem_1_is_violated_at_kappa_above_20_only_inside_the_band() {
+    let run = run_scenario(&scenario("high-kappa-pole-band"), &ALL, 1.0).unwrap();
+    assert!(run.constants.iter().all(|c| c.l_sample / c.mu >= 20.0), "every draw has kappa >= 20");
+    let verdict = |id: &str| run.results.iter().find(|c| c.claim == id).unwrap().evaluation.verdict;
+    assert_eq!(verdict("CLUP-T1~unguarded"), VerdictKind::Violated);
+    assert_eq!(verdict("CLUP-T1"), VerdictKind::Holds);
+    let points = &run.points.iter().find(|p| p.0 == "CLUP-T1~unguarded").unwrap().1;
+    let bound = |p: &String| p.rsplit_once(" vs ").unwrap().1.parse::<f64>().unwrap();
+    let (band, rest): (Vec<&String>, Vec<&String>) = points.iter().partition(|p| p.contains("inside the band"));
+    assert_eq!(band.len(), 3, "one band probe per draw");
+    assert!(band.iter().all(|p| bound(p) < 0.0), "{band:?}");
+    // Negative control: every other point, the pole probes included, has a positive bound, so
+    // without the band probe the printed reading would read as holding at this kappa.
+    assert!(rest.iter().all(|p| bound(p) > 0.0));
+}
+
+#[test]
+fn theorem_1_at_its_guard_probe_is_stable_under_one_ulp() {
+    let ulps = |x: f64, k: i64| f64::from_bits((x.to_bits() as i64 + k) as u64);
+    let mut flips = 0;
+    for kappa in [1.5, 3.0, 3.6, 8.0, 20.0, 42.0, 300.0] {
+        for (r, n) in [(0.05, 12.0), (2.0, 12.0), (0.3, 3.0)] {
+            let st = Stat { mu: 1.0 / kappa, l: 1.0, rho2: 0.25, r, n, m: 6.0 };
+            let probe = theorem1_probes(&st)[2];
+            let at = bounds::t1_bound(&st, probe, T1_PROOF);
+            assert!(bounds::t1_first(&st, probe, T1_PROOF).is_finite(), "kappa {kappa}: the branch is used at the probe");
+            for k in [-1, 1] {
+                let moved = bounds::t1_bound(&st, ulps(probe, k), T1_PROOF);
+                assert!((moved - at).abs() <= 1e-12 * at, "kappa {kappa}, R {r}: {at} -> {moved} after {k} ulp");
+            }
+            // Negative control: at lambda_guard itself the branch flips between finite and +inf
+            // within a few ulps (the rounding the probe avoids).
+            let (_, guard) = first_branch_thresholds(&st);
+            let finite: Vec<bool> = (-8..=8).map(|k| bounds::t1_first(&st, ulps(guard, k), T1_PROOF).is_finite()).collect();
+            flips += usize::from(finite.contains(&true) && finite.contains(&false));
+        }
+    }
+    assert!(flips > 0, "the first branch flips within 8 ulps of lambda_guard on some instance");
+}
+
+#[test]
+fn theorem_3s_g1_is_read_after_the_first_local_steps_as_theorem_2s_e1() {
+    // With B = n Algorithm 2 is deterministic: g_1 is ||(1/m) sum_i (w_{1,K}^(i) - prox_i(w_1^(g)))||^2
+    // of the locals after the first K local steps, computed here by direct iteration of (13).
+    let inst = model(4, 6, 0.5, 2).instance(0).unwrap();
+    let p = Params { lambda: 0.8, gamma: 0.9, eta: 0.4, k: 3 };
+    let wg = DVector::from_vec(vec![0.3, -0.2]);
+    let w0 = vec![DVector::from_vec(vec![1.0, 0.5]); 4];
+    let z0 = initial_state(&wg, &w0);
+    let run = run_alg2(&inst, &p, 6, Batches::PerStep, &z0, &inst.solve(p.lambda).global, 3);
+    let mean_error =
+        |locals: &[DVector<f64>]| (locals.iter().enumerate().fold(DVector::zeros(2), |a, (i, w)| a + w - inst.prox(i, p.lambda, &wg)) / 4.0).norm_squared();
+    let after: Vec<DVector<f64>> = (0..4).map(|i| local_steps(&inst, i, &p, &w0[i], &wg)).collect();
+    let direct = mean_error(&after);
+    assert!((run.g1 - direct).abs() <= 1e-10 * direct, "g_1 {} vs {direct}", run.g1);
+    // Negative control: the initial locals (the ~v1-initial reading) give another value.
+    let initial = mean_error(&w0);
+    assert!((initial - direct).abs() > 0.01 * direct, "the two readings differ: {initial} vs {direct}");
+}
+
+#[test]
+fn the_t2_figure_reads_v1_from_the_run() {
+    use fedbounds::families::clup::report::t2_bound;
+    let run = run_scenario(&scenario("low-r"), &ALL, 1.0).unwrap();
+    let points = &run.points.iter().find(|p| p.0 == "CLUP-T2").unwrap().1;
+    let curve = t2_bound(&run, run.global_error.len());
+    assert_eq!(curve.len(), run.global_error.len());
+    for p in points.iter().take(5) {
+        let (t, rest) = p.strip_prefix("round ").unwrap().split_once(':').unwrap();
+        let b: f64 = rest.rsplit_once(" vs ").unwrap().1.parse().unwrap();
+        let drawn = curve[t.parse::<usize>().unwrap() - 1].1;
+        assert!((drawn - b).abs() <= 1e-6 * b, "round {t}: drawn {drawn} vs the claim's bound {b}");
+    }
+    // Negative control: a run without its V_1 draws no bound.
+    let mut blank = run;
+    blank.t2_v1 = f64::NAN;
+    assert!(t2_bound(&blank, 10).is_empty());
+}
+
+#[test]
+fn corollary_2s_trends_and_q_monotonicity_are_verdicts_a_scaled_side_flips() {
+    let claims: Vec<_> = ALL.iter().copied().filter(|c| ["CLUP-C2-COMPUTE", "CLUP-C2-MONOTONE", "CLUP-Q-MONOTONE", "CLUP-T3-BALL-B"].contains(&c.id)).collect();
+    assert_eq!(claims.len(), 4);
+    let mut s = scenario("low-r");
+    s.lambda_sweep.reverse(); // listed in any order: compared in increasing lambda
+    let run = run_scenario(&s, &claims, 1.0).unwrap();
+    for r in &run.results {
+        assert_eq!(r.evaluation.verdict, VerdictKind::Holds, "{}", r.claim);
+        // Negative control: the compared side times 0.9/slack (a wrong factor just past the slack) flips it.
+        let slack = r.evaluation.slack.unwrap();
+        assert!(slack.is_finite() && slack > 1.0, "{}: slack {slack}", r.claim);
+        let one: Vec<_> = claims.iter().copied().filter(|c| c.id == r.claim).collect();
+        let shrunk = run_scenario(&s, &one, 0.9 / slack).unwrap();
+        assert_eq!(shrunk.results[0].evaluation.verdict, VerdictKind::Violated, "{} with its side x 0.9/{slack}", r.claim);
+    }
+    // Corollary 2 (ii) as computed: K x rounds moves by less than 25% over two decades of lambda
+    // while the rounds alone more than double.
+    let g: Vec<f64> = run.sweep.iter().map(|p| p.gradients).collect();
+    let rounds: Vec<f64> = run.sweep.iter().map(|p| p.rounds).collect();
+    let spread = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) / v.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(spread(&g) < 1.25 && spread(&rounds) > 2.0, "gradients {g:?}, rounds {rounds:?}");
+}
+
+#[test]
+fn one_noisy_step_from_the_solution_scales_with_b_as_sampling_without_replacement() {
+    // K = 1, one round from the solution: w_2^(g) - w~^(g) = (gamma lambda eta/m) sum_i (the batch
+    // mean's gradient noise at w~^(i)), whose variance is V_i (n - B)/(B (n - 1)) per client: the
+    // floor at B over the floor at 1 is (n - B)/(B (n - 1)) in closed form, independent of the bound.
+    let inst = model(4, 12, 0.5, 3).instance(0).unwrap();
+    let p = Params { lambda: 0.7, gamma: 0.9, eta: 0.3, k: 1 };
+    let sol = inst.solve(p.lambda);
+    let start = initial_state(&sol.global, &sol.locals);
+    let floor = |b: usize| run_alg2(&inst, &p, b, Batches::PerStep, &start, &sol.global, 2).global_error[1];
+    let (f1, n) = (floor(1), 12.0);
+    assert!(f1 > 0.0);
+    for b in [2usize, 4, 8] {
+        let ratio = floor(b) / f1;
+        let closed = (n - b as f64) / (b as f64 * (n - 1.0));
+        assert!((ratio - closed).abs() <= 1e-9 * closed, "B = {b}: {ratio} vs {closed}");
+        // Negative control: the with-replacement factor 1/B is another number.
+        assert!((ratio - 1.0 / b as f64).abs() > 0.05 / b as f64, "B = {b}");
+        // CLUP-T3-BALL-B's comparison floor(B) <= floor(1)/B holds here with slack (n - 1)/(n - B).
+        assert!(floor(b) <= f1 / b as f64);
+    }
 }
 
 #[test]

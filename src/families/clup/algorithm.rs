@@ -222,6 +222,10 @@ pub struct Alg2Run {
     /// The largest per-sample gradient variance `E V_i(w_{t,k}^(i))` at any visited iterate
     /// (Assumption 4 where it is stated: at the iterates).
     pub sigma2: f64,
+    /// `g_1 = E||(1/m) sum_i (w_{1,K}^(i) - w_*^(i)(w_1^(g)))||^2`: Theorem 3's `g_t` (003:L1189,
+    /// eq. 136) after the first round's `K` local steps, as `e_t` of (100)/(108) (003:L957,
+    /// L1010) pairs `w_{t,K}^(i)` with `w_t^(g)`; exact over the first round's batches.
+    pub g1: f64,
 }
 
 /// Largest number of batches enumerated per client for the one-batch-per-round reading.
@@ -356,7 +360,9 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
     let mut m = Moments::point(z0.clone());
     let mut global_error = Vec::with_capacity(rounds);
     let mut sigma2: f64 = 0.0;
-    for _ in 0..rounds {
+    let g1_observable = mean_local_error(inst, p.lambda, z0);
+    let mut g1 = f64::NAN;
+    for t in 0..rounds {
         global_error.push(observe.expected_square(&m));
         match batches {
             Batches::PerStep => {
@@ -374,7 +380,19 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
                 }
             }
         }
+        if t == 0 {
+            g1 = g1_observable.expected_square(&m);
+        }
         m = server.propagate(&m, &FULL);
     }
-    Alg2Run { global_error, sigma2 }
+    Alg2Run { global_error, sigma2, g1 }
+}
+
+/// `z -> (1/m) sum_i (w^(i) - w_*^(i)(w_g))` with `w_g` the global block of `z0` (the global model
+/// of the first round): the error whose expected square is `g_1` of (136).
+fn mean_local_error(inst: &Instance, lambda: f64, z0: &DVector<f64>) -> Observable {
+    let (d, m) = (inst.d, inst.m());
+    let wg = block(z0, 0, d);
+    let target = (0..m).fold(DVector::zeros(d), |a, i| a + inst.prox(i, lambda, &wg)) / m as f64;
+    Observable::probe((m + 1) * d, d, &|z: &DVector<f64>| (0..m).fold(DVector::zeros(d), |a, i| a + block(z, i + 1, d)) / m as f64 - &target)
 }

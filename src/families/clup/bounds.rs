@@ -76,14 +76,70 @@ pub fn gq(s: &Stat, lambda: f64) -> f64 {
 /// 2 (8rho^2/(mu^2 N) + 8L^2R^2/mu^2)] + 3 Gq (4L^2R^2 + 2rho^2/n')` with `n' = n` (the proof's
 /// (52), L620) or `n' = n^2` as printed (I-CLUP4).
 pub fn q1_inv(s: &Stat, lambda: f64, n_squared: bool) -> f64 {
+    let [a2, l2, het, het_gq, global] = q1_terms(s, lambda, n_squared);
+    let gqv = gq(s, lambda);
+    12.0 / a2 * het + 48.0 * l2 / a2 * (gqv * het_gq + global) + 3.0 * gqv * het_gq
+}
+
+/// The pieces of (70): `(mu + lambda)^2`, `L^2`, `4L^2R^2 + 2rho^2/n`, the same with `n'` and
+/// `2 (8rho^2/(mu^2 N) + 8L^2R^2/mu^2)`.
+fn q1_terms(s: &Stat, lambda: f64, n_squared: bool) -> [f64; 5] {
     let a = s.mu + lambda;
     let (l2, r2) = (s.l * s.l, s.r * s.r);
     let n_prime = if n_squared { s.n * s.n } else { s.n };
     let het = 4.0 * l2 * r2 + 2.0 * s.rho2 / s.n;
     let het_gq = 4.0 * l2 * r2 + 2.0 * s.rho2 / n_prime;
     let global = 2.0 * (8.0 * s.rho2 / (s.mu * s.mu * s.big_n()) + 8.0 * l2 * r2 / (s.mu * s.mu));
-    let gqv = gq(s, lambda);
-    12.0 / (a * a) * het + 48.0 * l2 / (a * a) * (gqv * het_gq + global) + 3.0 * gqv * het_gq
+    [a * a, l2, het, het_gq, global]
+}
+
+/// `1/q1(lambda)` of (70) split as `free + per_gq Gq(lambda)` (003:L721), both parts `>= 0`:
+/// `free = 12/(mu+lambda)^2 (4L^2R^2 + 2rho^2/n) + 96 L^2/(mu+lambda)^2 (8rho^2/(mu^2 N) +
+/// 8L^2R^2/mu^2)`, `per_gq = (48 L^2/(mu+lambda)^2 + 3)(4L^2R^2 + 2rho^2/n')`.
+pub fn q1_inv_parts(s: &Stat, lambda: f64, n_squared: bool) -> (f64, f64) {
+    let [a2, l2, het, het_gq, global] = q1_terms(s, lambda, n_squared);
+    (12.0 / a2 * het + 48.0 * l2 / a2 * global, (48.0 * l2 / a2 + 3.0) * het_gq)
+}
+
+/// The lambda at which `4 L^2 g(lambda) = u` (`u > 0`; `g` of 003:L613): with `a = mu + lambda`,
+/// the positive root of `a^2 - (16 L^2/(mu u)) a - 16 L^3/(mu u) = 0`, minus `mu`. `u = 1` is the
+/// pole of `Gq` (51), `u = 1/2` the guard `g = 1/(8 L^2)` (003:L754); `g` decreases in lambda,
+/// so `4 L^2 g > u` exactly below this lambda.
+pub fn lambda_at_4l2g(s: &Stat, u: f64) -> f64 {
+    let c = 16.0 / u;
+    let p = c * s.l * s.l / s.mu;
+    let q = c * s.l.powi(3) / s.mu;
+    (p + (p * p + 4.0 * q).sqrt()) / 2.0 - s.mu
+}
+
+/// Where Theorem 1's first branch as printed (no guard, I-CLUP6) is negative, decided in closed
+/// form. With `u = 4 L^2 g(lambda)`, the branch is `P + Q Gq` with `P = 48 rho^2/(mu^2 N) + (48
+/// L^2/mu^2 + 3) R^2 + free > 0`, `Q = per_gq >= 0` ([`q1_inv_parts`]) and `Gq = u/(4 L^2 (1 -
+/// u))` (51). Below the pole (`u > 1`) it is negative exactly where `u/(u - 1) > c := 4 L^2 P/Q`,
+/// i.e. `1 < u < 1 + 1/(c - 1)` (every `u > 1` when `c <= 1`): a band of relative width about
+/// `1/(c - 1)`, `c ~ 16 kappa^2` when `R` dominates, so it exists at every `kappa` (`Gq -> -inf`
+/// at the pole) but narrows like `1/(16 kappa^2)`. Returns `(probe, band)`: the lambda at `u = 1 +
+/// 1/(2 (c - 1))` (the band's middle in `u`, where `u/(u - 1) = 2c - 1`, so the branch is about
+/// `-P (c - 1)/c`), and the band's `u`-width `1/(c - 1)` (`+inf` when `c <= 1`), `c` taken at the
+/// pole; `None` when `Q = 0` (no noise and no heterogeneity: no band).
+pub fn unguarded_negative_probe(s: &Stat, n_squared: bool) -> Option<(f64, f64)> {
+    let pole = lambda_at_4l2g(s, 1.0);
+    let (free, per_gq) = q1_inv_parts(s, pole, n_squared);
+    if per_gq.is_nan() || per_gq <= 0.0 {
+        return None;
+    }
+    let p = first_free(s) + free;
+    let c = 4.0 * s.l * s.l * p / per_gq;
+    let width = if c > 1.0 { 1.0 / (c - 1.0) } else { f64::INFINITY };
+    let du = if c > 2.0 { 0.5 / (c - 1.0) } else { 0.5 };
+    Some((lambda_at_4l2g(s, 1.0 + du), width))
+}
+
+/// The part of Theorem 1's first branch outside `1/q1`: `48 rho^2/(mu^2 N) + (48 L^2/mu^2 + 3)
+/// R^2` (003:L111).
+fn first_free(s: &Stat) -> f64 {
+    let (mu2, r2) = (s.mu * s.mu, s.r * s.r);
+    48.0 * s.rho2 / (mu2 * s.big_n()) + (48.0 * s.l * s.l / mu2 + 3.0) * r2
 }
 
 /// `q2(lambda) = 8 lambda^2 R^2/mu^2 + 4 lambda R^2/mu` (003:L710, eq. 67).
@@ -108,8 +164,7 @@ pub fn t1_first(s: &Stat, lambda: f64, reading: T1Reading) -> f64 {
     if !first_branch_valid(s, lambda, reading.guard) {
         return f64::INFINITY;
     }
-    let (mu2, r2) = (s.mu * s.mu, s.r * s.r);
-    48.0 * s.rho2 / (mu2 * s.big_n()) + (48.0 * s.l * s.l / mu2 + 3.0) * r2 + q1_inv(s, lambda, reading.n_squared)
+    first_free(s) + q1_inv(s, lambda, reading.n_squared)
 }
 
 /// Theorem 1's second branch, `4 rho^2/(mu^2 n) + (c rho^2/(mu^3 n) + 4R^2/mu) lambda +
@@ -330,6 +385,20 @@ pub fn c4_rate(mu: f64, l: f64, lambda: f64) -> f64 {
 /// (003:L188).
 pub fn c2_rounds_shape(mu: f64, l: f64, lambda: f64, eps: f64) -> f64 {
     l / mu * (lambda + mu) / (lambda + l) * (1.0 / eps).ln()
+}
+
+/// Corollary 2 (ii) (003:L190) as an explicit bound free of lambda on the gradient evaluations
+/// per client, `K x rounds`: with `rho = (lambda + L)/(lambda + mu) in [1, kappa]`, `K` of (134)
+/// is at most `3 + rho ln(1056 kappa^2)` and the rounds the printed rate `1 - rho/(4 kappa)`
+/// implies ([`rounds_from_rate`]) at most `2 + (4 kappa/rho) ln(c0/eps)` (`-ln(1 - x) >= x`), so
+/// `K x rounds <= 6 + 12 kappa ln(c0/eps) + 2 kappa ln(1056 kappa^2) + 4 kappa ln(1056 kappa^2)
+/// ln(c0/eps)` at every lambda (each `rho` term taken at the end of `[1, kappa]` where it is
+/// largest).
+pub fn c2_gradient_bound(mu: f64, l: f64, c0: f64, eps: f64) -> f64 {
+    let k = l / mu;
+    let la = (1056.0 * k * k).ln();
+    let lc = (c0 / eps).ln().max(0.0);
+    6.0 + 12.0 * k * lc + 2.0 * k * la + 4.0 * k * la * lc
 }
 
 /// Rounds the linear rate `rate` needs to bring `c0 rate^(t-1)` below `eps`:

@@ -242,6 +242,9 @@ pub struct SweepPoint {
     pub rounds: f64,
     /// Rounds the printed rate implies with Theorem 2's constants.
     pub predicted: f64,
+    /// The constant `C` of those rounds: `C rate^(t-1) <= eps`, `C = max(V_1, (2m/c1 + 2 L_w^2)
+    /// V_1/rate)`.
+    pub constant: f64,
     /// `kappa (lambda + mu)/(lambda + L) log(1/eps)`.
     pub shape: f64,
     /// Gradient evaluations per client, `K x rounds`.
@@ -310,6 +313,11 @@ pub struct ScenarioRun {
     pub total_error: Vec<(f64, Vec<f64>)>,
     /// LocalTrain's and GlobalTrain's total error on draw 0's labels.
     pub train_levels: (f64, f64),
+    /// `V_1` of Theorem 2 at the scenario's steps (`e_1` after round 1's `K` local steps, as (100)
+    /// defines it, 003:L957): the constant of CLUP-T2's bound `r^(t-1) V_1`.
+    pub t2_v1: f64,
+    /// `V_1` of Theorem 3 (fresh batches; `g_1` after round 1's local steps), NaN without a run.
+    pub t3_v1: f64,
     /// The K study.
     pub k_study: Option<KStudy>,
     /// Outcomes (the claims as stated: every constant is exact).
@@ -382,14 +390,25 @@ fn per_round(claim: &ClupClaim, x: &Inputs, series: &[f64], reference: f64, scal
 
 /// The lambdas where Theorem 1's first branch changes: `4 L^2 g = 1` (its pole) and
 /// `8 L^2 g = 1` (the guard of I-CLUP6), each from `a^2 - (c L^2/mu) a - c L^3/mu = 0`,
-/// `a = mu + lambda`, with `c = 16` and `32`.
+/// `a = mu + lambda`, with `c = 16` and `32` ([`bounds::lambda_at_4l2g`]).
 pub fn first_branch_thresholds(st: &Stat) -> (f64, f64) {
-    let root = |c: f64| {
-        let p = c * st.l * st.l / st.mu;
-        let q = c * st.l.powi(3) / st.mu;
-        (p + (p * p + 4.0 * q).sqrt()) / 2.0 - st.mu
-    };
-    (root(16.0), root(32.0))
+    (bounds::lambda_at_4l2g(st, 1.0), bounds::lambda_at_4l2g(st, 0.5))
+}
+
+/// The lambdas Theorem 1 is compared at on a draw besides the grid, in order: just below and
+/// above the pole (`lambda_pole (1 -+ 1e-3)`) and just inside the guard (`lambda_guard (1 +`
+/// [`super::prec::GUARD_OFFSET`]`)`, off the last bit where the branch flips by rounding).
+pub fn theorem1_probes(st: &Stat) -> [f64; 3] {
+    let (pole, guard) = first_branch_thresholds(st);
+    [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard * (1.0 + super::prec::GUARD_OFFSET)]
+}
+
+/// The lambda inside the band below the pole where the unguarded first branch is negative
+/// ([`bounds::unguarded_negative_probe`]); whatever `kappa`, unlike `lambda_pole (1 - 1e-3)`,
+/// which the band (relative width about `1/(16 kappa^2)`) misses for `kappa` above about 8.
+/// `None` without a band.
+pub fn theorem1_band_probe(st: &Stat) -> Option<f64> {
+    bounds::unguarded_negative_probe(st, false).map(|(l, _)| l)
 }
 
 /// Algorithm 1's trajectory quantities.
@@ -534,7 +553,12 @@ impl<'a> Prepared<'a> {
         let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));
         let run2 = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: false, .. })) { alg2(Batches::PerStep) } else { None };
         let run2_one = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. })) { alg2(Batches::PerRound) } else { None };
-        let (sweep, total_error) = if wants(&|st| matches!(st, Statement::Corollary2Rounds)) { c2_sweep(s, inst) } else { (Vec::new(), Vec::new()) };
+        let (sweep, total_error) = if wants(&|st| matches!(st, Statement::Corollary2Rounds | Statement::Corollary2Computation | Statement::Corollary2Monotone))
+        {
+            c2_sweep(s, inst)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Ok(Self {
             s,
             c0,
@@ -590,6 +614,7 @@ fn c2_sweep(s: &Scenario, inst: &Instance) -> (Vec<SweepPoint>, Vec<(f64, Vec<f6
             k: pl.k,
             rounds,
             predicted: bounds::rounds_from_rate(c_pred, r, s.epsilon),
+            constant: c_pred,
             shape: bounds::c2_rounds_shape(c0.mu, c0.l_sample, l, s.epsilon),
             gradients: pl.k as f64 * rounds,
         });
@@ -668,10 +693,78 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
                 c.sweep.iter().map(|q| format!("lambda {:.4e}: {} rounds measured, {} implied, K = {}", q.lambda, q.rounds, q.predicted, q.k)).collect();
             Some((per_point(claim.checks(&x), &sides, scale), points))
         }
+        Statement::Corollary2Computation if !c.sweep.is_empty() => Some(corollary2_computation(c, claim, scale)),
+        Statement::Corollary2Monotone if c.sweep.len() >= 2 => Some(corollary2_monotone(c, claim, scale)),
+        Statement::QMonotone if s.statistics => Some(q_monotone(c, claim, scale)),
+        Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
-        Statement::Theorem3 { empirical_l, one_batch, .. } => theorem3(c, claim, empirical_l, one_batch, scale),
+        Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
         _ => None,
     }
+}
+
+/// Corollary 2 (ii): `K x rounds` measured at every lambda of the sweep against
+/// [`bounds::c2_gradient_bound`] with the sweep's largest constant `C` (free of lambda).
+fn corollary2_computation(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let c_max = c.sweep.iter().map(|q| q.constant).fold(0.0, crate::engine::nan_max);
+    let bound = bounds::c2_gradient_bound(c.c0.mu, c.c0.l_sample, c_max, c.s.epsilon);
+    let sides: Vec<(f64, f64)> = c.sweep.iter().map(|q| (q.gradients, bound)).collect();
+    let points = c.sweep.iter().map(|q| format!("lambda {:.4e}: K {} x {} rounds = {} vs {bound:.6e}", q.lambda, q.k, q.rounds, q.gradients)).collect();
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o_c2)), &sides, scale), points)
+}
+
+/// The rounds measured over the sweep, in increasing lambda, never decrease (003:L192): each
+/// consecutive pair as `rounds(lambda_j) <= rounds(lambda_{j+1})`.
+fn corollary2_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let mut sweep: Vec<&SweepPoint> = c.sweep.iter().collect();
+    sweep.sort_by(|a, b| a.lambda.total_cmp(&b.lambda));
+    let sides: Vec<(f64, f64)> = sweep.windows(2).map(|w| (w[0].rounds, w[1].rounds)).collect();
+    let points = sweep.windows(2).map(|w| format!("lambda {:.4e} -> {:.4e}: {} rounds vs {}", w[0].lambda, w[1].lambda, w[0].rounds, w[1].rounds)).collect();
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o_c2)), &sides, scale), points)
+}
+
+/// `q1` and `q2` at consecutive positive lambdas of the grid on every draw, each pair as
+/// `q(lambda_j) <= q(lambda_{j+1})` (003:L114, L207); `q1 = 1/(1/q1)` of (70) only where the
+/// first branch's guard holds at both lambdas (I-CLUP6).
+fn q_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    let positive: Vec<f64> = c.grid.iter().copied().filter(|l| *l > 0.0).collect();
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, false);
+        let guarded = |l: f64| bounds::first_branch_valid(&st, l, bounds::FirstBranchGuard::EightL2);
+        for w in positive.windows(2) {
+            let (q2a, q2b) = (bounds::q2(&st, w[0]), bounds::q2(&st, w[1]));
+            sides.push((q2a, q2b));
+            points.push(format!("draw {di}, q2 at lambda {:.4e} -> {:.4e}: {q2a:.6e} vs {q2b:.6e}", w[0], w[1]));
+            if guarded(w[0]) && guarded(w[1]) {
+                let (q1a, q1b) = (1.0 / bounds::q1_inv(&st, w[0], false), 1.0 / bounds::q1_inv(&st, w[1], false));
+                sides.push((q1a, q1b));
+                points.push(format!("draw {di}, q1 at lambda {:.4e} -> {:.4e}: {q1a:.6e} vs {q1b:.6e}", w[0], w[1]));
+            }
+        }
+    }
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+}
+
+/// The batch sizes of Theorem 3's ball sweep: `{1, 2, 4, 8}` below `n` (at `B = n` there is no
+/// noise).
+pub fn ball_batches(n: usize) -> Vec<usize> {
+    [1, 2, 4, 8].into_iter().filter(|b| *b < n).collect()
+}
+
+/// Theorem 3's ball against `B` (003:L194, L1251, L1320): Algorithm 2 (fresh batches) started at
+/// the solution `(w~^(g), w~^(i))`, so its error at the horizon is the noise floor alone, at each
+/// `B` of [`ball_batches`]; each `B > 1` compared as `floor(B) <= floor(1)/B`.
+fn t3_ball_scaling(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (inst, s) = (c.inst(), c.s);
+    let start = initial_state(&c.sol.global, &c.sol.locals);
+    let bs = ball_batches(inst.n);
+    let floor = |b: usize| run_alg2(inst, &c.p, b, Batches::PerStep, &start, &c.sol.global, s.rounds).global_error.last().copied().unwrap_or(f64::NAN);
+    let floors: Vec<f64> = bs.iter().map(|&b| floor(b)).collect();
+    let sides: Vec<(f64, f64)> = bs.iter().zip(&floors).skip(1).map(|(&b, &f)| (f, floors[0] / b as f64)).collect();
+    let points = bs.iter().skip(1).zip(&sides).map(|(b, (f, r))| format!("B = {b}: floor {f:.6e} vs floor(1)/B = {r:.6e}")).collect();
+    let x = Inputs { batch: bs.last().copied().unwrap_or(1) as f64, ..base_inputs(c.stat0, c.o) };
+    (per_point(claim.checks(&x), &sides, scale), points)
 }
 
 /// Lemma 1's seven spectral inequalities at `lambda` on draw `d`, as `(what, lhs, rhs)`.
@@ -718,20 +811,29 @@ fn lemma1(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     (per_point(checks, &sides, scale), points)
 }
 
-/// Theorem 1 on every draw over the grid and beside its first branch's pole and guard.
+/// Theorem 1 on every draw over the grid and beside its first branch's pole and guard
+/// ([`theorem1_probes`]), then on every draw inside the band below the pole
+/// ([`theorem1_band_probe`]; after every draw's other points, which keep their positions).
 fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> Outcome {
     let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let stat = |d: &Instance| stat_of(&d.constants, &c.s.model, empirical_l);
+    let mut push = |di: usize, st: &Stat, l: f64, e: f64, what: &str| {
+        let b = claim.bound(&Inputs { lambda: l, ..base_inputs(*st, c.o) });
+        sides.push((e, b));
+        points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}{what}: {e:.6e} vs {b:.6e}", st.mu));
+    };
     for (di, d) in c.draws.iter().enumerate() {
-        let st = stat_of(&d.constants, &c.s.model, empirical_l);
+        let st = stat(d);
         checks = claim.checks(&base_inputs(st, c.o));
-        let (pole, guard) = first_branch_thresholds(&st);
-        let extra = [pole * (1.0 - 1e-3), pole * (1.0 + 1e-3), guard];
-        for (j, &l) in c.grid.iter().chain(extra.iter()).enumerate() {
-            let x = Inputs { lambda: l, ..base_inputs(st, c.o) };
+        for (j, &l) in c.grid.iter().chain(theorem1_probes(&st).iter()).enumerate() {
             let e = if j < c.grid.len() { c.curves[di][j] } else { max_of(&d.statistical_errors(l)) };
-            let b = claim.bound(&x);
-            sides.push((e, b));
-            points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+            push(di, &st, l, e, "");
+        }
+    }
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat(d);
+        if let Some(l) = theorem1_band_probe(&st) {
+            push(di, &st, l, max_of(&d.statistical_errors(l)), " (inside the band below the pole)");
         }
     }
     (per_point(checks, &sides, scale), points)
@@ -833,20 +935,33 @@ fn corollary3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     (per_point(claim.checks(&x), &sides, scale), points)
 }
 
-/// Theorem 3 on Algorithm 2's run (fresh batches per step or one per round); `None` without one.
-fn theorem3(c: &Prepared, claim: &ClupClaim, empirical_l: bool, one_batch: bool, scale: f64) -> Option<Outcome> {
-    let (s, inst, m) = (c.s, c.inst(), c.s.model.m);
+/// `g` of (136) at the initial state: `||(1/m) sum_i (w_{0,K}^(i) - w_*^(i)(w_1^(g)))||^2` (the
+/// recursion's start `g_0` at 003:L1316; the `~v1-initial` reading of Theorem 3).
+fn g_initial(c: &Prepared) -> f64 {
+    let (inst, m) = (c.inst(), c.s.model.m);
+    let wg = block(&c.z0, 0, inst.d);
+    ((0..m).map(|i| block(&c.z0, i + 1, inst.d) - inst.prox(i, c.s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64).norm_squared()
+}
+
+/// Theorem 3 on Algorithm 2's run (fresh batches per step or one per round) with `V_1 = E||w_1^(g)
+/// - w~^(g)||^2 + c1 g_1`, `g_1` after the first round's `K` local steps (as `e_t` of (100),
+/// 003:L957) or, with `v1_initial`, from the initial local models (L1316); `None` without a run.
+/// `readings` is `(empirical_l, one_batch, v1_initial)`.
+fn theorem3(c: &Prepared, claim: &ClupClaim, readings: (bool, bool, bool), scale: f64) -> Option<Outcome> {
+    let (empirical_l, one_batch, v1_initial) = readings;
+    let s = c.s;
     let run = if one_batch { c.run2_one.as_ref() } else { c.run2.as_ref() };
     run.map(|r| {
-        let oo = opt_of(&c.c0, m, &c.p, empirical_l);
-        let c1 = bounds::lyapunov_c1(&oo, true);
-        let wg = block(&c.z0, 0, inst.d);
-        let g1 =
-            ((0..m).map(|i| block(&c.z0, i + 1, inst.d) - inst.prox(i, s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64).norm_squared();
-        let v1 = r.global_error[0] + c1 * g1;
+        let oo = opt_of(&c.c0, s.model.m, &c.p, empirical_l);
+        let v1 = t3_v1(&oo, r, if v1_initial { g_initial(c) } else { r.g1 });
         let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(c.stat0, oo) };
         per_round(claim, &x, &r.global_error, v1, scale)
     })
+}
+
+/// Theorem 3's `V_1 = E||w_1^(g) - w~^(g)||^2 + c1 g` with `c1` of (146) (003:L1264).
+fn t3_v1(o: &Opt, r: &Alg2Run, g: f64) -> f64 {
+    r.global_error[0] + bounds::lyapunov_c1(o, true) * g
 }
 
 /// The scenario checked and its design draws `0..designs` (draw 0 is the instance the
@@ -903,6 +1018,8 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
         sigma2,
         train_levels: train_levels(inst),
         k_study: Some(k_study(&c)),
+        t2_v1: v1_t2(&c.o, &c.tr),
+        t3_v1: c.run2.as_ref().map_or(f64::NAN, |r| t3_v1(&c.o, r, r.g1)),
         results,
         points,
         global_error: c.tr.global,

@@ -47,7 +47,7 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 16> = SymbolTable::new([
 ]);
 
 /// Claims without a formula, with the reason.
-pub const WITHOUT_FORMULA: [(&str, &str); 2] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 6] = [
     (
         "CLUP-T1~unguarded",
         "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
@@ -56,6 +56,22 @@ pub const WITHOUT_FORMULA: [(&str, &str); 2] = [
     (
         "CLUP-C2-ROUNDS",
         "compares rounds measured on a lambda sweep with the ceiling of ln(eps/C)/ln(rate), C from each sweep point's own V_1: an ordering over runs, not a bound of the claim's inputs",
+    ),
+    (
+        "CLUP-C2-COMPUTE",
+        "compares K x rounds measured on a lambda sweep with a bound whose constant C is the largest over the sweep's own V_1: a quantity over runs, not a bound of one point's inputs",
+    ),
+    (
+        "CLUP-C2-MONOTONE",
+        "compares the rounds measured at consecutive lambdas of a sweep with each other: an ordering over runs, not a bound of the claim's inputs",
+    ),
+    (
+        "CLUP-Q-MONOTONE",
+        "compares q1 and q2 at consecutive lambdas of the grid with each other: an ordering of one function's values, not a bound of one point's inputs",
+    ),
+    (
+        "CLUP-T3-BALL-B",
+        "compares Algorithm 2's noise floors at several batch sizes with each other: an ordering over runs, not a bound of one point's inputs",
     ),
 ];
 
@@ -71,7 +87,7 @@ type BoundFn = fn(&Inputs) -> f64;
 type ChecksFn = fn(&Inputs) -> Vec<ConditionCheck>;
 
 /// Every claim's built-in bound, in the order of [`ALL`].
-const BOUNDS: [BoundFn; 23] = [
+const BOUNDS: [BoundFn; 28] = [
     bound_at::<0>,
     bound_at::<1>,
     bound_at::<2>,
@@ -95,10 +111,15 @@ const BOUNDS: [BoundFn; 23] = [
     bound_at::<20>,
     bound_at::<21>,
     bound_at::<22>,
+    bound_at::<23>,
+    bound_at::<24>,
+    bound_at::<25>,
+    bound_at::<26>,
+    bound_at::<27>,
 ];
 
 /// Every claim's built-in condition list, in the order of [`ALL`].
-const CHECKS: [ChecksFn; 23] = [
+const CHECKS: [ChecksFn; 28] = [
     checks_at::<0>,
     checks_at::<1>,
     checks_at::<2>,
@@ -122,6 +143,11 @@ const CHECKS: [ChecksFn; 23] = [
     checks_at::<20>,
     checks_at::<21>,
     checks_at::<22>,
+    checks_at::<23>,
+    checks_at::<24>,
+    checks_at::<25>,
+    checks_at::<26>,
+    checks_at::<27>,
 ];
 
 const N2: T1Reading = T1Reading { n_squared: true, ..T1_PROOF };

@@ -21,4 +21,18 @@ pub const ROUNDING_FLOOR: f64 = 1e-20;
 /// listed ones typed.
 pub const GRID_MATCH: f64 = crate::prec::RELATIVE_IDENTITY;
 
-crate::prec::policy_test!(include_str!("prec.rs"), STRICT_MARGIN = 1e-12, STRONG_CONVEXITY = 1e-12, ROUNDING_FLOOR = 1e-20, GRID_MATCH = 1e-9,);
+/// Theorem 1 is probed just inside its first branch's guard `g(lambda) <= 1/(8 L^2)` (I-CLUP6) at
+/// `lambda_guard (1 + GUARD_OFFSET)`, not at `lambda_guard` itself: there `g = 1/(8 L^2)` holds
+/// only up to rounding, and the branch flips between finite and `+inf` with the last bit of
+/// `lambda_guard`. The offset moves `g` by about `GUARD_OFFSET` relatively, six orders above the
+/// rounding of `g` and of the root that gives `lambda_guard`.
+pub const GUARD_OFFSET: f64 = 1e-9;
+
+crate::prec::policy_test!(
+    include_str!("prec.rs"),
+    STRICT_MARGIN = 1e-12,
+    STRONG_CONVEXITY = 1e-12,
+    ROUNDING_FLOOR = 1e-20,
+    GRID_MATCH = 1e-9,
+    GUARD_OFFSET = 1e-9,
+);

@@ -349,24 +349,17 @@ fn plot_total(runs: &[&ScenarioRun]) -> Figure {
 }
 
 /// Theorem 2's bound `r^(t-1) V_1` (003:L181) at rounds `1..=rounds`: the rate `r` of
-/// [`super::bounds::t2_rate`] at draw 0's constants and the scenario's steps, `V_1` from the first
-/// compared round `t` of the claim's points (`b_t = r^(t-1) V_1`). Empty when no round was compared.
+/// [`super::bounds::t2_rate`] at draw 0's constants and the scenario's steps, `V_1` the run's own
+/// ([`ScenarioRun::t2_v1`]). Empty when `V_1` or `r` is not a finite positive number.
 pub fn t2_bound(r: &ScenarioRun, rounds: usize) -> Vec<(f64, f64)> {
     let c = &r.constants[0];
     let p = &r.params;
     let o = super::bounds::Opt { mu: c.mu, l: c.l_sample, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: r.m as f64 };
     let rate = super::bounds::t2_rate(&o);
-    let first = r.points.iter().find(|p| p.0 == "CLUP-T2").and_then(|p| p.1.first()).and_then(|s| {
-        let (t, rest) = s.strip_prefix("round ")?.split_once(':')?;
-        Some((t.parse::<i32>().ok()?, rest.rsplit_once(" vs ")?.1.trim().parse::<f64>().ok()?))
-    });
-    match first {
-        Some((t, b)) if rate > 0.0 => {
-            let v1 = b / rate.powi(t - 1);
-            (1..=rounds).map(|t| (t as f64, v1 * rate.powi(t as i32 - 1))).collect()
-        }
-        _ => Vec::new(),
+    if !(r.t2_v1.is_finite() && rate.is_finite() && rate > 0.0) {
+        return Vec::new();
     }
+    (1..=rounds).map(|t| (t as f64, r.t2_v1 * rate.powi(t as i32 - 1))).collect()
 }
 
 /// Theorem 2: the global error against its bound `r^(t-1) V_1` over every round, and the
