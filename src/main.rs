@@ -233,7 +233,7 @@ struct CheckArgs {
     /// What to print: a summary for people (text, default), every row as JSON, or summary.csv.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
-    /// Work budget of one scenario, in estimated multiply-adds (default 1e10, under a minute of one core);
+    /// Work budget of one scenario, in estimated multiply-adds (default 2e10, about a minute of one core);
     /// a scenario over it is refused before any work.
     #[arg(long)]
     max_work: Option<f64>,
@@ -327,7 +327,7 @@ struct RunArgs {
     /// Override the scenario's estimator: exact (moment propagation) or monte-carlo.
     #[arg(long, value_enum)]
     estimator: Option<EstimatorArg>,
-    /// Work budget of the scenario, in estimated multiply-adds (default 1e10, under a minute of one core).
+    /// Work budget of the scenario, in estimated multiply-adds (default 2e10, about a minute of one core).
     #[arg(long)]
     max_work: Option<f64>,
 }
