@@ -142,6 +142,10 @@ struct BenchArgs {
     /// Repetitions of each measurement; the best is reported.
     #[arg(long, default_value_t = 3)]
     repeats: usize,
+    /// Also measure how the exact engine's time and peak memory grow with the clients, rounds
+    /// and dimension (and the 1,000-client run); writes scaling.json and scaling.png in DIR.
+    #[arg(long, value_name = "DIR")]
+    scaling: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -755,8 +759,12 @@ fn run_bench(families: &Registry, a: BenchArgs) -> anyhow::Result<ExitCode> {
     if a.repeats == 0 || a.repeats > 100 {
         return Err(Error::field("--repeats", format!("got {}", a.repeats), "an integer >= 1 and <= 100").into());
     }
-    let request = fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats };
+    let request =
+        fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats, scaling: a.scaling.is_some() };
     let report = fedbounds::bench::run(families, &request)?;
+    if let Some(dir) = &a.scaling {
+        report.write_scaling(dir)?;
+    }
     emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
     Ok(ExitCode::SUCCESS)
 }
