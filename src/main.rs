@@ -142,6 +142,10 @@ struct BenchArgs {
     /// Repetitions of each measurement; the best is reported.
     #[arg(long, default_value_t = 3)]
     repeats: usize,
+    /// Also measure how the exact engine's time and peak memory grow with the clients, rounds
+    /// and dimension (and the 1,000-client run); writes scaling.json and scaling.png in DIR.
+    #[arg(long, value_name = "DIR")]
+    scaling: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -237,7 +241,7 @@ struct CheckArgs {
     /// What to print: a summary for people (text, default), every row as JSON, or summary.csv.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
-    /// Work budget of one scenario, in estimated multiply-adds (default 1e10, under a minute of one core);
+    /// Work budget of one scenario, in estimated multiply-adds (default 2e10, about a minute of one core);
     /// a scenario over it is refused before any work.
     #[arg(long)]
     max_work: Option<f64>,
@@ -331,7 +335,7 @@ struct RunArgs {
     /// Override the scenario's estimator: exact (moment propagation) or monte-carlo.
     #[arg(long, value_enum)]
     estimator: Option<EstimatorArg>,
-    /// Work budget of the scenario, in estimated multiply-adds (default 1e10, under a minute of one core).
+    /// Work budget of the scenario, in estimated multiply-adds (default 2e10, about a minute of one core).
     #[arg(long)]
     max_work: Option<f64>,
 }
@@ -768,8 +772,12 @@ fn run_bench(families: &Registry, a: BenchArgs) -> anyhow::Result<ExitCode> {
     if a.repeats == 0 || a.repeats > 100 {
         return Err(Error::field("--repeats", format!("got {}", a.repeats), "an integer >= 1 and <= 100").into());
     }
-    let request = fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats };
+    let request =
+        fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats, scaling: a.scaling.is_some() };
     let report = fedbounds::bench::run(families, &request)?;
+    if let Some(dir) = &a.scaling {
+        report.write_scaling(dir)?;
+    }
     emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
     Ok(ExitCode::SUCCESS)
 }

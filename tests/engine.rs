@@ -273,18 +273,118 @@ fn block_products_give_the_dense_moments_on_random_round_maps() {
     }
 }
 
+/// A round whose components' own coordinates are interleaved with the others' (component `i`
+/// owns `2 + i` and `2 + n + i`), with a last coordinate no component touches: the structured
+/// path permutes the state. The base map is diagonal.
+struct ScatteredRound {
+    n: usize,
+    base: DVector<f64>,
+    reads: Vec<DMatrix<f64>>,
+    offsets: Vec<DVector<f64>>,
+    noise: Vec<DMatrix<f64>>,
+}
+
+impl ScatteredRound {
+    fn new(n: usize, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut draw = |scale: f64| scale * (rng.gen::<f64>() - 0.5);
+        let base = DVector::from_fn(3 + 2 * n, |_, _| 0.5 + draw(0.4));
+        let reads = (0..n).map(|_| DMatrix::from_fn(4, 4, |_, _| draw(0.3))).collect();
+        let offsets = (0..n).map(|_| DVector::from_fn(4, |_, _| draw(1.0))).collect();
+        let noise = (0..n).map(|_| DMatrix::from_fn(4, 3, |_, _| draw(0.4))).collect();
+        Self { n, base, reads, offsets, noise }
+    }
+
+    fn block(&self, i: usize) -> [usize; 4] {
+        [0, 1, 2 + i, 2 + self.n + i]
+    }
+}
+
+impl RandomAffineRound for ScatteredRound {
+    fn state_dim(&self) -> usize {
+        3 + 2 * self.n
+    }
+    fn components(&self) -> usize {
+        self.n
+    }
+    fn noise_per_component(&self) -> usize {
+        3
+    }
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        let mut next = self.base.component_mul(state);
+        for (j, &i) in active.iter().enumerate() {
+            let block = self.block(i);
+            let local = DVector::from_fn(4, |r, _| state[block[r]]);
+            let xi = DVector::from_column_slice(&noise[j * 3..j * 3 + 3]);
+            let term = &self.reads[i] * local + &self.offsets[i] + &self.noise[i] * xi;
+            for (r, &row) in block.iter().enumerate() {
+                next[row] += term[r];
+            }
+        }
+        next
+    }
+}
+
+#[test]
+fn structured_propagation_gives_the_dense_moments_on_random_rounds() {
+    use fedbounds::engine::Products;
+    let rounds: Vec<(Box<dyn RandomAffineRound>, usize)> = vec![
+        (Box::new(ToyRound::with_diagonal_base(4, 1)), 4),
+        (Box::new(ToyRound::with_diagonal_base(40, 2)), 40),
+        (Box::new(ScatteredRound::new(3, 3)), 3),
+        (Box::new(ScatteredRound::new(25, 4)), 25),
+    ];
+    for (k, (round, n)) in rounds.iter().enumerate() {
+        let maps = RoundMaps::probe(round.as_ref());
+        let dense = maps.clone().with_products(Products::Dense);
+        let structured = maps.with_products(Products::Structured);
+        assert_eq!(structured.products(), Products::Structured, "case {k}");
+        let dim = round.state_dim();
+        for (j, inc) in
+            [InclusionMoments::without_replacement(*n, n.div_ceil(3)), InclusionMoments::bernoulli(0.3), InclusionMoments::without_replacement(*n, *n)]
+                .into_iter()
+                .enumerate()
+        {
+            let (mut a, mut b) = (random_moments(dim, 20 + k as u64), random_moments(dim, 20 + k as u64));
+            for t in 0..6 {
+                a = dense.propagate(&a, &inc);
+                b = structured.propagate(&b, &inc);
+                let g = relative_gap(&a, &b);
+                assert!(g <= 1e-12, "case {k}, design {j}, round {t}: dense and structured differ by {g:e} relative");
+            }
+        }
+        // Negative control: the structured maps of another round differ far beyond the tolerance.
+        let other = if k < 2 { RoundMaps::probe(&ToyRound::with_diagonal_base(*n, 99)) } else { RoundMaps::probe(&ScatteredRound::new(*n, 99)) };
+        let inc = InclusionMoments::without_replacement(*n, n.div_ceil(3));
+        let m = random_moments(dim, 7);
+        let g = relative_gap(&dense.propagate(&m, &inc), &other.with_products(Products::Structured).propagate(&m, &inc));
+        assert!(g > 1e-6, "case {k}: another round's maps should differ, gap {g:e}");
+    }
+}
+
+#[test]
+fn bisection_finds_the_columns_each_component_reads() {
+    // Each component of the scattered round reads and writes its 4 coordinates only.
+    let round = ScatteredRound::new(12, 5);
+    let maps = RoundMaps::probe(&round);
+    for i in 0..12 {
+        assert_eq!(maps.client_rows(i), round.block(i).to_vec(), "component {i}");
+    }
+}
+
 #[test]
 fn block_products_are_chosen_for_many_components_and_dense_ones_for_few() {
     use fedbounds::engine::Products;
-    assert_eq!(RoundMaps::probe(&ToyRound::with_diagonal_base(300, 1)).products(), Products::Blocks);
-    assert_eq!(RoundMaps::probe(&ToyRound::with_diagonal_base(10, 1)).products(), Products::Dense);
+    assert_eq!(RoundMaps::probe(&ToyRound::with_diagonal_base(300, 1)).products(), Products::Structured);
+    assert_eq!(RoundMaps::probe(&ToyRound::with_diagonal_base(10, 1)).products(), Products::Structured);
+    assert_eq!(RoundMaps::probe(&ToyRound::new(10, 1)).products(), Products::Dense);
     // The clients of FedAvg-P with n = 100 read u and their own v_i only.
     let inst =
         InstanceSpec { n: 100, du: 5, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b: 1.0, coupling: Coupling::Decoupled, init_distance: 3.0, seed: 11 }
             .build()
             .unwrap();
     let alg = FedAvgP { params: RoundConfig { k: 2, m: 90, gamma_u: 0.001, gamma_v: 0.001, eta_u: 1.0, eta_v: 1.0 }.check(100).unwrap() };
-    assert_eq!(probe_round(&inst, &alg).products(), Products::Blocks);
+    assert_eq!(probe_round(&inst, &alg).products(), Products::Structured);
 }
 
 #[test]

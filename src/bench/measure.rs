@@ -12,6 +12,8 @@ pub struct BenchRequest {
     pub threads: usize,
     /// Repetitions of each measurement (the best one is reported).
     pub repeats: usize,
+    /// Whether families also measure their scaling series (longer: minutes).
+    pub scaling: bool,
 }
 
 /// A performance target and whether the measurement meets it.
@@ -63,6 +65,12 @@ pub struct Measurement {
     pub target: Option<Target>,
     /// 1-minute load average before the first and after the last repetition.
     pub load_average: [Option<f64>; 2],
+    /// Peak resident memory of the run (bytes), where measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_bytes: Option<f64>,
+    /// The scaling series this measurement summarizes (its largest point), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<super::scaling::ScalingSeries>,
 }
 
 impl Measurement {
@@ -81,6 +89,8 @@ impl Measurement {
             identical_to_single_thread: None,
             target: None,
             load_average: timing.load_average,
+            peak_bytes: None,
+            scaling: None,
         }
     }
 

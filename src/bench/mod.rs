@@ -14,8 +14,10 @@ use crate::family::{CheckRequest, Silent};
 use crate::registry::Registry;
 
 pub mod measure;
+pub mod scaling;
 
 pub use measure::{cores, load_average, time, BenchRequest, Machine, Measurement, Target, Timing};
+pub use scaling::{ScalingPoint, ScalingSeries};
 
 /// The JSON the command prints.
 #[derive(Debug, Clone, Serialize)]
@@ -51,4 +53,27 @@ pub fn run(registry: &Registry, request: &BenchRequest) -> Result<BenchReport> {
         ));
     }
     Ok(BenchReport { machine: Machine::current(), threads: request.threads, measurements })
+}
+
+impl BenchReport {
+    /// The scaling series of the measurements, in order.
+    pub fn scaling(&self) -> Vec<ScalingSeries> {
+        self.measurements.iter().filter_map(|m| m.scaling.clone()).collect()
+    }
+
+    /// Writes the scaling series to `dir` as `scaling.json` (machine, series with their points
+    /// and fitted exponents) and `scaling.png` (one log-log panel per series).
+    ///
+    /// # Errors
+    /// [`crate::Error`] of the figure or the files.
+    pub fn write_scaling(&self, dir: &std::path::Path) -> Result<()> {
+        let series = self.scaling();
+        let io = |e: std::io::Error| crate::error::Error::Io { path: dir.display().to_string(), source: e };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let json = serde_json::json!({ "machine": self.machine, "series": series });
+        let text = serde_json::to_string_pretty(&json).map_err(|e| crate::error::Error::serialization("scaling.json", e))?;
+        std::fs::write(dir.join("scaling.json"), text + "\n").map_err(io)?;
+        std::fs::write(dir.join("scaling.png"), scaling::figure(&series).png()?).map_err(io)?;
+        Ok(())
+    }
 }

@@ -12,6 +12,7 @@ pub mod moments;
 pub mod monte_carlo;
 pub mod observable;
 pub mod series;
+mod structured;
 
 pub use affine::{stationary_moments, Products, RandomAffineRound, RoundMaps};
 pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};

@@ -12,7 +12,7 @@
 //! the mean is then the mean error `E z - z_ref`, and values near the optimum carry their own
 //! scale down to the smallest normal numbers.
 
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use nalgebra::{DMatrix, DVector};
 
 /// The mean `mu = E z` and the centred covariance `C = E (z - mu)(z - mu)^T` of a random state
 /// (measured from the origin of the maps that propagate it).
@@ -69,7 +69,7 @@ impl Moments {
         if !self.cov.iter().all(|x| x.is_finite()) {
             return f64::NAN;
         }
-        SymmetricEigen::new((&self.cov + self.cov.transpose()) * 0.5).eigenvalues.min()
+        ((&self.cov + self.cov.transpose()) * 0.5).symmetric_eigenvalues().min()
     }
 
     /// Whether every entry of `mu` and `C` is finite.

@@ -8,6 +8,7 @@
 
 use serde_json::json;
 
+use crate::bench::scaling::{measure_series, peak_memory_bytes, reset_peak_memory};
 use crate::bench::{time, BenchRequest, Measurement, Target};
 use crate::engine::monte_carlo::in_pool;
 use crate::engine::InclusionMoments;
@@ -23,9 +24,12 @@ use super::FAMILY_ID;
 /// Client local steps per second the Monte Carlo path is held to on 2 cores or more.
 pub const MONTE_CARLO_TARGET: f64 = 9e7;
 /// Seconds the exact run at the paper's sizes (T = 1000) is held to.
-pub const EXACT_PAPER_TARGET: f64 = 1.0;
+pub const EXACT_PAPER_TARGET: f64 = 0.05;
 /// Seconds the exact run with n = 100 clients (dv = 2, T = 1000) is held to.
-pub const EXACT_HUNDRED_TARGET: f64 = 10.0;
+pub const EXACT_HUNDRED_TARGET: f64 = 0.5;
+/// Seconds the exact run with n = 1,000 clients (m = 100, du = 5, dv = 2, K = 25, T = 1000) is
+/// held to, and its peak memory (bytes).
+pub const EXACT_THOUSAND_TARGET: (f64, f64) = (30.0, 2e9);
 
 /// Monte Carlo rounds and replicates per run.
 const MC_ROUNDS: usize = 1000;
@@ -92,6 +96,65 @@ fn exact(name: &str, (n, m, k, du, dv): Sizes, rounds: usize, target: f64, reque
     Ok(out)
 }
 
+/// The exact run of FedAvg-P with `n` clients, `m = max(1, n / 10)` sampled (`n` itself up to
+/// 10, the paper's m = 9 of 10 aside), `K = 25`, shared dimension `du`, `dv = 2`, for `rounds`.
+fn exact_scaled(n: usize, du: usize, rounds: usize) -> Result<()> {
+    let m = (n / 10).max(1).max(if n <= 10 { n - 1 } else { 1 });
+    let inst = instance(n, du, 2)?;
+    let alg = FedAvgP { params: config(n, m, 25).check(n)? };
+    std::hint::black_box(exact_series(&inst, &alg, rounds, &InclusionMoments::without_replacement(n, m)));
+    Ok(())
+}
+
+/// A scaling series: its name, the size varied, the sizes fixed, the points, the run at a point.
+type SeriesSpec = (&'static str, &'static str, serde_json::Value, Vec<usize>, fn(usize) -> Result<()>);
+
+/// How the exact engine's time and peak memory grow: against `n` (T = 100, du = 5), against `T`
+/// (n = 100, du = 5) and against the shared dimension `du` (n = 100, T = 100); one repetition
+/// a point. Each series is a measurement of its largest point carrying the series.
+fn scaling_series() -> Result<Vec<Measurement>> {
+    let specs: [SeriesSpec; 3] = [
+        (
+            "exact FedAvg-P against clients",
+            "n (clients)",
+            json!({ "m": "n / 10", "K": 25, "du": 5, "dv": 2, "rounds": 100 }),
+            vec![10, 30, 100, 300, 1000],
+            |n| exact_scaled(n, 5, 100),
+        ),
+        ("exact FedAvg-P against rounds", "T (rounds)", json!({ "n": 100, "m": 10, "K": 25, "du": 5, "dv": 2 }), vec![100, 300, 1000, 3000], |t| {
+            exact_scaled(100, 5, t)
+        }),
+        ("exact FedAvg-P against the shared dimension", "du", json!({ "n": 100, "m": 10, "K": 25, "dv": 2, "rounds": 100 }), vec![2, 5, 10, 20, 40], |du| {
+            exact_scaled(100, du, 100)
+        }),
+    ];
+    specs
+        .into_iter()
+        .map(|(name, axis, fixed, xs, job)| {
+            let series = measure_series(FAMILY_ID, name, axis, fixed.clone(), &xs, 1, job)?;
+            let last = series.points.last().cloned();
+            let timing = crate::bench::Timing { seconds: last.iter().map(|p| p.seconds).collect(), load_average: series.load_average };
+            let mut out = Measurement::new(FAMILY_ID, format!("{name}: seconds at the largest point"), fixed, 1, timing);
+            out.peak_bytes = last.and_then(|p| p.peak_bytes);
+            out.scaling = Some(series);
+            Ok(out)
+        })
+        .collect()
+}
+
+/// The exact run with 1,000 clients held to [`EXACT_THOUSAND_TARGET`] (time and peak memory).
+fn exact_thousand(request: &BenchRequest) -> Result<Measurement> {
+    let resettable = reset_peak_memory();
+    let (out, timing) = time(request.repeats.min(2), || exact_scaled(1000, 5, 1000));
+    out?;
+    let workload = json!({ "n": 1000, "m": 100, "K": 25, "du": 5, "dv": 2, "rounds": 1000, "state_dim": 2005 });
+    let mut m = Measurement::new(FAMILY_ID, "exact FedAvg-P moments, 1,000 clients: seconds", workload, 1, timing);
+    m.peak_bytes = if resettable { peak_memory_bytes() } else { None };
+    let (seconds, bytes) = EXACT_THOUSAND_TARGET;
+    m.target = Some(Target { met: m.seconds <= seconds && m.peak_bytes.is_some_and(|b| b <= bytes), ..Target::at_most(seconds, m.seconds) });
+    Ok(m)
+}
+
 /// The family's workloads.
 ///
 /// # Errors
@@ -104,6 +167,10 @@ pub fn bench(request: &BenchRequest) -> Result<Vec<Measurement>> {
     out.extend(monte_carlo(&ScaffoldP { params }, &inst, request)?);
     out.push(exact("the paper's sizes", (n, m, k, 5, 5), 1000, EXACT_PAPER_TARGET, request)?);
     out.push(exact("100 clients", (100, 90, k, 5, 2), 1000, EXACT_HUNDRED_TARGET, request)?);
+    if request.scaling {
+        out.push(exact_thousand(request)?);
+        out.extend(scaling_series()?);
+    }
     let check = CheckRequest { scenarios: vec!["paper-default".into()], threads: Some(request.threads), ..CheckRequest::default() };
     let (report, timing) = time(request.repeats, || super::FAMILY.check(&check, &Silent));
     let rows = report?.rows.len();

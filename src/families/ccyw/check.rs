@@ -350,28 +350,47 @@ pub fn prepare(s: &Scenario) -> Result<Prepared> {
     Ok(Prepared { instance, constants, params })
 }
 
+/// The state's dimension `D` and the sizes of the exact engine's blocks: the shared block `s`
+/// (`u`, and Scaffold-P's server variate) and each client's own block `b` (`v_i`, and its
+/// control variate), from the scenario's sizes.
+fn state_blocks(s: &Scenario) -> (f64, f64, f64) {
+    let (n, du, dv) = match &s.instance {
+        crate::families::ccyw::card::InstanceSource::Generated(g) => (g.n, g.du, g.dv),
+        crate::families::ccyw::card::InstanceSource::Explicit(e) => (e.clients.len(), e.du, e.dv),
+    };
+    let [n, du, dv] = [n, du, dv].map(|x| x as f64);
+    if s.algorithm.kind == crate::families::ccyw::algorithm::AlgorithmKind::ScaffoldP {
+        (du + n * dv + (n + 1.0) * du, 2.0 * du, dv + du)
+    } else {
+        (du + n * dv, du, dv)
+    }
+}
+
 /// The estimated work of a scenario (see [`crate::budget`]), from its sizes alone.
 ///
 /// # Formula
 /// With `p = du + dv` (a client's variables), `D` the state's dimension (`du + n dv`, and
-/// `(n + 1) du` more for Scaffold-P's control variates), `K` local steps, `m` sampled clients, `T`
-/// rounds and `R` replicates: probing a round's affine maps, `n (D + K p) K p^2` (each of the
-/// `D + K p` probes of a client runs its `K` steps); the exact propagation, `T n D^2`; the
-/// Monte Carlo replicates (run for an empirical `b^2` and the lemmas too), `R T m K p^2`. The
-/// probe holds each client's linear and noise maps, `8 n (D + K p) D` bytes.
+/// `(n + 1) du` more for Scaffold-P's control variates), `s` and `b` the shared and own blocks
+/// of the exact engine (`du` and `dv`; `2 du` and `dv + du` for Scaffold-P), `K` local steps, `m`
+/// sampled clients, `T` rounds and `R` replicates: probing a round's affine maps,
+/// `n (2 p log2 D + K p) (D + K p^2)` (each probe runs a client's `K` steps and copies the
+/// state; the columns a client reads are found by bisection); the exact propagation and metrics,
+/// `T D^2 (2 s + b + 3) / 4` (four-wide fused multiply-adds: the structured rounds' loops and
+/// products are contiguous); the Monte Carlo replicates (run for an empirical `b^2` and the
+/// lemmas too), `R T m K p^2`. The run holds a few `D x D` covariances, `32 D^2` bytes.
 pub fn work(s: &Scenario) -> crate::budget::Work {
+    let (d, shared, own) = state_blocks(s);
     let (n, du, dv) = match &s.instance {
         crate::families::ccyw::card::InstanceSource::Generated(g) => (g.n, g.du, g.dv),
         crate::families::ccyw::card::InstanceSource::Explicit(e) => (e.clients.len(), e.du, e.dv),
     };
     let [n, du, dv, k, m, t, r] = [n, du, dv, s.algorithm.k, s.algorithm.m, s.rounds, s.replicates].map(|x| x as f64);
     let p = du + dv;
-    let scaffold = if s.algorithm.kind == crate::families::ccyw::algorithm::AlgorithmKind::ScaffoldP { (n + 1.0) * du } else { 0.0 };
-    let d = du + n * dv + scaffold;
-    let total = n * (d + k * p) * k * p * p + t * n * d * d + r * t * m * k * p * p;
-    let formula = "n (D + K p) K p^2 + T n D^2 + R T m K p^2 (p = du + dv, D = state dimension)";
-    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m, instance.n, instance.du, instance.dv", formula, total)
-        .holding(8.0 * n * (d + k * p) * d)
+    let probe = n * (2.0 * p * d.max(2.0).log2() + k * p) * (d + k * p * p);
+    let total = probe + t * d * d * (2.0 * shared + own + 3.0) / 4.0 + r * t * m * k * p * p;
+    let formula =
+        "n (2 p log2 D + K p) (D + K p^2) + T D^2 (2 s + b + 3) / 4 + R T m K p^2 (p = du + dv, D = state dimension, s and b its shared and own blocks)";
+    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m, instance.n, instance.du, instance.dv", formula, total).holding(32.0 * d * d)
 }
 
 /// Refuses a scenario whose runs would not fit in memory, before they start.
@@ -379,17 +398,16 @@ pub fn work(s: &Scenario) -> crate::budget::Work {
 /// # Formula
 /// Bytes planned: the per-round summaries of every replicate, `40 R T` (the exact estimator keeps
 /// one series but may run the replicates for an empirical `b^2`), the lemma quantities of
-/// `min(T, 300)` rounds, `64 R min(T, 300)`, and the exact engine's dense moments, a few
-/// `D x D` matrices with `D <= 2 (du + n (du + dv))` (Scaffold-P's state with its control
-/// variates): `64 D^2`.
+/// `min(T, 300)` rounds, `64 R min(T, 300)`, and the exact engine's covariances (the moments
+/// and the next ones, and their copies in the engine's order when it permutes the state), four
+/// `D x D` matrices: `32 D^2`.
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming `rounds` and `replicates` with the size needed.
-fn require_run_memory(s: &Scenario, inst: &QuadraticInstance) -> Result<()> {
-    let layout = inst.layout();
+fn require_run_memory(s: &Scenario, _inst: &QuadraticInstance) -> Result<()> {
     let (r, t) = (s.replicates as f64, s.rounds as f64);
-    let d = 2.0 * (layout.du as f64 + layout.n as f64 * (layout.du + layout.dv) as f64);
-    let bytes = 40.0 * r * t + 64.0 * r * t.min(LEMMA_ROUNDS as f64) + 64.0 * d * d;
+    let (d, _, _) = state_blocks(s);
+    let bytes = 40.0 * r * t + 64.0 * r * t.min(LEMMA_ROUNDS as f64) + 32.0 * d * d;
     crate::error::require_memory("rounds, replicates (and the instance's size)", bytes, "the runs' per-round summaries and moments")
 }
 

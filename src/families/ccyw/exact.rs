@@ -4,10 +4,10 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, RandomAffineRound, RoundMaps};
 
 use super::algorithm::{Algorithm, RoundDraws};
-use super::problem::{joint_quadratic, GradientSummary, QuadraticInstance};
+use super::problem::{GradientSummary, QuadraticInstance};
 
 /// One round of `alg` on `inst` seen by the engine: the components are the clients, each active
 /// client consumes `K (du + dv)` standard normal values, and the round is the algorithm's own
@@ -41,82 +41,131 @@ pub fn probe_round(inst: &QuadraticInstance, alg: &dyn Algorithm) -> RoundMaps {
     RoundMaps::probe(&AlgorithmRound { instance: inst, algorithm: alg })
 }
 
-/// The affine gradient maps of Table 1, each an observable `M z + o`.
+/// One client's gradient at its local point `x = [u; v_i]`: `grad f_i(x) = Q x + r`, probed
+/// from `inst.local_gradient` (the same code the Monte Carlo path evaluates), with its
+/// quadratic `f_i(x) = x^T H x / 2 - g^T x` for the objective.
+struct ClientGradient {
+    /// The state coordinates of `x`: `u`, then `v_i`.
+    idx: Vec<usize>,
+    q: DMatrix<f64>,
+    r: DVector<f64>,
+    hessian: DMatrix<f64>,
+    linear: DVector<f64>,
+}
+
+/// The smallest dimension nalgebra multiplies as a blocked matrix product.
+const GEMM_MIN: usize = 6;
+
+/// The gradient maps of Table 1 by client, evaluated on the moments block by block.
+///
+/// With `M_i = [Q_i^uu, Q_i^uv]` client `i`'s `u`-gradient map on `(u, v_i)` and
+/// `Mbar = [Mbar_S, B]` their mean (`Mbar_S = (1/n) sum_i Q_i^uu`, `B`'s block `i` is
+/// `B_i = Q_i^uv / n`), every quantity but two reads one client's block `C_i` of the covariance:
+/// `E||Q x_i + r||^2 = tr(Q C_i Q^T) + ||Q mu_i + r||^2`. The two that read every client,
+/// `G_u = E||Mbar z + obar||^2` and the dissimilarity, go through one product
+/// `V_o = C[:, v] B^T` (`D x du`, `du D^2` flops a round). The dissimilarity's map
+/// `Mbar - M_i = -(a_i - b_i)` is split into `a_i` on `(u, v_i)` (`Q_i^uu - Mbar_S`, `Q_i^uv - B_i`)
+/// and `b_i = B` without block `i`, on the other clients' `v_j`: disjoint supports, so
+/// `tr(a_i C a_i^T) - 2 tr(a_i C b_i^T) + tr(b_i C b_i^T)` carries the rounding of the direct
+/// sum of the products of `|a_i - b_i|` (no cancellation of large squares), with
+/// `C b_i^T = V_o - C[:, v_i] B_i^T` and `tr(b_i C b_i^T) = tr(B V_o[v]) - 2 tr(B_i V_o[v_i]) +
+/// tr(B_i C[v_i, v_i] B_i^T)`.
 struct MetricMaps {
-    /// `grad_u f = (1/n) sum_i grad_u f_i`.
-    u_mean: Observable,
-    /// All `grad_{v_i} f_i` stacked.
-    v_all: Observable,
-    /// All `grad_u f_i` stacked.
-    u_all: Observable,
-    /// All `grad_u f_i - grad_u f` stacked.
-    u_dev: Observable,
-    /// `f(z) = 1/2 z^T Hf z - gf^T z`, stored as `(Hf, gf)`.
-    objective: (DMatrix<f64>, DVector<f64>),
-    n: usize,
+    clients: Vec<ClientGradient>,
+    du: usize,
+    /// `[u; v]`'s length: the metrics read this prefix of the state.
+    base: usize,
+    /// `Mbar_S` and `obar = (1/n) sum_i r_i^u`.
+    mean_s: DMatrix<f64>,
+    mean_r: DVector<f64>,
+    /// `B^T` (`n dv x du`), with zero columns up to [`GEMM_MIN`].
+    b_t: DMatrix<f64>,
 }
 
 impl MetricMaps {
-    /// Probes `inst.local_gradient` (the same code the Monte Carlo path evaluates).
+    /// Probes `inst.local_gradient` at each client's local point.
     fn new(inst: &QuadraticInstance) -> Self {
         let layout = inst.layout();
-        let (n, du, dv, dim) = (layout.n, layout.du, layout.dv, layout.state_dim());
-        let grads = |z: &DVector<f64>| -> Vec<DVector<f64>> { (0..n).map(|i| inst.local_gradient(i, &inst.local_point(z, i))).collect() };
-        let zero = DVector::zeros(dim);
-        let g0 = grads(&zero);
-        let cols: Vec<Vec<DVector<f64>>> = (0..dim)
-            .map(|j| {
-                let mut e = DVector::zeros(dim);
-                e[j] = 1.0;
-                grads(&e).into_iter().zip(&g0).map(|(g, g0)| g - g0).collect()
+        let (n, du, dv, p) = (layout.n, layout.du, layout.dv, layout.local_dim());
+        let clients: Vec<ClientGradient> = (0..n)
+            .map(|i| {
+                let r = inst.local_gradient(i, &DVector::zeros(p));
+                let cols: Vec<DVector<f64>> = (0..p)
+                    .map(|j| {
+                        let mut e = DVector::zeros(p);
+                        e[j] = 1.0;
+                        inst.local_gradient(i, &e) - &r
+                    })
+                    .collect();
+                let q = if p == 0 { DMatrix::zeros(0, 0) } else { DMatrix::from_columns(&cols) };
+                let idx = (0..du).chain(layout.v_offset(i)..layout.v_offset(i) + dv).collect();
+                let client = &inst.clients()[i];
+                ClientGradient { idx, q, r, hessian: client.hessian.clone(), linear: client.linear.clone() }
             })
             .collect();
-        let build = |rows: usize, pick: &dyn Fn(&[DVector<f64>]) -> DVector<f64>| {
-            let m = DMatrix::from_columns(&cols.iter().map(|c| pick(c)).collect::<Vec<_>>());
-            let m = if m.ncols() == 0 { DMatrix::zeros(rows, 0) } else { m };
-            Observable::new(m, pick(&g0))
-        };
-        let u_mean = build(du, &|g| g.iter().fold(DVector::zeros(du), |a, gi| a + gi.rows(0, du)) / n as f64);
-        let v_all = build(n * dv, &|g| {
-            let mut v = DVector::zeros(n * dv);
-            for (i, gi) in g.iter().enumerate() {
-                v.rows_mut(i * dv, dv).copy_from(&gi.rows(du, dv));
-            }
-            v
-        });
-        let u_all = build(n * du, &|g| {
-            let mut v = DVector::zeros(n * du);
-            for (i, gi) in g.iter().enumerate() {
-                v.rows_mut(i * du, du).copy_from(&gi.rows(0, du));
-            }
-            v
-        });
-        // Deviations grad_u f_i - grad_u f, stacked: the dissimilarity without subtracting squares.
-        let u_dev = build(n * du, &|g| {
-            let mean = g.iter().fold(DVector::zeros(du), |a, gi| a + gi.rows(0, du)) / n as f64;
-            let mut v = DVector::zeros(n * du);
-            for (i, gi) in g.iter().enumerate() {
-                v.rows_mut(i * du, du).copy_from(&(gi.rows(0, du) - &mean));
-            }
-            v
-        });
-        let (h, g) = joint_quadratic(inst);
-        let objective = (h / n as f64, g / n as f64);
-        Self { u_mean, v_all, u_all, u_dev, objective, n }
+        let nf = n as f64;
+        let mean_s = clients.iter().fold(DMatrix::zeros(du, du), |acc, c| acc + c.q.view((0, 0), (du, du))) / nf;
+        let mean_r = clients.iter().fold(DVector::zeros(du), |acc, c| acc + c.r.rows(0, du)) / nf;
+        let mut b_t = DMatrix::zeros(n * dv, du.max(GEMM_MIN));
+        for (i, c) in clients.iter().enumerate() {
+            b_t.view_mut((i * dv, 0), (dv, du)).copy_from(&(c.q.view((0, du), (du, dv)).transpose() / nf));
+        }
+        Self { clients, du, base: layout.state_dim(), mean_s, mean_r, b_t }
     }
 
     fn summary(&self, m: &Moments) -> GradientSummary {
-        let n = self.n as f64;
-        let g_u = self.u_mean.expected_square(m);
-        let b_sum = self.u_all.expected_square(m);
-        let (h, g) = &self.objective;
-        GradientSummary {
-            g_u,
-            g_v: self.v_all.expected_square(m) / n,
-            dissimilarity: self.u_dev.expected_square(m) / n,
-            b_sum,
-            objective: m.expected_quadratic(h, &-g),
+        let (du, base, n) = (self.du, self.base, self.clients.len() as f64);
+        let (c, mu) = (&m.cov, &m.mean);
+        let o = base - du;
+        let mut v_o = DMatrix::zeros(base, self.b_t.ncols());
+        v_o.gemm(1.0, &c.view((0, du), (base, o)), &self.b_t, 0.0);
+        let b = self.b_t.columns(0, du);
+        // G_u: tr(Mbar C Mbar^T) with C Mbar^T = C[:, u] Mbar_S^T + V_o.
+        let v = c.view((0, 0), (base, du)) * self.mean_s.transpose() + v_o.columns(0, du);
+        let spread_u = (0..du)
+            .map(|r| (0..du).map(|k| self.mean_s[(r, k)] * v[(k, r)]).sum::<f64>() + (0..o).map(|k| b[(k, r)] * v[(du + k, r)]).sum::<f64>())
+            .sum::<f64>();
+        let mean_g = &self.mean_s * mu.rows(0, du) + b.tr_mul(&mu.rows(du, o)) + &self.mean_r;
+        let b_v_b = (0..du).map(|r| (0..o).map(|k| b[(k, r)] * v_o[(du + k, r)]).sum::<f64>()).sum::<f64>();
+        let mut totals = [0.0; 4];
+        for (i, cl) in self.clients.iter().enumerate() {
+            let parts = self.client_parts(i, cl, m, &v_o, &mean_g, b_v_b);
+            for (t, x) in totals.iter_mut().zip(parts) {
+                *t += x;
+            }
         }
+        let [b_sum, g_v, dissimilarity, objective] = totals;
+        GradientSummary { g_u: spread_u + mean_g.norm_squared(), g_v: g_v / n, dissimilarity: dissimilarity / n, b_sum, objective: objective / n }
+    }
+
+    /// Client `i`'s `||grad_u f_i||^2`, `||grad_v f_i||^2`, `||grad_u f_i - grad_u f||^2` and
+    /// `f_i`, in expectation (see the type's note).
+    fn client_parts(&self, i: usize, cl: &ClientGradient, m: &Moments, v_o: &DMatrix<f64>, mean_g: &DVector<f64>, b_v_b: f64) -> [f64; 4] {
+        let (du, p) = (self.du, cl.idx.len());
+        let dv = p - du;
+        let c_i = DMatrix::from_fn(p, p, |r, k| m.cov[(cl.idx[r], cl.idx[k])]);
+        let x = DVector::from_fn(p, |r, _| m.mean[cl.idx[r]]);
+        let g = &cl.q * &x + &cl.r;
+        let spread = |q: &DMatrix<f64>| (q * &c_i).component_mul(q).sum();
+        let (q_u, q_v) = (cl.q.rows(0, du).into_owned(), cl.q.rows(du, dv).into_owned());
+        let b_sum = spread(&q_u) + g.rows(0, du).norm_squared();
+        let g_v = spread(&q_v) + g.rows(du, dv).norm_squared();
+        let objective = 0.5 * cl.hessian.component_mul(&c_i).sum() + 0.5 * x.dot(&(&cl.hessian * &x)) - cl.linear.dot(&x);
+        // a_i on (u, v_i); B_i^T; (C b_i^T)[idx] = V_o[idx] - C[idx, v_i] B_i^T.
+        let b_i_t = self.b_t.view((i * dv, 0), (dv, du));
+        let mut a = q_u.clone();
+        a.columns_mut(0, du).copy_from(&(q_u.columns(0, du) - &self.mean_s));
+        a.columns_mut(du, dv).copy_from(&(q_u.columns(du, dv) - b_i_t.transpose()));
+        let v_idx = DMatrix::from_fn(p, du, |r, k| v_o[(cl.idx[r], k)]);
+        let c_b = v_idx - c_i.columns(du, dv) * b_i_t;
+        let a_a = spread(&a);
+        let a_b = (&a * &c_b).trace();
+        let b_i = b_i_t.transpose();
+        let v_own = DMatrix::from_fn(dv, du, |k, r| v_o[(cl.idx[du + k], r)]);
+        let c_own = c_i.view((du, du), (dv, dv));
+        let b_b = b_v_b - 2.0 * (&b_i * v_own).trace() + (&b_i * c_own).component_mul(&b_i).sum();
+        let dev = g.rows(0, du) - mean_g;
+        [b_sum, g_v, a_a - 2.0 * a_b + b_b + dev.norm_squared(), objective]
     }
 }
 
@@ -152,9 +201,8 @@ pub fn initial_moments(inst: &QuadraticInstance, alg: &dyn Algorithm) -> Moments
 pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, inc: &InclusionMoments) -> ExactSeries {
     let maps = probe_round(inst, alg);
     let metrics = MetricMaps::new(inst);
-    let base = inst.layout().state_dim();
     // Metrics read the [u; v] prefix of the state (the Algorithm contract).
-    let series = propagate_series(&maps, inc, initial_moments(inst, alg), rounds, |m| metrics.summary(&m.block(0, base)));
+    let series = propagate_series(&maps, inc, initial_moments(inst, alg), rounds, |m| metrics.summary(m));
     ExactSeries { summaries: series.values, min_covariance_eigenvalue: series.min_covariance_eigenvalue, second_moment_scale: series.second_moment_scale }
 }
 
@@ -162,6 +210,63 @@ pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize
 pub fn stationary_summary(inst: &QuadraticInstance, alg: &dyn Algorithm, inc: &InclusionMoments) -> Option<GradientSummary> {
     let maps = probe_round(inst, alg);
     let steady = stationary_moments(&maps, inc, &initial_moments(inst, alg))?;
-    let base = inst.layout().state_dim();
-    Some(MetricMaps::new(inst).summary(&steady.block(0, base)))
+    Some(MetricMaps::new(inst).summary(&steady))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+
+    /// The metrics of a uniform mixture of `states`, averaged directly: every metric is a
+    /// quadratic of the state, so the average is the metric of their moments.
+    fn mixture(inst: &QuadraticInstance, states: &[DVector<f64>]) -> (Moments, [f64; 5]) {
+        let k = states.len() as f64;
+        let mean = states.iter().fold(DVector::zeros(states[0].len()), |a, z| a + z) / k;
+        let cov = states.iter().fold(DMatrix::zeros(mean.len(), mean.len()), |a, z| a + (z - &mean) * (z - &mean).transpose()) / k;
+        let mut avg = [0.0; 5];
+        for z in states {
+            let g = GradientSummary::at(inst, z);
+            for (a, v) in avg.iter_mut().zip([g.g_u, g.g_v, g.dissimilarity, g.b_sum, g.objective]) {
+                *a += v / k;
+            }
+        }
+        (Moments::new(mean, cov), avg)
+    }
+
+    #[test]
+    fn block_metrics_equal_the_average_over_a_mixture_of_states() {
+        for (n, du, dv, coupling) in
+            [(7, 3, 2, Coupling::Decoupled), (5, 2, 3, Coupling::Coupled), (4, 0, 2, Coupling::Decoupled), (6, 3, 0, Coupling::Decoupled)]
+        {
+            let spec = InstanceSpec {
+                n,
+                du,
+                dv,
+                l: 1.0,
+                mu: 0.1,
+                sigma_u: 0.5,
+                sigma_v: 0.5,
+                b: if du == 0 { 0.0 } else { 1.0 },
+                coupling,
+                init_distance: 3.0,
+                seed: 5,
+            };
+            let inst = spec.build().unwrap();
+            let dim = inst.layout().state_dim();
+            let states: Vec<DVector<f64>> = (0..9).map(|s| DVector::from_fn(dim, |j, _| ((j * 7 + s * 13) % 11) as f64 / 5.0 - 1.0 + s as f64 * 0.1)).collect();
+            let (m, truth) = mixture(&inst, &states);
+            let maps = MetricMaps::new(&inst);
+            let got = maps.summary(&m);
+            let got = [got.g_u, got.g_v, got.dissimilarity, got.b_sum, got.objective];
+            for (name, (g, t)) in ["g_u", "g_v", "dissimilarity", "b_sum", "objective"].iter().zip(got.iter().zip(truth)) {
+                assert!((g - t).abs() <= 1e-12 * t.abs().max(1e-300), "n = {n}, du = {du}, dv = {dv}: {name} {g:e} vs {t:e}");
+            }
+            // Negative control: the moments of another mixture give other values.
+            let (other, _) = mixture(&inst, &states[1..]);
+            let moved = maps.summary(&other);
+            assert!((moved.g_u - truth[0]).abs() > 1e-9 * truth[0] || du == 0, "n = {n}: g_u did not move");
+            assert!((moved.objective - truth[4]).abs() > 1e-9 * truth[4].abs(), "n = {n}: the objective did not move");
+        }
+    }
 }

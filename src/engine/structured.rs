@@ -1,0 +1,495 @@
+//! The structured propagation of [`RoundMaps::propagate`](super::RoundMaps::propagate): the
+//! state split into the coordinates several components touch (the shared block `S`, e.g. the
+//! server's `u`) and each component's own coordinates (`o_i`, e.g. its `v_i`), so that a round's
+//! cost grows with the number of small blocks, not with dense products of the whole state.
+//!
+//! In the order `[S, o_1, ..., o_n, free]` (free: coordinates no component touches, one block of
+//! size 1 each) and with a diagonal base map `A0 = diag(lambda)`, the summed component map is
+//!
+//! ```text
+//! Abar = [ A  G ]      A = Abar[S, S] (s x s), G = Abar[S, o] (s x o),
+//!        [ H  J ]      H = Abar[o, S] (o x s), J = diag(J_1, ..., J_n) (block diagonal)
+//! ```
+//!
+//! and the module formula of [`super::affine`], `C' = A0 C A0^T + p (A0 C Abar^T + Abar C A0^T)
+//! + q Abar C Abar^T + (q - p^2) ybar ybar^T + sum_i (own_i + noise_i)`, splits into blocks with
+//! `Y = C Abar^T` and `Z = Abar Y` read only where they are thin:
+//!
+//! ```text
+//! Y_SS = C_SS A^T + C_oS^T G^T      Y_oS = C_oS A^T + C_oo G^T      Y_So^T = H C_SS + J C_oS
+//! Z_SS = A Y_SS + G Y_oS            Z_oS = H Y_SS + J Y_oS
+//! C'_SS = l_S C_SS l_S + p (l_S Y_SS + Y_SS^T l_S) + q Z_SS + (q - p^2) ybar_S ybar_S^T
+//! C'_oS = l_o C_oS l_S + p (l_o Y_oS + Y_So^T l_S) + q Z_oS + (q - p^2) ybar_o ybar_S^T
+//! C'_oo = l_o C_oo l_o + p (l_o C_oo J^T + J C_oo l_o) + q J C_oo J^T  +  L R^T
+//! L = [W, (q - p^2)/2 ybar_o, H, ybar_o],  R = [H, ybar_o, W, (q - p^2)/2 ybar_o],
+//! W = p l_o C_oS + q J C_oS + (q/2) H C_SS
+//! ```
+//!
+//! (`L R^T = W H^T + H W^T + (q - p^2) ybar_o ybar_o^T` collects every term of `C'_oo` that passes
+//! through `S`). The first part of `C'_oo` acts on each column through its own block only. Per
+//! round: `s D^2` for `C_oo G^T`, `2 (s + 1) D^2` for `L R^T` (both as matrix products),
+//! `(2 b + 5) D^2` for the block-diagonal part (`b` the largest own block), plus `O(D s^2)`: for
+//! FedAvg-P with `n` clients, `D = du + n dv`, against `4 D^3` for dense products. The terms are
+//! those of the dense evaluation, summed in another order: the two agree to rounding (tests hold
+//! them within 1e-12 relative).
+
+use nalgebra::{DMatrix, DVector};
+
+use super::design::InclusionMoments;
+
+/// One component's term in the structured order: the positions it writes and reads, its map,
+/// constant and noise covariance there.
+#[derive(Debug, Clone)]
+pub(super) struct LocalTerm {
+    pub rows: Vec<usize>,
+    pub cols: Vec<usize>,
+    pub a: DMatrix<f64>,
+    pub b: DVector<f64>,
+    /// `W_i W_i^T` on `rows`.
+    pub ww: DMatrix<f64>,
+}
+
+/// A component's term as probed, in the state's own coordinates.
+pub(super) struct Probed<'a> {
+    pub rows: &'a [usize],
+    pub cols: &'a [usize],
+    pub a: &'a DMatrix<f64>,
+    pub b: &'a DVector<f64>,
+    pub w: &'a DMatrix<f64>,
+}
+
+/// The round's maps in the structured order (see the module's formula).
+#[derive(Debug, Clone)]
+pub(super) struct Structure {
+    /// Position `k` of the structured order holds state coordinate `perm[k]`.
+    pub perm: Vec<usize>,
+    /// Whether `perm` is the identity (no gather or scatter needed).
+    pub identity: bool,
+    /// `|S|`.
+    s: usize,
+    /// The own blocks `(offset, len)` in the coordinates of `o` (offsets from `s`), covering `o`.
+    blocks: Vec<(usize, usize)>,
+    /// `J_b`, row-major, block after block.
+    j_data: Vec<f64>,
+    /// Where block `b`'s entries start in `j_data`.
+    j_start: Vec<usize>,
+    /// `J` by diagonals: `(delta, J[r, r + delta])` over the rows `r` of `o`, 0 across blocks.
+    bands: Vec<(isize, Vec<f64>)>,
+    /// `lambda`, `c0` and `sum_i b_i` in the structured order.
+    lambda: DVector<f64>,
+    c0: DVector<f64>,
+    b_sum: DVector<f64>,
+    a_ss: DMatrix<f64>,
+    g: DMatrix<f64>,
+    /// `G^T`, padded with zero columns to at least [`GEMM_MIN`].
+    g_t: DMatrix<f64>,
+    h: DMatrix<f64>,
+    terms: Vec<LocalTerm>,
+}
+
+/// The smallest dimension nalgebra hands to its blocked matrix product (smaller ones run as
+/// matrix-vector products, one pass over the large operand per column).
+const GEMM_MIN: usize = 6;
+
+/// `base` with zero columns appended up to [`GEMM_MIN`].
+fn padded(base: DMatrix<f64>) -> DMatrix<f64> {
+    let cols = base.ncols().max(GEMM_MIN);
+    base.resize_horizontally(cols, 0.0)
+}
+
+impl Structure {
+    /// The structure of components that touch `rows_i` and `cols_i`, with base diagonal `lambda`
+    /// and constant `c0` (state order): `S` is every coordinate two or more components touch.
+    pub fn new(lambda: &DVector<f64>, c0: &DVector<f64>, clients: &[Probed]) -> Self {
+        let dim = lambda.len();
+        let mut count = vec![0usize; dim];
+        for c in clients {
+            let mut touched: Vec<usize> = c.rows.iter().chain(c.cols).copied().collect();
+            touched.sort_unstable();
+            touched.dedup();
+            for k in touched {
+                count[k] += 1;
+            }
+        }
+        let mut perm: Vec<usize> = (0..dim).filter(|&k| count[k] >= 2).collect();
+        let s = perm.len();
+        let mut blocks = Vec::new();
+        for c in clients {
+            let mut own: Vec<usize> = c.rows.iter().chain(c.cols).copied().filter(|&k| count[k] == 1).collect();
+            own.sort_unstable();
+            own.dedup();
+            blocks.push((perm.len() - s, own.len()));
+            perm.extend(own);
+        }
+        for k in (0..dim).filter(|&k| count[k] == 0) {
+            blocks.push((perm.len() - s, 1));
+            perm.push(k);
+        }
+        let mut pos = vec![0usize; dim];
+        for (p, &k) in perm.iter().enumerate() {
+            pos[k] = p;
+        }
+        let mut out = Self::empty(perm, s, blocks, lambda, c0);
+        for c in clients {
+            out.add_client(c, &pos);
+        }
+        out.g_t = padded(out.g.transpose());
+        out.bands = out.diagonals();
+        out
+    }
+
+    /// `J` by its nonzero diagonals (see `bands`).
+    fn diagonals(&self) -> Vec<(isize, Vec<f64>)> {
+        let o = self.perm.len() - self.s;
+        let width = self.blocks.iter().map(|&(_, l)| l).max().unwrap_or(0) as isize;
+        let mut bands = Vec::new();
+        for delta in 1 - width..width {
+            let mut coef = vec![0.0; o];
+            for (b, &(off, len)) in self.blocks.iter().enumerate() {
+                for r in 0..len {
+                    let c = r as isize + delta;
+                    if (0..len as isize).contains(&c) {
+                        coef[off + r] = self.j_data[self.j_start[b] + r * len + c as usize];
+                    }
+                }
+            }
+            if coef.iter().any(|x| *x != 0.0) {
+                bands.push((delta, coef));
+            }
+        }
+        bands
+    }
+
+    /// The structure with no component maps yet.
+    fn empty(perm: Vec<usize>, s: usize, blocks: Vec<(usize, usize)>, lambda: &DVector<f64>, c0: &DVector<f64>) -> Self {
+        let dim = perm.len();
+        let o = dim - s;
+        let mut j_start = Vec::with_capacity(blocks.len());
+        let mut total = 0;
+        for &(_, len) in &blocks {
+            j_start.push(total);
+            total += len * len;
+        }
+        let identity = perm.iter().enumerate().all(|(p, &k)| p == k);
+        let lambda = DVector::from_fn(dim, |p, _| lambda[perm[p]]);
+        let c0 = DVector::from_fn(dim, |p, _| c0[perm[p]]);
+        Self {
+            identity,
+            s,
+            blocks,
+            j_data: vec![0.0; total],
+            j_start,
+            bands: Vec::new(),
+            lambda,
+            c0,
+            b_sum: DVector::zeros(dim),
+            a_ss: DMatrix::zeros(s, s),
+            g: DMatrix::zeros(s, o),
+            g_t: DMatrix::zeros(o, GEMM_MIN),
+            h: DMatrix::zeros(o, s),
+            terms: Vec::new(),
+            perm,
+        }
+    }
+
+    /// Adds one component's map to `A`, `G`, `H`, `J` and `b_sum`, and keeps its local term.
+    fn add_client(&mut self, c: &Probed, pos: &[usize]) {
+        let s = self.s;
+        let rows: Vec<usize> = c.rows.iter().map(|&r| pos[r]).collect();
+        let cols: Vec<usize> = c.cols.iter().map(|&k| pos[k]).collect();
+        for (ci, &pc) in cols.iter().enumerate() {
+            for (ri, &pr) in rows.iter().enumerate() {
+                let v = c.a[(ri, ci)];
+                match (pr < s, pc < s) {
+                    (true, true) => self.a_ss[(pr, pc)] += v,
+                    (true, false) => self.g[(pr, pc - s)] += v,
+                    (false, true) => self.h[(pr - s, pc)] += v,
+                    (false, false) => {
+                        let (block, off) = self.block_of(pr - s);
+                        let len = self.blocks[block].1;
+                        self.j_data[self.j_start[block] + (pr - s - off) * len + (pc - s - off)] += v;
+                    }
+                }
+            }
+        }
+        for (ri, &pr) in rows.iter().enumerate() {
+            self.b_sum[pr] += c.b[ri];
+        }
+        let ww = c.w * c.w.transpose();
+        self.terms.push(LocalTerm { rows, cols, a: c.a.clone(), b: c.b.clone(), ww });
+    }
+
+    /// The block holding `o`-coordinate `x`, and its offset.
+    fn block_of(&self, x: usize) -> (usize, usize) {
+        let b = self.blocks.partition_point(|&(off, _)| off <= x) - 1;
+        (b, self.blocks[b].0)
+    }
+
+    /// The flops of one round (see the module's cost).
+    pub fn flops(&self) -> f64 {
+        let d = self.perm.len() as f64;
+        let b = self.blocks.iter().map(|&(_, l)| l).max().unwrap_or(0) as f64;
+        d * d * (3.0 * self.s as f64 + 2.0 * b + 7.0)
+    }
+
+    /// `J X` for a matrix `X` with `o` rows.
+    fn j_times(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let mut out = DMatrix::zeros(x.nrows(), x.ncols());
+        for col in 0..x.ncols() {
+            self.j_apply(x.column(col).as_slice(), out.column_mut(col).as_mut_slice());
+        }
+        out
+    }
+
+    /// `out += J v` for vectors over `o`.
+    fn j_apply(&self, v: &[f64], out: &mut [f64]) {
+        for (b, &(off, len)) in self.blocks.iter().enumerate() {
+            let jb = &self.j_data[self.j_start[b]..self.j_start[b] + len * len];
+            let vb = &v[off..off + len];
+            for (r, row) in jb.chunks_exact(len).enumerate() {
+                out[off + r] += row.iter().zip(vb).map(|(j, x)| j * x).sum::<f64>();
+            }
+        }
+    }
+
+    /// The mean after the round and `ybar = Abar mu + sum_i b_i` (structured order).
+    fn mean(&self, mu: &DVector<f64>, inc: &InclusionMoments) -> (DVector<f64>, DVector<f64>) {
+        let (s, o) = (self.s, self.perm.len() - self.s);
+        let (mu_s, mu_o) = (mu.rows(0, s), mu.rows(s, o));
+        let mut ybar = DVector::zeros(s + o);
+        ybar.rows_mut(0, s).copy_from(&(&self.a_ss * mu_s + &self.g * mu_o));
+        let mut y_o = &self.h * mu_s;
+        self.j_apply(mu_o.as_slice(), y_o.as_mut_slice());
+        ybar.rows_mut(s, o).copy_from(&y_o);
+        ybar += &self.b_sum;
+        let mean = self.lambda.component_mul(mu) + &self.c0 + &ybar * inc.p;
+        (mean, ybar)
+    }
+
+    /// One round in the structured order: the moments `(mu, C)` to `(mu', C')` written into
+    /// `out` (the covariance; `D x D`), returning `mu'`. `C'_oo` is computed on and below each
+    /// column's own block and mirrored, so the result is exactly symmetric.
+    pub fn propagate(&self, mu: &DVector<f64>, cov: &DMatrix<f64>, inc: &InclusionMoments, out: &mut DMatrix<f64>) -> DVector<f64> {
+        let (mean, ybar) = self.mean(mu, inc);
+        let (left, right) = self.low_rank_factors(cov, &ybar, inc);
+        let c_oo_g_t = self.lower_pass(cov, inc, &left, &right, out);
+        self.mirror_own(out);
+        self.shared_rows(cov, &ybar, inc, &c_oo_g_t, out);
+        self.local_terms(mu, cov, inc, out);
+        let s = self.s;
+        let ss = out.view((0, 0), (s, s)).into_owned();
+        out.view_mut((0, 0), (s, s)).copy_from(&((&ss + ss.transpose()) * 0.5));
+        mean
+    }
+
+    /// `C'_SS` and `C'_oS` (and `C'_So` as its transpose) into `out`, given `C_oo G^T`.
+    fn shared_rows(&self, cov: &DMatrix<f64>, ybar: &DVector<f64>, inc: &InclusionMoments, c_oo_g_t: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+        let (s, o) = (self.s, self.perm.len() - self.s);
+        let (p, q, pairs) = (inc.p, inc.q, inc.q - inc.p * inc.p);
+        let c_ss = cov.view((0, 0), (s, s));
+        let c_os = cov.view((s, 0), (o, s));
+        let y_ss = c_ss * self.a_ss.transpose() + c_os.tr_mul(&self.g.transpose());
+        let y_os = c_oo_g_t + c_os * self.a_ss.transpose();
+        let y_so_t = &self.h * c_ss + self.j_times(&c_os.clone_owned());
+        let z_ss = &self.a_ss * &y_ss + &self.g * &y_os;
+        let z_os = &self.h * &y_ss + self.j_times(&y_os);
+        let (l_s, l_o) = (self.lambda.rows(0, s), self.lambda.rows(s, o));
+        let (y_s, y_o) = (ybar.rows(0, s), ybar.rows(s, o));
+        let next_ss = DMatrix::from_fn(s, s, |r, c| {
+            l_s[r] * c_ss[(r, c)] * l_s[c] + p * (l_s[r] * y_ss[(r, c)] + y_ss[(c, r)] * l_s[c]) + q * z_ss[(r, c)] + pairs * y_s[r] * y_s[c]
+        });
+        let next_os = DMatrix::from_fn(o, s, |r, c| {
+            l_o[r] * c_os[(r, c)] * l_s[c] + p * (l_o[r] * y_os[(r, c)] + y_so_t[(r, c)] * l_s[c]) + q * z_os[(r, c)] + pairs * y_o[r] * y_s[c]
+        });
+        out.view_mut((0, 0), (s, s)).copy_from(&next_ss);
+        out.view_mut((s, 0), (o, s)).copy_from(&next_os);
+        out.view_mut((0, s), (s, o)).copy_from(&next_os.transpose());
+    }
+
+    /// `L` and `R` of `C'_oo`'s term `L R^T` (`o x 2(s + 1)` each, see the module's formula),
+    /// with `W = p l_o C_oS + q J C_oS + (q/2) H C_SS`.
+    fn low_rank_factors(&self, cov: &DMatrix<f64>, ybar: &DVector<f64>, inc: &InclusionMoments) -> (DMatrix<f64>, DMatrix<f64>) {
+        let (s, o) = (self.s, self.perm.len() - self.s);
+        let (p, q) = (inc.p, inc.q);
+        let c_os = cov.view((s, 0), (o, s));
+        let j_c_os = self.j_times(&c_os.clone_owned());
+        let h_c_ss = &self.h * cov.view((0, 0), (s, s));
+        let l_o = self.lambda.rows(s, o);
+        let w = DMatrix::from_fn(o, s, |r, c| p * l_o[r] * c_os[(r, c)] + q * j_c_os[(r, c)] + 0.5 * q * h_c_ss[(r, c)]);
+        let half_pairs = 0.5 * (inc.q - inc.p * inc.p);
+        let y_o = ybar.rows(s, o);
+        let mut left = DMatrix::zeros(o, 2 * s + 2);
+        let mut right = DMatrix::zeros(o, 2 * s + 2);
+        left.columns_mut(0, s).copy_from(&w);
+        left.column_mut(s).copy_from(&(y_o * half_pairs));
+        left.columns_mut(s + 1, s).copy_from(&self.h);
+        left.column_mut(2 * s + 1).copy_from(&y_o);
+        right.columns_mut(0, s).copy_from(&self.h);
+        right.column_mut(s).copy_from(&y_o);
+        right.columns_mut(s + 1, s).copy_from(&w);
+        right.column_mut(2 * s + 1).copy_from(&(y_o * half_pairs));
+        (left, right)
+    }
+
+    /// One pass over the columns of `C_oo` (each read on and below its block's first row):
+    /// `C'_oo = l_o C_oo l_o + p (l_o C_oo J^T + J C_oo l_o) + q J C_oo J^T + L R^T` on and below
+    /// the block of each column, into `out`; returns `C_oo G^T` (`o x s`), summed from the same
+    /// lower part (`C_oo` is symmetric). For column `k` of block `b` with `x = C_oo[:, k]` and
+    /// `y = C_oo[:, b] J_b^T[:, k]`: `C'_oo[:, k] = l_o (l_k x + p y) + J (p l_k x + q y) +
+    /// L R[k, :]^T`.
+    fn lower_pass(&self, cov: &DMatrix<f64>, inc: &InclusionMoments, left: &DMatrix<f64>, right: &DMatrix<f64>, out: &mut DMatrix<f64>) -> DMatrix<f64> {
+        let (s, d) = (self.s, self.perm.len());
+        let o = d - s;
+        let (p, q) = (inc.p, inc.q);
+        let l_o = &self.lambda.as_slice()[s..];
+        let (src, dst) = (cov.as_slice(), out.as_mut_slice());
+        let mut c_g = DMatrix::zeros(o, s);
+        let (mut y, mut b) = (vec![0.0; o], vec![0.0; o]);
+        for (blk, &(off, len)) in self.blocks.iter().enumerate() {
+            let jb = &self.j_data[self.j_start[blk]..self.j_start[blk] + len * len];
+            for k in off..off + len {
+                let col = s + k;
+                let x = &src[col * d + s + off..col * d + d];
+                self.accumulate_c_g(&src[col * d + s..col * d + d], k, &mut c_g);
+                let y = &mut y[..o - off];
+                y.fill(0.0);
+                for (l, &jkl) in jb[(k - off) * len..(k - off + 1) * len].iter().enumerate() {
+                    if jkl != 0.0 {
+                        let xl = &src[(s + off + l) * d + s + off..(s + off + l) * d + d];
+                        y.iter_mut().zip(xl).for_each(|(yr, xr)| *yr += jkl * xr);
+                    }
+                }
+                let lk = self.lambda[col];
+                let target = &mut dst[col * d + s + off..col * d + d];
+                let b = &mut b[..o - off];
+                for r in 0..o - off {
+                    b[r] = p * lk * x[r] + q * y[r];
+                    target[r] = l_o[off + r] * (lk * x[r] + p * y[r]);
+                }
+                self.band_apply(off, b, target);
+                for c in 0..left.ncols() {
+                    let w = right[(k, c)];
+                    if w != 0.0 {
+                        target.iter_mut().zip(&left.as_slice()[c * o + off..(c + 1) * o]).for_each(|(t, l)| *t += w * l);
+                    }
+                }
+            }
+        }
+        c_g
+    }
+
+    /// Adds column `k` of the symmetric `C_oo` (`x`, whole) to `C_oo G^T`: the entries below the
+    /// diagonal as `C[r, k] G[:, k]` to rows `r > k`, and the column's dot products with the
+    /// rows of `G` from the diagonal down to row `k` (`C[k, r] = C[r, k]`).
+    fn accumulate_c_g(&self, x: &[f64], k: usize, c_g: &mut DMatrix<f64>) {
+        let o = x.len();
+        for c in 0..self.s {
+            let g_row = &self.g_t.as_slice()[c * o..(c + 1) * o];
+            let g = g_row[k];
+            let out = &mut c_g.as_mut_slice()[c * o..(c + 1) * o];
+            let mut dot = 0.0;
+            for r in k + 1..o {
+                out[r] += x[r] * g;
+                dot += x[r] * g_row[r];
+            }
+            out[k] += dot + x[k] * g;
+        }
+    }
+
+    /// `out += J v` on the rows from `lo` (the first row of a block) on, by diagonals of the
+    /// band of `J` (contiguous, so the loops vectorize); `v` and `out` start at row `lo`.
+    fn band_apply(&self, lo: usize, v: &[f64], out: &mut [f64]) {
+        let len = v.len();
+        for (delta, coef) in &self.bands {
+            let coef = &coef[lo..];
+            if *delta >= 0 {
+                let dl = *delta as usize;
+                if dl >= len {
+                    continue;
+                }
+                for r in 0..len - dl {
+                    out[r] += coef[r] * v[r + dl];
+                }
+            } else {
+                let dl = delta.unsigned_abs();
+                for r in dl.min(len)..len {
+                    out[r] += coef[r] * v[r - dl];
+                }
+            }
+        }
+    }
+
+    /// Copies `C'_oo` from below each block to above it (`out[r, k] = out[k, r]` for `r` before
+    /// the block of `k`), tile by tile.
+    fn mirror_own(&self, out: &mut DMatrix<f64>) {
+        let (s, d) = (self.s, self.perm.len());
+        let o = d - s;
+        let data = out.as_mut_slice();
+        let starts: Vec<usize> = self.blocks.iter().flat_map(|&(off, len)| std::iter::repeat_n(off, len)).collect();
+        for tk in (0..o).step_by(TILE) {
+            for tr in (0..tk + TILE).step_by(TILE) {
+                for k in tk..(tk + TILE).min(o) {
+                    for r in tr..(tr + TILE).min(starts[k]) {
+                        data[(s + k) * d + s + r] = data[(s + r) * d + s + k];
+                    }
+                }
+            }
+        }
+    }
+
+    /// `+ (p2 - q) (A_i C A_i^T + y_i y_i^T) + p2 W_i W_i^T` of every component, on its rows.
+    fn local_terms(&self, mu: &DVector<f64>, cov: &DMatrix<f64>, inc: &InclusionMoments, out: &mut DMatrix<f64>) {
+        let own = inc.p2 - inc.q;
+        for t in &self.terms {
+            let mut block = &t.ww * inc.p2;
+            if own != 0.0 {
+                let c_cc = DMatrix::from_fn(t.cols.len(), t.cols.len(), |r, c| cov[(t.cols[r], t.cols[c])]);
+                let y = &t.a * DVector::from_fn(t.cols.len(), |r, _| mu[t.cols[r]]) + &t.b;
+                block += (&t.a * c_cc * t.a.transpose() + &y * y.transpose()) * own;
+            }
+            for (ri, &r) in t.rows.iter().enumerate() {
+                for (rj, &c) in t.rows.iter().enumerate() {
+                    out[(r, c)] += 0.5 * (block[(ri, rj)] + block[(rj, ri)]);
+                }
+            }
+        }
+    }
+
+    /// `v` in the structured order.
+    pub fn gather_vec(&self, v: &DVector<f64>) -> DVector<f64> {
+        DVector::from_fn(v.len(), |p, _| v[self.perm[p]])
+    }
+
+    /// `v` (structured order) in the state's order.
+    pub fn scatter_vec(&self, v: &DVector<f64>) -> DVector<f64> {
+        let mut out = DVector::zeros(v.len());
+        for (p, &k) in self.perm.iter().enumerate() {
+            out[k] = v[p];
+        }
+        out
+    }
+
+    /// `M` in the structured order (rows and columns).
+    pub fn gather(&self, m: &DMatrix<f64>) -> DMatrix<f64> {
+        DMatrix::from_fn(m.nrows(), m.ncols(), |r, c| m[(self.perm[r], self.perm[c])])
+    }
+
+    /// `M` (structured order) in the state's order, written into `out`.
+    pub fn scatter_into(&self, m: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+        for (pc, &c) in self.perm.iter().enumerate() {
+            for (pr, &r) in self.perm.iter().enumerate() {
+                out[(r, c)] = m[(pr, pc)];
+            }
+        }
+    }
+
+    /// The positions of each component's block `S + o_i` (state order), for checks that read
+    /// principal blocks.
+    pub fn component_blocks(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
+        let shared: Vec<usize> = self.perm[..self.s].to_vec();
+        self.blocks.iter().map(move |&(off, len)| shared.iter().copied().chain(self.perm[self.s + off..self.s + off + len].iter().copied()).collect())
+    }
+}
+
+/// Tile edge of the mirror copy.
+const TILE: usize = 64;
