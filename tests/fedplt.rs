@@ -275,3 +275,23 @@ fn an_alignment_ratio_decided_by_rounding_is_not_decided() {
     assert!(!masked_within_rounding(&inst, k, &w, &w_star));
     assert!(alignment_ratio(&inst, k, &w, &w_star).is_some_and(|r| r != 0.0));
 }
+
+#[test]
+fn cases_1_and_2_are_scoped_to_one_local_step() {
+    // The recursion behind Case 1 and Case 2 is proven for tau = 1 (I-PLT8): with tau = 5 the
+    // constant-step bound is not applicable and says why.
+    let claims = [FedPltClaim::ConstantStep, FedPltClaim::DecayingStep { any_c: false }, FedPltClaim::DecayingCorrected].map(Claim::Builtin);
+    let run = run_scenario(&scenario("full-masks-tau-5"), &claims, 1.0).unwrap();
+    for id in ["FEDPLT-CONST", "FEDPLT-DECAY", "FEDPLT-DECAY~corrected"] {
+        let e = &run.result(id, ConstantsSource::Empirical).unwrap().evaluation;
+        assert_eq!(e.verdict, VerdictKind::NotApplicable, "{id}");
+        assert!(e.failed.iter().any(|f| f.contains("tau = 1")), "{id}: {:?}", e.failed);
+    }
+    // Negative control: the same scenario with one local step is in scope, and Case 1 holds.
+    let mut one = scenario("full-masks-tau-5");
+    one.tau = 1;
+    let run = run_scenario(&one, &claims[..1], 1.0).unwrap();
+    let e = &run.result("FEDPLT-CONST", ConstantsSource::Empirical).unwrap().evaluation;
+    assert_eq!(e.verdict, VerdictKind::Holds, "{:?}", e.failed);
+    assert!(!e.failed.iter().any(|f| f.contains("tau = 1")));
+}
