@@ -275,3 +275,66 @@ fn an_alignment_ratio_decided_by_rounding_is_not_decided() {
     assert!(!masked_within_rounding(&inst, k, &w, &w_star));
     assert!(alignment_ratio(&inst, k, &w, &w_star).is_some_and(|r| r != 0.0));
 }
+
+#[test]
+fn cases_1_and_2_are_scoped_to_one_local_step() {
+    // The recursion behind Case 1 and Case 2 is proven for tau = 1 (I-PLT8): with tau = 5 the
+    // constant-step bound is not applicable and says why.
+    let claims = [FedPltClaim::ConstantStep, FedPltClaim::DecayingStep { any_c: false }, FedPltClaim::DecayingCorrected].map(Claim::Builtin);
+    let run = run_scenario(&scenario("full-masks-tau-5"), &claims, 1.0).unwrap();
+    for id in ["FEDPLT-CONST", "FEDPLT-DECAY", "FEDPLT-DECAY~corrected"] {
+        let e = &run.result(id, ConstantsSource::Empirical).unwrap().evaluation;
+        assert_eq!(e.verdict, VerdictKind::NotApplicable, "{id}");
+        assert!(e.failed.iter().any(|f| f.contains("tau = 1")), "{id}: {:?}", e.failed);
+    }
+    // Negative control: the same scenario with one local step is in scope, and Case 1 holds.
+    let mut one = scenario("full-masks-tau-5");
+    one.tau = 1;
+    let run = run_scenario(&one, &claims[..1], 1.0).unwrap();
+    let e = &run.result("FEDPLT-CONST", ConstantsSource::Empirical).unwrap().evaluation;
+    assert_eq!(e.verdict, VerdictKind::Holds, "{:?}", e.failed);
+    assert!(!e.failed.iter().any(|f| f.contains("tau = 1")));
+}
+
+#[test]
+fn assumption_6_for_all_w_is_decided_by_the_masked_symmetric_part() {
+    use fedbounds::families::fedplt::a6::{decide, A6ForAllW};
+    use fedbounds::families::fedplt::runs::alignment_ratio;
+    let w_star = |inst: &fedbounds::families::fedplt::problem::Instance| DVector::from_column_slice(&inst.constants().unwrap().w_star);
+    // Full masks, a shared optimum: the symmetric part is H_k itself, positive definite.
+    let full = spec(MaskLayout::Full, 0.0, 0.3).build().unwrap();
+    assert!(decide(&full, &w_star(&full)).holds(), "{:?}", decide(&full, &w_star(&full)));
+    // Negative control: a proper mask with rotated H_k: lambda_min < 0, and the ratio computed
+    // directly at W* + the witness is negative, as the decision says.
+    let partial = spec(MaskLayout::Layers { layers: 3, per_client: 2 }, 0.0, 0.3).build().unwrap();
+    let ws = w_star(&partial);
+    match decide(&partial, &ws) {
+        A6ForAllW::Fails { client, x, rho, lambda_min: Some(l) } => {
+            assert!(l < 0.0, "{l}");
+            let direct = alignment_ratio(&partial, client, &(&ws + DVector::from_column_slice(&x)), &ws).unwrap();
+            assert!(direct < 0.0 && (direct - rho).abs() <= 1e-9 * rho.abs().max(1.0), "{direct} vs {rho}");
+        }
+        other => panic!("A6 must fail on a proper mask: {other:?}"),
+    }
+    // Heterogeneous optima: undefined at W = a_k, even with full masks.
+    let het = spec(MaskLayout::Full, 1.0, 0.3).build().unwrap();
+    assert!(matches!(decide(&het, &w_star(&het)), A6ForAllW::Fails { lambda_min: None, .. }));
+}
+
+#[test]
+fn holds_that_rest_on_a_vanishing_alignment_are_marked_vacuous() {
+    let claims = [Claim::Builtin(FedPltClaim::ConstantStep)];
+    let run = run_scenario(&scenario("uncovered-coordinates"), &claims, 1.0).unwrap();
+    let horizons = run.alignment.rho_by_horizon();
+    assert_eq!(horizons.last().unwrap(), &(300, run.alignment.min));
+    assert!(horizons.windows(2).all(|w| w[1].1 <= w[0].1), "rho_ is a running minimum: {horizons:?}");
+    assert!(horizons[0].1 > 100.0 * run.alignment.min, "rho_ falls with the horizon here: {horizons:?}");
+    let e = &run.result("FEDPLT-CONST", ConstantsSource::Empirical).unwrap().evaluation;
+    assert_eq!(e.verdict, VerdictKind::Holds);
+    assert!(e.notes.iter().any(|n| n.starts_with("vacuous") && n.contains("T'=300")), "{:?}", e.notes);
+    // Negative control: full masks (rho_ = 1) hold with a modest slack and no such note.
+    let full = run_scenario(&scenario("full-masks-shared-optimum"), &claims, 1.0).unwrap();
+    let e = &full.result("FEDPLT-CONST", ConstantsSource::Empirical).unwrap().evaluation;
+    assert_eq!(e.verdict, VerdictKind::Holds);
+    assert!(!e.notes.iter().any(|n| n.starts_with("vacuous")), "{:?}", e.notes);
+}

@@ -12,6 +12,7 @@ use crate::engine::Estimator;
 use crate::error::{require_count, require_memory, require_positive, Error, Result};
 use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
+use super::a6::A6ForAllW;
 use super::algorithm::LocalGradient;
 use super::claims::{decaying_constant, equality_solution, induction_at, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
 use super::formulas::{needs_g2, Claim};
@@ -147,6 +148,8 @@ pub struct ScenarioRun {
     pub distance: Vec<f64>,
     pub final_mean_gap: f64,
     pub limit_point: Vec<f64>,
+    /// Assumption 6 for all `W`, decided exactly ([`super::a6`]).
+    pub a6_for_all_w: A6ForAllW,
     pub results: Vec<ClaimResult>,
 }
 
@@ -297,6 +300,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         distance: exact.distance,
         final_mean_gap: (&final_mean - &w_star).norm(),
         limit_point: limit.iter().copied().collect(),
+        a6_for_all_w: super::a6::decide(&inst, &w_star),
         alignment,
         constants: c.clone(),
         results: Vec::new(),
@@ -319,7 +323,41 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         }
     }
     run.results = results;
+    note_vacuous(&mut run);
     Ok(run)
+}
+
+/// Whether a "holds" is vacuous: slack above [`super::prec::VACUOUS_SLACK`] while `rho_` is
+/// positive but below [`super::prec::RHO_NEAR_ZERO`], so the bound (through `1/z`, `z = mu psi_
+/// rho_`, 001:L626) is large only because the run's smallest alignment is near 0.
+pub fn is_vacuous(evaluation: &Evaluation, rho_min: f64) -> bool {
+    let near_zero = rho_min > 0.0 && rho_min < super::prec::RHO_NEAR_ZERO;
+    near_zero && evaluation.verdict == VerdictKind::Holds && evaluation.slack.is_some_and(|s| s > super::prec::VACUOUS_SLACK)
+}
+
+/// `rho_` by horizon as `T'=h: rho_(h)` pairs ([`Alignment::rho_by_horizon`]).
+pub fn fmt_rho_by_horizon(alignment: &Alignment) -> String {
+    alignment.rho_by_horizon().iter().map(|(h, v)| format!("T'={h}: {}", fmt_num(*v))).collect::<Vec<_>>().join(", ")
+}
+
+/// Adds a note to every vacuous "holds" ([`is_vacuous`]) naming its slack, `rho_`, `z` and
+/// `rho_` against the horizon.
+fn note_vacuous(run: &mut ScenarioRun) {
+    let rho = run.alignment.min;
+    let note = |slack: f64| {
+        format!(
+            "vacuous: slack {} > {} only because rho_ = {} is near 0 (z = {}); rho_ by horizon: {}",
+            fmt_num(slack),
+            fmt_num(super::prec::VACUOUS_SLACK),
+            fmt_num(rho),
+            fmt_num(run.measured.z),
+            fmt_rho_by_horizon(&run.alignment)
+        )
+    };
+    let notes: Vec<Option<String>> = run.results.iter().map(|r| is_vacuous(&r.evaluation, rho).then(|| note(r.evaluation.slack.unwrap_or(f64::NAN)))).collect();
+    for (r, n) in run.results.iter_mut().zip(notes) {
+        r.evaluation.notes.extend(n);
+    }
 }
 
 /// A sweep of constant steps on one scenario: the speed-error trade-off of Case 1.

@@ -233,6 +233,13 @@ fn scope(name: &str, holds: bool) -> ConditionCheck {
     ConditionCheck::compare(name, ConditionKind::Scope, f64::from(u8::from(holds)), Relation::Equal, 1.0)
 }
 
+/// `tau = 1`: the recursion of Step 5 replaces the `tau` local steps by one gradient at `W_k^t`
+/// (001:L29, L558; I-PLT8), so it and every bound derived from it (Cases 1 and 2) are proven
+/// for one local step only.
+fn one_local_step(x: &Inputs) -> ConditionCheck {
+    ConditionCheck::compare("tau = 1 (the proof's per-step model, I-PLT8)", ConditionKind::Scope, x.tau as f64, Relation::Equal, 1.0)
+}
+
 impl FedPltClaim {
     /// The claim's id, title, source lines, reading and metric.
     #[rustfmt::skip]
@@ -247,7 +254,8 @@ impl FedPltClaim {
                                                unproven, tested"), REC_METRIC),
             Recursion { sqrt_r: true, .. } => ("FEDPLT-REC~alpha-sqrt-r", "One-round recursion with alpha = sqrt(r_k)", "001:L616-632",
                 Reading::variant("alpha-sqrt-r", "alpha_{r_k} = sqrt(r_k), the likely intent of L357; not a worst-case masking bound (I-PLT2)"), REC_METRIC),
-            ConstantStep => ("FEDPLT-CONST", "Constant step: geometric decay to a ball of radius eta B / z (Case 1)", "001:L637-653", AS_PRINTED, D_METRIC),
+            ConstantStep => ("FEDPLT-CONST", "Constant step: geometric decay to a ball of radius eta B / z (Case 1)", "001:L637-653",
+                Reading::primary("as printed, in the recursion's scope tau = 1 (I-PLT8)"), D_METRIC),
             DecayingStep { any_c: false } => ("FEDPLT-DECAY", "Decaying step 1/(z(t+1)): D^t <= C/(t+1), C = D^0 + B/z^2 (Case 2)", "001:L655-706",
                 Reading::primary("C = D^0 + B/z^2, the base case as written at L679 (I-PLT7)"), D_METRIC),
             DecayingStep { any_c: true } => ("FEDPLT-DECAY~any-c", "Decaying step with C = B/z^2 (any C >= B/z^2)", "001:L655-706",
@@ -354,13 +362,14 @@ impl BoundClaim for FedPltClaim {
         match self {
             FedPltClaim::Recursion { tau_steps, sqrt_r } => {
                 if !tau_steps {
-                    out.push(ConditionCheck::compare("tau = 1 (the proof's per-step model, I-PLT8)", ConditionKind::Scope, x.tau as f64, Relation::Equal, 1.0));
+                    out.push(one_local_step(x));
                 }
                 out.extend(Self::assumption_checks(x));
                 out.extend(Self::step_checks(x, if *sqrt_r { Alpha::SqrtR } else { Alpha::Printed }));
             }
             FedPltClaim::ConstantStep => {
                 out.push(scope("a constant step", matches!(x.schedule, Schedule::Constant(_))));
+                out.push(one_local_step(x));
                 out.extend(Self::assumption_checks(x));
                 out.push(ConditionCheck::compare("eta in (0, 1/z) (001:L639)", ConditionKind::StepSize, x.schedule.eta(0) * x.z(), Relation::AtMost, 1.0));
                 out.extend(Self::step_checks(x, Alpha::Printed));
@@ -372,6 +381,7 @@ impl BoundClaim for FedPltClaim {
                     }
                     _ => scope("the decaying step eta^t = 1/(z (t+1))", decaying),
                 });
+                out.push(one_local_step(x));
                 out.push(z_consistent());
                 out.extend(Self::assumption_checks(x));
                 out.extend(Self::step_checks(x, Alpha::Printed));

@@ -7,6 +7,7 @@
 //! shared engine ([`runs`]); the claims are the recursion of Step 5, its constant- and
 //! decaying-step consequences, the proof's induction step and the limit point ([`claims`]).
 
+pub mod a6;
 pub mod algorithm;
 pub mod check;
 pub mod claims;

@@ -28,6 +28,19 @@ pub const SHARED_OPTIMUM: f64 = ABSOLUTE_ZERO;
 /// ratio's numerator is rounding, and the ratio is not decided there (it is counted instead).
 pub const WITHIN_ROUNDING: f64 = 8.0 * f64::EPSILON;
 
+/// A "holds" is vacuous when its slack exceeds `VACUOUS_SLACK` while `rho_ < RHO_NEAR_ZERO`: the
+/// bound is then large only because `z = mu psi_ rho_` is near 0 (it carries `1/z` or `1/z^2`),
+/// and `rho_`, a minimum over the rounds run, keeps falling with the horizon (001:L396).
+pub const VACUOUS_SLACK: f64 = 1e3;
+
+/// See [`VACUOUS_SLACK`]: a full mask has `rho_ = 1`.
+pub const RHO_NEAR_ZERO: f64 = 1e-2;
+
+/// `lambda_min` of the symmetric part of `diag(m_k) H_k` counts as not positive (A6 fails for
+/// all `W`) when at most `A6_EIGEN_ZERO ||H_k||`: a diagonal `H_k` with a proper mask has an
+/// exact 0 there, which rounding may show as a tiny value of either sign.
+pub const A6_EIGEN_ZERO: f64 = ABSOLUTE_ZERO;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     ALIGNMENT_DENOMINATOR = 1e-12,
@@ -36,4 +49,7 @@ crate::prec::policy_test!(
     UNIT_VECTOR_MIN_NORM = 1e-12,
     SHARED_OPTIMUM = 1e-12,
     WITHIN_ROUNDING = 8.0 * f64::EPSILON,
+    VACUOUS_SLACK = 1e3,
+    RHO_NEAR_ZERO = 1e-2,
+    A6_EIGEN_ZERO = 1e-12,
 );

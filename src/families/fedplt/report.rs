@@ -12,9 +12,9 @@ use crate::outcome::{claim_files, run_verdicts, RunRecord};
 use crate::report::claim_figure::BoundFigure;
 use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE, ORANGE, RED};
 use crate::report::{markdown_table, opt_num, to_json, ReportMeta};
-use crate::verdict::ConstantsSource;
+use crate::verdict::{ConstantsSource, VerdictKind};
 
-use super::check::{Measured, ScenarioRun};
+use super::check::{fmt_rho_by_horizon, is_vacuous, Measured, ScenarioRun};
 use super::claims::{equality_solution, RECURSION_HORIZON};
 use super::formulas::{summary, Claim};
 use super::runs::{ResidualPoint, Schedule};
@@ -70,6 +70,7 @@ pub fn report_files(
     }
     files.push(scenarios_file(runs, sweep, meta)?);
     let mut summary = summary_markdown(runs);
+    summary.push_str(&vacuous_markdown(runs));
     if let Some((name, points)) = sweep {
         summary.push_str(&tradeoff(name, points));
     }
@@ -85,7 +86,7 @@ fn scenarios_file(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoin
         "scenarios": runs.iter().map(|r| serde_json::json!({
             "scenario": r.scenario.name, "constants": r.constants, "schedule": r.schedule, "tau": r.scenario.tau, "gradient": r.scenario.gradient,
             "z": r.measured.z, "g2_empirical": r.measured.g2_empirical, "b_empirical": r.measured.b_empirical,
-            "rho_min": r.alignment.min, "alignment_failure": r.alignment.first_failure, "sample_paths": r.alignment.replicates,
+            "rho_min": r.alignment.min, "rho_by_horizon": r.alignment.rho_by_horizon(), "a6_for_all_w": r.a6_for_all_w, "alignment_failure": r.alignment.first_failure, "sample_paths": r.alignment.replicates,
             "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point, "limit_gap": r.measured.limit_gap,
         })).collect::<Vec<_>>(),
     });
@@ -119,6 +120,8 @@ pub fn run_json(run: &ScenarioRun) -> Result<String> {
         "g2_empirical": m.g2_empirical,
         "b_empirical": m.b_empirical,
         "alignment_min": run.alignment.min,
+        "rho_by_horizon": run.alignment.rho_by_horizon(),
+        "a6_for_all_w": run.a6_for_all_w,
         "alignment_failure": run.alignment.first_failure,
         "limit_gap": m.limit_gap,
         "distance": run.distance,
@@ -149,6 +152,39 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
          takes G^2 as the largest E||grad F_k||^2 at the local iterates the run visits. rho_ \
          (Assumption 6) is the smallest alignment ratio along seeded sample paths.\n\n\n### FedPLT scenarios\n\n{}",
         markdown_table(header, rows)
+    )
+}
+
+/// Per claim and constants source: the "holds", of which vacuous ([`is_vacuous`]: slack above
+/// 1e3 only because `rho_` is near 0); then `rho_` against the horizon on every scenario with a
+/// proper mask (`rho_ < 1`), where it is a sample-path minimum that can keep falling (001:L396).
+fn vacuous_markdown(runs: &[ScenarioRun]) -> String {
+    let mut lines: Vec<(String, usize, Vec<String>)> = Vec::new();
+    for run in runs {
+        for r in &run.results {
+            let key = if r.constants == ConstantsSource::Exact { r.claim.to_string() } else { format!("{} (empirical)", r.claim) };
+            let holds = usize::from(r.evaluation.verdict == VerdictKind::Holds);
+            let vacuous = is_vacuous(&r.evaluation, run.alignment.min).then(|| format!("`{}`", run.scenario.name));
+            match lines.iter_mut().find(|l| l.0 == key) {
+                Some(l) => {
+                    l.1 += holds;
+                    l.2.extend(vacuous);
+                }
+                None => lines.push((key, holds, vacuous.into_iter().collect())),
+            }
+        }
+    }
+    let rows = lines.into_iter().filter(|l| l.1 > 0).map(|(key, holds, v)| [key, holds.to_string(), v.len().to_string(), v.join(", ")]);
+    let table = markdown_table("claim | holds | of which vacuous | vacuous on", rows);
+    let partial = runs.iter().filter(|r| r.alignment.min < 1.0).map(|r| [r.scenario.name.clone(), fmt_num(r.alignment.min), fmt_rho_by_horizon(&r.alignment)]);
+    let rho = markdown_table("scenario | rho_ at T | rho_ against the horizon T'", partial);
+    let a6 = runs.iter().map(|r| [r.scenario.name.clone(), if r.a6_for_all_w.holds() { "holds" } else { "violated" }.to_string(), r.a6_for_all_w.describe()]);
+    let a6 = markdown_table("scenario | A6 for all W (001:L151-155) | why", a6);
+    format!(
+        "\n### FedPLT vacuous holds\n\nA \"holds\" is vacuous when its slack exceeds 1e3 only because rho_ < 1e-2 (the bound carries 1/z, \
+         z = mu psi_ rho_).\n\n{table}\n### FedPLT rho_ against the horizon (proper masks)\n\n{rho}\n### FedPLT Assumption 6 for all W, decided exactly\n\n\
+         With a shared optimum, rho_k > 0 for all W iff the symmetric part of diag(m_k) H_k is positive definite (a proper mask never is); \
+         with the client's optimum a_k != W*, rho_k is undefined at W = a_k.\n\n{a6}"
     )
 }
 

@@ -160,6 +160,31 @@ pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVe
     Some(g.component_mul(&inst.masks[k]).dot(&x) / den)
 }
 
+impl Alignment {
+    /// `rho_` as a function of the horizon: for each `T'` of [`report_horizons`], the smallest
+    /// ratio over rounds `t < T'` (`rho_ = min_{k, t} rho_k^t`, 001:L396, is over all `t`; a run
+    /// of `T` rounds sees `t < T` only, so a falling sequence says where it tends). Infinite
+    /// where no ratio was decided before `T'`.
+    pub fn rho_by_horizon(&self) -> Vec<(usize, f64)> {
+        let mut low = f64::INFINITY;
+        let mut prefix = Vec::with_capacity(self.per_round_min.len());
+        for v in &self.per_round_min {
+            low = low.min(*v);
+            prefix.push(low);
+        }
+        report_horizons(prefix.len()).into_iter().map(|h| (h, prefix[h - 1])).collect()
+    }
+}
+
+/// The horizons `rho_` is reported at: `1, 3, 10, 30, ...` below `T`, then `T`.
+pub fn report_horizons(rounds: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..8u32).flat_map(|e| [10usize.pow(e), 3 * 10usize.pow(e)]).take_while(|h| *h < rounds).collect();
+    if rounds > 0 {
+        out.push(rounds);
+    }
+    out
+}
+
 /// One sample path's record: per-round smallest ratio, `||W^t - W*||^2`, the first failure of A6,
 /// and the points not decided (within rounding of `W*`).
 type PathRecord = (Vec<f64>, Vec<f64>, Option<AlignmentFailure>, usize);

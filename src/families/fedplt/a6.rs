@@ -1,0 +1,86 @@
+//! Assumption 6 "for all W" (001:L151-155), decided exactly on the quadratic instances.
+//!
+//! With `x = W - W*`, `b_k = W* - a_k` and `M = diag(m_k)`, client `k`'s ratio is
+//! `rho_k(W) = N(x) / D(x)`, `N(x) = x^T M H_k (x + b_k)`, `D(x) = x^T H_k (x + b_k)`.
+//!
+//! - `b_k != 0` (the client's optimum is not `W*`): at `W = a_k` (`x = -b_k != 0`) the gradient
+//!   `H_k (W - a_k)` vanishes, so `N = D = 0` and `rho_k` is undefined there: A6 fails at that
+//!   point (a ratio that is not defined does not satisfy `rho_k > 0`; the run's check counts it
+//!   the same way).
+//! - `b_k = 0`: `D(x) = x^T H_k x > 0` for `x != 0` (`H_k` positive definite), and
+//!   `N(x) = x^T M H_k x = x^T S x` with `S = (M H_k + H_k M) / 2` the symmetric part (a quadratic
+//!   form sees only the symmetric part of its matrix). So `rho_k(W) > 0` for every `W != W*` iff
+//!   `S` is positive definite, iff `lambda_min(S) > 0`; otherwise the unit eigenvector `v` of
+//!   `lambda_min(S)` gives `rho_k(W* + v) = lambda_min(S) / v^T H_k v <= 0`. A proper mask
+//!   (`m_i = 0` for some `i`) has `S_ii = 0`, so `lambda_min(S) <= 0` and A6 fails for every proper
+//!   mask: strictly (`rho_k < 0`) when `H_k` couples a trained with an untrained coordinate, with
+//!   `rho_k = 0` (not `> 0`) when `H_k` is diagonal. A full mask has `S = H_k`: A6 holds.
+//!
+//! No search is needed: both cases are decided in closed form.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use serde::Serialize;
+
+use super::problem::Instance;
+
+/// The exact decision of A6 over all `W`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum A6ForAllW {
+    /// `rho_k(W) > 0` for every client and every `W != W*`; the smallest `lambda_min(S_k)`.
+    Holds { lambda_min: f64 },
+    /// A6 fails at `W = W* + x` for client `k`: `rho` there (NaN: undefined, the gradient
+    /// vanishes), and `lambda_min(S_k)` when the client's optimum is `W*`.
+    Fails { client: usize, x: Vec<f64>, rho: f64, lambda_min: Option<f64> },
+}
+
+/// `lambda_min` of the symmetric part of `diag(m) H` and its unit eigenvector.
+pub fn masked_symmetric_min(mask: &DVector<f64>, h: &DMatrix<f64>) -> (f64, DVector<f64>) {
+    let mh = DMatrix::from_diagonal(mask) * h;
+    let s = (&mh + mh.transpose()) * 0.5;
+    let eig = SymmetricEigen::new(s);
+    let i = eig.eigenvalues.imin();
+    (eig.eigenvalues[i], eig.eigenvectors.column(i).into_owned())
+}
+
+/// Decides A6 for all `W` on `inst` with global minimizer `w_star` (module docs): the first
+/// client (in order) where it fails, with its witness, else the smallest `lambda_min(S_k)`.
+pub fn decide(inst: &Instance, w_star: &DVector<f64>) -> A6ForAllW {
+    let mut smallest = f64::INFINITY;
+    for k in 0..inst.clients() {
+        let b = w_star - &inst.optima[k];
+        if b.norm() > super::prec::SHARED_OPTIMUM * (1.0 + w_star.norm()) {
+            return A6ForAllW::Fails { client: k, x: (-b).iter().copied().collect(), rho: f64::NAN, lambda_min: None };
+        }
+        let (lambda, v) = masked_symmetric_min(&inst.masks[k], &inst.hessians[k]);
+        if lambda <= super::prec::A6_EIGEN_ZERO * inst.hessians[k].norm() {
+            let rho = lambda / v.dot(&(&inst.hessians[k] * &v));
+            return A6ForAllW::Fails { client: k, x: v.iter().copied().collect(), rho, lambda_min: Some(lambda) };
+        }
+        smallest = smallest.min(lambda);
+    }
+    A6ForAllW::Holds { lambda_min: smallest }
+}
+
+impl A6ForAllW {
+    /// Whether A6 holds for all `W`.
+    pub fn holds(&self) -> bool {
+        matches!(self, A6ForAllW::Holds { .. })
+    }
+
+    /// One line: the decision and why.
+    pub fn describe(&self) -> String {
+        use crate::claim::fmt_num;
+        match self {
+            A6ForAllW::Holds { lambda_min } => format!("holds: lambda_min(sym(m_k .* H_k)) >= {} > 0 for every client", fmt_num(*lambda_min)),
+            A6ForAllW::Fails { client, rho, lambda_min: None, .. } if rho.is_nan() => {
+                format!("fails: client {client}'s optimum is not W*; at W = a_k its gradient is 0 and rho_k is undefined")
+            }
+            A6ForAllW::Fails { client, rho, lambda_min, .. } => format!(
+                "fails: client {client} has lambda_min(sym(m_k .* H_k)) = {} <= 0; rho_k = {} at W* + its eigenvector",
+                lambda_min.map_or("-".into(), fmt_num),
+                fmt_num(*rho)
+            ),
+        }
+    }
+}
