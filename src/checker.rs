@@ -259,14 +259,15 @@ pub trait Plugin: Sync + Send + 'static {
     fn has_search(&self) -> bool {
         false
     }
-    /// The family's adversarial search space, when it opts into the core's search
-    /// ([`crate::search::space`]); a family with a search of its own overrides [`Plugin::search`]
-    /// instead.
-    fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>>
-    where
-        Self: Sized,
-    {
-        None
+    /// The family's adversarial search in the main job (`fedbounds check` with no filters): its
+    /// files, `SUMMARY.md` section, terminal lines and `search.csv` lines, merged into the
+    /// family's report; `None` by default (a family on the core's search calls
+    /// [`crate::search::run::main_job`]).
+    ///
+    /// # Errors
+    /// Numerical failures.
+    fn main_job_search(&self, _card: &Self::Card, _settings: &ReportSettings, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        Ok(None)
     }
     /// See [`Family::experiments`].
     ///
@@ -408,16 +409,14 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let report_settings = ReportSettings { full: request.full, plots: request.plots, meta: &request.meta, run: settings };
     let mut report = plugin.report(&card, &selection.claims, &runs, &rows, &report_settings, progress)?;
     report.rows = rows;
-    if let (true, Some(space)) = (request.full, plugin.search_space()) {
-        let (budget, room_budget) = space.main_job_budget();
-        let search =
-            SearchRequest { claims: Vec::new(), budget, room_budget, seed: 1, bound_scale, plots: request.plots, meta: request.meta.clone(), card: None };
-        let found = search_family(plugin, space, &card, &search, progress)?;
-        report.summary_markdown.push_str(&format!("\n{}", found.summary_markdown));
-        report.terminal.push_str(&found.terminal);
-        report.files.extend(found.files);
-        report.mismatches.extend(found.mismatches);
-        report.searches.extend(found.searches);
+    if request.full {
+        if let Some(found) = plugin.main_job_search(&card, &report_settings, progress)? {
+            report.summary_markdown.push_str(&format!("\n{}", found.summary_markdown));
+            report.terminal.push_str(&found.terminal);
+            report.files.extend(found.files);
+            report.mismatches.extend(found.mismatches);
+            report.searches.extend(found.searches);
+        }
     }
     Ok(report)
 }
@@ -443,39 +442,6 @@ fn require_expected_computed<P: Plugin>(plugin: &P, selection: &Selection<P>, ru
         }
     }
     Ok(())
-}
-
-/// The core's adversarial search of every claim the family's search space covers (those asked
-/// for, else all; with a card, its claims too) and each constants source it names.
-fn search_family<P: Plugin>(
-    plugin: &P,
-    space: &dyn crate::search::SearchSpace<P>,
-    card: &P::Card,
-    request: &SearchRequest,
-    progress: &dyn Progress,
-) -> Result<FamilyReport> {
-    require_positive("--bound-scale", request.bound_scale)?;
-    let mut claims = plugin.builtin_claims();
-    claims.extend(plugin.defined_claims(card));
-    claims.retain(|c| space.covers(c) && (request.claims.is_empty() || request.claims.iter().any(|id| id == plugin.claim_id(c))));
-    let mut searches = Vec::new();
-    for claim in &claims {
-        for source in space.sources(claim) {
-            let settings = crate::search::SearchSettings {
-                budget: request.budget,
-                room_budget: request.room_budget,
-                seed: request.seed,
-                bound_scale: request.bound_scale,
-                source,
-            };
-            let target = crate::search::Target { plugin, space, card, claim, settings, progress };
-            progress.start(target.evaluations(), &format!("search {} ({source})", plugin.claim_id(claim)));
-            let found = target.search();
-            progress.finish();
-            searches.push(found?);
-        }
-    }
-    crate::search::report::family_report(plugin.title(), &searches, &request.meta)
 }
 
 /// A plug-in as the registry sees it.
@@ -510,19 +476,10 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let card = self.card(request.card.as_ref())?;
-        match self.0.search_space() {
-            Some(space) => {
-                let card = match card {
-                    Some(c) => c,
-                    None => self.0.embedded_card()?,
-                };
-                search_family(&self.0, space, &card, request, progress).map(Some)
-            }
-            None => self.0.search(card.as_ref(), request, progress),
-        }
+        self.0.search(card.as_ref(), request, progress)
     }
     fn has_search(&self) -> bool {
-        self.0.search_space().is_some() || self.0.has_search()
+        self.0.has_search()
     }
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         self.0.experiments(threads, meta, plots, progress)

@@ -198,7 +198,7 @@ pub struct FamilyReport {
     /// Extra sections for the terminal (tables of statements, search results).
     pub terminal: String,
     /// Lines of `search.csv` (adversarial searches), in report order.
-    pub searches: Vec<crate::search::report::SearchLine>,
+    pub searches: Vec<crate::search::line::SearchLine>,
 }
 
 /// Progress of long work, shown by the command line (and silent in the library's tests).

@@ -192,7 +192,7 @@ fn fedclup_huge_lambda_ends_and_an_empty_sweep_is_not_a_pass() {
     assert!(matches!(got.0, 0..=3), "lambda = 1e20 ends with a verdict or an error: {got:?}");
     assert!(!got.2.contains("panicked"), "{}", got.2);
     let card = write(dir.path(), "c.toml", &clup_card(|s| s.replace("lambda_sweep = [0.02, 0.1, 0.5, 2.0, 10.0]", "lambda_sweep = []")));
-    assert_exit("lambda_sweep = []", &check(&card, &out), 2, &["expected.CLUP-C2-ROUNDS", "does not compute"]);
+    assert_exit("lambda_sweep = []", &check(&card, &out), 2, &["expected.CLUP-C2-", "does not compute"]);
     // Negative control: the scenario as the card has it passes.
     let card = write(dir.path(), "c.toml", &clup_card(str::to_string));
     assert_exit("the card's low-r", &check(&card, &out), 0, &[]);
@@ -239,7 +239,8 @@ fn a_search_that_writes_nothing_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = out.to_str().unwrap();
-    assert_exit("search FEDPLT-REC", &run(&["search", "--claim", "FEDPLT-REC", "--budget", "2", "--out", o, "--no-plots"]), 2, &["nothing to write"]);
+    // FedCLUP has no adversarial search: searching only its claim writes nothing.
+    assert_exit("search CLUP-T1", &run(&["search", "--claim", "CLUP-T1", "--budget", "2", "--out", o, "--no-plots"]), 2, &["nothing to write"]);
     assert!(!out.exists());
     // Negative control: a CCYW claim's search writes its files.
     let got = run(&["search", "--claim", "CCYW-T3.7", "--budget", "2", "--out", o, "--no-plots"]);

@@ -14,7 +14,7 @@
 use fedbounds::checker::{ClaimResult, Plugged, Plugin, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::Estimator;
-use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, SearchRequest, Silent};
+use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Progress, SearchRequest, Silent};
 use fedbounds::registry::Registry;
 use fedbounds::search::{Candidate, SearchSpace};
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
@@ -135,8 +135,11 @@ impl Plugin for Gd2 {
     fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]) {
         (&run.0, &run.1)
     }
-    fn search_space(&self) -> Option<&dyn SearchSpace<Self>> {
-        Some(&Space)
+    fn search(&self, card: Option<&Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        fedbounds::search::run::search_family(self, &Space, card, request, progress)
+    }
+    fn has_search(&self) -> bool {
+        true
     }
 }
 
@@ -160,12 +163,12 @@ impl SearchSpace<Gd2> for Space {
     }
 }
 
-fn search(bound_scale: f64, room_budget: usize) -> fedbounds::family::FamilyReport {
+fn search(bound_scale: f64, room_budget: usize) -> FamilyReport {
     let request = SearchRequest { claims: Vec::new(), budget: 80, room_budget, seed: 7, bound_scale, plots: false, meta: Default::default(), card: None };
     GD2.search(&request, &Silent).unwrap().expect("the family has a search")
 }
 
-fn json(report: &fedbounds::family::FamilyReport) -> serde_json::Value {
+fn json(report: &FamilyReport) -> serde_json::Value {
     let file = report.files.iter().find(|f| f.path.ends_with("GD2-RATE.json")).expect("a JSON result");
     serde_json::from_slice(&file.bytes).unwrap()
 }

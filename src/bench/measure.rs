@@ -70,7 +70,7 @@ pub struct Measurement {
     pub peak_bytes: Option<f64>,
     /// The scaling series this measurement summarizes (its largest point), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scaling: Option<super::scaling::ScalingSeries>,
+    pub scaling: Option<ScalingSeries>,
 }
 
 impl Measurement {
@@ -165,6 +165,39 @@ impl Machine {
 /// Cores available to this process (1 when unknown).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// One point of a series.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScalingPoint {
+    /// The size varied.
+    pub x: f64,
+    /// Best wall-clock seconds over the repetitions.
+    pub seconds: f64,
+    /// Peak resident memory during the point (bytes), where measurable.
+    pub peak_bytes: Option<f64>,
+}
+
+/// Time and peak memory against one size, the others fixed.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScalingSeries {
+    /// The family whose code is measured.
+    pub family: &'static str,
+    /// What is measured.
+    pub name: String,
+    /// The size varied (e.g. `n (clients)`).
+    pub axis: String,
+    /// The sizes held fixed.
+    pub fixed: serde_json::Value,
+    /// The points, in increasing `x`.
+    pub points: Vec<ScalingPoint>,
+    /// The exponent `a` of `seconds ~ x^a` fitted on the larger half of the points (see
+    /// [`super::scaling::fit_exponent`]).
+    pub time_exponent: f64,
+    /// The same for the peak memory above the smallest point's.
+    pub memory_exponent: Option<f64>,
+    /// 1-minute load average before the first and after the last point.
+    pub load_average: [Option<f64>; 2],
 }
 
 #[cfg(test)]

@@ -6,45 +6,11 @@
 //! (Linux 4.0 and later), so each point reports its own peak (with what the process already
 //! held). Where the system has neither, the memory is not reported.
 
-use serde::Serialize;
-
 use crate::error::Result;
 use crate::report::panels::{colour, log_range, Axis, Figure, Layout, Panel, Series};
 
 use super::measure::{load_average, time};
-
-/// One point of a series.
-#[derive(Debug, Clone, Serialize)]
-pub struct ScalingPoint {
-    /// The size varied.
-    pub x: f64,
-    /// Best wall-clock seconds over the repetitions.
-    pub seconds: f64,
-    /// Peak resident memory during the point (bytes), where measurable.
-    pub peak_bytes: Option<f64>,
-}
-
-/// Time and peak memory against one size, the others fixed.
-#[derive(Debug, Clone, Serialize)]
-pub struct ScalingSeries {
-    /// The family whose code is measured.
-    pub family: &'static str,
-    /// What is measured.
-    pub name: String,
-    /// The size varied (e.g. `n (clients)`).
-    pub axis: String,
-    /// The sizes held fixed.
-    pub fixed: serde_json::Value,
-    /// The points, in increasing `x`.
-    pub points: Vec<ScalingPoint>,
-    /// The exponent `a` of `seconds ~ x^a` fitted on the larger half of the points (see
-    /// [`fit_exponent`]).
-    pub time_exponent: f64,
-    /// The same for the peak memory above the smallest point's.
-    pub memory_exponent: Option<f64>,
-    /// 1-minute load average before the first and after the last point.
-    pub load_average: [Option<f64>; 2],
-}
+pub use super::measure::{ScalingPoint, ScalingSeries};
 
 /// Resets the peak resident memory of this process; false where the system cannot.
 pub fn reset_peak_memory() -> bool {

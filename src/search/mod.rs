@@ -7,7 +7,9 @@
 //! restarts from the next-best random candidate. A family decodes a candidate into one of its
 //! scenarios and says which coordinates can matter ("live").
 
+pub mod line;
 pub mod report;
+pub mod run;
 pub mod space;
 
 pub use space::{CardSearch, ClaimSearch, Room, SearchSettings, SearchSpace, StepRoom, Target};

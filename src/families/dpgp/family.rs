@@ -234,8 +234,14 @@ impl Plugin for DpgpFamily {
         (&run.scenario, &run.results)
     }
 
-    fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>> {
-        Some(&super::search::Space)
+    fn search(&self, card: Option<&Self::Card>, request: &crate::family::SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        crate::search::run::search_family(self, &super::search::Space, card, request, progress)
+    }
+    fn has_search(&self) -> bool {
+        true
+    }
+    fn main_job_search(&self, card: &Self::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        crate::search::run::main_job(self, &super::search::Space, card, settings, progress)
     }
 
     fn report(

@@ -158,8 +158,14 @@ impl Plugin for FedPlt {
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
         (&run.scenario.name, &run.results)
     }
-    fn search_space(&self) -> Option<&dyn crate::search::SearchSpace<Self>> {
-        Some(&super::search::Space)
+    fn search(&self, card: Option<&Self::Card>, request: &crate::family::SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        crate::search::run::search_family(self, &super::search::Space, card, request, progress)
+    }
+    fn has_search(&self) -> bool {
+        true
+    }
+    fn main_job_search(&self, card: &Self::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        crate::search::run::main_job(self, &super::search::Space, card, settings, progress)
     }
     /// The main job also draws the speed-error trade-off of Case 1.
     fn report(

@@ -1,0 +1,70 @@
+//! A family's search as the commands run it: every claim its space covers (those asked for, else
+//! all; with a card, the card's claims too), each constants source the space names, then the
+//! report ([`super::report::family_report`]).
+
+use super::space::{SearchSettings, SearchSpace, Target};
+use crate::checker::{Plugin, ReportSettings};
+use crate::error::{require_positive, Result};
+use crate::family::{FamilyReport, Progress, SearchRequest};
+
+/// The core's adversarial search of every claim the family's search space covers (those asked
+/// for, else all; with a card, its claims too) and each constants source it names.
+pub fn search_family<P: Plugin>(
+    plugin: &P,
+    space: &dyn SearchSpace<P>,
+    card: Option<&P::Card>,
+    request: &SearchRequest,
+    progress: &dyn Progress,
+) -> Result<Option<FamilyReport>> {
+    require_positive("--bound-scale", request.bound_scale)?;
+    let embedded;
+    let card = match card {
+        Some(c) => c,
+        None => {
+            embedded = plugin.embedded_card()?;
+            &embedded
+        }
+    };
+    let mut claims = plugin.builtin_claims();
+    claims.extend(plugin.defined_claims(card));
+    claims.retain(|c| space.covers(c) && (request.claims.is_empty() || request.claims.iter().any(|id| id == plugin.claim_id(c))));
+    let mut searches = Vec::new();
+    for claim in &claims {
+        for source in space.sources(claim) {
+            let settings =
+                SearchSettings { budget: request.budget, room_budget: request.room_budget, seed: request.seed, bound_scale: request.bound_scale, source };
+            let target = Target { plugin, space, card, claim, settings, progress };
+            progress.start(target.evaluations(), &format!("search {} ({source})", plugin.claim_id(claim)));
+            let found = target.search();
+            progress.finish();
+            searches.push(found?);
+        }
+    }
+    crate::search::report::family_report(plugin.title(), &searches, &request.meta).map(Some)
+}
+
+/// The search of the main job: every covered claim with the space's own budget
+/// ([`SearchSpace::main_job_budget`]), seed 1, the run's bound scale.
+///
+/// # Errors
+/// As [`search_family`].
+pub fn main_job<P: Plugin>(
+    plugin: &P,
+    space: &dyn SearchSpace<P>,
+    card: &P::Card,
+    settings: &ReportSettings,
+    progress: &dyn Progress,
+) -> Result<Option<FamilyReport>> {
+    let (budget, room_budget) = space.main_job_budget();
+    let request = SearchRequest {
+        claims: Vec::new(),
+        budget,
+        room_budget,
+        seed: 1,
+        bound_scale: settings.run.bound_scale,
+        plots: settings.plots,
+        meta: settings.meta.clone(),
+        card: None,
+    };
+    search_family(plugin, space, Some(card), &request, progress)
+}
