@@ -756,6 +756,9 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
     };
     let mut reports = Vec::new();
     for f in families.families() {
+        if card_family.is_some_and(|id| id != f.id()) {
+            continue;
+        }
         let own_card = card.as_ref().filter(|_| card_family == Some(f.id()));
         let concerned = a.claims.is_empty() || f.claims_with(own_card)?.iter().any(|c| a.claims.iter().any(|id| id == c.id));
         if concerned {
