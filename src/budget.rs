@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 /// The default budget of one scenario: `2e10` estimated multiply-adds, about a minute of one
 /// core (the estimates run at about `2.5e8` to `8e8` a second, measured on each family's exact
 /// and Monte Carlo runs; a vectorized loop counts its four-wide operations). The default
-/// scenarios of the cards estimate below `1e9`; CCYW's exact run with 1,000 clients (`m = 100`,
-/// `du = 5`, `dv = 2`, `K = 25`, `T = 1000`) estimates `1.6e10`.
+/// scenarios of the cards estimate below `1e9`; an exact run of personalized partial participation
+/// with 1,000 clients (`m = 100`, `du = 5`, `dv = 2`, `K = 25`, `T = 1000`) estimates `1.6e10`.
 pub const WORK_BUDGET: f64 = 2e10;
 
 /// The largest budget `--max-work` may ask for (`1e18`: years of one core); beyond it the

@@ -113,6 +113,24 @@ pub struct Evaluation {
     pub beyond_steps: Option<(VerdictKind, Option<f64>)>,
 }
 
+/// The binding checks that fail (each as text) and the implicit ones that fail (as notes).
+pub fn failed_and_notes(checks: &[ConditionCheck]) -> (Vec<String>, Vec<String>) {
+    let failed = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
+    let notes = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
+    (failed, notes)
+}
+
+/// The evaluation of a claim whose binding checks fail: no comparison, no series.
+fn not_applicable(
+    checks: Vec<ConditionCheck>,
+    failed: Vec<String>,
+    notes: Vec<String>,
+    estimator: Estimator,
+    beyond_steps: Option<(VerdictKind, Option<f64>)>,
+) -> Evaluation {
+    Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series: Vec::new(), beyond_steps }
+}
+
 /// Whether the binding checks that fail are all step-size conditions (at least one fails).
 fn only_steps_fail(checks: &[ConditionCheck]) -> bool {
     let mut failing = checks.iter().filter(|c| !c.holds && c.is_binding()).peekable();
@@ -186,22 +204,11 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
     bound_scale: f64,
 ) -> Evaluation {
     let checks = claim.checks(inputs);
-    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
-    let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
+    let (failed, notes) = failed_and_notes(&checks);
     let compare = |waive_steps: bool| compare_bound(claim, inputs, metric, confidence, bound_scale, waive_steps);
     if !failed.is_empty() {
         let beyond_steps = only_steps_fail(&checks).then(|| compare(true)).map(|(verdict, slack, ..)| (verdict, slack));
-        return Evaluation {
-            verdict: VerdictKind::NotApplicable,
-            slack: None,
-            decisive: None,
-            checks,
-            failed,
-            notes,
-            estimator,
-            series: Vec::new(),
-            beyond_steps,
-        };
+        return not_applicable(checks, failed, notes, estimator, beyond_steps);
     }
     let (verdict, slack, decisive, series, unusable) = compare(false);
     if let Some(reason) = unusable {
@@ -375,22 +382,11 @@ pub fn evaluate_inequality(
     confidence: f64,
     bound_scale: f64,
 ) -> Evaluation {
-    let failed: Vec<String> = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
-    let notes: Vec<String> = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
+    let (failed, notes) = failed_and_notes(&checks);
     if !failed.is_empty() {
         let beyond_steps =
             only_steps_fail(&checks).then(|| compare_sides(rounds, sides_at, confidence, bound_scale)).map(|(verdict, slack, ..)| (verdict, slack));
-        return Evaluation {
-            verdict: VerdictKind::NotApplicable,
-            slack: None,
-            decisive: None,
-            checks,
-            failed,
-            notes,
-            estimator,
-            series: Vec::new(),
-            beyond_steps,
-        };
+        return not_applicable(checks, failed, notes, estimator, beyond_steps);
     }
     let (verdict, slack, decisive, series) = compare_sides(rounds, sides_at, confidence, bound_scale);
     let mut notes = notes;

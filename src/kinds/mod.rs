@@ -19,13 +19,7 @@ use crate::claim::ConditionCheck;
 use crate::engine::{Estimator, Interval};
 use crate::verdict::{Checkpoint, Evaluation, VerdictKind};
 
-/// The binding checks that fail (why the claim is not applicable) and the non-binding ones that
-/// fail, as notes.
-pub fn failed_and_notes(checks: &[ConditionCheck]) -> (Vec<String>, Vec<String>) {
-    let failed = checks.iter().filter(|c| !c.holds && c.is_binding()).map(|c| c.to_string()).collect();
-    let notes = checks.iter().filter(|c| !c.holds && !c.is_binding()).map(|c| format!("implicit condition fails: {c}")).collect();
-    (failed, notes)
-}
+pub use crate::verdict::failed_and_notes;
 
 /// An exact value as a zero-width interval.
 pub fn exact(x: f64) -> Interval {
