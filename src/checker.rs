@@ -248,26 +248,30 @@ pub trait Plugin: Sync + Send + 'static {
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &[]
     }
-    /// See [`Family::search`].
+    /// The family's adversarial search on the core's search ([`crate::search::space`]): `None`
+    /// by default (no search, or one of the family's own through [`Plugin::search`]).
+    fn space(&self) -> Option<&dyn Searcher<Self>> {
+        None
+    }
+    /// See [`Family::search`]; by default the search of [`Plugin::space`].
     ///
     /// # Errors
     /// Bad input; numerical failures.
-    fn search(&self, _card: Option<&Self::Card>, _request: &SearchRequest, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        Ok(None)
+    fn search(&self, card: Option<&Self::Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        self.space().map_or(Ok(None), |s| s.search(self, card, request, progress))
     }
     /// See [`Family::has_search`].
     fn has_search(&self) -> bool {
-        false
+        self.space().is_some()
     }
     /// The family's adversarial search in the main job (`fedbounds check` with no filters): its
     /// files, `SUMMARY.md` section, terminal lines and `search.csv` lines, merged into the
-    /// family's report; `None` by default (a family on the core's search calls
-    /// [`crate::search::run::main_job`]).
+    /// family's report; by default the main-job search of [`Plugin::space`].
     ///
     /// # Errors
     /// Numerical failures.
-    fn main_job_search(&self, _card: &Self::Card, _settings: &ReportSettings, _progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        Ok(None)
+    fn main_job_search(&self, card: &Self::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        self.space().map_or(Ok(None), |s| s.main_job(self, card, settings, progress))
     }
     /// See [`Family::experiments`].
     ///
@@ -288,6 +292,23 @@ pub trait Plugin: Sync + Send + 'static {
     fn card_entries<'c>(&self, _card: &'c Self::Card) -> CardEntries<'c> {
         (Vec::new(), Vec::new())
     }
+}
+
+/// A plug-in's adversarial search, as the checker and the commands call it; implemented by every
+/// search space of the core's search ([`crate::search::space::SearchSpace`]), so that the
+/// checker never names the search (which runs plug-ins) and a family names only its space.
+pub trait Searcher<P: Plugin + ?Sized>: Sync {
+    /// `fedbounds search`: every covered claim (those asked for, else all) with the request's
+    /// budget and seed.
+    ///
+    /// # Errors
+    /// Bad input; numerical failures.
+    fn search(&self, plugin: &P, card: Option<&P::Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>>;
+    /// The main job's search, with the space's own budget.
+    ///
+    /// # Errors
+    /// Numerical failures.
+    fn main_job(&self, plugin: &P, card: &P::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>>;
 }
 
 /// The card a request names, read, or the embedded one.

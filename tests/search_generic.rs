@@ -11,10 +11,10 @@
 //!   first doubling `c` with `c gamma_0 > 2/(L + mu)`; over any instance (steps up to `1/L`) it
 //!   holds at 1x and breaks at 2x (`mu = 0.1, L = 1`).
 
-use fedbounds::checker::{ClaimResult, Plugged, Plugin, RunSettings};
+use fedbounds::checker::{ClaimResult, Plugged, Plugin, RunSettings, Searcher};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::Estimator;
-use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, Progress, SearchRequest, Silent};
+use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, SearchRequest, Silent};
 use fedbounds::registry::Registry;
 use fedbounds::search::{Candidate, SearchSpace};
 use fedbounds::verdict::{evaluate, ConstantsSource, VerdictKind};
@@ -135,18 +135,15 @@ impl Plugin for Gd2 {
     fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]) {
         (&run.0, &run.1)
     }
-    fn search(&self, card: Option<&Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        fedbounds::search::run::search_family(self, &Space, card, request, progress)
-    }
-    fn has_search(&self) -> bool {
-        true
+    fn space(&self) -> Option<&dyn Searcher<Self>> {
+        Some(&Space)
     }
 }
 
 /// `theta in [0, pi/2]`, `gamma L in [0.01, 1]`.
 struct Space;
 
-impl SearchSpace<Gd2> for Space {
+impl SearchSpace<Card, &'static str, Scenario> for Space {
     fn coordinates(&self, _claim: &&'static str) -> Vec<String> {
         vec!["theta in [0, pi/2]".into(), "gamma L in [0.01, 1]".into()]
     }

@@ -2,8 +2,8 @@
 //! all; with a card, the card's claims too), each constants source the space names, then the
 //! report ([`super::report::family_report`]).
 
-use super::space::{SearchSettings, SearchSpace, Target};
-use crate::checker::{Plugin, ReportSettings};
+use super::space::{SearchSettings, SearchSpace, SpaceOf, Target};
+use crate::checker::{Plugin, ReportSettings, Searcher};
 use crate::error::{require_positive, Result};
 use crate::family::{FamilyReport, Progress, SearchRequest};
 
@@ -11,7 +11,7 @@ use crate::family::{FamilyReport, Progress, SearchRequest};
 /// for, else all; with a card, its claims too) and each constants source it names.
 pub fn search_family<P: Plugin>(
     plugin: &P,
-    space: &dyn SearchSpace<P>,
+    space: &SpaceOf<P>,
     card: Option<&P::Card>,
     request: &SearchRequest,
     progress: &dyn Progress,
@@ -48,13 +48,7 @@ pub fn search_family<P: Plugin>(
 ///
 /// # Errors
 /// As [`search_family`].
-pub fn main_job<P: Plugin>(
-    plugin: &P,
-    space: &dyn SearchSpace<P>,
-    card: &P::Card,
-    settings: &ReportSettings,
-    progress: &dyn Progress,
-) -> Result<Option<FamilyReport>> {
+pub fn main_job<P: Plugin>(plugin: &P, space: &SpaceOf<P>, card: &P::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
     let (budget, room_budget) = space.main_job_budget();
     let request = SearchRequest {
         claims: Vec::new(),
@@ -67,4 +61,13 @@ pub fn main_job<P: Plugin>(
         card: None,
     };
     search_family(plugin, space, Some(card), &request, progress)
+}
+
+impl<P: Plugin, S: SearchSpace<P::Card, P::Claim, P::Scenario> + 'static> Searcher<P> for S {
+    fn search(&self, plugin: &P, card: Option<&P::Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        search_family(plugin, self, card, request, progress)
+    }
+    fn main_job(&self, plugin: &P, card: &P::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        main_job(plugin, self, card, settings, progress)
+    }
 }

@@ -26,32 +26,37 @@ use crate::error::Result;
 use crate::family::Progress;
 use crate::verdict::{ConstantsSource, VerdictKind};
 
+/// The search space of plug-in `P`.
+pub type SpaceOf<P> = dyn SearchSpace<<P as Plugin>::Card, <P as Plugin>::Claim, <P as Plugin>::Scenario>;
+
 /// Evaluations of each "any instance" search of a step condition's room, per doubling.
 pub const DEFAULT_ROOM_BUDGET: usize = 24;
 
 /// Doublings of a step past its condition that the step room tries (`c` up to `2^10 = 1024`).
 pub const MAX_DOUBLINGS: u32 = 10;
 
-/// Where a family's adversarial search looks for a claim's worst case.
-pub trait SearchSpace<P: Plugin>: Sync {
+/// Where a family's adversarial search looks for a claim's worst case: over the family's card,
+/// claim and scenario types (its [`Plugin`]'s `Card`, `Claim`, `Scenario`), so that a space does
+/// not name the plug-in that names it.
+pub trait SearchSpace<Card, Claim, Scenario>: Sync {
     /// What each unit-cube coordinate decodes to, with its range, in order (for reports).
-    fn coordinates(&self, claim: &P::Claim) -> Vec<String>;
+    fn coordinates(&self, claim: &Claim) -> Vec<String>;
     /// The coordinates that refinement moves (all by default).
-    fn live(&self, claim: &P::Claim) -> Vec<usize> {
+    fn live(&self, claim: &Claim) -> Vec<usize> {
         (0..self.coordinates(claim).len()).collect()
     }
     /// Whether the search covers `claim` (every claim by default).
-    fn covers(&self, _claim: &P::Claim) -> bool {
+    fn covers(&self, _claim: &Claim) -> bool {
         true
     }
     /// The constants sources searched for `claim`, each its own search (the claim as stated,
     /// [`ConstantsSource::Exact`], by default).
-    fn sources(&self, _claim: &P::Claim) -> Vec<ConstantsSource> {
+    fn sources(&self, _claim: &Claim) -> Vec<ConstantsSource> {
         vec![ConstantsSource::Exact]
     }
     /// The search verdict the card expects for `claim`'s rows of constants `source` (`None`: a
     /// counterexample is a finding, anything else is not).
-    fn expected(&self, _card: &P::Card, _claim: &P::Claim, _source: ConstantsSource) -> Option<VerdictKind> {
+    fn expected(&self, _card: &Card, _claim: &Claim, _source: ConstantsSource) -> Option<VerdictKind> {
         None
     }
     /// Evaluations of the worst-case search and of each "any instance" room search in the main
@@ -60,7 +65,7 @@ pub trait SearchSpace<P: Plugin>: Sync {
         (100, 12)
     }
     /// The claim's step-size conditions whose room is measured, as the claim states them.
-    fn step_conditions(&self, claim: &P::Claim) -> Vec<String>;
+    fn step_conditions(&self, claim: &Claim) -> Vec<String>;
     /// The scenario `candidate` decodes to, its steps inside the claim's conditions; with
     /// `step = Some((j, c))`, the step that condition `j` limits multiplied by `c` (past it for
     /// `c > 1`).
@@ -68,14 +73,14 @@ pub trait SearchSpace<P: Plugin>: Sync {
     /// # Errors
     /// When the decoded scenario is not a valid one (e.g. a step past a hard limit of the
     /// family's inputs): the candidate is then traced as not applicable.
-    fn decode(&self, card: &P::Card, claim: &P::Claim, candidate: &Candidate, step: Option<(usize, f64)>) -> Result<P::Scenario>;
+    fn decode(&self, card: &Card, claim: &Claim, candidate: &Candidate, step: Option<(usize, f64)>) -> Result<Scenario>;
     /// A card that `fedbounds check --card` reads to replay `scenario`, expecting `expected` for
     /// the claim's row of constants `source` ([`card_with_scenario`] writes one from the family's
     /// own card).
     ///
     /// # Errors
     /// When the scenario cannot be written.
-    fn replay_card(&self, claim: &P::Claim, scenario: &P::Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String>;
+    fn replay_card(&self, claim: &Claim, scenario: &Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String>;
 }
 
 /// What a card expects of its family's search (`[search] expected = { "ID" = "holds",
@@ -220,7 +225,7 @@ pub struct Target<'a, P: Plugin> {
     /// The family.
     pub plugin: &'a P,
     /// Its search space.
-    pub space: &'a dyn SearchSpace<P>,
+    pub space: &'a SpaceOf<P>,
     /// The card whose claims and settings the runs use.
     pub card: &'a P::Card,
     /// The claim searched.

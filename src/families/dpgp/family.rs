@@ -16,11 +16,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::checker::{CardEntries, ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings};
+use crate::checker::{CardEntries, ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings, Searcher};
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CardText, ClaimSummary, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
@@ -30,6 +29,7 @@ use crate::verdict::{ConstantsSource, VerdictKind};
 use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
 use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
+pub use super::claim::DpgpClaim;
 use super::claims::{step_checks_for, summaries};
 use super::plot::{consensus_figure, rate_figure};
 use super::problem::{Constants, Instance};
@@ -85,28 +85,6 @@ fn summarize(run: &ScenarioRun) -> RunSummary<'_> {
         sweep: &run.sweep,
         fit: run.fit,
         verdicts: run.results.iter().map(|r| (r.claim, r.evaluation.verdict, r.evaluation.slack, describe(&r.evaluation))).collect(),
-    }
-}
-
-/// A claim of this family: built in (by id), or defined by a card.
-#[derive(Clone)]
-pub enum DpgpClaim {
-    /// A built-in claim or lemma.
-    Builtin(&'static str),
-    /// A claim a card defines by formulas.
-    Card(Arc<CardClaim>),
-}
-
-impl DpgpClaim {
-    fn id(&self) -> &'static str {
-        match self {
-            DpgpClaim::Builtin(id) => id,
-            DpgpClaim::Card(c) => c.id(),
-        }
-    }
-    /// Remark 2's claims compare the runs of a group of scenarios.
-    fn compares(&self) -> bool {
-        self.id().starts_with("DPGP-R2")
     }
 }
 
@@ -234,14 +212,8 @@ impl Plugin for DpgpFamily {
         (&run.scenario, &run.results)
     }
 
-    fn search(&self, card: Option<&Self::Card>, request: &crate::family::SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        crate::search::run::search_family(self, &super::search::Space, card, request, progress)
-    }
-    fn has_search(&self) -> bool {
-        true
-    }
-    fn main_job_search(&self, card: &Self::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        crate::search::run::main_job(self, &super::search::Space, card, settings, progress)
+    fn space(&self) -> Option<&dyn Searcher<Self>> {
+        Some(&super::search::Space)
     }
 
     fn report(

@@ -23,6 +23,7 @@
 pub mod card;
 pub mod card_claims;
 pub mod check;
+pub mod claim;
 pub mod claims;
 pub mod family;
 pub mod formulas;

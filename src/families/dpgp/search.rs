@@ -31,11 +31,10 @@ use serde::Serialize;
 
 use super::card::{Card, Scenario, DEFAULT_CARD};
 use super::check::prepare;
+use super::claim::DpgpClaim;
 use super::claims::step_checks_for;
-use super::family::{DpgpClaim, DpgpFamily};
 use super::round::Params;
 use super::topology::{connectivity_with, MixingRule, Topology};
-use crate::checker::Plugin;
 use crate::error::{Error, Result};
 use crate::search::space::card_with_scenario;
 use crate::search::{Candidate, SearchSpace};
@@ -147,7 +146,7 @@ impl Space {
     }
 }
 
-impl SearchSpace<DpgpFamily> for Space {
+impl SearchSpace<Card, DpgpClaim, Scenario> for Space {
     fn coordinates(&self, _claim: &DpgpClaim) -> Vec<String> {
         COORDINATES.map(String::from).to_vec()
     }
@@ -216,7 +215,7 @@ impl SearchSpace<DpgpFamily> for Space {
     }
 
     fn replay_card(&self, claim: &DpgpClaim, s: &Scenario, _source: ConstantsSource, expected: VerdictKind) -> Result<String> {
-        let expected = BTreeMap::from([(DpgpFamily.claim_id(claim).to_string(), expected)]);
+        let expected = BTreeMap::from([(claim.id().to_string(), expected)]);
         let replay = Replay {
             name: &s.name,
             topology: &s.topology,

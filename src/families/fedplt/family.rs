@@ -1,92 +1,18 @@
 //! This family as the core sees it: its card, and the [`Plugin`] behind `list`, `check` and `run`.
 
-use serde::{Deserialize, Serialize};
-
-use crate::card::{parse_toml, ClaimCard, FamilyInfo, InconsistencyCard};
-use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
+use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings, Searcher};
 use crate::claim::BoundClaim;
 use crate::engine::monte_carlo::in_pool;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
-use crate::formula::user::{compile_card_claims, defined_conditions, FormulaClaim, UserClaim};
+use crate::formula::user::defined_conditions;
 
-use super::check::{prepare, residual_sweep, run_prepared, run_scenario, ResidualSweep, Scenario, ScenarioRun};
+use super::card::scenario_file;
+pub use super::card::{embedded_card, parse_card, Card, ReadCard, CARD, FAMILY_ID};
+use super::check::{prepare, residual_sweep, run_prepared, run_scenario, Scenario, ScenarioRun};
 use super::claims::ALL;
-use super::formulas::{builtin_ids, summary, CardClaim, Claim, RULES, SYMBOLS};
+use super::formulas::{summary, Claim, SYMBOLS};
 use super::problem::{Constants, Instance};
-
-/// The id scenario files use: `family = "fedplt"`.
-pub const FAMILY_ID: &str = "fedplt";
-
-/// The embedded card.
-pub const CARD: (&str, &str) = ("theorems/fedplt.toml", include_str!("../../../theorems/fedplt.toml"));
-
-/// FedPLT's claim card, as written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Card {
-    /// The family.
-    pub family: FamilyInfo,
-    /// One entry per claim and variant.
-    pub claims: Vec<ClaimCard>,
-    /// How each inconsistency is encoded.
-    #[serde(default)]
-    pub inconsistencies: Vec<InconsistencyCard>,
-    /// Default scenarios.
-    pub scenarios: Vec<Scenario>,
-    /// The speed-error sweep drawn by the main job.
-    #[serde(default)]
-    pub residual_sweep: Option<ResidualSweep>,
-    /// What the adversarial search is expected to find.
-    #[serde(default)]
-    pub search: crate::search::CardSearch,
-}
-
-/// A card as read: as written, with the claims it defines by formulas (not built in) compiled,
-/// in card order.
-pub type ReadCard = crate::formula::user::ReadCard<Card, CardClaim>;
-
-/// Parses a card, naming the field at fault. Claims it defines by formulas are compiled first,
-/// so its scenarios may name them.
-///
-/// # Errors
-/// [`Error::Parse`] or [`Error::InvalidField`].
-pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
-    let card: Card = parse_toml(text, what)?;
-    let defined = compile_card_claims(&card.claims, &builtin_ids(), &SYMBOLS, |e| {
-        Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) })
-    })?;
-    card.search.check(&builtin_ids())?;
-    if let Some(sweep) = &card.residual_sweep {
-        if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
-            return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));
-        }
-        if sweep.factors.is_empty() || sweep.factors.iter().any(|f| !(f.is_finite() && *f > 0.0)) {
-            return Err(Error::field("residual_sweep.factors", format!("got {:?}", sweep.factors), "finite numbers > 0"));
-        }
-    }
-    let known: Vec<&str> = builtin_ids().into_iter().chain(defined.iter().map(|c| c.id())).collect();
-    for (i, s) in card.scenarios.iter().enumerate() {
-        s.check(&format!("scenarios[{i}] ({})", s.name), &known)?;
-        crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
-    }
-    Ok(ReadCard { card, defined })
-}
-
-/// The embedded card.
-///
-/// # Errors
-/// Only if it is malformed (a test guards against this).
-pub fn embedded_card() -> Result<ReadCard> {
-    parse_card(CARD.1, CARD.0)
-}
-
-/// Reads a scenario file as `run` and the sweeps' constants columns take it.
-fn scenario_file(text: &str, what: &str) -> Result<Scenario> {
-    let scenario: Scenario = parse_toml(text, what)?;
-    scenario.check("scenario", &builtin_ids())?;
-    Ok(scenario)
-}
 
 /// FedPLT of Dabaja and El-Azouzi.
 pub struct FedPlt;
@@ -158,14 +84,8 @@ impl Plugin for FedPlt {
     fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
         (&run.scenario.name, &run.results)
     }
-    fn search(&self, card: Option<&Self::Card>, request: &crate::family::SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        crate::search::run::search_family(self, &super::search::Space, card, request, progress)
-    }
-    fn has_search(&self) -> bool {
-        true
-    }
-    fn main_job_search(&self, card: &Self::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        crate::search::run::main_job(self, &super::search::Space, card, settings, progress)
+    fn space(&self) -> Option<&dyn Searcher<Self>> {
+        Some(&super::search::Space)
     }
     /// The main job also draws the speed-error trade-off of Case 1.
     fn report(

@@ -9,6 +9,7 @@
 
 pub mod a6;
 pub mod algorithm;
+pub mod card;
 pub mod check;
 pub mod claims;
 pub mod family;

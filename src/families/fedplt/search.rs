@@ -11,11 +11,11 @@
 
 use std::collections::BTreeMap;
 
+use super::card::{ReadCard, CARD};
 use super::check::{Scenario, StepSpec};
 use super::claims::FedPltClaim;
 use super::formulas::Claim;
 use super::problem::{InstanceSpec, MaskLayout};
-use super::{FedPlt, CARD};
 use crate::error::Result;
 use crate::search::space::card_with_scenario;
 use crate::search::{Candidate, SearchSpace};
@@ -56,7 +56,7 @@ fn searched(claim: &Claim) -> Option<FedPltClaim> {
 /// The search space of FedPLT's claims.
 pub struct Space;
 
-impl SearchSpace<FedPlt> for Space {
+impl SearchSpace<ReadCard, Claim, Scenario> for Space {
     fn coordinates(&self, _claim: &Claim) -> Vec<String> {
         [
             "log10(mu/L) in [-1.5, 0]",
@@ -90,7 +90,7 @@ impl SearchSpace<FedPlt> for Space {
         }
     }
 
-    fn decode(&self, _card: &super::family::ReadCard, claim: &Claim, c: &Candidate, step: Option<(usize, f64)>) -> Result<Scenario> {
+    fn decode(&self, _card: &ReadCard, claim: &Claim, c: &Candidate, step: Option<(usize, f64)>) -> Result<Scenario> {
         let x = &c.x;
         let kind = searched(claim);
         let dim = pick(&DIMS, x[5]);
@@ -131,7 +131,7 @@ impl SearchSpace<FedPlt> for Space {
         })
     }
 
-    fn expected(&self, card: &super::family::ReadCard, claim: &Claim, source: ConstantsSource) -> Option<VerdictKind> {
+    fn expected(&self, card: &ReadCard, claim: &Claim, source: ConstantsSource) -> Option<VerdictKind> {
         card.card.search.expected(claim.id(), source)
     }
 

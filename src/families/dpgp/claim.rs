@@ -1,0 +1,30 @@
+//! A claim of DFedPGP as the checker and the search handle it: built in (by id), or defined by a
+//! card.
+
+use std::sync::Arc;
+
+use crate::claim::BoundClaim;
+
+use super::card_claims::CardClaim;
+
+/// A claim of this family: built in (by id), or defined by a card.
+#[derive(Clone)]
+pub enum DpgpClaim {
+    /// A built-in claim or lemma.
+    Builtin(&'static str),
+    /// A claim a card defines by formulas.
+    Card(Arc<CardClaim>),
+}
+
+impl DpgpClaim {
+    pub fn id(&self) -> &'static str {
+        match self {
+            DpgpClaim::Builtin(id) => id,
+            DpgpClaim::Card(c) => c.id(),
+        }
+    }
+    /// Remark 2's claims compare the runs of a group of scenarios.
+    pub fn compares(&self) -> bool {
+        self.id().starts_with("DPGP-R2")
+    }
+}
