@@ -83,6 +83,11 @@ pub trait SearchSpace<Card, Claim, Scenario>: Sync {
     fn replay_card(&self, claim: &Claim, scenario: &Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String>;
 }
 
+/// The choice of `choices` that the unit-cube coordinate `u` falls on (equal shares, in order).
+pub fn pick<T: Copy>(choices: &[T], u: f64) -> T {
+    choices[((u * choices.len() as f64) as usize).min(choices.len() - 1)]
+}
+
 /// What a card expects of its family's search (`[search] expected = { "ID" = "holds",
 /// "ID@empirical" = "violated" }`): the search verdict per claim and constants source (the exact
 /// rows are named by the claim id alone). A claim the card says nothing of is expected not to

@@ -36,7 +36,7 @@ use super::claims::step_checks_for;
 use super::round::Params;
 use super::topology::{connectivity_with, MixingRule, Topology};
 use crate::error::{Error, Result};
-use crate::search::space::card_with_scenario;
+use crate::search::space::{card_with_scenario, pick};
 use crate::search::{Candidate, SearchSpace};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
@@ -52,10 +52,6 @@ const TOPOLOGIES: [&str; 6] = ["ring", "exponential", "random-out k = 1", "rando
 const L_TOP: f64 = 2.0;
 /// A step chosen at a condition's limit is kept this far inside it (rounding of `c_u`).
 const INSIDE: f64 = 1.0 - 1e-9;
-
-fn pick<T: Copy>(choices: &[T], u: f64) -> T {
-    choices[((u * choices.len() as f64) as usize).min(choices.len() - 1)]
-}
 
 fn topology(u: f64, m: usize) -> Topology {
     match pick(&[0, 1, 2, 3, 4, 5][..TOPOLOGIES.len()], u) {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 
-pub use crate::checker::ClaimResult;
+use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, BoundClaim};
 use crate::engine::Estimator;
 use crate::error::{require_count, require_memory, require_positive, Error, Result};
@@ -76,11 +76,6 @@ pub struct Scenario {
 pub const MAX_ROUNDS: usize = 10_000_000;
 
 impl Scenario {
-    /// SHA-256 of the canonical JSON form (first 16 hex digits).
-    pub fn hash(&self) -> String {
-        crate::card::canonical_hash(self)
-    }
-
     /// Checks the run parameters and the expected-verdict keys (each one of `known`, the claim
     /// ids of the card the scenario is read from).
     ///
@@ -294,7 +289,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let (rho_min, alignment_failure, limit_gap) = (alignment.min, alignment.first_failure, (&limit - &w_star).norm());
     let mut run = ScenarioRun {
         scenario: s.clone(),
-        scenario_hash: s.hash(),
+        scenario_hash: crate::card::canonical_hash(s),
         schedule,
         measured: Measured { z, g2_empirical: exact.local_gradient_sup, b_empirical: f64::NAN, rho_min, alignment_failure, limit_gap },
         distance: exact.distance,

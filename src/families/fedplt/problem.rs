@@ -274,29 +274,19 @@ impl Instance {
         self.initial.len()
     }
 
-    /// `H = sum_k c_k H_k`.
-    pub fn hessian(&self) -> DMatrix<f64> {
-        self.hessians.iter().zip(&self.weights).fold(DMatrix::zeros(self.dim(), self.dim()), |a, (h, c)| a + h * *c)
-    }
-
-    /// `W* = H^{-1} sum_k c_k H_k a_k`.
+    /// `W* = H^{-1} sum_k c_k H_k a_k` with `H = sum_k c_k H_k`.
     ///
     /// # Errors
     /// [`Error::Instance`] when `H` is singular.
     pub fn minimizer(&self) -> Result<DVector<f64>> {
         let rhs = self.hessians.iter().zip(&self.optima).zip(&self.weights).fold(DVector::zeros(self.dim()), |a, ((h, o), c)| a + h * o * *c);
-        self.hessian().cholesky().map(|ch| ch.solve(&rhs)).ok_or_else(|| Error::Instance("the weighted Hessian is not positive definite".into()))
+        let hessian = self.hessians.iter().zip(&self.weights).fold(DMatrix::zeros(self.dim(), self.dim()), |a, (h, c)| a + h * *c);
+        hessian.cholesky().map(|ch| ch.solve(&rhs)).ok_or_else(|| Error::Instance("the weighted Hessian is not positive definite".into()))
     }
 
     /// `grad F_k(W) = H_k (W - a_k)`.
     pub fn gradient(&self, k: usize, w: &DVector<f64>) -> DVector<f64> {
         &self.hessians[k] * (w - &self.optima[k])
-    }
-
-    /// `F_k(W)`.
-    pub fn local_objective(&self, k: usize, w: &DVector<f64>) -> f64 {
-        let x = w - &self.optima[k];
-        0.5 * x.dot(&(&self.hessians[k] * &x))
     }
 
     /// The compensation vector and coverage (001:L90-96).
@@ -321,7 +311,9 @@ impl Instance {
         let l = self.hessians.iter().map(|h| eig(h).max()).fold(0.0, f64::max);
         let mu = self.hessians.iter().map(|h| eig(h).min()).fold(f64::INFINITY, f64::min);
         let w_star = self.minimizer()?;
-        let f_star: f64 = (0..self.clients()).map(|k| self.weights[k] * self.local_objective(k, &w_star)).sum();
+        // F* = sum_k c_k F_k(W*), F_k(W) = 1/2 (W - a_k)^T H_k (W - a_k).
+        let local = |k: usize| (&w_star - &self.optima[k], &self.hessians[k]);
+        let f_star: f64 = (0..self.clients()).map(local).zip(&self.weights).map(|((x, h), c)| c * (0.5 * x.dot(&(h * &x)))).sum();
         let fractions: Vec<f64> = self.masks.iter().map(|m| m.sum() / d as f64).collect();
         let alpha: Vec<f64> = fractions.iter().map(|r| (d as f64 * r).sqrt().min(1.0)).collect();
         let gamma_mask = self.weights.iter().zip(&alpha).map(|(c, a)| c * a * a).sum();

@@ -77,18 +77,34 @@ pub fn report_files(
     Ok((files, summary))
 }
 
-/// `fedplt/scenarios.json`: the residual sweep and, per scenario, its constants, schedule,
-/// measured constants, alignment and limit point.
+/// What `fedplt/scenarios.json` and the `run` command report of every run (its constants,
+/// schedule, the numbers measured on it, `rho_` by horizon, Assumption 6 for all `W`) and `extra`.
+fn run_fields(r: &ScenarioRun, extra: serde_json::Value) -> serde_json::Value {
+    let m = &r.measured;
+    let mut fields = serde_json::json!({
+        "scenario": r.scenario.name, "constants": r.constants, "schedule": r.schedule, "z": m.z, "g2_empirical": m.g2_empirical,
+        "b_empirical": m.b_empirical, "rho_by_horizon": r.alignment.rho_by_horizon(), "a6_for_all_w": r.a6_for_all_w,
+        "alignment_failure": r.alignment.first_failure, "limit_gap": m.limit_gap,
+    });
+    if let (Some(all), serde_json::Value::Object(extra)) = (fields.as_object_mut(), extra) {
+        all.extend(extra);
+    }
+    fields
+}
+
+/// `fedplt/scenarios.json`: the residual sweep and, per scenario, [`run_fields`] with its local
+/// steps, gradient, sample paths and limit point.
 fn scenarios_file(runs: &[ScenarioRun], sweep: Option<&(String, Vec<ResidualPoint>)>, meta: &ReportMeta) -> Result<ReportFile> {
+    let scenario = |r: &ScenarioRun| {
+        let (a, s) = (&r.alignment, &r.scenario);
+        let extra = serde_json::json!({"tau": s.tau, "gradient": s.gradient, "rho_min": a.min, "sample_paths": a.replicates,
+            "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point});
+        run_fields(r, extra)
+    };
     let runs_json = serde_json::json!({
         "meta": meta,
         "residual_sweep": sweep.map(|(name, points)| serde_json::json!({"scenario": name, "points": points})),
-        "scenarios": runs.iter().map(|r| serde_json::json!({
-            "scenario": r.scenario.name, "constants": r.constants, "schedule": r.schedule, "tau": r.scenario.tau, "gradient": r.scenario.gradient,
-            "z": r.measured.z, "g2_empirical": r.measured.g2_empirical, "b_empirical": r.measured.b_empirical,
-            "rho_min": r.alignment.min, "rho_by_horizon": r.alignment.rho_by_horizon(), "a6_for_all_w": r.a6_for_all_w, "alignment_failure": r.alignment.first_failure, "sample_paths": r.alignment.replicates,
-            "final_mean_gap": r.final_mean_gap, "limit_point": r.limit_point, "limit_gap": r.measured.limit_gap,
-        })).collect::<Vec<_>>(),
+        "scenarios": runs.iter().map(scenario).collect::<Vec<_>>(),
     });
     Ok(ReportFile { path: PathBuf::from("fedplt").join("scenarios.json"), bytes: to_json(&runs_json)?.into_bytes() })
 }
@@ -104,29 +120,16 @@ fn tradeoff(name: &str, points: &[ResidualPoint]) -> String {
     format!("\n### FedPLT speed-error trade-off (Case 1) on `{name}`\n\n{table}")
 }
 
-/// The `run` command's JSON for one scenario.
+/// The `run` command's JSON for one scenario: [`run_fields`] with its hash, `rho_` at `T`,
+/// `D^t` and the verdicts.
 ///
 /// # Errors
 /// When the JSON cannot be written.
 pub fn run_json(run: &ScenarioRun) -> Result<String> {
-    let m = &run.measured;
-    to_json(&serde_json::json!({
-        "meta": ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario.name)),
-        "scenario": run.scenario.name,
-        "scenario_hash": run.scenario_hash,
-        "constants": run.constants,
-        "schedule": run.schedule,
-        "z": m.z,
-        "g2_empirical": m.g2_empirical,
-        "b_empirical": m.b_empirical,
-        "alignment_min": run.alignment.min,
-        "rho_by_horizon": run.alignment.rho_by_horizon(),
-        "a6_for_all_w": run.a6_for_all_w,
-        "alignment_failure": run.alignment.first_failure,
-        "limit_gap": m.limit_gap,
-        "distance": run.distance,
-        "verdicts": run_verdicts(&run.results),
-    }))
+    let meta = ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario.name));
+    let extra = serde_json::json!({"meta": meta, "scenario_hash": run.scenario_hash, "alignment_min": run.alignment.min,
+        "distance": run.distance, "verdicts": run_verdicts(&run.results)});
+    to_json(&run_fields(run, extra))
 }
 
 /// The family's section of `SUMMARY.md`.

@@ -17,7 +17,7 @@ use super::claims::FedPltClaim;
 use super::formulas::Claim;
 use super::problem::{InstanceSpec, MaskLayout};
 use crate::error::Result;
-use crate::search::space::card_with_scenario;
+use crate::search::space::{card_with_scenario, pick};
 use crate::search::{Candidate, SearchSpace};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
@@ -26,20 +26,16 @@ const ROUNDS: usize = 60;
 const CLIENTS: [usize; 4] = [1, 2, 3, 5];
 const DIMS: [usize; 4] = [2, 3, 4, 6];
 const TAUS: [usize; 4] = [1, 2, 3, 5];
-const MASKS: [&str; 5] = ["full", "disjoint", "layers, 1 per client", "layers, 2 per client", "random, r = 1/2"];
 
-fn pick<T: Copy>(choices: &[T], u: f64) -> T {
-    choices[((u * choices.len() as f64) as usize).min(choices.len() - 1)]
-}
-
-fn mask_layout(u: f64, dim: usize) -> MaskLayout {
+/// The mask layout `u` picks in dimension `dim`, and its name.
+fn mask_layout(u: f64, dim: usize) -> (MaskLayout, &'static str) {
     let layers = dim.min(3);
     match pick(&[0, 1, 2, 3, 4], u) {
-        0 => MaskLayout::Full,
-        1 => MaskLayout::Disjoint,
-        2 => MaskLayout::Layers { layers, per_client: 1 },
-        3 => MaskLayout::Layers { layers, per_client: 2.min(layers) },
-        _ => MaskLayout::Random { fraction: 0.5 },
+        0 => (MaskLayout::Full, "full"),
+        1 => (MaskLayout::Disjoint, "disjoint"),
+        2 => (MaskLayout::Layers { layers, per_client: 1 }, "layers, 1 per client"),
+        3 => (MaskLayout::Layers { layers, per_client: 2.min(layers) }, "layers, 2 per client"),
+        _ => (MaskLayout::Random { fraction: 0.5 }, "random, r = 1/2"),
     }
 }
 
@@ -101,6 +97,7 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
             Some(FedPltClaim::DecayingCorrected) => StepSpec::Decaying { beta: 1.0 + 3.0 * x[9], offset: 1.0 },
             _ => StepSpec::ConstantOverL(10f64.powf(-2.0 * (1.0 - x[9])) * multiple),
         };
+        let (masks, mask_name) = mask_layout(x[6], dim);
         let instance = InstanceSpec {
             clients: pick(&CLIENTS, x[4]),
             dim,
@@ -111,14 +108,13 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
             init_distance: 10f64.powf(2.0 * x[3] - 1.0),
             rotated: x[7] >= 0.5,
             samples: None,
-            masks: mask_layout(x[6], dim),
+            masks,
             seed: c.instance_seed,
         };
-        let description = format!("worst case found by the search ({} masks)", MASKS[pick(&[0, 1, 2, 3, 4], x[6])]);
         Ok(Scenario {
             family: None,
             name: "search-worst".into(),
-            description,
+            description: format!("worst case found by the search ({mask_name} masks)"),
             rounds: ROUNDS,
             replicates: 2,
             seed: c.instance_seed,
