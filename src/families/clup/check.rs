@@ -16,6 +16,7 @@ use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKi
 use super::algorithm::{alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES};
 use super::bounds::{self, Opt, Stat};
 use super::claims::{ClupClaim, GammaRule, Inputs, Statement, ALL};
+use super::lemmas;
 use super::model::{Constants, Instance, ModelSpec, Solution};
 
 /// How the run starts.
@@ -331,15 +332,15 @@ pub fn lambda_grid() -> Vec<f64> {
     std::iter::once(0.0).chain((0..33).map(|j| 10f64.powf(-3.0 + 8.0 * j as f64 / 32.0))).collect()
 }
 
-fn stat_of(c: &Constants, s: &ModelSpec, empirical_l: bool) -> Stat {
+pub(super) fn stat_of(c: &Constants, s: &ModelSpec, empirical_l: bool) -> Stat {
     Stat { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, rho2: c.rho2, r: s.r, n: s.n as f64, m: s.m as f64 }
 }
 
-fn opt_of(c: &Constants, m: usize, p: &Params, empirical_l: bool) -> Opt {
+pub(super) fn opt_of(c: &Constants, m: usize, p: &Params, empirical_l: bool) -> Opt {
     Opt { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: m as f64 }
 }
 
-fn base_inputs(stat: Stat, opt: Opt) -> Inputs {
+pub(super) fn base_inputs(stat: Stat, opt: Opt) -> Inputs {
     Inputs { t: 1, stat, lambda: opt.lambda, opt, v1: f64::NAN, init_local: f64::NAN, sigma2: f64::NAN, batch: f64::NAN, strongly_convex: stat.mu > 0.0 }
 }
 
@@ -356,7 +357,7 @@ pub use super::prec::ROUNDING_FLOOR;
 /// tolerance is relative at every scale (`rhs = 0 < lhs` or `rhs < 0` is the largest finite ratio,
 /// `f64::MAX`, so it reads as violated; `rhs = inf` a zero one). The slack is `rhs/lhs` at the
 /// tightest point.
-fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
+pub(super) fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
     let ratio = |(l, r): (f64, f64)| {
         if r.is_infinite() && r > 0.0 {
             0.0
@@ -493,19 +494,19 @@ fn v1_t2(o: &Opt, tr: &Trajectory) -> f64 {
 
 /// What a scenario computes once for its claims: the design draws, the steps, and the runs of
 /// Algorithms 1 and 2 the selected claims compare with.
-struct Prepared<'a> {
-    s: &'a Scenario,
-    draws: Vec<Instance>,
+pub(super) struct Prepared<'a> {
+    pub(super) s: &'a Scenario,
+    pub(super) draws: Vec<Instance>,
     /// Draw 0's constants.
-    c0: Constants,
+    pub(super) c0: Constants,
     /// The scenario's steps and their optimization constants.
-    p: Params,
-    o: Opt,
-    z0: DVector<f64>,
+    pub(super) p: Params,
+    pub(super) o: Opt,
+    pub(super) z0: DVector<f64>,
     /// `lambda_grid()` and, when statistical claims are selected, each draw's curve over it.
-    grid: Vec<f64>,
+    pub(super) grid: Vec<f64>,
     curves: Vec<Vec<f64>>,
-    stat0: Stat,
+    pub(super) stat0: Stat,
     /// Algorithm 1 at the scenario's steps, and as the mean of locals (`gamma = 1/lambda`).
     tr: Trajectory,
     p_mean: Params,
@@ -514,7 +515,7 @@ struct Prepared<'a> {
     p_c2: Params,
     o_c2: Opt,
     tr_c2: Trajectory,
-    sol: Solution,
+    pub(super) sol: Solution,
     /// Algorithm 2 with fresh batches per step, and with one batch per round, when selected.
     run2: Option<Alg2Run>,
     run2_one: Option<Alg2Run>,
@@ -584,7 +585,7 @@ impl<'a> Prepared<'a> {
     }
 
     /// Draw 0.
-    fn inst(&self) -> &Instance {
+    pub(super) fn inst(&self) -> &Instance {
         &self.draws[0]
     }
 }
@@ -667,7 +668,7 @@ fn k_study(c: &Prepared) -> KStudy {
 }
 
 /// A claim's evaluation and what each compared point is.
-type Outcome = (Evaluation, Vec<String>);
+pub(super) type Outcome = (Evaluation, Vec<String>);
 
 /// Evaluates one claim on the prepared runs; `None` where the scenario has nothing it compares.
 fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome> {
@@ -699,6 +700,14 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
         Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
+        Statement::Lemma2 if s.statistics => Some(lemmas::lemma2(c, claim, scale)),
+        Statement::Lemma3 if s.statistics => Some(lemmas::lemma3(c, claim, scale)),
+        Statement::Lemma4 if s.statistics => Some(lemmas::lemma4(c, claim, scale)),
+        Statement::Global35 { local_average } if s.statistics => Some(lemmas::global_bound(c, claim, local_average, scale)),
+        Statement::Global52 { .. } | Statement::Global79 if s.statistics => Some(lemmas::global_bound(c, claim, false, scale)),
+        Statement::Lemma5 => lemmas::lemma5(c, claim, scale),
+        Statement::Lemma6 => Some(lemmas::lemma6(c, claim, scale)),
+        Statement::Theorem3Remark { .. } => s.batch.map(|b| lemmas::t3_remark(c, claim, b, scale)),
         _ => None,
     }
 }
