@@ -436,3 +436,67 @@ pub fn t3_rate(o: &Opt, stated: bool) -> f64 {
         1.0 - o.a() / 2.0
     }
 }
+
+/// (35) (003:L527): `E||w~^(g) - w*_g||^2 <= (4 rho^2/n + 2 mu lambda R^2)/mu^2` (printed with
+/// `u^2` for `mu^2`; p_i = 1/m, n_i = n). Solving (34) gives this bound on the clients' average
+/// `(1/m) sum_i E||w~^(i) - w*^(i)||^2` (L742), which bounds the global error by Jensen.
+pub fn global_35(s: &Stat, lambda: f64) -> f64 {
+    (4.0 * s.rho2 / s.n + 2.0 * s.mu * lambda * s.r * s.r) / (s.mu * s.mu)
+}
+
+/// `+inf` unless `g(lambda) < 1/(8L)^2`, the condition (52) is printed under (003:L618), else 0
+/// (the guard as a summand, [`div_pos`] of 0).
+pub fn guard_52(s: &Stat, lambda: f64) -> f64 {
+    div_pos(0.0, 1.0 / (64.0 * s.l * s.l) - g(s, lambda))
+}
+
+/// (52) (003:L621): `E||w~^(g) - w*_g||^2 <= Gq(lambda) (4L^2R^2 + 2rho^2/n) + 16 rho^2/(mu^2 N)
+/// + 16 L^2R^2/mu^2`, `+inf` outside its condition `g(lambda) <= 1/(8L)^2` ([`guard_52`]).
+pub fn global_52(s: &Stat, lambda: f64) -> f64 {
+    let (l2r2, mu2) = (s.l * s.l * s.r * s.r, s.mu * s.mu);
+    let het = 4.0 * l2r2 + 2.0 * s.rho2 / s.n;
+    gq(s, lambda) * het + 16.0 * s.rho2 / (mu2 * s.big_n()) + 16.0 * l2r2 / mu2 + guard_52(s, lambda)
+}
+
+/// (52) with the factor 2 of `||a + b||^2 <= 2||a||^2 + 2||b||^2` that (50) omits (I-CLUP7): (49)
+/// and Lemma 4's second moment `8 rho^2/(mu^2 N) + 8 L^2R^2/mu^2` each doubled, solved for the
+/// global error: `(2 g (4L^2R^2 + 2rho^2/n) + 16 rho^2/(mu^2 N) + 16 L^2R^2/mu^2)/(1 - 8 L^2 g)`,
+/// `+inf` outside `g(lambda) <= 1/(8L)^2` ([`guard_52`]).
+pub fn global_52_young(s: &Stat, lambda: f64) -> f64 {
+    let (l2r2, mu2, gl) = (s.l * s.l * s.r * s.r, s.mu * s.mu, g(s, lambda));
+    let het = 4.0 * l2r2 + 2.0 * s.rho2 / s.n;
+    div_pos(2.0 * gl * het + 16.0 * s.rho2 / (mu2 * s.big_n()) + 16.0 * l2r2 / mu2, 1.0 - 8.0 * s.l * s.l * gl) + guard_52(s, lambda)
+}
+
+/// (79) (003:L773): `E||w~^(g) - w*_g||^2 <= C1/N + C2 (1/n ^ R^2)`, `C1`, `C2` of (80).
+pub fn global_79(s: &Stat) -> f64 {
+    let (c1, c2) = c1_c2(s);
+    c1 / s.big_n() + c2 * (1.0 / s.n).min(s.r * s.r)
+}
+
+/// The smallest lambda of (77) (003:L763), the global model's condition for `R <= 1/sqrt(n)`:
+/// `(8 kappa/mu) {8L^2 v (2L^2R^2 + rho^2/n)/(4 rho^2/(mu^2 N) + 4 L^2R^2/mu^2)} - mu`.
+pub fn lambda_77(s: &Stat) -> f64 {
+    let (l2r2, mu2) = (s.l * s.l * s.r * s.r, s.mu * s.mu);
+    let ratio = (2.0 * l2r2 + s.rho2 / s.n) / (4.0 * s.rho2 / (mu2 * s.big_n()) + 4.0 * l2r2 / mu2);
+    8.0 * s.kappa() / s.mu * (8.0 * s.l * s.l).max(ratio) - s.mu
+}
+
+/// Lemma 4 (003:L424): `E||w~_GT - w*_g|| <= (rho sqrt(sum_i p_i^2/n_i) + L R)/(mu/2)`, with
+/// `p_i = 1/m`, `n_i = n`: `(rho/sqrt(N) + L R)/(mu/2)`.
+pub fn lemma4(s: &Stat) -> f64 {
+    (s.rho2.sqrt() / s.big_n().sqrt() + s.l * s.r) / (s.mu / 2.0)
+}
+
+/// The steps of the remark after Theorem 3 (003:L1318): `eta = min{mu (lambda+L)/(4 L
+/// (lambda+mu)^2), 1/(lambda+L)}`, `gamma = (lambda+L)/(2 lambda L)`; returns `(eta, gamma)`.
+pub fn t3_remark_steps(mu: f64, l: f64, lambda: f64) -> (f64, f64) {
+    let eta = (mu * (lambda + l) / (4.0 * l * (lambda + mu).powi(2))).min(1.0 / (lambda + l));
+    (eta, (lambda + l) / (2.0 * lambda * l))
+}
+
+/// The noise ball of the remark after Theorem 3 (003:L1318), its `O(eps)` part taken to 0:
+/// `min{1/(4 mu L), (lambda+mu)/(mu^2 (lambda+L))} sigma^2/(B m)`.
+pub fn t3_remark_ball(o: &Opt, sigma2: f64, b: f64) -> f64 {
+    (1.0 / (4.0 * o.mu * o.l)).min((o.lambda + o.mu) / (o.mu * o.mu * (o.lambda + o.l))) * sigma2 / (b * o.m)
+}

@@ -16,6 +16,7 @@ use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKi
 use super::algorithm::{alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES};
 use super::bounds::{self, Opt, Stat};
 use super::claims::{ClupClaim, GammaRule, Inputs, Statement, ALL};
+use super::lemmas;
 use super::model::{Constants, Instance, ModelSpec, Solution};
 
 /// How the run starts.
@@ -699,6 +700,14 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
         Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
+        Statement::Lemma2 if s.statistics => Some(lemma2(c, claim, scale)),
+        Statement::Lemma3 if s.statistics => Some(lemma3(c, claim, scale)),
+        Statement::Lemma4 if s.statistics => Some(lemma4(c, claim, scale)),
+        Statement::Global35 { local_average } if s.statistics => Some(global_bound(c, claim, local_average, scale)),
+        Statement::Global52 { .. } | Statement::Global79 if s.statistics => Some(global_bound(c, claim, false, scale)),
+        Statement::Lemma5 => lemma5(c, claim, scale),
+        Statement::Lemma6 => Some(lemma6(c, claim, scale)),
+        Statement::Theorem3Remark { .. } => s.batch.map(|b| t3_remark(c, claim, b, scale)),
         _ => None,
     }
 }
@@ -964,6 +973,166 @@ fn t3_v1(o: &Opt, r: &Alg2Run, g: f64) -> f64 {
     r.global_error[0] + bounds::lyapunov_c1(o, true) * g
 }
 
+/// The squared scale of the models a run compares: `max(||w~^(g)||^2, max_i ||w~^(i)||^2,
+/// ||z_0||^2)`.
+fn model_scale(c: &Prepared) -> f64 {
+    c.sol.locals.iter().map(|w| w.norm_squared()).fold(c.sol.global.norm_squared(), f64::max).max(c.z0.norm_squared())
+}
+
+/// Lemma 2 on every draw, client and positive lambda of the grid, at `w_g = 0` and `w_g = w*_g`.
+fn lemma2(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        for (wi, w) in [DVector::zeros(d.d), lemmas::center(d)].iter().enumerate() {
+            for &l in c.grid.iter().filter(|l| **l > 0.0) {
+                for i in 0..d.m() {
+                    for (what, (lhs, rhs)) in ["||a||^2 <= <a, b>", "||b||^2 <= <a, b>"].iter().zip(lemmas::lemma2_sides(d, i, l, w)) {
+                        sides.push((lhs, rhs));
+                        points.push(format!("draw {di}, w_g {}, lambda {l:.4e}, client {i}: {what}: {lhs:.6e} vs {rhs:.6e}", ["0", "w*_g"][wi]));
+                    }
+                }
+            }
+        }
+    }
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+}
+
+/// Lemma 3 on every draw, client and positive lambda of the grid.
+fn lemma3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        for &l in c.grid.iter().filter(|l| **l > 0.0) {
+            for (i, (lhs, rhs)) in lemmas::lemma3_sides(d, d.constants.mu, l).into_iter().enumerate() {
+                sides.push((lhs, rhs));
+                points.push(format!("draw {di}, lambda {l:.4e}, client {i}: {lhs:.6e} vs {rhs:.6e}"));
+            }
+        }
+    }
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+}
+
+/// The statistical metric a global-model claim reads at `lambda` on draw `d`: `E||w~^(g) -
+/// w*_g||^2`, or with `local_average` the clients' `(1/m) sum_i E||w~^(i) - w*^(i)||^2`.
+fn global_metric(d: &Instance, lambda: f64, local_average: bool) -> f64 {
+    if local_average {
+        d.statistical_errors(lambda).iter().sum::<f64>() / d.m() as f64
+    } else {
+        d.global_statistical_error(lambda)
+    }
+}
+
+/// The lambdas a global-model bound is compared at on a draw with constants `st`.
+fn global_lambdas(c: &Prepared, st: &Stat, statement: super::claims::Statement) -> Vec<f64> {
+    use super::claims::Statement;
+    match statement {
+        Statement::Global52 { .. } => {
+            let edge = bounds::lambda_at_4l2g(st, 1.0 / 16.0) * (1.0 + super::prec::GUARD_OFFSET);
+            c.grid.iter().copied().filter(|&l| bounds::guard_52(st, l) == 0.0).chain(std::iter::once(edge)).collect()
+        }
+        Statement::Global79 if bounds::c1_small_r(st) => {
+            let l = bounds::lambda_77(st);
+            vec![l, 10.0 * l, 1000.0 * l]
+        }
+        Statement::Global79 => {
+            let l = bounds::lambda_72(st);
+            vec![0.0, l / 10.0, l]
+        }
+        _ => c.grid.clone(),
+    }
+}
+
+/// (35), (52) or (79) on every draw at their lambdas ([`global_lambdas`]): (35) over the grid,
+/// (52) where its condition `g(lambda) < 1/(8L)^2` holds (and just inside it), (79) at the
+/// lambdas (77) or (72) admits.
+fn global_bound(c: &Prepared, claim: &ClupClaim, local_average: bool, scale: f64) -> Outcome {
+    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, false);
+        checks = claim.checks(&base_inputs(st, c.o));
+        for l in global_lambdas(c, &st, claim.statement) {
+            let (e, b) = (global_metric(d, l, local_average), claim.bound(&Inputs { lambda: l, ..base_inputs(st, c.o) }));
+            sides.push((e, b));
+            points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
+        }
+    }
+    (per_point(checks, &sides, scale), points)
+}
+
+/// Lemma 4 on every draw: the root mean square `(E||w~_GT - w*_g||^2)^(1/2)`, which bounds
+/// `E||w~_GT - w*_g||`, against the lemma's bound.
+fn lemma4(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    for (di, d) in c.draws.iter().enumerate() {
+        let st = stat_of(&d.constants, &c.s.model, false);
+        let x = base_inputs(st, c.o);
+        checks = claim.checks(&x);
+        let (e, b) = (d.global_train_error_to_center().sqrt(), claim.bound(&x));
+        sides.push((e, b));
+        points.push(format!("draw {di} (mu {:.4}): {e:.6e} vs {b:.6e}", st.mu));
+    }
+    (per_point(checks, &sides, scale), points)
+}
+
+/// Lemma 5 on Algorithm 1 at the scenario's steps, every client and round where `e_{t+1}^(i)` is
+/// above [`lemmas::LEMMA_FLOOR`] times the models' squared scale; `None` where no round is (the `K` local
+/// steps bring every `e_t^(i)` to the rounding floor: nothing to compare).
+fn lemma5(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome> {
+    let (inst, s) = (c.inst(), c.s);
+    let (d, m) = (inst.d, inst.m());
+    let states = run_alg1(inst, &c.p, &c.z0, s.rounds);
+    let q = (1.0 - c.p.eta * (c.c0.mu + c.p.lambda)).powf(c.p.k as f64);
+    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    let floor = lemmas::LEMMA_FLOOR * model_scale(c);
+    for t in 1..s.rounds {
+        let (g_now, l_now) = lemmas::round_models(&states, t, d, m);
+        let (g_next, l_next) = lemmas::round_models(&states, t + 1, d, m);
+        for i in 0..m {
+            let (lhs, rhs) = lemmas::lemma5_sides(inst, &c.p, q, (&g_now, &l_now[i]), (&g_next, &l_next[i]), i);
+            if lhs < floor {
+                continue;
+            }
+            sides.push((lhs, rhs));
+            points.push(format!("t = {t}, client {i}: e_(t+1) = {lhs:.6e} vs {rhs:.6e}"));
+        }
+    }
+    (!sides.is_empty()).then(|| (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points))
+}
+
+/// Lemma 6 on Algorithm 1 at the scenario's steps, every round while `||w_{t+1}^(g) -
+/// w~^(g)||^2` stays above [`lemmas::LEMMA_FLOOR`] times the models' squared scale.
+fn lemma6(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+    let (inst, s) = (c.inst(), c.s);
+    let (d, m) = (inst.d, inst.m());
+    let states = run_alg1(inst, &c.p, &c.z0, s.rounds);
+    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    let floor = lemmas::LEMMA_FLOOR * model_scale(c);
+    for t in 1..s.rounds {
+        let (wg, locals) = lemmas::round_models(&states, t, d, m);
+        let next = block(&states[t], 0, d);
+        let (lhs, rhs) = lemmas::lemma6_sides(inst, &c.o, &c.sol.global, &wg, &locals, &next);
+        if lhs < floor {
+            break;
+        }
+        sides.push((lhs, rhs));
+        points.push(format!("t = {t}: ||w_(t+1) - w~||^2 = {lhs:.6e} vs {rhs:.6e}"));
+    }
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+}
+
+/// The remark after Theorem 3 (003:L1318): Algorithm 2 at its steps (fresh batches of `batch`)
+/// started at the solution, so its error is the noise floor alone, against the ball at every
+/// round after the first (whose error is 0).
+fn t3_remark(c: &Prepared, claim: &ClupClaim, batch: usize, scale: f64) -> Outcome {
+    let (inst, s) = (c.inst(), c.s);
+    let p = lemmas::t3_remark_params(inst, s.lambda, c.p.k, MAX_K);
+    let start = initial_state(&c.sol.global, &c.sol.locals);
+    let run = run_alg2(inst, &p, batch, Batches::PerStep, &start, &c.sol.global, s.rounds);
+    let x = Inputs { sigma2: run.sigma2, batch: batch as f64, ..base_inputs(c.stat0, opt_of(&c.c0, s.model.m, &p, false)) };
+    let b = claim.bound(&x);
+    let sides: Vec<(f64, f64)> = run.global_error.iter().skip(1).map(|e| (*e, b)).collect();
+    let points = sides.iter().enumerate().map(|(t, (e, b))| format!("round {} (eta {:.4e}, K {}): {e:.6e} vs {b:.6e}", t + 2, p.eta, p.k)).collect();
+    (per_point(claim.checks(&x), &sides, scale), points)
+}
 /// The scenario checked and its design draws `0..designs` (draw 0 is the instance the
 /// optimization claims run on): what a check prepares once per scenario.
 ///

@@ -78,6 +78,35 @@ pub enum Statement {
     QMonotone,
     /// Theorem 3's noise floor shrinks at least like `1/B` (003:L194, L1320), over a `B` sweep.
     Theorem3BallScaling,
+    /// Lemma 2 (003:L161): `grad F_i(w_g) = lambda (w_g - w_*^(i)(w_g))`, as two inequalities.
+    Lemma2,
+    /// Lemma 3 (003:L394-398): `||w~^(g) - w~^(i)|| <= 2 ||grad L_i(w~^(g))||/(mu + lambda)`.
+    Lemma3,
+    /// Lemma 4 (003:L422-426): `E||w~_GT - w*_g|| <= (rho/sqrt(N) + L R)/(mu/2)`, checked on the
+    /// root mean square, which bounds the mean.
+    Lemma4,
+    /// Lemma 5 (003:L955-958): the inner-loop contraction of `e_t^(i)` at its tightest `eps`.
+    Lemma5,
+    /// Lemma 6 (003:L964-967): the outer-loop contraction at its tightest `eps_g`.
+    Lemma6,
+    /// (35) (003:L527); `local_average` bounds the clients' average error (34) solves for (L742).
+    Global35 {
+        /// `(1/m) sum_i E||w~^(i) - w*^(i)||^2` instead of `E||w~^(g) - w*_g||^2`.
+        local_average: bool,
+    },
+    /// (52) (003:L621); `young` restores the factor 2 (50) omits (I-CLUP7).
+    Global52 {
+        /// The proof-supported reading with Young's factor 2.
+        young: bool,
+    },
+    /// (79) (003:L773) at the lambdas (77) or (72) admits.
+    Global79,
+    /// The ball of the remark after Theorem 3 (003:L1318) at its steps; `at_steps` takes Theorem
+    /// 3's printed ball at those steps instead of the remark's closed form.
+    Theorem3Remark {
+        /// Theorem 3's ball (L1251) at the remark's steps.
+        at_steps: bool,
+    },
     /// Corollary 3's optimization term; `c4` takes Corollary 4's rate without the factor 2.
     Corollary3 {
         /// Corollary 4's reading (I-CLUP1).
@@ -136,7 +165,7 @@ const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every 
 const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
-pub const ALL: [ClupClaim; 28] = [
+pub const ALL: [ClupClaim; 40] = [
     ClupClaim { id: "CLUP-L1", title: "Lemma 1: mu_g, L_g, mu_l, L_l, L_w against the instance's curvatures", source: "003:L159; proof L918-951", metric: "extreme eigenvalues of the Moreau envelopes' Hessians lambda A_i (A_i + lambda I)^-1, of A_i + lambda I, and the norm of the prox Jacobian, over clients and the average F", kind: ClaimKind::Lemma, reading: "primary", why: "L of Assumption 1 as printed (per-sample); the constants are attained with the empirical-Hessian L", statement: Statement::Lemma1 },
     ClupClaim { id: "CLUP-T1", title: "Theorem 1: statistical error of the solution of (2), for every lambda >= 0", source: "003:L108-114; (70) L721; proof L452-725", metric: STAT_T1, kind: ClaimKind::Bound, reading: "primary", why: "rho^2/n in (70) (I-CLUP4), 16 rho^2 lambda/(mu^3 n) in the second branch (I-CLUP5), first branch +inf unless g(lambda) <= 1/(8 L^2) (I-CLUP6)", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false } },
     ClupClaim { id: "CLUP-T1~n2", title: "Theorem 1 with (70) as printed: rho^2/n^2", source: "003:L721", metric: STAT_T1, kind: ClaimKind::Bound, reading: "n2", why: "I-CLUP4: (70) prints 2 rho^2/n^2 where (52) has 2 rho^2/n", statement: Statement::Theorem1 { reading: T1Reading { n_squared: true, printed_four: false, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
@@ -165,6 +194,18 @@ pub const ALL: [ClupClaim; 28] = [
     ClupClaim { id: "CLUP-C2-MONOTONE", title: "Corollary 2: the rounds to an eps-solution increase with lambda", source: "003:L192", metric: "rounds measured at consecutive lambdas of the sweep: rounds(lambda_j) <= rounds(lambda_{j+1})", kind: ClaimKind::Lemma, reading: "primary", why: "as lambda increases from 0 to inf the communication complexity increases from O(log 1/eps) to O(kappa log 1/eps) (L192): measured, not the O(.)'s shape", statement: Statement::Corollary2Monotone },
     ClupClaim { id: "CLUP-Q-MONOTONE", title: "q1 and q2 of Theorem 1 increase in lambda", source: "003:L114, L207; (67) L710, (70) L721", metric: "q1 = 1/(1/q1) of (70) where g(lambda) <= 1/(8 L^2) and q2 of (67), at consecutive positive lambdas of the grid, every draw", kind: ClaimKind::Lemma, reading: "primary", why: "Corollary 3 (L207) states both monotonically increasing; q1 only where its guard holds (I-CLUP6), below the guard 1/q1 has the pole of Gq", statement: Statement::QMonotone },
     ClupClaim { id: "CLUP-T3-BALL-B", title: "Theorem 3: the noise ball scales like 1/(B m): Algorithm 2's floor at B is at most its floor at B = 1 over B", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone), B in {1, 2, 4, 8} below n: floor(B) <= floor(1)/B", kind: ClaimKind::Lemma, reading: "primary", why: "the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) and the text (L194, L1320) put the batch size in the denominator: the floor at B is compared with the floor at B = 1 divided by B (sampling without replacement shrinks it by (n - B)/(B (n - 1)) <= 1/B)", statement: Statement::Theorem3BallScaling },
+    ClupClaim { id: "CLUP-L2", title: "Lemma 2: grad F_i(w_g) = lambda (w_g - w_*^(i)(w_g))", source: "003:L161", metric: "the Moreau envelope's gradient a = lambda A_i (A_i + lambda I)^-1 (w_g - A_i^-1 b_i) against b = lambda (w_g - prox(w_g)), as ||a||^2 <= <a, b> and ||b||^2 <= <a, b> (both together: a = b), every draw, client, positive lambda of the grid, w_g in {0, w*_g}", kind: ClaimKind::Lemma, reading: "primary", why: "F_i of a quadratic L_i is the quadratic with Hessian lambda A_i (A_i + lambda I)^-1 (Lemma 1's object) minimized where L_i is: its gradient from these, independent of the prox", statement: Statement::Lemma2 },
+    ClupClaim { id: "CLUP-L3", title: "Lemma 3: ||w~^(g) - w~^(i)|| <= 2 ||grad L_i(w~^(g), S_i)||/(mu + lambda)", source: "003:L394-398; (21) L416", metric: "||w~^(g) - w~^(i)|| on each draw's labels, every client, positive lambda of the grid", kind: ClaimKind::Lemma, reading: "primary", why: "as printed (Assumption 2 only; deterministic given the data)", statement: Statement::Lemma3 },
+    ClupClaim { id: "CLUP-L4", title: "Lemma 4: E||w~_GT - w*_g|| <= (rho sqrt(sum_i p_i^2/n_i) + L R)/(mu/2)", source: "003:L422-426; proof L428-448", metric: "(E||w~_GT - w*_g||^2)^(1/2) over the label noise (exact), every draw", kind: ClaimKind::Bound, reading: "primary", why: "the root mean square bounds the mean E||.|| (Jensen), so the check is sufficient for the printed first moment; the proof's (22) holds draw by draw, so it bounds the root mean square as well (Minkowski)", statement: Statement::Lemma4 },
+    ClupClaim { id: "CLUP-L5", title: "Lemma 5: e_{t+1}^(i) <= (1+eps)(1 - eta mu_l)^K e_t^(i) + (1 + 1/eps)(1 - eta mu_l)^K ||w_{t+1,*}^(i) - w_{t,*}^(i)||^2", source: "003:L955-958; (111) L1027", metric: "e_{t+1}^(i) = ||w_{t+1,K}^(i) - w_*^(i)(w_{t+1}^(g))||^2 per round and client of Algorithm 1 (exact)", kind: ClaimKind::Lemma, reading: "primary", why: "for all eps > 0: checked at the eps that minimizes the right side, (1 - eta mu_l)^K (sqrt(e_t^(i)) + sqrt(D_t^(i)))^2; the index of w_* as (111) uses it (I-CLUP13)", statement: Statement::Lemma5 },
+    ClupClaim { id: "CLUP-L6", title: "Lemma 6: ||w_{t+1}^(g) - w~^(g)||^2 <= (1 - gamma mu_g + gamma eps_g) X_t - gamma^2 ||grad F||^2 + gamma^3 L_g ||hat grad F||^2 + (gamma/eps_g + gamma^2) ||grad F - hat grad F||^2", source: "003:L964-967; proof L969-1002", metric: "||w_{t+1}^(g) - w~^(g)||^2 per round of Algorithm 1 (exact)", kind: ClaimKind::Lemma, reading: "primary", why: "for all eps_g > 0: checked at the eps_g that minimizes the right side (gamma eps_g X_t + gamma D/eps_g >= 2 gamma sqrt(X_t D)); 'gamma <= L_g' read gamma <= 1/L_g (I-CLUP13)", statement: Statement::Lemma6 },
+    ClupClaim { id: "CLUP-G35", title: "(35): E||w~^(g) - w*_g||^2 <= (4 rho^2/n + 2 mu lambda R^2)/mu^2", source: "003:L527; proof L452-527", metric: "E||w~^(g) - w*_g||^2 over the label noise (exact), every draw, lambda of the grid", kind: ClaimKind::Bound, reading: "primary", why: "as printed, for the global model; its case R > 1/sqrt(n) is reported only: (25)-(34) do not use it", statement: Statement::Global35 { local_average: false } },
+    ClupClaim { id: "CLUP-G35~local-average", title: "(35) for the clients' average error (1/m) sum_i E||w~^(i) - w*^(i)||^2", source: "003:L522-527, L742", metric: "(1/m) sum_i E||w~^(i) - w*^(i)||^2 over the label noise (exact), every draw, lambda of the grid", kind: ClaimKind::Bound, reading: "local-average", why: "(34) is an inequality in sum_i p_i E||Delta^(i)||^2 and L742 solves it for that quantity; (35) labels it the global error, which it bounds by Jensen", statement: Statement::Global35 { local_average: true } },
+    ClupClaim { id: "CLUP-G52", title: "(52): E||w~^(g) - w*_g||^2 <= Gq(lambda)(4L^2R^2 + 2 rho^2/n) + 16 rho^2/(mu^2 N) + 16 L^2R^2/mu^2 where g(lambda) <= 1/(8L)^2", source: "003:L618-621", metric: "E||w~^(g) - w*_g||^2 over the label noise (exact), every draw, lambda of the grid where g(lambda) < 1/(8L)^2 and just inside that condition", kind: ClaimKind::Bound, reading: "primary", why: "as printed, under its condition g(lambda) <= 1/(8L)^2 (L618); its case R <= 1/sqrt(n) reported only: (36)-(51) do not use it", statement: Statement::Global52 { young: false } },
+    ClupClaim { id: "CLUP-G52~young", title: "(52) with Young's factor 2: (2 g (4L^2R^2 + 2 rho^2/n) + 16 rho^2/(mu^2 N) + 16 L^2R^2/mu^2)/(1 - 8 L^2 g)", source: "003:L606-621", metric: "E||w~^(g) - w*_g||^2 over the label noise (exact), every draw, lambda of the grid where g(lambda) < 1/(8L)^2 and just inside that condition", kind: ClaimKind::Bound, reading: "young", why: "I-CLUP7: (50) adds (49) and Lemma 4's squared term without the factor 2 of ||a + b||^2 <= 2||a||^2 + 2||b||^2; with it, solving for the global error gives this bound", statement: Statement::Global52 { young: true } },
+    ClupClaim { id: "CLUP-G79", title: "(79): E||w~^(g) - w*_g||^2 <= C1/N + C2 (1/n ^ R^2) at the lambda (77) or (72) admits", source: "003:L773-780; (75) L754, (77) L763, (72) L740", metric: "E||w~^(g) - w*_g||^2 at lambda in {l77, 10 l77, 1000 l77} (R <= 1/sqrt n) or {0, l72/10, l72} (R > 1/sqrt n), every draw", kind: ClaimKind::Bound, reading: "primary", why: "as printed, C1 = 32 rho^2/mu^2, C2 = ((1+sqrt 3) rho/mu)^2 v 32 L^2/mu^2 (80), with the case of (78) that (73) supports for R > 1/sqrt(n) (I-CLUP9)", statement: Statement::Global79 },
+    ClupClaim { id: "CLUP-T3-REMARK", title: "Remark after Theorem 3: at eta = min{mu(lambda+L)/(4L(lambda+mu)^2), 1/(lambda+L)}, gamma = 1/(2 L_g), the ball is min{1/(4 mu L), (lambda+mu)/(mu^2 (lambda+L))} sigma^2/(B m)", source: "003:L1318", metric: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 at the remark's steps started at the solution (the noise floor alone), every round", kind: ClaimKind::Bound, reading: "primary", why: "the O(eps) part vanishes from the solution; K the smallest meeting (143) = (14) at these steps; sigma^2 of Assumption 4 at the visited iterates (I-CLUP17), fresh batches (I-CLUP19)", statement: Statement::Theorem3Remark { at_steps: false } },
+    ClupClaim { id: "CLUP-T3-REMARK~ball-at-steps", title: "Remark after Theorem 3 with Theorem 3's printed ball at the remark's steps", source: "003:L1251, L1316-1318", metric: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 at the remark's steps started at the solution, every round", kind: ClaimKind::Bound, reading: "ball-at-steps", why: "I-CLUP22: the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) at these steps is 2 (lambda+L)/(mu L (lambda+mu)) sigma^2/(B m) when the first eta is the smaller, at least 8 times the remark's closed form", statement: Statement::Theorem3Remark { at_steps: true } },
 ];
 
 /// `given < required` strictly (a strict inequality of the paper).
@@ -198,6 +239,12 @@ pub fn optimization_checks(o: &Opt) -> Vec<ConditionCheck> {
         1.0,
     ));
     v
+}
+
+/// The case of the global model's analysis a bound is stated in (003:L500, L529), `R` against
+/// `sqrt(sum_i p_i/n_i) = 1/sqrt(n)`: reported only, its derivation does not use it.
+fn case_check(name: &str, x: &Inputs, relation: Relation) -> ConditionCheck {
+    ConditionCheck::compare(name, ConditionKind::Implicit, x.stat.r, relation, 1.0 / x.stat.n.sqrt())
 }
 
 fn model_checks(x: &Inputs) -> Vec<ConditionCheck> {
@@ -249,7 +296,30 @@ impl BoundClaim for ClupClaim {
     fn checks(&self, x: &Inputs) -> Vec<ConditionCheck> {
         let mut v = model_checks(x);
         match self.statement {
-            Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. } | Statement::QMonotone => {}
+            Statement::Lemma1
+            | Statement::Theorem1 { .. }
+            | Statement::Corollary1 { .. }
+            | Statement::QMonotone
+            | Statement::Lemma2
+            | Statement::Lemma3
+            | Statement::Lemma4
+            | Statement::Global79 => {}
+            Statement::Global35 { .. } => v.push(case_check("(35)'s case R > 1/sqrt(n) (reported only: (25)-(34) do not use it)", x, Relation::AtLeast)),
+            Statement::Global52 { .. } => v.push(case_check("(52)'s case R <= 1/sqrt(n) (reported only: (36)-(51) do not use it)", x, Relation::AtMost)),
+            Statement::Lemma5 => {
+                let c = x.opt.lemma1();
+                v.push(ConditionCheck::compare("eta <= 1/L_l", ConditionKind::StepSize, x.opt.eta, Relation::AtMost, 1.0 / c.l_l));
+            }
+            Statement::Lemma6 => {
+                let c = x.opt.lemma1();
+                v.push(ConditionCheck::compare(
+                    "gamma <= 1/L_g (printed 'gamma <= L_g', I-CLUP13)",
+                    ConditionKind::StepSize,
+                    x.opt.gamma,
+                    Relation::AtMost,
+                    1.0 / c.l_g,
+                ));
+            }
             Statement::Theorem2Global(_)
             | Statement::Theorem2Local
             | Statement::Theorem2Lyapunov
@@ -260,7 +330,7 @@ impl BoundClaim for ClupClaim {
             | Statement::Corollary3 { .. } => {
                 v.extend(optimization_checks(&x.opt));
             }
-            Statement::Theorem3 { .. } | Statement::Theorem3BallScaling => {
+            Statement::Theorem3 { .. } | Statement::Theorem3BallScaling | Statement::Theorem3Remark { .. } => {
                 // Scope checks first, then the step conditions (the order of a card's formula).
                 v.push(ConditionCheck::compare("B <= n", ConditionKind::Scope, x.batch, Relation::AtMost, x.stat.n));
                 v.extend(optimization_checks(&x.opt));
@@ -283,7 +353,18 @@ impl BoundClaim for ClupClaim {
             | Statement::Corollary2Computation
             | Statement::Corollary2Monotone
             | Statement::QMonotone
-            | Statement::Theorem3BallScaling => f64::NAN,
+            | Statement::Theorem3BallScaling
+            | Statement::Lemma2
+            | Statement::Lemma3
+            | Statement::Lemma5
+            | Statement::Lemma6 => f64::NAN,
+            Statement::Lemma4 => bounds::lemma4(&x.stat),
+            Statement::Global35 { .. } => bounds::global_35(&x.stat, x.lambda),
+            Statement::Global52 { young: false } => bounds::global_52(&x.stat, x.lambda),
+            Statement::Global52 { young: true } => bounds::global_52_young(&x.stat, x.lambda),
+            Statement::Global79 => bounds::global_79(&x.stat),
+            Statement::Theorem3Remark { at_steps: false } => bounds::t3_remark_ball(o, x.sigma2, x.batch),
+            Statement::Theorem3Remark { at_steps: true } => bounds::t3_ball(o, x.sigma2, x.batch),
             Statement::Corollary3 { c4: false } => 2.0 * bounds::c2_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
             Statement::Corollary3 { c4: true } => bounds::c4_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
             Statement::Theorem3 { corrected_ball, stated_rate, .. } => {

@@ -6,7 +6,7 @@
 //! pipeline fills both from the same draw, so one symbol `mu`, `L`, `lambda` serves both (the
 //! values are read from `stat` and `lambda`; the twin sampler draws `opt` equal to them).
 //!
-//! Two claims have no formula ([`WITHOUT_FORMULA`]). Every other claim's condition list is twinned
+//! Some claims have no formula ([`WITHOUT_FORMULA`]). Every other claim's condition list is twinned
 //! entry by entry, with one difference the formula language cannot express: the built-in
 //! `gamma < 1/L_g` is strict (I-CLUP11: at the experiments' `gamma = 1/L_g` it fails), while a
 //! card's `<` is checked as `<=` up to the identity tolerance, so the two differ in `holds` for
@@ -47,7 +47,7 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 16> = SymbolTable::new([
 ]);
 
 /// Claims without a formula, with the reason.
-pub const WITHOUT_FORMULA: [(&str, &str); 6] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 10] = [
     (
         "CLUP-T1~unguarded",
         "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
@@ -70,6 +70,22 @@ pub const WITHOUT_FORMULA: [(&str, &str); 6] = [
         "compares q1 and q2 at consecutive lambdas of the grid with each other: an ordering of one function's values, not a bound of one point's inputs",
     ),
     (
+        "CLUP-L2",
+        "compares two gradients computed on the draw (the envelope's and the prox's) with each other: an identity of measured vectors, not a bound of the claim's inputs",
+    ),
+    (
+        "CLUP-L3",
+        "its right side 2 ||grad L_i(w~^(g), S_i)||/(mu + lambda) reads the gradient at the solution on each draw's labels, per client: a measured quantity, not one of the claim's inputs",
+    ),
+    (
+        "CLUP-L5",
+        "its right side reads e_t^(i) and the drift of w_*^(i)(w_t^(g)) measured on the run, per client and round: measured quantities, not the claim's inputs",
+    ),
+    (
+        "CLUP-L6",
+        "its right side reads ||w_t^(g) - w~^(g)||^2, grad F and its estimate measured on the run, per round: measured quantities, not the claim's inputs",
+    ),
+    (
         "CLUP-T3-BALL-B",
         "compares Algorithm 2's noise floors at several batch sizes with each other: an ordering over runs, not a bound of one point's inputs",
     ),
@@ -87,7 +103,7 @@ type BoundFn = fn(&Inputs) -> f64;
 type ChecksFn = fn(&Inputs) -> Vec<ConditionCheck>;
 
 /// Every claim's built-in bound, in the order of [`ALL`].
-const BOUNDS: [BoundFn; 28] = [
+const BOUNDS: [BoundFn; 40] = [
     bound_at::<0>,
     bound_at::<1>,
     bound_at::<2>,
@@ -116,10 +132,22 @@ const BOUNDS: [BoundFn; 28] = [
     bound_at::<25>,
     bound_at::<26>,
     bound_at::<27>,
+    bound_at::<28>,
+    bound_at::<29>,
+    bound_at::<30>,
+    bound_at::<31>,
+    bound_at::<32>,
+    bound_at::<33>,
+    bound_at::<34>,
+    bound_at::<35>,
+    bound_at::<36>,
+    bound_at::<37>,
+    bound_at::<38>,
+    bound_at::<39>,
 ];
 
 /// Every claim's built-in condition list, in the order of [`ALL`].
-const CHECKS: [ChecksFn; 28] = [
+const CHECKS: [ChecksFn; 40] = [
     checks_at::<0>,
     checks_at::<1>,
     checks_at::<2>,
@@ -148,6 +176,18 @@ const CHECKS: [ChecksFn; 28] = [
     checks_at::<25>,
     checks_at::<26>,
     checks_at::<27>,
+    checks_at::<28>,
+    checks_at::<29>,
+    checks_at::<30>,
+    checks_at::<31>,
+    checks_at::<32>,
+    checks_at::<33>,
+    checks_at::<34>,
+    checks_at::<35>,
+    checks_at::<36>,
+    checks_at::<37>,
+    checks_at::<38>,
+    checks_at::<39>,
 ];
 
 const N2: T1Reading = T1Reading { n_squared: true, ..T1_PROOF };
@@ -214,6 +254,11 @@ pub fn claim_twins() -> TwinTable<Inputs> {
     fields.push(Twin { claim: "CLUP-T3~ball-corrected", field: "let.ball", builtin: |x| bounds::t3_ball_corrected(&x.opt, x.sigma2, x.batch) });
     fields.push(Twin { claim: "CLUP-T3", field: "let.rate", builtin: |x| bounds::t3_rate(&x.opt, false) });
     fields.push(Twin { claim: "CLUP-T3~stated-rate", field: "let.rate", builtin: |x| bounds::t3_rate(&x.opt, true) });
+    fields.push(Twin { claim: "CLUP-G52", field: "let.g", builtin: |x| bounds::g(&x.stat, x.lambda) });
+    fields.push(Twin { claim: "CLUP-G52~young", field: "let.g", builtin: |x| bounds::g(&x.stat, x.lambda) });
+    fields.push(Twin { claim: "CLUP-G79", field: "let.C2", builtin: |x| bounds::c1_c2(&x.stat).1 });
+    fields.push(Twin { claim: "CLUP-G79", field: "let.lambda77", builtin: |x| bounds::lambda_77(&x.stat) });
+    fields.push(Twin { claim: "CLUP-T3-REMARK~ball-at-steps", field: "let.ball", builtin: |x| bounds::t3_ball(&x.opt, x.sigma2, x.batch) });
     let conditions = ALL
         .iter()
         .zip(CHECKS)

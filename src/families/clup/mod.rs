@@ -13,6 +13,7 @@ pub mod check;
 pub mod claims;
 pub mod family;
 pub mod formulas;
+pub mod lemmas;
 pub mod model;
 pub mod prec;
 pub mod report;

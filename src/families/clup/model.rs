@@ -264,13 +264,19 @@ impl Instance {
     /// `||f_i(E b) - w*^(i)||^2 + sum_k tr(M_ik (s^2 A_k/n) M_ik^T)`, with the columns of `M`
     /// obtained by applying `f` to unit vectors.
     pub fn expected_errors(&self, f: &LinearEstimator<'_>) -> Vec<f64> {
-        let (d, m) = (self.d, self.m());
         let mean: Vec<DVector<f64>> = self.clients.iter().map(|c| c.b_mean.clone()).collect();
-        let at_mean = f(&mean);
-        let mut errors: Vec<f64> = at_mean.iter().zip(&self.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).collect();
+        let bias: Vec<f64> = f(&mean).iter().zip(&self.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).collect();
+        self.add_noise_terms(f, bias)
+    }
+
+    /// Adds to `errors` (one per estimate `f` returns) the label noise's part of each expected
+    /// square, `sum_k tr(M_ik (s^2 A_k/n) M_ik^T)`, `M_ik` the response of estimate `i` to `b_k`
+    /// (`f` linear, so its columns are `f` of unit vectors).
+    fn add_noise_terms(&self, f: &LinearEstimator<'_>, mut errors: Vec<f64>) -> Vec<f64> {
+        let (d, m) = (self.d, self.m());
         let zero: Vec<DVector<f64>> = vec![DVector::zeros(d); m];
         for k in 0..m {
-            // Response of every client's estimate to a unit change of b_k along each axis.
+            // Response of every estimate to a unit change of b_k along each axis.
             let cols: Vec<Vec<DVector<f64>>> = (0..d)
                 .map(|j| {
                     let mut b = zero.clone();
@@ -294,15 +300,32 @@ impl Instance {
 
     /// `E||w~^(g) - w*_g||^2` at `lambda` (eq. 79's metric).
     pub fn global_statistical_error(&self, lambda: f64) -> f64 {
+        self.expected_error_to_center(&|b| self.solve_with(lambda, b).global)
+    }
+
+    /// `E||f(b) - w*_g||^2` over the label noise, `w*_g = (1/m) sum_i w*^(i)` (003:L371), for a
+    /// global estimate `f` linear in the linear terms `b`: `||f(E b) - w*_g||^2` plus the noise
+    /// terms of [`Self::expected_errors`].
+    pub fn expected_error_to_center(&self, f: &dyn Fn(&[DVector<f64>]) -> DVector<f64>) -> f64 {
         let center = self.clients.iter().fold(DVector::zeros(self.d), |acc, c| acc + &c.w_star) / self.m() as f64;
-        let shifted: Vec<f64> = self.expected_errors(&|b| {
-            let g = self.solve_with(lambda, b).global;
-            // Report g - center in client 0's slot so its error is ||g - w*_g||^2.
-            let mut v = vec![g.clone(); self.m()];
-            v[0] = g - &self.clients[0].w_star + &center;
-            v
-        });
-        shifted[0]
+        let mean: Vec<DVector<f64>> = self.clients.iter().map(|c| c.b_mean.clone()).collect();
+        let bias = (f(&mean) - center).norm_squared();
+        self.add_noise_terms(&|b| vec![f(b)], vec![bias])[0]
+    }
+
+    /// GlobalTrain's `E||w~_GT - w*_g||^2` (Lemma 4's quantity, squared; 003:L424).
+    pub fn global_train_error_to_center(&self) -> f64 {
+        self.expected_error_to_center(&|b| self.global_train_with(b))
+    }
+
+    /// The gradient of the Moreau envelope `F_i` at `w` from its quadratic form alone: `F_i` has
+    /// the Hessian `lambda A_i (A_i + lambda I)^{-1}` ([`Self::envelope_hessian`]) and the
+    /// minimizer of `L_i`, `A_i^{-1} b_i`, so `grad F_i(w) = lambda A_i (A_i + lambda I)^{-1} (w -
+    /// A_i^{-1} b_i)`: Lemma 2's left side without its prox (003:L161).
+    pub fn envelope_gradient(&self, i: usize, lambda: f64, w: &DVector<f64>) -> DVector<f64> {
+        let c = &self.clients[i];
+        let (hess, _) = self.envelope_hessian(i, lambda);
+        hess * (w - inverse(&c.a) * &c.b)
     }
 
     /// LocalTrain's `E||w_i - w*^(i)||^2` per client.

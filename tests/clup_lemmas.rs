@@ -1,0 +1,199 @@
+//! FedCLUP's Lemmas 2-6, the global model's bounds (35), (52), (79) and the remark after Theorem 3
+//! (003:L1318): the card's verdicts, the tightest slack each row reaches on the default scenarios,
+//! and negative controls (every bound scaled just below its slack; wrong terms of Lemmas 2, 3 and
+//! 5, (52) without its condition, the remark's ball with a wrong exponent) that flip them.
+
+use nalgebra::DVector;
+
+use fedbounds::families::clup::algorithm::{initial_state, run_alg1, run_alg2, Batches, Params};
+use fedbounds::families::clup::bounds::{self, Opt, Stat};
+use fedbounds::families::clup::check::{lambda_grid, run_scenario, Scenario};
+use fedbounds::families::clup::claims::{ClupClaim, ALL};
+use fedbounds::families::clup::family::embedded_card;
+use fedbounds::families::clup::lemmas::{lemma2_sides, lemma3_sides, lemma5_sides, t3_remark_params};
+use fedbounds::verdict::VerdictKind;
+
+const NEW_ROWS: [&str; 12] = [
+    "CLUP-L2",
+    "CLUP-L3",
+    "CLUP-L4",
+    "CLUP-L5",
+    "CLUP-L6",
+    "CLUP-G35",
+    "CLUP-G35~local-average",
+    "CLUP-G52",
+    "CLUP-G52~young",
+    "CLUP-G79",
+    "CLUP-T3-REMARK",
+    "CLUP-T3-REMARK~ball-at-steps",
+];
+
+fn scenario(name: &str) -> Scenario {
+    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+}
+
+fn claim(id: &str) -> ClupClaim {
+    *ALL.iter().find(|c| c.id == id).expect("claim exists")
+}
+
+fn stat_of(s: &Scenario, draw: u64) -> Stat {
+    let c = s.model.instance(draw).unwrap().constants;
+    Stat { mu: c.mu, l: c.l_sample, rho2: c.rho2, r: s.model.r, n: s.model.n as f64, m: s.model.m as f64 }
+}
+
+/// The slack of `id` on scenario `name` at bound scale 1, after asserting the card's verdict.
+fn slack(name: &str, id: &str) -> f64 {
+    let s = scenario(name);
+    let run = run_scenario(&s, &[claim(id)], 1.0).unwrap();
+    let r = &run.results[0];
+    assert_eq!(Some(r.evaluation.verdict), s.expected.get(id).copied(), "{id} on {name}");
+    r.evaluation.slack.unwrap_or(f64::NAN)
+}
+
+#[test]
+fn every_new_row_has_a_card_entry_and_an_expected_verdict() {
+    let card = embedded_card().unwrap();
+    for id in NEW_ROWS {
+        assert!(card.claims.iter().any(|c| c.id == id), "{id} has a card entry");
+        assert!(card.scenarios.iter().any(|s| s.expected.contains_key(id)), "{id} is expected somewhere");
+    }
+}
+
+/// The best slack each row reaches on the default scenarios, and its negative control: the bound
+/// times `0.99/slack` is violated there, times `1.01/slack` still holds.
+#[test]
+fn each_rows_best_slack_flips_just_below_it() {
+    #[rustfmt::skip]
+    let best: [(&str, &str, f64, f64); 12] = [
+        ("CLUP-L2", "low-r", 0.999, 1.001), ("CLUP-L3", "high-r", 1.99, 2.01), ("CLUP-L4", "low-r", 2.0, 10.0),
+        ("CLUP-L5", "few-local-steps", 2.0, 20.0), ("CLUP-L6", "low-r-lambda-large", 1.0, 2.0), ("CLUP-G35", "high-r", 4.0, 100.0),
+        ("CLUP-G35~local-average", "high-r", 4.0, 20.0), ("CLUP-G52", "low-r", 16.0, 200.0), ("CLUP-G52~young", "low-r", 16.0, 200.0),
+        ("CLUP-G79", "low-r", 32.0, 400.0), ("CLUP-T3-REMARK", "low-r-lambda-small", 1.0, 10.0), ("CLUP-T3-REMARK~ball-at-steps", "high-r", 8.0, 300.0),
+    ];
+    for (id, name, lo, hi) in best {
+        let sl = slack(name, id);
+        assert!(sl >= lo && sl <= hi, "{id} on {name}: slack {sl} outside [{lo}, {hi}]");
+        let s = scenario(name);
+        let at = |scale: f64| run_scenario(&s, &[claim(id)], scale).unwrap().results[0].evaluation.verdict;
+        assert_eq!(at(0.99 / sl), VerdictKind::Violated, "{id} on {name} with its bound x 0.99/{sl}");
+        assert_eq!(at(1.01 / sl), VerdictKind::Holds, "{id} on {name} with its bound x 1.01/{sl}");
+    }
+}
+
+/// Lemma 2 is an identity: the envelope's gradient equals `lambda (w - prox(w))` to rounding, and
+/// half of it (a wrong factor) fails one of the two inequalities.
+#[test]
+fn lemma_2_is_an_identity_and_a_wrong_factor_fails() {
+    let s = scenario("low-r");
+    let d = s.model.instance(0).unwrap();
+    let w = DVector::from_vec(vec![0.3, -1.2]);
+    for &l in lambda_grid().iter().filter(|l| **l > 0.0) {
+        for i in 0..d.m() {
+            for (lhs, rhs) in lemma2_sides(&d, i, l, &w) {
+                assert!((lhs - rhs).abs() <= 1e-9 * rhs.abs().max(1e-300), "lambda {l}, client {i}: {lhs} vs {rhs}");
+            }
+            let a = d.envelope_gradient(i, l, &w);
+            let half = (&w - d.prox(i, l, &w)) * (l / 2.0);
+            assert!(a.norm_squared() > a.dot(&half) * (1.0 + 1e-6), "lambda/2 must fail ||a||^2 <= <a, b>");
+        }
+    }
+}
+
+/// Lemma 3's factor 2 is loose by exactly 2 at best: the bound with factor 1 is tight (its
+/// largest ratio is within 1e-5 of 1) and never violated, factor 0.99 is.
+#[test]
+fn lemma_3_with_factor_one_is_tight_and_below_one_fails() {
+    let s = scenario("high-r");
+    let mut worst: f64 = 0.0;
+    for draw in 0..s.designs as u64 {
+        let d = s.model.instance(draw).unwrap();
+        let mu = d.constants.mu;
+        for l in lambda_grid().into_iter().filter(|l| *l > 0.0) {
+            worst = lemma3_sides(&d, mu, l).into_iter().map(|(a, b)| a / (b / 2.0)).fold(worst, f64::max);
+        }
+    }
+    assert!(worst <= 1.0 + 1e-12 && worst > 1.0 - 1e-5, "factor-1 ratio {worst}");
+    assert!(worst / 0.99 > 1.0, "factor 0.99 fails");
+}
+
+/// Lemma 5 at `eps` minimizing its right side holds on Algorithm 1; the proof's exponent `K` is
+/// loose for a quadratic (the contraction of squared errors is `(1 - eta mu_l)^(2K)`), and the
+/// right side without the drift term (a wrong term: `w_*` held fixed) fails.
+#[test]
+fn lemma_5_without_the_drift_of_w_star_fails() {
+    let s = scenario("few-local-steps");
+    let inst = s.model.instance(0).unwrap();
+    let c = inst.constants;
+    let (eta, gamma) = bounds::corollary2_steps(c.l_sample, s.lambda);
+    let p = Params { lambda: s.lambda, gamma, eta, k: 3 };
+    let states = run_alg1(&inst, &p, &DVector::zeros((inst.m() + 1) * inst.d), 30);
+    let q = (1.0 - eta * (c.mu + s.lambda)).powi(3);
+    let (d, m) = (inst.d, inst.m());
+    let models = |t: usize| {
+        (
+            fedbounds::families::clup::algorithm::block(&states[t - 1], 0, d),
+            (0..m).map(|i| fedbounds::families::clup::algorithm::block(&states[t], i + 1, d)).collect::<Vec<_>>(),
+        )
+    };
+    let mut without_drift_fails = false;
+    for t in 1..29 {
+        let ((g0, l0), (g1, l1)) = (models(t), models(t + 1));
+        for i in 0..m {
+            let (lhs, rhs) = lemma5_sides(&inst, &p, q, (&g0, &l0[i]), (&g1, &l1[i]), i);
+            assert!(lhs <= rhs, "t {t}, client {i}: {lhs} vs {rhs}");
+            let e_now = (&l0[i] - inst.prox(i, p.lambda, &g0)).norm_squared();
+            without_drift_fails |= lhs > q * e_now;
+        }
+    }
+    assert!(without_drift_fails, "dropping the drift term must fail somewhere");
+}
+
+/// (52) needs its condition: below the pole of `Gq` (`4 L^2 g > 1`) the printed expression is
+/// negative, below any error; the condition `g <= 1/(8L)^2` puts every compared lambda above it.
+#[test]
+fn equation_52_without_its_condition_is_negative_below_the_pole() {
+    let s = scenario("low-r");
+    let st = stat_of(&s, 0);
+    let below_pole = bounds::lambda_at_4l2g(&st, 1.0) * 0.999;
+    let het = 4.0 * st.l * st.l * st.r * st.r + 2.0 * st.rho2 / st.n;
+    let unguarded = bounds::gq(&st, below_pole) * het + 16.0 * st.rho2 / (st.mu * st.mu * st.big_n()) + 16.0 * (st.l * st.r / st.mu).powi(2);
+    assert!(unguarded < 0.0, "printed (52) without its condition: {unguarded}");
+    assert_eq!(bounds::global_52(&st, below_pole), f64::INFINITY, "the guard makes it say nothing there");
+    let edge = bounds::lambda_at_4l2g(&st, 1.0 / 16.0);
+    assert!(bounds::global_52(&st, edge * (1.0 + 1e-9)).is_finite() && bounds::global_52(&st, edge * (1.0 - 1e-9)).is_infinite());
+}
+
+/// The remark's ball is at least 8 times smaller than Theorem 3's printed ball at the remark's
+/// steps (I-CLUP22), and a run of Algorithm 2 at those steps from the solution stays below it.
+#[test]
+fn the_remarks_ball_is_eight_times_below_theorem_3s_at_its_steps_and_holds() {
+    let s = scenario("low-r-lambda-small");
+    let inst = s.model.instance(0).unwrap();
+    let c = inst.constants;
+    let p = t3_remark_params(&inst, s.lambda, 1, 100_000);
+    let o = Opt { mu: c.mu, l: c.l_sample, lambda: s.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: inst.m() as f64 };
+    let (lhs, rhs) = bounds::condition_14(&o, 4);
+    assert!(lhs <= rhs, "K = {} meets (14)", p.k);
+    assert!(bounds::t3_ball(&o, 1.0, 3.0) >= 8.0 * bounds::t3_remark_ball(&o, 1.0, 3.0));
+    let sol = inst.solve(s.lambda);
+    let run = run_alg2(&inst, &p, 3, Batches::PerStep, &initial_state(&sol.global, &sol.locals), &sol.global, 60);
+    let ball = bounds::t3_remark_ball(&o, run.sigma2, 3.0);
+    assert!(run.global_error.iter().all(|e| *e <= ball), "floor {:?} vs {ball}", run.global_error.last());
+    // Negative control: a ball with 1/(B m)^2 (a wrong exponent) is below the floor.
+    assert!(run.global_error.iter().any(|e| *e > ball / (3.0 * inst.m() as f64)));
+}
+
+/// Lemma 4's factor 1/(mu/2) is twice what strong convexity gives from the optimality of
+/// `w~_GT`: the root mean square never exceeds half the bound on the default draws (its slack is
+/// at least 2 there, and exactly 2 only at `kappa = 1`, `R = 0`).
+#[test]
+fn lemma_4_slack_is_at_least_two() {
+    for name in ["low-r", "high-r", "high-kappa-pole-band"] {
+        let s = scenario(name);
+        for draw in 0..s.designs as u64 {
+            let d = s.model.instance(draw).unwrap();
+            let rms = d.global_train_error_to_center().sqrt();
+            assert!(rms <= bounds::lemma4(&stat_of(&s, draw)) / 2.0, "{name} draw {draw}");
+        }
+    }
+}
