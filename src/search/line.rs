@@ -124,10 +124,12 @@ impl SearchCell {
         Some(Self { worst, room: rooms.join(", ") })
     }
 
-    /// `worst observed/bound 0.930354; step room (worst/any instance): gamma 8x/-, eta 2x/-`.
+    /// `worst observed/bound 0.930354; step room (worst/any instance): gamma 8x/-, eta 2x/-`, or
+    /// `no candidate applied` for the worst ratio.
     pub fn text(&self) -> String {
         let room = if self.room.is_empty() { String::new() } else { format!("; step room (worst/any instance): {}", self.room) };
-        format!("worst observed/bound {}{room}", self.worst)
+        let worst = if self.worst == "-" { "no candidate applied".to_string() } else { format!("worst observed/bound {}", self.worst) };
+        format!("{worst}{room}")
     }
 }
 
@@ -166,6 +168,8 @@ mod tests {
         let plain = SearchCell::of(&[line("", (None, None), (None, None))], "T-1", ConstantsSource::Exact).unwrap();
         assert_eq!(plain.text(), "worst observed/bound 0.25");
         assert_eq!(SearchCell::of(&lines, "T-2", ConstantsSource::Exact), None);
+        let none = SearchLine { worst_ratio: None, ..line("", (None, None), (None, None)) };
+        assert_eq!(SearchCell::of(&[none], "T-1", ConstantsSource::Exact).unwrap().text(), "no candidate applied");
         assert_eq!(SearchCell::of(&lines, "T-1", ConstantsSource::Empirical), None);
         // A room that stopped short of the last multiple has no `+`.
         assert_eq!(multiple((Some(8.0), None)), "8x");
