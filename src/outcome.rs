@@ -11,6 +11,7 @@ use crate::claim::{fmt_num, Reading};
 use crate::error::{Error, Result};
 use crate::family::{ClaimSummary, FamilyReport, ReportFile, VerdictRow};
 use crate::report::{describe, reproduce_command, to_json, ReportMeta};
+use crate::summary::FamilySummary;
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
 
 /// One claim's JSON file (`claims/<ID>.json`): the claim's identity, then one entry per scenario
@@ -128,11 +129,10 @@ impl CheckOutcome {
             "{} verdicts differ from the cards. Every claim below lists its verdicts over the scenarios in its setting; `claims/<ID>.md` has every scenario, `summary.csv` every number.\n",
             if bad == 0 { "No".to_string() } else { bad.to_string() }
         );
-        let overview: Vec<(&str, &str, &[VerdictRow])> = self.families.iter().map(|f| (f.id, f.title, f.report.rows.as_slice())).collect();
-        s.push_str(&crate::summary::markdown_overview(&overview));
+        s.push_str(&crate::summary::markdown_overview(&self.family_summaries()));
         for f in &self.families {
             let _ = writeln!(s, "<a id=\"family-{}\"></a>\n\n## {} (`{}`)\n", f.id, f.title, f.id);
-            s.push_str(&crate::summary::markdown_claims(&f.claims, &f.report.rows, figures));
+            s.push_str(&crate::summary::markdown_claims(&f.claims, &f.report.rows, &f.report.searches, figures));
             s.push_str(&f.report.summary_markdown);
             if !f.report.summary_markdown.ends_with('\n') {
                 s.push('\n');
@@ -144,10 +144,16 @@ impl CheckOutcome {
     /// The terminal summary (see [`crate::summary::terminal`]); `replay` is how the tool was
     /// invoked, for the replay commands.
     pub fn terminal_summary(&self, replay: &str) -> String {
-        let families: Vec<(&str, &str, &[VerdictRow], &str)> =
-            self.families.iter().map(|f| (f.id, f.title, f.report.rows.as_slice(), f.report.terminal.as_str())).collect();
         let other: Vec<String> = self.families.iter().flat_map(|f| f.report.mismatches.iter().cloned()).collect();
-        crate::summary::terminal(&families, &other, replay)
+        crate::summary::terminal(&self.family_summaries(), &other, replay)
+    }
+
+    /// Each family's rows, search lines and terminal tables, for the summaries.
+    fn family_summaries(&self) -> Vec<FamilySummary<'_>> {
+        self.families
+            .iter()
+            .map(|f| FamilySummary { id: f.id, title: f.title, rows: &f.report.rows, searches: &f.report.searches, extra: &f.report.terminal })
+            .collect()
     }
 
     /// `summary.csv`: one row per claim, scenario and constants source, for every family.

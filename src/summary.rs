@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::claim::{fmt_num, ConditionKind};
 use crate::family::{ClaimSummary, VerdictRow};
 use crate::report::{describe, opt_num, reproduce_command};
+use crate::search::line::{SearchCell, SearchLine};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
 impl VerdictRow {
@@ -155,6 +156,29 @@ pub fn claim_lines(rows: &[&VerdictRow]) -> Vec<ClaimLine> {
     lines
 }
 
+/// One family's part of the summaries: its id and title, its verdict rows, its search's lines
+/// (empty without a search) and its further terminal tables.
+#[derive(Debug, Clone, Copy)]
+pub struct FamilySummary<'a> {
+    /// Family id.
+    pub id: &'a str,
+    /// Title.
+    pub title: &'a str,
+    /// Verdict rows.
+    pub rows: &'a [VerdictRow],
+    /// Lines of `search.csv`.
+    pub searches: &'a [SearchLine],
+    /// Further terminal tables.
+    pub extra: &'a str,
+}
+
+impl<'a> FamilySummary<'a> {
+    /// A family with rows only (no search, no further tables).
+    pub fn rows(id: &'a str, title: &'a str, rows: &'a [VerdictRow]) -> Self {
+        Self { id, title, rows, searches: &[], extra: "" }
+    }
+}
+
 /// Width the terminal summary keeps to: reasons and lists wrap, wider tables are left to `--full`.
 pub const TERMINAL_WIDTH: usize = 100;
 
@@ -285,8 +309,9 @@ fn write_counterexamples(s: &mut String, rows: &[&VerdictRow], replay: &str) {
 }
 
 /// One family's claim lines: claim, verdicts over the scenarios in its setting, the tightest
-/// slack and where, and the reasons it was not applicable on a wrapped line below.
-fn write_family(s: &mut String, rows: &[VerdictRow]) {
+/// slack and where, then on wrapped lines below the search's worst ratio and step room (when the
+/// claim was searched, [`SearchCell`]) and the reasons it was not applicable.
+fn write_family(s: &mut String, rows: &[VerdictRow], searches: &[SearchLine]) {
     let refs: Vec<&VerdictRow> = rows.iter().collect();
     let _ = writeln!(s, "  {:<34} {:<26} {:>10}  tightest on", "claim", "verdicts (in its setting)", "slack");
     let mut shown_exact: Option<&str> = None;
@@ -303,6 +328,9 @@ fn write_family(s: &mut String, rows: &[VerdictRow]) {
         let head = format!("  {:<34} {:<26} {:>10}  ", fit(&name, 34), line.short_verdicts(), slack);
         let room = TERMINAL_WIDTH.saturating_sub(head.chars().count());
         let _ = writeln!(s, "{}", format!("{head}{}", fit(&at, room)).trim_end());
+        if let Some(cell) = SearchCell::of(searches, line.claim, line.constants) {
+            s.push_str(&wrap(&format!("search: {}", cell.text()), 6, 8));
+        }
         if !line.not_applicable.is_empty() {
             s.push_str(&wrap(&format!("not applicable: {}", line.reasons_in_words()), 6, 8));
         }
@@ -311,16 +339,17 @@ fn write_family(s: &mut String, rows: &[VerdictRow]) {
 
 /// The terminal summary, at most [`TERMINAL_WIDTH`] columns: what decides the exit code first
 /// (the disagreements with the cards, or that there are none), the counterexamples, then one line
-/// per claim for each family, each family's extra tables when they fit, and the totals. `replay` is
-/// how the tool was invoked (`fedbounds`, `cargo run --release --`), for the replay commands.
-pub fn terminal(families: &[(&str, &str, &[VerdictRow], &str)], other_mismatches: &[String], replay: &str) -> String {
-    let all: Vec<&VerdictRow> = families.iter().flat_map(|f| f.2.iter()).collect();
+/// per claim for each family (with its search's lines, if any), each family's extra tables when
+/// they fit, and the totals. `replay` is how the tool was invoked (`fedbounds`, `cargo run
+/// --release --`), for the replay commands.
+pub fn terminal(families: &[FamilySummary<'_>], other_mismatches: &[String], replay: &str) -> String {
+    let all: Vec<&VerdictRow> = families.iter().flat_map(|f| f.rows.iter()).collect();
     let mut s = String::new();
     write_exit_reason(&mut s, &all, other_mismatches, replay);
     write_counterexamples(&mut s, &all, replay);
-    for (id, title, rows, extra) in families {
+    for FamilySummary { id, title, rows, searches, extra } in families {
         let _ = writeln!(s, "{}", fit(&format!("{title} ({id})"), TERMINAL_WIDTH));
-        write_family(&mut s, rows);
+        write_family(&mut s, rows, searches);
         let fits = extra.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH);
         if fits {
             s.push_str(extra);
@@ -335,8 +364,9 @@ pub fn terminal(families: &[(&str, &str, &[VerdictRow], &str)], other_mismatches
 }
 
 /// `SUMMARY.md`'s per-claim part for one family: for each claim, its statement, source and reading,
-/// the verdict line, its figure inline and a link to its page of per-scenario detail.
-pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], figures: &[String]) -> String {
+/// the verdict line (with the search's worst ratio and step room when it was searched), its
+/// figure inline and a link to its page of per-scenario detail.
+pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], searches: &[SearchLine], figures: &[String]) -> String {
     let refs: Vec<&VerdictRow> = rows.iter().collect();
     let lines = claim_lines(&refs);
     let mut s = String::new();
@@ -362,7 +392,8 @@ pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], figures: &[
             let tight = l.tightest.as_ref().map(|(v, sc)| format!("; tightest slack {} on `{sc}`", fmt_num(*v))).unwrap_or_default();
             let na = if l.not_applicable.is_empty() { String::new() } else { format!("; {}", l.not_applicable_text()) };
             let out = if l.out_of_scope > 0 { format!("; {} scenarios about another setting", l.out_of_scope) } else { String::new() };
-            let _ = writeln!(s, "- {which}: **{}**{tight}{na}{out}", l.verdict_text());
+            let search = SearchCell::of(searches, l.claim, l.constants).map_or(String::new(), |c| format!("; search: {}", c.text()));
+            let _ = writeln!(s, "- {which}: **{}**{tight}{search}{na}{out}", l.verdict_text());
         }
         let figure = format!("figures/{}.png", c.id);
         if figures.contains(&figure) {
@@ -376,17 +407,18 @@ pub fn markdown_claims(claims: &[ClaimSummary], rows: &[VerdictRow], figures: &[
 /// `SUMMARY.md`'s opening: a table of contents (the overview, then each family's section, by the
 /// anchor `family-<id>` its header carries) and the overview table, one row per claim and
 /// constants source: verdicts over the scenarios in its setting, the tightest slack and where,
-/// the first counterexample, and the claim's page.
-pub fn markdown_overview(families: &[(&str, &str, &[VerdictRow])]) -> String {
+/// the search's worst `observed / bound` and step room (worst / any instance, [`SearchCell`]; `-`
+/// where the claim was not searched), the first counterexample, and the claim's page.
+pub fn markdown_overview(families: &[FamilySummary<'_>]) -> String {
     let mut s = String::from("## Contents\n\n- [Overview](#overview): every claim in one table\n");
-    for (id, title, rows) in families {
+    for FamilySummary { id, title, rows, .. } in families {
         let claims = rows.iter().map(|r| r.claim).collect::<std::collections::BTreeSet<_>>().len();
         let _ = writeln!(s, "- [{title}](#family-{id}): {claims} claims, {} claim-scenario rows", rows.len());
     }
     let _ = writeln!(s, "\n<a id=\"overview\"></a>\n\n## Overview\n");
-    let _ = writeln!(s, "| family | claim | verdicts (in its setting) | tightest slack | counterexample | detail |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
-    for (id, _, rows) in families {
+    let _ = writeln!(s, "| family | claim | verdicts (in its setting) | tightest slack | search: worst observed/bound | step room (worst/any instance) | counterexample | detail |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for FamilySummary { id, rows, searches, .. } in families {
         let refs: Vec<&VerdictRow> = rows.iter().collect();
         for line in claim_lines(&refs) {
             let claim = if line.constants.is_exact() { line.claim.to_string() } else { format!("{} ({})", line.claim, line.constants) };
@@ -401,9 +433,11 @@ pub fn markdown_overview(families: &[(&str, &str, &[VerdictRow])]) -> String {
                 [one] => format!("`{one}`"),
                 [first, rest @ ..] => format!("`{first}` (+{} more)", rest.len()),
             };
+            let cell = SearchCell::of(searches, line.claim, line.constants);
+            let (worst, room) = cell.map_or(("-".to_string(), "-".to_string()), |c| (c.worst, if c.room.is_empty() { "-".into() } else { c.room }));
             let _ = writeln!(
                 s,
-                "| {id} | {claim} | {} | {tight} | {counterexample} | [claims/{}.md](claims/{}.md) |",
+                "| {id} | {claim} | {} | {tight} | {worst} | {room} | {counterexample} | [claims/{}.md](claims/{}.md) |",
                 line.short_verdicts(),
                 line.claim,
                 line.claim
@@ -498,7 +532,7 @@ mod tests {
         assert_eq!(l.short_verdicts(), "holds 2, n/a 1 of 3");
         assert_eq!(l.reasons_in_words(), "gamma <= 1/L on 1 scenario");
         // The mismatch (d) comes first, with its replay command as invoked, and the totals last.
-        let text = terminal(&[("test", "A test family", &rows, "")], &[], "fedbounds");
+        let text = terminal(&[FamilySummary::rows("test", "A test family", &rows)], &[], "fedbounds");
         assert!(
             text.starts_with("DIFFERS FROM THE CARDS (1): these decide the exit code (1)\n  T-1 on d: not-applicable, but the card expects holds\n    replay: fedbounds check --claim 'T-1' --scenario 'd'\n"),
             "{text}"
@@ -514,7 +548,7 @@ mod tests {
                 r
             })
             .collect();
-        let text = terminal(&[("test", "A test family", &agreeing, "")], &[], "fedbounds");
+        let text = terminal(&[FamilySummary::rows("test", "A test family", &agreeing)], &[], "fedbounds");
         assert!(text.starts_with("Every verdict is the one its card expects: 3 claim-scenario pairs, 0 violated as expected."), "{text}");
     }
 
@@ -527,10 +561,10 @@ mod tests {
         assert_eq!(fit("abc", 4), "abc");
         let rows = vec![row("a", VerdictKind::Holds, Vec::new(), Some(3.0), Some(VerdictKind::Holds))];
         let wide = format!("{}\n", "x".repeat(TERMINAL_WIDTH + 1));
-        let text = terminal(&[("test", "A test family", &rows, &wide)], &[], "fedbounds");
+        let text = terminal(&[FamilySummary { extra: &wide, ..FamilySummary::rows("test", "A test family", &rows) }], &[], "fedbounds");
         assert!(text.contains("(1 lines of further test tables: `--full` prints them") && !text.contains(&wide), "{text}");
         let narrow = "narrow table\n";
-        assert!(terminal(&[("test", "A test family", &rows, narrow)], &[], "fedbounds").contains(narrow));
+        assert!(terminal(&[FamilySummary { extra: narrow, ..FamilySummary::rows("test", "A test family", &rows) }], &[], "fedbounds").contains(narrow));
     }
 
     #[test]
@@ -540,12 +574,12 @@ mod tests {
             row("b", VerdictKind::Violated, Vec::new(), Some(0.5), Some(VerdictKind::Violated)),
             row("c", VerdictKind::Violated, Vec::new(), Some(0.7), None),
         ];
-        let md = markdown_overview(&[("test", "A test family", &rows)]);
+        let md = markdown_overview(&[FamilySummary::rows("test", "A test family", &rows)]);
         assert!(md.contains("- [A test family](#family-test): 1 claims, 3 claim-scenario rows"), "{md}");
-        assert!(md.contains("| test | T-1 | violated 2, holds 1 of 3 | 3 (`a`) | `b` (+1 more) | [claims/T-1.md](claims/T-1.md) |"), "{md}");
+        assert!(md.contains("| test | T-1 | violated 2, holds 1 of 3 | 3 (`a`) | - | - | `b` (+1 more) | [claims/T-1.md](claims/T-1.md) |"), "{md}");
         // Negative control: without violated rows there is no counterexample.
         let holding = vec![row("a", VerdictKind::Holds, Vec::new(), Some(3.0), None)];
-        assert!(markdown_overview(&[("test", "A test family", &holding)]).contains("| holds 1/1 | 3 (`a`) | - |"));
+        assert!(markdown_overview(&[FamilySummary::rows("test", "A test family", &holding)]).contains("| holds 1/1 | 3 (`a`) | - | - | - |"));
     }
 
     #[test]

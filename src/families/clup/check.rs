@@ -47,6 +47,34 @@ pub struct StepsSpec {
     pub k: Option<usize>,
 }
 
+/// Multiples of Corollary 2's prescribed parameters (`eta = 1/(lambda + L)`, `gamma = 1/(2 L_g)`,
+/// `K` of (134), 003:L185, L1164) for the step room of its conditions: `gamma` and `eta`
+/// multiplied, `K` divided (rounded up, at least 1). Only the search sets them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Corollary2Multiples {
+    /// Multiple of `gamma`.
+    pub gamma: f64,
+    /// Multiple of `eta`.
+    pub eta: f64,
+    /// Divisor of `K`.
+    pub k_divisor: f64,
+}
+
+impl Default for Corollary2Multiples {
+    fn default() -> Self {
+        Self { gamma: 1.0, eta: 1.0, k_divisor: 1.0 }
+    }
+}
+
+impl Corollary2Multiples {
+    /// `p` with these multiples applied.
+    pub fn apply(&self, p: Params) -> Params {
+        let k = ((p.k as f64 / self.k_divisor).ceil() as usize).max(1);
+        Params { gamma: p.gamma * self.gamma, eta: p.eta * self.eta, k, ..p }
+    }
+}
+
 fn default_designs() -> usize {
     2
 }
@@ -96,6 +124,10 @@ pub struct Scenario {
     /// Target `eps` of the sweep.
     #[serde(default = "default_epsilon")]
     pub epsilon: f64,
+    /// Corollary 2's parameters moved past their conditions (the search's step room; omitted:
+    /// the corollary's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corollary2_multiples: Option<Corollary2Multiples>,
     /// Expected verdict per claim id.
     #[serde(default)]
     pub expected: BTreeMap<String, VerdictKind>,
@@ -165,6 +197,11 @@ impl Scenario {
                     format!("C(n, B) = {:.3e} batches", per_round_outcomes(self.model.n, b)),
                     format!("C(n, B) <= {MAX_BATCH_OUTCOMES} (the one-batch reading enumerates them)"),
                 ));
+            }
+        }
+        if let Some(c) = &self.corollary2_multiples {
+            for (name, v) in [("gamma", c.gamma), ("eta", c.eta), ("k_divisor", c.k_divisor)] {
+                require_positive(&format!("{field}.corollary2_multiples.{name}"), v)?;
             }
         }
         for (j, l) in self.lambda_sweep.iter().enumerate() {
@@ -548,7 +585,7 @@ impl<'a> Prepared<'a> {
         let tr = trajectory(inst, &p, &z0, s.rounds);
         let p_mean = Params { gamma: 1.0 / s.lambda, ..p };
         let tr_mean = trajectory(inst, &p_mean, &z0, s.rounds);
-        let p_c2 = c2_params(&c0, s.lambda);
+        let p_c2 = s.corollary2_multiples.unwrap_or_default().apply(c2_params(&c0, s.lambda));
         let tr_c2 = trajectory(inst, &p_c2, &z0, s.rounds);
         let sol = inst.solve(s.lambda);
         let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));

@@ -33,6 +33,9 @@ pub struct Card {
     pub inconsistencies: Vec<InconsistencyCard>,
     /// Default scenarios.
     pub scenarios: Vec<Scenario>,
+    /// What the adversarial search is expected to find.
+    #[serde(default)]
+    pub search: crate::search::CardSearch,
 }
 
 /// Parses a card, naming the field at fault.
@@ -45,6 +48,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
         s.check(&format!("scenarios[{i}] ({})", s.name))?;
         crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
     }
+    card.search.check(&ALL.iter().map(|c| c.id).collect::<Vec<_>>())?;
     Ok(card)
 }
 
@@ -188,6 +192,14 @@ impl Plugin for Clup {
             "k_study": run.k_study,
             "verdicts": verdicts,
         }))
+    }
+
+    fn space(&self) -> Option<&dyn crate::checker::Searcher<Self>> {
+        Some(&super::search::Space)
+    }
+    /// The core's main-job search with the claims it leaves out and why below its table.
+    fn main_job_search(&self, card: &Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        super::search::main_job(self, card, settings, progress)
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {

@@ -17,5 +17,6 @@ pub mod lemmas;
 pub mod model;
 pub mod prec;
 pub mod report;
+pub mod search;
 
-pub use family::{Clup, FAMILY, FAMILY_ID};
+pub use family::{Card, Clup, CARD, FAMILY, FAMILY_ID};
