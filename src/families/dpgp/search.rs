@@ -143,6 +143,7 @@ impl Space {
             rounds,
             sweep,
             expected: BTreeMap::new(),
+            explicit: None,
         }
     }
 }
