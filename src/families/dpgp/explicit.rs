@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::prec::{PSD_FLOOR, SYMMETRY};
 use super::problem::{validate_sizes, Client, Covariance, Instance};
 use crate::error::{require_non_negative, Error, Result};
+use crate::prec::INPUT_MAGNITUDE_MAX;
 
 /// An instance given by its matrices (the `[instance]` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,10 +83,11 @@ fn matrix(field: &str, rows: &[Vec<f64>], (r, c): (usize, usize), shape: &str) -
     Ok(DMatrix::from_fn(r, c, |i, j| rows[i][j]))
 }
 
-/// Checks that every entry of `x` is finite, naming `field[k]` otherwise.
+/// Checks that every entry of `x` is finite and at most [`INPUT_MAGNITUDE_MAX`] in magnitude
+/// (so that the products and sums of the instance stay finite), naming `field[k]` otherwise.
 fn finite(field: &str, x: &[f64]) -> Result<()> {
-    match x.iter().enumerate().find(|(_, x)| !x.is_finite()) {
-        Some((k, x)) => Err(Error::field(format!("{field}[{k}]"), format!("got {x}"), "a finite number")),
+    match x.iter().enumerate().find(|(_, x)| !x.is_finite() || x.abs() > INPUT_MAGNITUDE_MAX) {
+        Some((k, x)) => Err(Error::field(format!("{field}[{k}]"), format!("got {x}"), format!("a finite number of magnitude at most {INPUT_MAGNITUDE_MAX:e}"))),
         None => Ok(()),
     }
 }
@@ -114,7 +116,7 @@ fn symmetric(field: &str, m: DMatrix<f64>) -> Result<DMatrix<f64>> {
 fn require_psd(field: &str, m: &DMatrix<f64>, what: &str) -> Result<()> {
     let eig = SymmetricEigen::new(m.clone()).eigenvalues;
     let least = eig.min();
-    if least < -PSD_FLOOR * eig.amax() {
+    if least.is_nan() || least < -PSD_FLOOR * eig.amax() {
         return Err(Error::field(field, format!("smallest eigenvalue {least:e}"), format!("{what}: positive semidefinite")));
     }
     Ok(())
