@@ -230,6 +230,15 @@ pub trait Plugin: Sync + Send + 'static {
     fn run_file(&self, _text: &str, _what: &str, _options: &RunOptions) -> Result<String> {
         Err(crate::error::Error::field("family", format!("`{}` has no `run` command", self.id()), "a family that runs scenario files (`fedbounds list`)"))
     }
+    /// The instance a scenario file produces, written in the family's explicit scenario-file
+    /// form (`run --export-instance`); by default the family has none.
+    ///
+    /// # Errors
+    /// Bad input naming the field; [`crate::error::Error::InvalidField`] `--export-instance` when
+    /// the family exports no instances.
+    fn export_instance(&self, _text: &str, _what: &str) -> Result<String> {
+        Err(crate::error::Error::field("--export-instance", format!("`{}` exports no instances", self.id()), "a scenario of a family that does (dpgp)"))
+    }
     /// One scenario's constants as JSON (sweeps' constants columns); `null` by default.
     ///
     /// # Errors
@@ -494,6 +503,9 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         self.0.run_file(text, what, options)
+    }
+    fn export_instance(&self, text: &str, what: &str) -> Result<String> {
+        self.0.export_instance(text, what)
     }
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let card = self.card(request.card.as_ref())?;

@@ -248,6 +248,15 @@ pub trait Family: Sync + Send {
     /// # Errors
     /// Bad input naming the field.
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String>;
+    /// The instance a scenario file produces, written in the family's explicit scenario-file
+    /// form (`run --export-instance`), so that running the written file gives the same results.
+    ///
+    /// # Errors
+    /// Bad input naming the field; [`crate::error::Error::InvalidField`] `--export-instance` when
+    /// the family exports no instances (the default).
+    fn export_instance(&self, _text: &str, _what: &str) -> Result<String> {
+        Err(crate::error::Error::field("--export-instance", "this family exports no instances", "a scenario of a family that does (dpgp)"))
+    }
     /// Adversarial search over admissible instances for the selected claims; `None` when the
     /// family has none.
     ///

@@ -338,6 +338,10 @@ struct RunArgs {
     /// Work budget of the scenario, in estimated multiply-adds (default 2e10, about a minute of one core).
     #[arg(long)]
     max_work: Option<f64>,
+    /// Also write the scenario's instance (matrices, noise, initial point, graphs per round) in the
+    /// family's explicit scenario-file form to this file; running it gives the same results.
+    #[arg(long)]
+    export_instance: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -674,6 +678,9 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
     let target = families.family_of(&text, &what)?;
     require_threads(a.threads)?;
     fedbounds::budget::budget(a.max_work)?;
+    if let Some(p) = &a.export_instance {
+        write_atomic(p, target.export_instance(&text, &what)?.as_bytes())?;
+    }
     let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into), max_work: a.max_work })?;
     match a.out {
         Some(p) => write_atomic(&p, json.as_bytes())?,

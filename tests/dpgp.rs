@@ -147,7 +147,7 @@ fn assumption_one_window() {
 #[test]
 fn explicit_sequence_reproduces_the_ring_and_its_window() {
     let m = 6;
-    let ring = Topology::Explicit { rounds: vec![(0..m).map(|i| [i, (i + 1) % m]).collect()] };
+    let ring = Topology::Explicit { rounds: vec![(0..m).map(|i| [i, (i + 1) % m]).collect()], name: None };
     assert!(ring.validate("topology", m).is_ok());
     for t in 0..5 {
         assert_eq!(ring.mixing(m, t, 0), Topology::Ring.mixing(m, t, 0), "round {t}");
@@ -155,20 +155,20 @@ fn explicit_sequence_reproduces_the_ring_and_its_window() {
     let (a, b) = (connectivity(&ring, m, 40, 0), connectivity(&Topology::Ring, m, 40, 0));
     assert_eq!((a.window, a.delta, a.c, a.q), (b.window, b.delta, b.c, b.q));
     // The ring's edges spread over three rounds: strongly connected only over windows of 3.
-    let spread = Topology::Explicit { rounds: (0..3).map(|r| (0..m).filter(|i| i % 3 == r).map(|i| [i, (i + 1) % m]).collect()).collect() };
+    let spread = Topology::Explicit { rounds: (0..3).map(|r| (0..m).filter(|i| i % 3 == r).map(|i| [i, (i + 1) % m]).collect()).collect(), name: None };
     assert_eq!(smallest_window(&spread, m, 30, 0), Some(3));
     let c = connectivity(&spread, m, 60, 0);
     assert!(c.column_stochastic && c.delta > 0.0 && c.delta < 1.0 && c.q < 1.0, "{c:?}");
     // Negative control: one round of the three, repeated, never connects.
-    let partial = Topology::Explicit { rounds: vec![(0..m).filter(|i| i % 3 == 0).map(|i| [i, (i + 1) % m]).collect()] };
+    let partial = Topology::Explicit { rounds: vec![(0..m).filter(|i| i % 3 == 0).map(|i| [i, (i + 1) % m]).collect()], name: None };
     assert_eq!(smallest_window(&partial, m, 30, 0), None);
     // An empty round keeps only the self-loops: the identity.
-    let idle = Topology::Explicit { rounds: vec![vec![]] };
+    let idle = Topology::Explicit { rounds: vec![vec![]], name: None };
     assert_eq!(idle.mixing(m, 0, 0), nalgebra::DMatrix::identity(m, m));
     // Bad sequences name the field and the allowed range, and never panic.
-    let err = Topology::Explicit { rounds: vec![] }.validate("topology", m).unwrap_err().to_string();
+    let err = Topology::Explicit { rounds: vec![], name: None }.validate("topology", m).unwrap_err().to_string();
     assert!(err.contains("topology.rounds") && err.contains("non-empty"), "{err}");
-    let bad = Topology::Explicit { rounds: vec![vec![[0, 1]], vec![[2, 3], [5, 6]]] };
+    let bad = Topology::Explicit { rounds: vec![vec![[0, 1]], vec![[2, 3], [5, 6]]], name: None };
     let err = bad.validate("topology", m).unwrap_err().to_string();
     assert!(err.contains("topology.rounds[1][1]") && err.contains("[0, 5]"), "{err}");
     assert_eq!(bad.out_neighbours(m, 1, 0)[5], vec![5]);

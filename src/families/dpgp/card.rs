@@ -1,15 +1,19 @@
 //! The card schema of DFedPGP: scenarios (an instance, a topology, steps in Corollary 1's form, the
 //! horizons) with the verdicts the card expects, and comparisons of topologies (Remark 2).
 //! Unknown keys are errors (`deny_unknown_fields`); a top-level `family = "dpgp"` is accepted.
+//! A scenario's instance is generated from its keys (`mu_u`, `heterogeneity`, ...) or given by
+//! its matrices in an `[instance]` table ([`super::explicit`]), never both.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{require_memory, require_positive, Error, Result};
 use crate::verdict::VerdictKind;
 
-use super::problem::InstanceSpec;
+use super::explicit::ExplicitInstance;
+use super::problem::{Instance, InstanceSpec};
 use super::round::Params;
 use super::topology::{MixingRule, Topology};
 
@@ -54,16 +58,13 @@ pub struct Card {
     pub defined: crate::formula::user::Defined<super::card_claims::CardClaim>,
 }
 
-fn d_one() -> f64 {
-    1.0
-}
 fn d_k() -> usize {
     2
 }
 
-/// One scenario.
+/// One scenario (read through [`ScenarioFile`]).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "ScenarioFile")]
 pub struct Scenario {
     /// `"dpgp"` when the scenario is a file of its own (optional).
     pub family: Option<String>,
@@ -72,10 +73,8 @@ pub struct Scenario {
     /// The graphs.
     pub topology: Topology,
     /// Seed of random graphs.
-    #[serde(default)]
     pub graph_seed: u64,
     /// `column` (push-sum, Algorithm 1) or `row` (the experiments' pull weights, flagged).
-    #[serde(default)]
     pub mixing: MixingRule,
     /// Clients `m`.
     pub m: usize,
@@ -84,21 +83,17 @@ pub struct Scenario {
     /// Personal dimension.
     pub dv: usize,
     /// Largest eigenvalue of `A`.
-    #[serde(default = "d_one")]
     pub l_u: f64,
     /// Smallest eigenvalue of `A`.
     pub mu_u: f64,
     /// Largest eigenvalue of `D_i`.
-    #[serde(default = "d_one")]
     pub l_v: f64,
     /// Smallest eigenvalue of `D_i`.
     pub mu_v: f64,
     /// `||B_i|| / sqrt(mu_u mu_v)`, in `[0, 1)`.
-    #[serde(default)]
     pub coupling: f64,
     /// Client-specific curvature in `[0, 1)` (rotated `A_i`, `D_i` with their own spectra; 0:
     /// every client the same diagonal blocks).
-    #[serde(default)]
     pub client_curvature: f64,
     /// Spread of the shared linear terms.
     pub heterogeneity: f64,
@@ -107,16 +102,12 @@ pub struct Scenario {
     /// `sigma_v`.
     pub sigma_v: f64,
     /// `||v_i^0||`.
-    #[serde(default = "d_one")]
     pub v0_norm: f64,
     /// Instance seed.
-    #[serde(default)]
     pub seed: u64,
     /// `K_u`.
-    #[serde(default = "d_k")]
     pub k_u: usize,
     /// `K_v`.
-    #[serde(default = "d_k")]
     pub k_v: usize,
     /// `eta_u = c_u / (L_u K_u sqrt(T))` (Corollary 1's form, 004:L142).
     pub c_u: f64,
@@ -127,8 +118,132 @@ pub struct Scenario {
     /// Horizons of Corollary 1's rate fit (at least three, increasing).
     pub sweep: Vec<usize>,
     /// Expected verdicts by claim id.
-    #[serde(default)]
     pub expected: BTreeMap<String, VerdictKind>,
+    /// The instance given by its matrices; then the generator's keys above (`l_u` to `v0_norm`)
+    /// are 0 and unused.
+    pub explicit: Option<Arc<ExplicitInstance>>,
+}
+
+/// A scenario as a file holds it: the generator's keys (`mu_u`, `mu_v`, `heterogeneity`,
+/// `sigma_u`, `sigma_v` required, the others with their defaults), or an explicit `[instance]`
+/// without any of them. Read into a [`Scenario`]; written by `run --export-instance`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    family: Option<String>,
+    name: String,
+    topology: Topology,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    graph_seed: u64,
+    #[serde(default)]
+    mixing: MixingRule,
+    m: usize,
+    du: usize,
+    dv: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    l_u: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mu_u: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    l_v: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mu_v: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    coupling: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_curvature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    heterogeneity: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sigma_u: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sigma_v: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    v0_norm: Option<f64>,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default = "d_k")]
+    k_u: usize,
+    #[serde(default = "d_k")]
+    k_v: usize,
+    c_u: f64,
+    c_v: f64,
+    rounds: usize,
+    sweep: Vec<usize>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    expected: BTreeMap<String, VerdictKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    instance: Option<ExplicitInstance>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+impl TryFrom<ScenarioFile> for Scenario {
+    type Error = String;
+
+    /// The generator's keys, each with its default or required, or none of them beside an
+    /// explicit `[instance]`.
+    fn try_from(f: ScenarioFile) -> std::result::Result<Self, String> {
+        let keys = [
+            ("l_u", f.l_u, Some(1.0)),
+            ("mu_u", f.mu_u, None),
+            ("l_v", f.l_v, Some(1.0)),
+            ("mu_v", f.mu_v, None),
+            ("coupling", f.coupling, Some(0.0)),
+            ("client_curvature", f.client_curvature, Some(0.0)),
+            ("heterogeneity", f.heterogeneity, None),
+            ("sigma_u", f.sigma_u, None),
+            ("sigma_v", f.sigma_v, None),
+            ("v0_norm", f.v0_norm, Some(1.0)),
+        ];
+        let explicit = f.instance.map(Arc::new);
+        let mut values = [0.0; 10];
+        for ((key, given, default), value) in keys.into_iter().zip(values.iter_mut()) {
+            *value = match (explicit.is_some(), given, default) {
+                (true, Some(_), _) => {
+                    return Err(format!(
+                    "`{key}` is a key of a generated instance; a scenario with an explicit [instance] takes its matrices and noise from there (remove `{key}`)"
+                ))
+                }
+                (true, None, _) => 0.0,
+                (false, Some(v), _) | (false, None, Some(v)) => v,
+                (false, None, None) => return Err(format!("missing field `{key}`")),
+            };
+        }
+        let [l_u, mu_u, l_v, mu_v, coupling, client_curvature, heterogeneity, sigma_u, sigma_v, v0_norm] = values;
+        Ok(Scenario {
+            family: f.family,
+            name: f.name,
+            topology: f.topology,
+            graph_seed: f.graph_seed,
+            mixing: f.mixing,
+            m: f.m,
+            du: f.du,
+            dv: f.dv,
+            l_u,
+            mu_u,
+            l_v,
+            mu_v,
+            coupling,
+            client_curvature,
+            heterogeneity,
+            sigma_u,
+            sigma_v,
+            v0_norm,
+            seed: f.seed,
+            k_u: f.k_u,
+            k_v: f.k_v,
+            c_u: f.c_u,
+            c_v: f.c_v,
+            rounds: f.rounds,
+            sweep: f.sweep,
+            expected: f.expected,
+            explicit,
+        })
+    }
 }
 
 /// The estimated work of `s` (see [`crate::budget`]): with `m` clients, `p = du + dv`, the state
@@ -179,6 +294,58 @@ impl Scenario {
         }
     }
 
+    /// The instance: built from the explicit `[instance]`, or generated from the keys.
+    ///
+    /// # Errors
+    /// As [`ExplicitInstance::build`] or [`InstanceSpec::build`], naming `field.<name>`.
+    pub fn build_instance(&self, field: &str) -> Result<Instance> {
+        match &self.explicit {
+            Some(e) => e.build(field, self.m, self.du, self.dv),
+            None => self.instance().build(field),
+        }
+    }
+
+    /// The longest horizon, of the sweep or of the per-round claims.
+    pub fn horizon(&self) -> usize {
+        self.sweep.iter().copied().chain(std::iter::once(self.rounds)).max().unwrap_or(self.rounds)
+    }
+
+    /// This scenario with `inst` (its instance) written out by its matrices and its graphs
+    /// recorded edge by edge over its horizon ([`Topology::recorded`]): the file
+    /// `run --export-instance` writes. It builds the same instance and graphs bit for bit, so it
+    /// runs to the same results.
+    pub fn explicit_file(&self, inst: &Instance) -> ScenarioFile {
+        ScenarioFile {
+            family: Some(FAMILY_ID.into()),
+            name: self.name.clone(),
+            topology: self.topology.recorded(self.m, self.horizon(), self.graph_seed),
+            graph_seed: 0,
+            mixing: self.mixing,
+            m: self.m,
+            du: self.du,
+            dv: self.dv,
+            l_u: None,
+            mu_u: None,
+            l_v: None,
+            mu_v: None,
+            coupling: None,
+            client_curvature: None,
+            heterogeneity: None,
+            sigma_u: None,
+            sigma_v: None,
+            v0_norm: None,
+            seed: self.seed,
+            k_u: self.k_u,
+            k_v: self.k_v,
+            c_u: self.c_u,
+            c_v: self.c_v,
+            rounds: self.rounds,
+            sweep: self.sweep.clone(),
+            expected: self.expected.clone(),
+            instance: Some(ExplicitInstance::of(inst)),
+        }
+    }
+
     /// The steps at horizon `t` (`L_u`, `L_v` the instance's constants).
     pub fn params(&self, t: usize, l_u: f64, l_v: f64) -> Params {
         let s = (t as f64).sqrt();
@@ -197,7 +364,10 @@ impl Scenario {
         if self.name.is_empty() || self.name.contains(['/', '\\']) {
             return Err(Error::field(f("name"), format!("got `{}`", self.name), "a non-empty name without slashes"));
         }
-        self.instance().validate(field)?;
+        match &self.explicit {
+            Some(e) => drop(e.build(field, self.m, self.du, self.dv)?),
+            None => self.instance().validate(field)?,
+        }
         self.topology.validate(&f("topology"), self.m)?;
         for (n, k) in [("k_u", self.k_u), ("k_v", self.k_v)] {
             if k == 0 || k > 100 {
@@ -280,8 +450,9 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
         if members.len() < 2 {
             return Err(Error::field(format!("{field}.scenarios"), format!("{} scenarios", members.len()), "at least two"));
         }
-        let same =
-            |a: &Scenario, b: &Scenario| a.instance() == b.instance() && (a.k_u, a.k_v, a.c_u, a.c_v, a.rounds) == (b.k_u, b.k_v, b.c_u, b.c_v, b.rounds);
+        let same = |a: &Scenario, b: &Scenario| {
+            a.instance() == b.instance() && a.explicit == b.explicit && (a.k_u, a.k_v, a.c_u, a.c_v, a.rounds) == (b.k_u, b.k_v, b.c_u, b.c_v, b.rounds)
+        };
         if let Some(other) = members.iter().find(|s| !same(s, members[0])) {
             return Err(Error::field(
                 format!("{field}.scenarios"),

@@ -72,6 +72,9 @@ pub struct ScenarioRun {
     pub fit: Option<SlopeFit>,
     /// Every claim's evaluation.
     pub results: Vec<ClaimResult>,
+    /// `max_i ||u_i^0||` (zero unless an explicit instance starts elsewhere).
+    #[serde(skip)]
+    pub u0: f64,
 }
 
 fn mean(x: &[f64]) -> f64 {
@@ -87,7 +90,7 @@ fn mean(x: &[f64]) -> f64 {
 /// # Errors
 /// Bad input naming the field.
 pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
-    let inst = s.instance().build("scenario")?;
+    let inst = s.build_instance("scenario")?;
     let k = inst.constants()?;
     Ok((inst, k))
 }
@@ -137,6 +140,7 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
         sweep,
         fit,
         results,
+        u0: setup.u0,
     })
 }
 
@@ -150,16 +154,19 @@ struct Setup<'a> {
     conn: Connectivity,
     /// The longest horizon, of the sweep or of the per-round claims.
     horizon: usize,
+    /// `max_i ||u_i^0||`.
+    u0: f64,
 }
 
 impl<'a> Setup<'a> {
     fn new(s: &'a Scenario, (inst, k): (Instance, Constants)) -> Self {
-        let horizon = s.sweep.iter().copied().chain(std::iter::once(s.rounds)).max().unwrap_or(s.rounds);
+        let horizon = s.horizon();
         let seq = GraphSequence::with_rule(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
         // Connectivity of the whole realised sequence (the longest horizon): B, delta and the
         // estimated C, q of a prefix are no worse, so one estimate serves every horizon.
         let conn = connectivity_with(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
-        Self { s, inst, k, seq, conn, horizon }
+        let u0 = inst.u0.iter().map(|u| u.norm()).fold(0.0, f64::max);
+        Self { s, inst, k, seq, conn, horizon, u0 }
     }
 
     /// The first `t` graphs.
@@ -185,8 +192,8 @@ impl<'a> Setup<'a> {
     /// The assumption checks of a reading within `rounds`.
     fn assumptions(&self, a4: A4, rounds: usize) -> Vec<ConditionCheck> {
         match a4 {
-            A4::Stated => assumption_checks(&self.k, &self.conn, rounds),
-            A4::Visited(v) => visited_assumption_checks(&self.k, &self.conn, rounds, v),
+            A4::Stated => assumption_checks(&self.k, &self.conn, rounds, self.u0),
+            A4::Visited(v) => visited_assumption_checks(&self.k, &self.conn, rounds, self.u0, v),
         }
     }
 
@@ -411,7 +418,7 @@ pub fn evaluate_card_claims(claims: &[&CardClaim], rounds: usize, run: &Scenario
         .iter()
         .map(|c| {
             let series = per_round_metric(c.claim.metric, k, tr);
-            let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds) };
+            let claim = WithAssumptions { claim: c, assumptions: assumption_checks(k, &run.connectivity, rounds, run.u0) };
             let evaluation = evaluate(&claim, &inputs, &[series[..rounds].to_vec()], Estimator::Exact, CONFIDENCE, bound_scale);
             ClaimResult { claim: c.id(), reading: "primary", constants: constants_label(c), evaluation, label: None, expected: None }
         })
@@ -426,7 +433,7 @@ pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -
     let rounds = runs.iter().map(|r| r.trajectory.consensus.len().saturating_sub(1)).max().unwrap_or(0);
     let mut checks: Vec<ConditionCheck> = Vec::new();
     for r in runs {
-        let mut a1 = assumption_checks(&r.constants, &r.connectivity, rounds).remove(0);
+        let mut a1 = assumption_checks(&r.constants, &r.connectivity, rounds, r.u0).remove(0);
         a1.name = format!("{}: {}", r.scenario, a1.name);
         checks.push(a1);
     }
@@ -478,4 +485,77 @@ pub fn tightness(c: &Connectivity) -> f64 {
     } else {
         f64::INFINITY
     }
+}
+
+/// The per-round series of a scenario's run at its per-round horizon `T` (exact expectations,
+/// index `t` = round `t`), as `run` writes them beside the sweep.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSeries {
+    /// `T`.
+    pub rounds: usize,
+    /// Theorem 1's metric `E Delta_ubar^t / L_u + E Delta_v^t / L_v`, `t < T` (004:L131-138).
+    pub stationarity: Vec<f64>,
+    /// The same with `Delta_v^t` at the de-biased `z_i^t` (DPGP-C1~debiased-z), `t < T`.
+    pub stationarity_debiased: Vec<f64>,
+    /// `E Delta_ubar^t = E||grad_u F(ubar^t, V^{t+1})||^2`, `t < T` (004:L133).
+    pub delta_ubar: Vec<f64>,
+    /// `E Delta_v^t` at the printed `u_i^t`, `t <= T` (004:L133).
+    pub delta_v: Vec<f64>,
+    /// `(1/m) sum_i E||grad_v F_i(z_i^t, v_i^t)||^2`, `t <= T`.
+    pub delta_v_debiased: Vec<f64>,
+    /// Lemma 3's left side `(1/m) sum_i E||ubar^t - z_i^t||^2`, `t <= T` (004:L522).
+    pub consensus: Vec<f64>,
+    /// The same at the raw numerators `u_i^t`, `t <= T`.
+    pub consensus_raw: Vec<f64>,
+    /// Lemma 3's right side `AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)`, `t < T` (stated
+    /// constants, `sigma_g^2 = 0` where infinite; the primary `AA`).
+    pub lemma3_bound: Vec<f64>,
+    /// `E F(ubar^t, V^t) - F*`, `t <= T`: the suboptimality (32) recurses on (004:L590).
+    pub suboptimality: Vec<f64>,
+    /// `max_{i, k < K_u} E||grad_u F_i(z_i^{t,k}, v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})||^2`,
+    /// `t < T`: Assumption 4's difference where Lemmas 2 and 3 use it (004:L503, L532).
+    pub sigma_g2_visited: Vec<f64>,
+}
+
+impl RunSeries {
+    /// The series of `run`.
+    pub fn of(run: &ScenarioRun) -> Self {
+        let (tr, k) = (&run.trajectory, &run.constants);
+        Self {
+            rounds: tr.delta_ubar.len(),
+            stationarity: tr.stationarity(k.l_u, k.l_v),
+            stationarity_debiased: tr.stationarity_debiased(k.l_u, k.l_v),
+            delta_ubar: tr.delta_ubar.clone(),
+            delta_v: tr.delta_v.clone(),
+            delta_v_debiased: tr.delta_v_debiased.clone(),
+            consensus: tr.consensus.clone(),
+            consensus_raw: tr.consensus_raw.clone(),
+            lemma3_bound: run.lemma3_bound.clone(),
+            suboptimality: tr.objective.iter().map(|f| f - k.f_star).collect(),
+            sigma_g2_visited: tr.diversity.clone(),
+        }
+    }
+}
+
+/// The `run` command's JSON: the scenario's summary (as the report's per-scenario file holds it)
+/// followed by its per-round [`RunSeries`].
+#[derive(Serialize)]
+pub struct RunFile<S: Serialize> {
+    /// The summary's fields, at top level.
+    #[serde(flatten)]
+    pub summary: S,
+    /// The per-round series.
+    pub series: RunSeries,
+}
+
+/// The explicit form of a scenario file's instance and graphs, for `run --export-instance`
+/// ([`Scenario::explicit_file`]) as TOML.
+///
+/// # Errors
+/// Bad input naming the field (as `run`); [`crate::Error::Serialization`].
+pub fn export_instance(text: &str, what: &str) -> Result<String> {
+    let s = super::card::parse_scenario(text, what)?;
+    let (inst, _) = prepare(&s).map_err(|e| e.in_scenario(&s.name))?;
+    let file = toml::to_string(&s.explicit_file(&inst)).map_err(|e| crate::Error::serialization("the explicit instance", e))?;
+    Ok(format!("# The instance and graphs of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.\n{file}", s.name))
 }

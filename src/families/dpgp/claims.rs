@@ -106,9 +106,10 @@ impl Rec32 {
 
 /// Assumptions 1 and 4 and the inline ones ("Assumptions 1-5", I-DPGP1): B-bounded strong
 /// connectivity within the horizon (004:L106), finite `sigma_g^2` (004:L121), `delta > 0`
-/// (004:L509) and `u_i^0 = 0` (004:L554; every run here starts there). Assumptions 2 and 3 hold
-/// on every instance (finite constants computed exactly).
-pub fn assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize) -> Vec<ConditionCheck> {
+/// (004:L509) and `u_i^0 = 0` (004:L554, where Lemma 3 drops its `C q^t ||u_i^0||` term;
+/// `u0 = max_i ||u_i^0||`, zero unless an explicit instance gives another start). Assumptions 2
+/// and 3 hold on every instance (finite constants computed exactly).
+pub fn assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize, u0: f64) -> Vec<ConditionCheck> {
     let a1 = match conn.window {
         Some(b) => ConditionCheck::assumption("Assumption 1 (B-bounded strong connectivity)", true, format!("smallest window B = {b} within {rounds} rounds")),
         None => ConditionCheck::assumption(
@@ -135,7 +136,16 @@ pub fn assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize) -> V
         },
     );
     push.kind = ConditionKind::Scope;
-    vec![a1, a4, delta, push, ConditionCheck::assumption("u_i^0 = 0", true, "every run starts at u_i^0 = 0")]
+    let start = if u0 == 0.0 {
+        ConditionCheck::assumption("u_i^0 = 0", true, "every run starts at u_i^0 = 0")
+    } else {
+        ConditionCheck::assumption(
+            "u_i^0 = 0",
+            false,
+            format!("max_i ||u_i^0|| = {}: the proof of Lemma 3 drops C q^t ||u_i^0|| (004:L554)", crate::claim::fmt_num(u0)),
+        )
+    };
+    vec![a1, a4, delta, push, start]
 }
 
 /// [`assumption_checks`] with Assumption 4 read on the points where the proofs use it (Lemma 2's
@@ -143,8 +153,8 @@ pub fn assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize) -> V
 /// v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})||^2 = visited` over the run
 /// ([`super::round::round_supremum`]), finite when the run's moments are; the detail also gives the stated
 /// supremum over all of `R^d` (infinite, with its reason, or its value).
-pub fn visited_assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize, visited: f64) -> Vec<ConditionCheck> {
-    let mut checks = assumption_checks(k, conn, rounds);
+pub fn visited_assumption_checks(k: &Constants, conn: &Connectivity, rounds: usize, u0: f64, visited: f64) -> Vec<ConditionCheck> {
+    let mut checks = assumption_checks(k, conn, rounds, u0);
     let stated = match k.sigma_g2.value {
         Some(v) => format!("as stated over all u, V: {}", crate::claim::fmt_num(v)),
         None => format!("as stated over all u, V: infinite ({})", k.sigma_g2.reason),

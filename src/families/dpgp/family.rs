@@ -296,7 +296,11 @@ impl Plugin for DpgpFamily {
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
         let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates)).map_err(|e| e.in_scenario(&scenario.name))?;
-        to_json(&summarize(&run))
+        to_json(&super::check::RunFile { summary: summarize(&run), series: super::check::RunSeries::of(&run) })
+    }
+
+    fn export_instance(&self, text: &str, what: &str) -> Result<String> {
+        super::check::export_instance(text, what)
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {

@@ -2,8 +2,9 @@
 //! push-sum over directed time-varying graphs.
 //!
 //! `topology` (graphs, push-sum weights, Assumption 1's window, `delta`, estimated `C`, `q`),
-//! `problem` (the quadratics and their exact constants), `round` (Algorithm 1 as a random affine
-//! round, exact and sampled trajectories, and Assumption 4's constant on the points where the
+//! `problem` (the quadratics and their exact constants), `explicit` (instances given by their
+//! matrices in a scenario file, and the explicit form `run --export-instance` writes), `round`
+//! (Algorithm 1 as a random affine round, exact and sampled trajectories, and Assumption 4's constant on the points where the
 //! proofs use it), `claims` (the claims' constants and conditions:
 //! Lemma 3, inequality (32), Theorem 1's bracket, Corollary 1's rate, Remark 2), `card` (scenario
 //! schema), `check` (scenario runs; the rate, ordering and O(.) verdicts through the claim kinds of
@@ -25,6 +26,7 @@ pub mod card_claims;
 pub mod check;
 pub mod claim;
 pub mod claims;
+pub mod explicit;
 pub mod family;
 pub mod formulas;
 pub mod plot;

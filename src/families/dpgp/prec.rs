@@ -25,6 +25,16 @@ pub const COLUMN_SUM: f64 = crate::prec::ABSOLUTE_ZERO;
 /// such lags do not enter the estimate of Lemma 3's `C` and `q`.
 pub const DEVIATION_FLOOR: f64 = crate::prec::ABSOLUTE_ZERO;
 
+/// A matrix of an explicit instance (`A_i`, `D_i`, a noise covariance) is symmetric when
+/// `max |M - M^T| <= SYMMETRY * max |M|` (then `(M + M^T)/2` is used): the default for the
+/// symmetry of an input matrix.
+pub const SYMMETRY: f64 = crate::prec::RELATIVE_IDENTITY;
+
+/// A symmetric matrix of an explicit instance (a client's Hessian, a noise covariance) is
+/// positive semidefinite when its smallest eigenvalue is at least `-PSD_FLOOR` times its largest
+/// magnitude: rounding of a semidefinite input, as for the engine's covariances.
+pub const PSD_FLOOR: f64 = crate::prec::RELATIVE_IDENTITY;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     EQUAL_CURVATURE = 1e-14,
@@ -32,4 +42,6 @@ crate::prec::policy_test!(
     ORDER_MARGIN = 1e-9,
     COLUMN_SUM = 1e-12,
     DEVIATION_FLOOR = 1e-12,
+    SYMMETRY = 1e-9,
+    PSD_FLOOR = 1e-9,
 );

@@ -4,7 +4,9 @@
 //! over the shared `u in R^du` and its personal `v in R^dv`; `F(u, V) = (1/m) sum_i F_i(u, v_i)`
 //! (problem (2), 004:L73-80). Stochastic gradients add independent isotropic Gaussian noise,
 //! `(sigma_u/sqrt(du)) xi` to `grad_u` and `(sigma_v/sqrt(dv)) xi` to `grad_v`, so the variances
-//! of Assumption 3 are `sigma_u^2`, `sigma_v^2` exactly.
+//! of Assumption 3 are `sigma_u^2`, `sigma_v^2` exactly; an explicit instance
+//! ([`super::explicit`]) may give a client anisotropic noise `S^{1/2} xi` of covariance `S`
+//! instead, and then `sigma^2 = max_i tr(S_i)`.
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rand_distr::{Distribution, StandardNormal};
@@ -26,6 +28,40 @@ pub struct Client {
     pub lin_u: DVector<f64>,
     /// `b_i`.
     pub lin_v: DVector<f64>,
+    /// Anisotropic noise of `grad_u` (`None`: isotropic, `sigma_u/sqrt(du)` per coordinate).
+    pub noise_u: Option<Covariance>,
+    /// Anisotropic noise of `grad_v` (`None`: isotropic, `sigma_v/sqrt(dv)` per coordinate).
+    pub noise_v: Option<Covariance>,
+}
+
+/// A gradient noise covariance `S` (symmetric positive semidefinite) and its symmetric square
+/// root, so that `S^{1/2} xi` with standard normal `xi` has covariance `S` and `E||.||^2 = tr(S)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Covariance {
+    /// `S`.
+    pub matrix: DMatrix<f64>,
+    /// `S^{1/2} = Q diag(sqrt(lambda)) Q^T`.
+    pub root: DMatrix<f64>,
+}
+
+impl Covariance {
+    /// From a finite symmetric positive semidefinite `matrix` (the caller checks it): eigenvalues
+    /// below zero by rounding give a zero root.
+    pub fn new(matrix: DMatrix<f64>) -> Self {
+        let eig = SymmetricEigen::new(matrix.clone());
+        let roots = eig.eigenvalues.map(|l| if l > 0.0 { l.sqrt() } else { 0.0 });
+        let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
+        Self { matrix, root: (&root + root.transpose()) * 0.5 }
+    }
+}
+
+/// One noise draw: `S^{1/2} xi` for an anisotropic covariance, else `scale xi`.
+pub fn noise(covariance: Option<&Covariance>, xi: &[f64], scale: f64) -> DVector<f64> {
+    let x = DVector::from_column_slice(xi);
+    match covariance {
+        Some(c) => &c.root * x,
+        None => x * scale,
+    }
 }
 
 impl Client {
@@ -43,8 +79,8 @@ impl Client {
     }
 }
 
-/// An instance: clients, noise levels and the initial point (`u_i^0 = 0`, as the proofs assume,
-/// 004:L554; `v_i^0` given).
+/// An instance: clients, noise levels and the initial point (`u_i^0 = 0` as the proofs assume,
+/// 004:L554, unless an explicit instance gives it; `v_i^0` given).
 #[derive(Debug, Clone)]
 pub struct Instance {
     /// Shared dimension.
@@ -53,10 +89,12 @@ pub struct Instance {
     pub dv: usize,
     /// The clients.
     pub clients: Vec<Client>,
-    /// `sigma_u`.
+    /// `sigma_u`: Assumption 3's constant, `sqrt(max_i tr(S_i))` with anisotropic noise.
     pub sigma_u: f64,
-    /// `sigma_v`.
+    /// `sigma_v`, likewise.
     pub sigma_v: f64,
+    /// `u_i^0`.
+    pub u0: Vec<DVector<f64>>,
     /// `v_i^0`.
     pub v0: Vec<DVector<f64>>,
 }
@@ -100,6 +138,22 @@ pub struct InstanceSpec {
     pub seed: u64,
 }
 
+/// Checks the sizes of an instance, naming `field.m`, `field.du`, `field.dv`.
+///
+/// # Errors
+/// [`Error::InvalidField`] with the allowed range.
+pub fn validate_sizes(field: &str, m: usize, du: usize, dv: usize) -> Result<()> {
+    if m == 0 || m > 256 {
+        return Err(Error::field(format!("{field}.m"), format!("got {m}"), "an integer in [1, 256]"));
+    }
+    for (name, n) in [("du", du), ("dv", dv)] {
+        if n == 0 || n > 64 {
+            return Err(Error::field(format!("{field}.{name}"), format!("got {n}"), "an integer in [1, 64]"));
+        }
+    }
+    Ok(())
+}
+
 /// Rounds slot of the generator's streams (apart from every run's rounds).
 const GENERATOR_ROUND: u64 = u64::MAX - 7;
 
@@ -110,15 +164,7 @@ impl InstanceSpec {
     /// [`Error::InvalidField`] with the allowed range.
     pub fn validate(&self, field: &str) -> Result<()> {
         let f = |name: &str| format!("{field}.{name}");
-        if self.m == 0 || self.m > 256 {
-            return Err(Error::field(f("m"), format!("got {}", self.m), "an integer in [1, 256]"));
-        }
-        if self.du == 0 || self.du > 64 {
-            return Err(Error::field(f("du"), format!("got {}", self.du), "an integer in [1, 64]"));
-        }
-        if self.dv == 0 || self.dv > 64 {
-            return Err(Error::field(f("dv"), format!("got {}", self.dv), "an integer in [1, 64]"));
-        }
+        validate_sizes(field, self.m, self.du, self.dv)?;
         require_positive(&f("l_u"), self.l_u)?;
         require_positive(&f("mu_u"), self.mu_u)?;
         require_positive(&f("l_v"), self.l_v)?;
@@ -172,11 +218,11 @@ impl InstanceSpec {
                 let b = raw * (self.coupling * (self.mu_u * self.mu_v).sqrt() / svd_norm);
                 let a = self.curvature(i, self.mu_u, self.l_u, du, 6);
                 let d = self.curvature(i, self.mu_v, self.l_v, dv, 7);
-                Client { a, b, d, lin_u: lin_u[i].clone(), lin_v: normal(i, 4, dv) }
+                Client { a, b, d, lin_u: lin_u[i].clone(), lin_v: normal(i, 4, dv), noise_u: None, noise_v: None }
             })
             .collect();
         let v0 = (0..m).map(|i| unit(normal(i, 5, dv)) * self.v0_norm).collect();
-        Ok(Instance { du, dv, clients, sigma_u: self.sigma_u, sigma_v: self.sigma_v, v0 })
+        Ok(Instance { du, dv, clients, sigma_u: self.sigma_u, sigma_v: self.sigma_v, u0: vec![DVector::zeros(du); m], v0 })
     }
 }
 

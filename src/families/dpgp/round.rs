@@ -19,7 +19,7 @@ use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineR
 use crate::error::Result;
 use crate::rng::StreamKey;
 
-use super::problem::Instance;
+use super::problem::{noise, Instance};
 use super::topology::GraphSequence;
 
 /// Step sizes and local steps of Algorithm 1.
@@ -71,10 +71,12 @@ impl Layout {
     pub fn noise_len(&self, p: &Params) -> usize {
         p.k_v * self.dv + p.k_u * self.du
     }
-    /// The initial state: `u_i^0 = 0` (004:L554), `v_i^0` of the instance, `ubar_prev = 0`.
+    /// The initial state: `u_i^0` (zero as the proofs assume, 004:L554, unless an explicit
+    /// instance gives it) and `v_i^0` of the instance, `ubar_prev = 0`.
     pub fn initial(&self, inst: &Instance) -> DVector<f64> {
         let mut z = DVector::zeros(self.dim());
-        for (i, v) in inst.v0.iter().enumerate() {
+        for (i, (u, v)) in inst.u0.iter().zip(&inst.v0).enumerate() {
+            z.rows_mut(self.u(i), self.du).copy_from(u);
             z.rows_mut(self.v(i), self.dv).copy_from(v);
         }
         z
@@ -146,7 +148,7 @@ pub fn local_phase(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<
     let z0 = u0 / mu;
     let mut v = v0.clone();
     for k in 0..p.k_v {
-        let g = c.grad_v(&z0, &v) + DVector::from_column_slice(&xi[k * dv..(k + 1) * dv]) * sv;
+        let g = c.grad_v(&z0, &v) + noise(c.noise_v.as_ref(), &xi[k * dv..(k + 1) * dv], sv);
         v -= g * p.eta_v;
     }
     let base = p.k_v * dv;
@@ -154,7 +156,7 @@ pub fn local_phase(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<
     iterates.push(u0.clone());
     for k in 0..p.k_u {
         let u = &iterates[k];
-        let g = c.grad_u(&(u / mu), &v) + DVector::from_column_slice(&xi[base + k * du..base + (k + 1) * du]) * su;
+        let g = c.grad_u(&(u / mu), &v) + noise(c.noise_u.as_ref(), &xi[base + k * du..base + (k + 1) * du], su);
         iterates.push(u - g * p.eta_u);
     }
     (v, iterates)

@@ -138,6 +138,7 @@ impl Space {
             rounds,
             sweep,
             expected: BTreeMap::new(),
+            explicit: None,
         }
     }
 }

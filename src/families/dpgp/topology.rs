@@ -49,6 +49,11 @@ pub enum Topology {
     Explicit {
         /// Per-round directed edge lists, node indices in `[0, m - 1]`, at least one round.
         rounds: Vec<Vec<[usize; 2]>>,
+        /// What the reports call the sequence (optional): the generator's name when the edges
+        /// were recorded from a generated topology ([`Topology::recorded`]), so a recorded
+        /// scenario reports what its source reports.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
     },
     /// An [`Topology::Explicit`] sequence read from a TOML file holding `rounds = [[[i, j], ...],
     /// ...]`, its path relative to the working directory. Cards read it when they are parsed
@@ -76,7 +81,8 @@ impl Topology {
             Topology::Complete => "complete graph".into(),
             Topology::RingHub => "ring plus broadcasting hub".into(),
             Topology::Split => "two disjoint rings".into(),
-            Topology::Explicit { rounds } => format!("explicit sequence of {} rounds", rounds.len()),
+            Topology::Explicit { name: Some(name), .. } => name.clone(),
+            Topology::Explicit { rounds, name: None } => format!("explicit sequence of {} rounds", rounds.len()),
             Topology::File { path } => format!("sequence read from {path}"),
         }
     }
@@ -91,10 +97,10 @@ impl Topology {
                 Err(Error::field(format!("{field}.k"), format!("got {k} with m = {m}"), format!("an integer in [1, m - 1] = [1, {}]", m.saturating_sub(1))))
             }
             Topology::Split if m < 2 => Err(Error::field(format!("{field}.kind"), "split needs two halves", "m >= 2")),
-            Topology::Explicit { rounds } if rounds.is_empty() => {
+            Topology::Explicit { rounds, .. } if rounds.is_empty() => {
                 Err(Error::field(format!("{field}.rounds"), "no rounds", "a non-empty list of per-round edge lists [[i, j], ...]"))
             }
-            Topology::Explicit { rounds } => {
+            Topology::Explicit { rounds, .. } => {
                 for (t, edges) in rounds.iter().enumerate() {
                     if let Some((e, [i, j])) = edges.iter().enumerate().find(|(_, [i, j])| *i >= m || *j >= m) {
                         return Err(Error::field(
@@ -127,7 +133,7 @@ impl Topology {
         let text = std::fs::read_to_string(&path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
         let file: EdgeFile = toml::from_str(&text)
             .map_err(|e| Error::field(format!("{field}.path"), format!("`{path}`: {}", e.message()), "a TOML file holding rounds = [[[i, j], ...], ...]"))?;
-        Ok(Topology::Explicit { rounds: file.rounds })
+        Ok(Topology::Explicit { rounds: file.rounds, name: None })
     }
 
     /// Out-neighbour lists of round `t` (each includes the node itself, ascending).
@@ -176,7 +182,7 @@ impl Topology {
                     o.push(start + (i - start + 1) % len);
                 }
             }
-            Topology::Explicit { rounds } => {
+            Topology::Explicit { rounds, .. } => {
                 // Edges outside `[0, m)` are rejected by `validate`; skipped here, never a panic.
                 if let Some(edges) = rounds.get(t % rounds.len().max(1)) {
                     for &[i, j] in edges.iter().filter(|[i, j]| *i < m && *j < m) {
@@ -241,6 +247,23 @@ impl Topology {
                 p
             }
         }
+    }
+}
+
+impl Topology {
+    /// The first `rounds` graphs on `m` nodes as an [`Topology::Explicit`] sequence named as
+    /// this topology: each round's edges `[i, j]`, `j in N_out(i)`, `j != i` (the self-loops are
+    /// added back when it is read), cut to the smallest period `p` with graph `t` equal to graph
+    /// `t mod p` for every `t < rounds`. Every round `t < rounds` then has the same out-neighbours,
+    /// so the same mixing matrices and push-sum weights, as this topology.
+    pub fn recorded(&self, m: usize, rounds: usize, seed: u64) -> Topology {
+        let edges = |t: usize| -> Vec<[usize; 2]> {
+            self.out_neighbours(m, t, seed).into_iter().enumerate().flat_map(|(i, o)| o.into_iter().filter(move |j| *j != i).map(move |j| [i, j])).collect()
+        };
+        let graphs: Vec<Vec<[usize; 2]>> = (0..rounds.max(1)).map(edges).collect();
+        let n = graphs.len();
+        let period = (1..=n).find(|&p| (p..n).all(|t| graphs[t] == graphs[t % p])).unwrap_or(n);
+        Topology::Explicit { rounds: graphs[..period].to_vec(), name: Some(self.name()) }
     }
 }
 
@@ -457,5 +480,19 @@ mod tests {
         assert!(k.iter().enumerate().all(|(i, o)| o.len() == 4 && o.contains(&i)));
         assert_ne!(Topology::RandomOut { k: 3 }.out_neighbours(7, 5, 9), Topology::RandomOut { k: 3 }.out_neighbours(7, 6, 9), "fresh graphs per round");
         assert!(Topology::RandomOut { k: 7 }.validate("topology", 7).is_err());
+    }
+
+    #[test]
+    fn recorded_sequences_repeat_the_graphs_with_their_period() {
+        let same = |t: &Topology, r: &Topology, m: usize, n: usize| (0..n).all(|k| t.mixing(m, k, 5) == r.mixing(m, k, 5));
+        for (t, period) in [(Topology::Ring, 1), (Topology::Exponential, 3), (Topology::Complete, 1), (Topology::RandomOut { k: 2 }, 40)] {
+            let r = t.recorded(6, 40, 5);
+            let Topology::Explicit { rounds, name } = &r else { unreachable!("recorded is explicit") };
+            assert_eq!((rounds.len(), name.as_deref()), (period, Some(t.name().as_str())));
+            assert!(same(&t, &r, 6, 40), "{}", t.name());
+        }
+        // Negative control: past the recorded horizon a random sequence is not repeated.
+        let random = Topology::RandomOut { k: 2 };
+        assert!(!same(&random, &random.recorded(6, 40, 5), 6, 41));
     }
 }
