@@ -405,7 +405,7 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
 /// (the same operations on the same values, so the same bits as computing every one again).
 struct Phases {
     /// `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` per client.
-    phases: Vec<(DVector<f64>, Vec<DVector<f64>>)>,
+    phases: Vec<ClientPhase>,
     /// `g_{ikj}` at index `(i K_u + k) m + j`.
     grads: Vec<DVector<f64>>,
 }
@@ -414,7 +414,7 @@ impl Phases {
     /// Every client's phase at state `z` with the round's standard normals `noise`.
     fn at(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> Self {
         let phases: Vec<_> = (0..inst.m()).map(|i| client_phase(inst, p, weights, z, noise, i)).collect();
-        let grads = (0..inst.m() * p.k_u * inst.m()).map(|idx| gradient(inst, p, weights, &phases, idx)).collect();
+        let grads = (0..inst.m() * p.k_u * inst.m()).map(|idx| gradient(inst, p, weights, &|i| &phases[i], idx)).collect();
         Self { phases, grads }
     }
 
@@ -428,13 +428,13 @@ impl Phases {
     /// `[d_i^{t,k}]` at state `z` and noise `noise` that differ from these phases' in client
     /// `c`'s inputs only.
     fn differences_with(&self, inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], c: usize) -> DVector<f64> {
-        let mut phases = self.phases.clone();
-        phases[c] = client_phase(inst, p, weights, z, noise, c);
+        let changed = client_phase(inst, p, weights, z, noise, c);
+        let phase = |i: usize| if i == c { &changed } else { &self.phases[i] };
         let m = inst.m();
         let grad = |idx: usize| {
             let (i, j) = (idx / m / p.k_u, idx % m);
             if i == c || j == c {
-                Cow::Owned(gradient(inst, p, weights, &phases, idx))
+                Cow::Owned(gradient(inst, p, weights, &phase, idx))
             } else {
                 Cow::Borrowed(&self.grads[idx])
             }
@@ -459,19 +459,23 @@ impl Phases {
 }
 
 /// Client `i`'s local phase at state `z` with the round's standard normals `noise`.
-fn client_phase(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], i: usize) -> (DVector<f64>, Vec<DVector<f64>>) {
+fn client_phase(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], i: usize) -> ClientPhase {
     let lay = Layout::of(inst);
     let per = lay.noise_len(p);
     let u0 = z.rows(lay.u(i), lay.du).into_owned();
     local_phase(inst, p, i, weights[i], &u0, &z.rows(lay.v(i), lay.dv).into_owned(), &noise[i * per..(i + 1) * per])
 }
 
-/// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` of `phases` for `idx = (i K_u + k) m + j`.
-fn gradient(inst: &Instance, p: &Params, weights: &DVector<f64>, phases: &[(DVector<f64>, Vec<DVector<f64>>)], idx: usize) -> DVector<f64> {
+/// A client's `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` ([`local_phase`]).
+type ClientPhase = (DVector<f64>, Vec<DVector<f64>>);
+
+/// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` of the clients' phases `phase(i)` for
+/// `idx = (i K_u + k) m + j`.
+fn gradient<'a>(inst: &Instance, p: &Params, weights: &DVector<f64>, phase: &dyn Fn(usize) -> &'a ClientPhase, idx: usize) -> DVector<f64> {
     let m = inst.m();
     let (i, k, j) = (idx / m / p.k_u, idx / m % p.k_u, idx % m);
-    let point = &phases[i].1[k] / weights[i];
-    inst.clients[j].grad_u(&point, &phases[j].0)
+    let point = &phase(i).1[k] / weights[i];
+    inst.clients[j].grad_u(&point, &phase(j).0)
 }
 
 /// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
