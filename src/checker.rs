@@ -415,12 +415,18 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     }
     let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))).collect::<Result<Vec<_>>>()?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
-    let mut runs = Vec::with_capacity(selection.scenarios.len());
-    for (s, p) in selection.scenarios.iter().zip(prepared) {
-        let run = crate::engine::monte_carlo::in_pool(request.threads, || plugin.run(&card, s, p, &selection.claims, &settings))?;
-        runs.push(run.map_err(|e| e.in_scenario(plugin.scenario_name(s)))?);
-        progress.step();
-    }
+    // Scenarios run in parallel, collected in card order (the first failure in that order is
+    // the one reported), so nothing depends on the number of threads.
+    let jobs: Vec<_> = selection.scenarios.iter().zip(prepared).collect();
+    let runs = crate::engine::monte_carlo::in_pool(request.threads, || {
+        crate::engine::monte_carlo::in_order(jobs, |(s, p)| {
+            let run = plugin.run(&card, s, p, &selection.claims, &settings).map_err(|e| e.in_scenario(plugin.scenario_name(s)));
+            progress.step();
+            run
+        })
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>>>()?;
     progress.finish();
     require_expected_computed(plugin, &selection, &runs)?;
     let compared: Vec<(&str, Vec<ClaimResult>)> = selection

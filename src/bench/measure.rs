@@ -59,6 +59,13 @@ pub struct Measurement {
     pub work_unit: Option<&'static str>,
     /// `work / seconds`.
     pub per_second: Option<f64>,
+    /// Processor seconds of the process (every thread, user and system) in the repetition with
+    /// the fewest, where the system reports them (`/proc/self/stat`, 10 ms ticks): on a shared
+    /// machine the wall-clock time grows with the load, this much less.
+    pub cpu_seconds: Option<f64>,
+    /// `work / cpu_seconds`: the rate per processor second (per core used), less disturbed by
+    /// other processes than `per_second`.
+    pub per_cpu_second: Option<f64>,
     /// Whether the result is bit-for-bit the single-threaded one, where that is checked.
     pub identical_to_single_thread: Option<bool>,
     /// The target this workload is held to, if any.
@@ -86,6 +93,8 @@ impl Measurement {
             work: None,
             work_unit: None,
             per_second: None,
+            cpu_seconds: timing.cpu_seconds.iter().copied().flatten().reduce(f64::min),
+            per_cpu_second: None,
             identical_to_single_thread: None,
             target: None,
             load_average: timing.load_average,
@@ -99,6 +108,7 @@ impl Measurement {
         self.work = Some(work);
         self.work_unit = Some(unit);
         self.per_second = Some(work as f64 / self.seconds);
+        self.per_cpu_second = self.cpu_seconds.filter(|&c| c > 0.0).map(|c| work as f64 / c);
         self
     }
 }
@@ -110,6 +120,8 @@ pub struct Timing {
     pub seconds: Vec<f64>,
     /// 1-minute load average before and after.
     pub load_average: [Option<f64>; 2],
+    /// Processor seconds of each run ([`cpu_seconds`]), where measured.
+    pub cpu_seconds: Vec<Option<f64>>,
 }
 
 impl Timing {
@@ -123,15 +135,29 @@ impl Timing {
 pub fn time<T>(repeats: usize, mut job: impl FnMut() -> T) -> (T, Timing) {
     let before = load_average();
     let mut seconds = Vec::with_capacity(repeats.max(1));
+    let mut cpu = Vec::with_capacity(repeats.max(1));
     let mut last = None;
     for _ in 0..repeats.max(1) {
-        let start = Instant::now();
+        let (start, cpu_start) = (Instant::now(), cpu_seconds());
         let out = std::hint::black_box(job());
         seconds.push(start.elapsed().as_secs_f64());
+        cpu.push(cpu_start.zip(cpu_seconds()).map(|(a, b)| b - a));
         last = Some(out);
     }
     let after = load_average();
-    (last.expect("at least one run"), Timing { seconds, load_average: [before, after] })
+    (last.expect("at least one run"), Timing { seconds, load_average: [before, after], cpu_seconds: cpu })
+}
+
+/// Processor seconds this process has used so far, every thread, user and system: fields 14
+/// and 15 of `/proc/self/stat` in clock ticks of 1/100 s (Linux's `USER_HZ`), where the system
+/// has them.
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let (user, system): (f64, f64) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?);
+    Some((user + system) / 100.0)
 }
 
 /// The 1-minute load average (`/proc/loadavg`), where the system has one.
@@ -205,6 +231,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn processor_time_grows_with_work_done_and_not_past_the_wall_clock() {
+        let Some(start) = cpu_seconds() else { return };
+        let spin = Instant::now();
+        let mut used = 0.0;
+        while used < 0.05 && spin.elapsed().as_secs_f64() < 30.0 {
+            used = std::hint::black_box(cpu_seconds().expect("read once already") - start);
+        }
+        let wall = spin.elapsed().as_secs_f64();
+        assert!(used >= 0.05, "busy for {wall} s, {used} processor seconds");
+        // One busy thread never uses more processor time than the wall clock (plus a tick).
+        assert!(used <= wall + 0.011, "{used} processor seconds in {wall} s");
+    }
+
+    #[test]
     fn targets_say_whether_they_are_met() {
         assert!(Target::at_least(10.0, 12.0).met);
         assert!(!Target::at_least(10.0, 8.0).met);
@@ -217,9 +257,17 @@ mod tests {
         let (out, timing) = time(3, || 7);
         assert_eq!(out, 7);
         assert_eq!(timing.seconds.len(), 3);
-        let m = Measurement::new("core", "x", serde_json::json!({}), 1, Timing { seconds: vec![2.0, 0.5, 1.0], load_average: [None, None] })
-            .with_work(100, "steps");
+        let m = Measurement::new(
+            "core",
+            "x",
+            serde_json::json!({}),
+            1,
+            Timing { seconds: vec![2.0, 0.5, 1.0], load_average: [None, None], cpu_seconds: vec![Some(1.0), None, Some(0.25)] },
+        )
+        .with_work(100, "steps");
         assert_eq!(m.seconds, 0.5);
         assert_eq!(m.per_second, Some(200.0));
+        assert_eq!(m.cpu_seconds, Some(0.25));
+        assert_eq!(m.per_cpu_second, Some(400.0));
     }
 }

@@ -11,6 +11,7 @@ pub mod interval;
 pub mod moments;
 pub mod monte_carlo;
 pub mod observable;
+pub mod reuse;
 pub mod series;
 mod structured;
 
@@ -19,4 +20,5 @@ pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};
 pub use interval::{running_average, student_t_interval, Estimator, Interval};
 pub use moments::Moments;
 pub use observable::Observable;
+pub use reuse::RecentByBits;
 pub use series::{affine_gaussian_moments, nan_max, nan_min, propagate_series, MomentSeries};

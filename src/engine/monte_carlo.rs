@@ -9,6 +9,12 @@ pub fn replicates<T: Send>(replicates: usize, replicate: impl Fn(u64) -> T + Syn
     (0..replicates as u64).into_par_iter().map(replicate).collect()
 }
 
+/// `f(item)` for every item, run in parallel on the current rayon pool; the results are in the
+/// items' order whatever the number of threads.
+pub fn in_order<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync + Send) -> Vec<T> {
+    items.into_par_iter().map(f).collect()
+}
+
 /// Runs `job` on a pool of `threads` workers (rayon's global pool when `None`).
 ///
 /// # Errors

@@ -133,7 +133,7 @@ fn scaling_series() -> Result<Vec<Measurement>> {
         .map(|(name, axis, fixed, xs, job)| {
             let series = measure_series(FAMILY_ID, name, axis, fixed.clone(), &xs, 1, job)?;
             let last = series.points.last().cloned();
-            let timing = crate::bench::Timing { seconds: last.iter().map(|p| p.seconds).collect(), load_average: series.load_average };
+            let timing = crate::bench::Timing { seconds: last.iter().map(|p| p.seconds).collect(), load_average: series.load_average, cpu_seconds: Vec::new() };
             let mut out = Measurement::new(FAMILY_ID, format!("{name}: seconds at the largest point"), fixed, 1, timing);
             out.peak_bytes = last.and_then(|p| p.peak_bytes);
             out.scaling = Some(series);

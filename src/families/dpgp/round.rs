@@ -11,11 +11,13 @@
 //! implements [`RandomAffineRound`] with every client active (`Design::Full`); its maps change
 //! with `P^t` and `mu^t`, so they are probed per round.
 
+use std::borrow::Cow;
+
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::engine::series::PSD_INSPECTION_PERIOD;
-use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineRound, RecentByBits, RoundMaps};
 use crate::error::Result;
 use crate::rng::StreamKey;
 
@@ -300,6 +302,10 @@ impl Trajectory {
     }
 }
 
+/// How many recent rounds' probed maps [`exact_trajectory`] keeps for reuse: a periodic
+/// sequence of graphs within this period (exponential graphs: `ceil(log2 m)`) is probed once.
+const GRAPHS_KEPT: usize = 8;
+
 /// Exact moments of `rounds` rounds of DFedPGP on the graph sequence `seq` (at least `rounds`
 /// graphs), from the deterministic initial state.
 ///
@@ -312,8 +318,12 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
     let mut m = Moments::point(z0);
     let objective = Objective::new(inst, false);
     let mut out = Trajectory { min_covariance_eigenvalue: f64::INFINITY, ..Default::default() };
+    // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are probed once.
+    let mut observables = RecentByBits::new(GRAPHS_KEPT);
+    let mut graph_maps = RecentByBits::new(GRAPHS_KEPT);
     for t in 0..=rounds {
-        let obs = Observables::new(inst, &seq.weights[t]);
+        let weights = &seq.weights[t];
+        let obs = observables.get(&[weights.as_slice()], || Observables::new(inst, weights));
         out.delta_v.push(obs.delta_v.expected_square(&m));
         out.delta_v_debiased.push(obs.delta_v_debiased.expected_square(&m));
         out.consensus.push(obs.consensus.expected_square(&m));
@@ -325,9 +335,11 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
         if t == rounds {
             break;
         }
-        out.diversity.push(round_supremum(inst, params, &seq.weights[t], &m));
-        let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
-        let maps = RoundMaps::probe(&round);
+        let (diversity, maps) = graph_maps.get(&[seq.mixing[t].as_slice(), weights.as_slice()], || {
+            let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights };
+            (Differences::probe(inst, params, weights), RoundMaps::probe(&round))
+        });
+        out.diversity.push(diversity.supremum(&m));
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
             out.min_covariance_eigenvalue = nan_min(out.min_covariance_eigenvalue, m.min_covariance_eigenvalue());
         }
@@ -386,49 +398,154 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
 // its Gaussian noise, so its second moment is `||M m + c||^2 + tr(M S M^T) + ||N||_F^2` for the
 // state's mean `m` and covariance `S` and the noise map `N`.
 
-/// `[d_i^{t,k}]` for every client `i` and local step `k < K_u`, client-major, each `du` long:
-/// `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - (1/m) sum_j grad_u F_j(z_i^{t,k}, v_j^{t+1})`
-/// at state `z` with the round's standard normals `noise` (every client's, in client order).
-fn differences(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> DVector<f64> {
+/// The local phases of a round ([`local_phase`]) at one state and noise, and the gradients
+/// `g_{ikj} = grad_u F_j(z_i^{t,k}, v_j^{t+1})` its differences read ([`Phases::differences`]).
+///
+/// Client `i`'s phase reads only `u_i`, `v_i` and its own noise, so a state or noise that differs
+/// from this one in client `c`'s inputs alone changes only `c`'s phase and the gradients
+/// `g_{ckj}` and `g_{ikc}`: [`Phases::differences_with`] computes those and reads the others here
+/// (the same operations on the same values, so the same bits as computing every one again).
+struct Phases {
+    /// `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` per client.
+    phases: Vec<ClientPhase>,
+    /// `g_{ikj}` at index `(i K_u + k) m + j`.
+    grads: Vec<DVector<f64>>,
+}
+
+impl Phases {
+    /// Every client's phase at state `z` with the round's standard normals `noise`.
+    fn at(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> Self {
+        let phases: Vec<_> = (0..inst.m()).map(|i| client_phase(inst, p, weights, z, noise, i)).collect();
+        let grads = (0..inst.m() * p.k_u * inst.m()).map(|idx| gradient(inst, p, weights, &|i| &phases[i], idx)).collect();
+        Self { phases, grads }
+    }
+
+    /// `[d_i^{t,k}]` for every client `i` and local step `k < K_u`, client-major, each `du`
+    /// long: `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - (1/m) sum_j grad_u F_j(z_i^{t,k},
+    /// v_j^{t+1})` at these phases' state and noise.
+    fn differences(&self, inst: &Instance, p: &Params) -> DVector<f64> {
+        self.assemble(inst, p, &|idx| Cow::Borrowed(&self.grads[idx]))
+    }
+
+    /// `[d_i^{t,k}]` at state `z` and noise `noise` that differ from these phases' in client
+    /// `c`'s inputs only.
+    fn differences_with(&self, inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], c: usize) -> DVector<f64> {
+        let changed = client_phase(inst, p, weights, z, noise, c);
+        let phase = |i: usize| if i == c { &changed } else { &self.phases[i] };
+        let m = inst.m();
+        let grad = |idx: usize| {
+            let (i, j) = (idx / m / p.k_u, idx % m);
+            if i == c || j == c {
+                Cow::Owned(gradient(inst, p, weights, &phase, idx))
+            } else {
+                Cow::Borrowed(&self.grads[idx])
+            }
+        };
+        self.assemble(inst, p, &grad)
+    }
+
+    /// `d_i^{t,k} = g_{iki} - (1/m) sum_j g_{ikj}` for every `i` and `k < K_u`, client-major.
+    fn assemble<'a>(&'a self, inst: &Instance, p: &Params, grad: &dyn Fn(usize) -> Cow<'a, DVector<f64>>) -> DVector<f64> {
+        let (m, du) = (inst.m(), inst.du);
+        let mut out = DVector::zeros(m * p.k_u * du);
+        for i in 0..m {
+            for k in 0..p.k_u {
+                let row = (i * p.k_u + k) * m;
+                let own = grad(row + i);
+                let all = (0..m).fold(DVector::zeros(du), |acc, j| acc + grad(row + j).as_ref()) / m as f64;
+                out.rows_mut((i * p.k_u + k) * du, du).copy_from(&(own.as_ref() - all));
+            }
+        }
+        out
+    }
+}
+
+/// Client `i`'s local phase at state `z` with the round's standard normals `noise`.
+fn client_phase(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], i: usize) -> ClientPhase {
     let lay = Layout::of(inst);
     let per = lay.noise_len(p);
-    let phases: Vec<(DVector<f64>, Vec<DVector<f64>>)> = (0..lay.m)
-        .map(|i| {
-            let u0 = z.rows(lay.u(i), lay.du).into_owned();
-            local_phase(inst, p, i, weights[i], &u0, &z.rows(lay.v(i), lay.dv).into_owned(), &noise[i * per..(i + 1) * per])
-        })
-        .collect();
-    let mut out = DVector::zeros(lay.m * p.k_u * lay.du);
-    for (i, (_, iterates)) in phases.iter().enumerate() {
-        for (k, u) in iterates[..p.k_u].iter().enumerate() {
-            let point = u / weights[i];
-            let own = inst.clients[i].grad_u(&point, &phases[i].0);
-            let all = inst.clients.iter().zip(&phases).fold(DVector::zeros(lay.du), |acc, (c, (v, _))| acc + c.grad_u(&point, v)) / lay.m as f64;
-            out.rows_mut((i * p.k_u + k) * lay.du, lay.du).copy_from(&(own - all));
-        }
-    }
-    out
+    let u0 = z.rows(lay.u(i), lay.du).into_owned();
+    local_phase(inst, p, i, weights[i], &u0, &z.rows(lay.v(i), lay.dv).into_owned(), &noise[i * per..(i + 1) * per])
+}
+
+/// A client's `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` ([`local_phase`]).
+type ClientPhase = (DVector<f64>, Vec<DVector<f64>>);
+
+/// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` of the clients' phases `phase(i)` for
+/// `idx = (i K_u + k) m + j`.
+fn gradient<'a>(inst: &Instance, p: &Params, weights: &DVector<f64>, phase: &dyn Fn(usize) -> &'a ClientPhase, idx: usize) -> DVector<f64> {
+    let m = inst.m();
+    let (i, k, j) = (idx / m / p.k_u, idx / m % p.k_u, idx % m);
+    let point = &phase(i).1[k] / weights[i];
+    inst.clients[j].grad_u(&point, &phase(j).0)
 }
 
 /// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
 /// `weights = mu^t` and steps `p` (NaN kept by [`nan_max`]).
 pub fn round_supremum(inst: &Instance, p: &Params, weights: &DVector<f64>, m: &Moments) -> f64 {
-    let lay = Layout::of(inst);
-    let len = lay.m * lay.noise_len(p);
-    let quiet = vec![0.0; len];
-    let rows = lay.m * p.k_u * lay.du;
-    let state = Observable::probe(lay.dim(), rows, &|z| differences(inst, p, weights, z, &quiet));
-    let origin = DVector::zeros(lay.dim());
-    let mut noise_map = DMatrix::zeros(rows, len);
-    let mut e = quiet.clone();
-    for l in 0..len {
-        e[l] = 1.0;
-        noise_map.set_column(l, &(differences(inst, p, weights, &origin, &e) - state.offset()));
-        e[l] = 0.0;
+    Differences::probe(inst, p, weights).supremum(m)
+}
+
+/// The differences `[d_i^{t,k}]` of a round ([`Phases::differences`]) as an affine map of the state and a
+/// linear map of the round's standard normals, probed once for the round's weights and steps.
+struct Differences {
+    /// `z -> [d_i^{t,k}]` with the noise at 0.
+    state: Observable,
+    /// The noise's map `N`.
+    noise: DMatrix<f64>,
+    /// Length of one difference, `du`.
+    du: usize,
+}
+
+/// The unit vector `e_j` of length `dim`.
+fn basis(dim: usize, j: usize) -> DVector<f64> {
+    let mut e = DVector::zeros(dim);
+    e[j] = 1.0;
+    e
+}
+
+impl Differences {
+    /// Column `j` of each map is the differences at the unit state `e_j` (or unit noise `e_l`)
+    /// less those at 0 ([`Observable::probe`]); a unit input touches one client's inputs (or
+    /// none: `ubar_prev`), so [`Phases::differences_with`] recomputes that client's part only.
+    fn probe(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
+        let lay = Layout::of(inst);
+        let (dim, per) = (lay.dim(), lay.noise_len(p));
+        let quiet = vec![0.0; lay.m * per];
+        let origin = DVector::zeros(dim);
+        let base = Phases::at(inst, p, weights, &origin, &quiet);
+        let offset = base.differences(inst, p);
+        let client_of = |j: usize| match j {
+            j if j < lay.v(0) => Some(j / lay.du),
+            j if j < lay.ubar_prev() => Some((j - lay.v(0)) / lay.dv),
+            _ => None,
+        };
+        let cols: Vec<DVector<f64>> = (0..dim)
+            .map(|j| {
+                let e = basis(dim, j);
+                let at = client_of(j).map_or_else(|| base.differences(inst, p), |c| base.differences_with(inst, p, weights, &e, &quiet, c));
+                at - &offset
+            })
+            .collect();
+        let map = if cols.is_empty() { DMatrix::zeros(offset.len(), 0) } else { DMatrix::from_columns(&cols) };
+        let state = Observable::new(map, offset);
+        let mut noise = DMatrix::zeros(state.offset().len(), quiet.len());
+        let mut e = quiet.clone();
+        for l in 0..quiet.len() {
+            e[l] = 1.0;
+            noise.set_column(l, &(base.differences_with(inst, p, weights, &origin, &e, l / per) - state.offset()));
+            e[l] = 0.0;
+        }
+        Self { state, noise, du: lay.du }
     }
-    (0..lay.m * p.k_u).fold(f64::NEG_INFINITY, |acc, b| {
-        let r = b * lay.du;
-        let block = Observable::new(state.map().rows(r, lay.du).into_owned(), state.offset().rows(r, lay.du).into_owned());
-        nan_max(acc, block.expected_square(m) + noise_map.rows(r, lay.du).norm_squared())
-    })
+
+    /// `max_{i, k} E||d_i^{t,k}||^2` under the state moments `m` (NaN kept by [`nan_max`]).
+    fn supremum(&self, m: &Moments) -> f64 {
+        let du = self.du;
+        (0..self.noise.nrows() / du).fold(f64::NEG_INFINITY, |acc, b| {
+            let r = b * du;
+            let block = Observable::new(self.state.map().rows(r, du).into_owned(), self.state.offset().rows(r, du).into_owned());
+            nan_max(acc, block.expected_square(m) + self.noise.rows(r, du).norm_squared())
+        })
+    }
 }
