@@ -220,6 +220,35 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
         }
         // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
         FedPltClaim::Limit => Evaluation { slack: None, ..bound(&Inputs { t: 1, ..*x }, vec![x.limit_gap]) },
+        FedPltClaim::AssumptionSix => a6_evaluation(&run.a6_for_all_w),
+    }
+}
+
+/// FEDPLT-A6 from the exact decision of Assumption 6 for all `W` (001:L151-155,
+/// [`super::a6::decide`]): holds iff `rho_k(W) > 0` for every client and every `W != W*`, else
+/// violated with the counterexample `W = W* + x` and `rho_k` there in the notes. A strict
+/// inequality decided in closed form: no bound, so no slack and no checkpoint.
+pub fn a6_evaluation(decision: &A6ForAllW) -> Evaluation {
+    let mut notes = vec![decision.describe()];
+    let verdict = match decision {
+        A6ForAllW::Holds { .. } => VerdictKind::Holds,
+        A6ForAllW::Fails { client, x, rho, .. } => {
+            let x: Vec<String> = x.iter().map(|v| fmt_num(*v)).collect();
+            let rho = if rho.is_nan() { "undefined (its gradient vanishes there)".to_string() } else { fmt_num(*rho) };
+            notes.push(format!("counterexample: client {client}, W = W* + x, x = [{}], rho_k(W) = {rho}", x.join(", ")));
+            VerdictKind::Violated
+        }
+    };
+    Evaluation {
+        verdict,
+        slack: None,
+        decisive: None,
+        checks: Vec::new(),
+        failed: Vec::new(),
+        notes,
+        estimator: Estimator::Exact,
+        series: Vec::new(),
+        beyond_steps: None,
     }
 }
 

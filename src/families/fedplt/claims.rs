@@ -199,10 +199,13 @@ pub enum FedPltClaim {
     DecayRecursion,
     /// FEDPLT-LIMIT: with vanishing steps the iterates converge to `W*` (001:L708-713).
     Limit,
+    /// FEDPLT-A6: Assumption 6 as stated, `rho_k(W) > 0` for every client and every `W`
+    /// (001:L151-155), decided exactly per mask and Hessian ([`super::a6::decide`]).
+    AssumptionSix,
 }
 
 /// Every claim, in report order.
-pub const ALL: [FedPltClaim; 10] = [
+pub const ALL: [FedPltClaim; 11] = [
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: true, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: true },
@@ -213,6 +216,7 @@ pub const ALL: [FedPltClaim; 10] = [
     FedPltClaim::DecayInduction,
     FedPltClaim::DecayRecursion,
     FedPltClaim::Limit,
+    FedPltClaim::AssumptionSix,
 ];
 
 /// Rounds the decaying-step recursion is solved for, beyond any run's horizon (its failure grows
@@ -269,6 +273,9 @@ impl FedPltClaim {
                 "(B/z^2) H_t / t (the recursion with equality) vs C/(t+1)"),
             Limit => ("FEDPLT-LIMIT", "With vanishing steps the global model converges to W*", "001:L24, L708-713", AS_PRINTED,
                 "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics"),
+            AssumptionSix => ("FEDPLT-A6", "Assumption 6 for all W: rho_k(W) > 0 for every client k and every W != W*", "001:L151-155",
+                Reading::primary("as stated, for all W (not only along a run); decided in closed form per mask and Hessian"),
+                "lambda_min(sym(m_k .* H_k)) per client with a_k = W*; W = a_k otherwise (rho_k undefined there)"),
         };
         Declaration { id, title, source, reading, metric }
     }
@@ -278,10 +285,17 @@ impl FedPltClaim {
         matches!(self, FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected)
     }
 
+    /// Whether the claim's card entry carries a formula twinning its bound or sides: every claim
+    /// but FEDPLT-A6, a strict inequality over all `W` decided in closed form
+    /// ([`super::a6::decide`]), which no formula over the run's symbols expresses.
+    pub fn has_formula(&self) -> bool {
+        !matches!(self, FedPltClaim::AssumptionSix)
+    }
+
     /// Whether an empirical evaluation (`G^2` measured on the run) is reported beside the claim
     /// as stated.
     pub fn needs_g2(&self) -> bool {
-        !matches!(self, FedPltClaim::Limit)
+        !matches!(self, FedPltClaim::Limit | FedPltClaim::AssumptionSix)
     }
 
     /// The step conditions (a)-(d) at every step of the schedule (001:L504-510, I-PLT6), with the
@@ -390,7 +404,7 @@ impl BoundClaim for FedPltClaim {
                 out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
                 out.extend(Self::assumption_checks(x));
             }
-            FedPltClaim::Limit => {}
+            FedPltClaim::Limit | FedPltClaim::AssumptionSix => {}
         }
         out
     }
@@ -404,7 +418,7 @@ impl BoundClaim for FedPltClaim {
             (FedPltClaim::DecayingCorrected, Schedule::Decaying { offset, .. }) => corrected_constant(x) / (t as f64 + offset),
             (FedPltClaim::Limit, _) => 0.0,
             // Per-round inequalities are evaluated from their two sides, not from a bound here;
-            // the corrected bound needs a decaying schedule.
+            // the corrected bound needs a decaying schedule; A6 is decided in closed form.
             _ => f64::NAN,
         }
     }
