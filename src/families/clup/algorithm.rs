@@ -177,6 +177,40 @@ pub fn run_alg1(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -
     states
 }
 
+/// The instance with every `b_i = 0`: its round of Algorithm 1 is the linear part `M` of the
+/// affine round, and its `prox` the linear part `lambda (A_i + lambda I)^{-1}` of `w*^(i)(.)`.
+fn homogeneous(inst: &Instance) -> Instance {
+    let mut h = inst.clone();
+    for c in &mut h.clients {
+        c.b.fill(0.0);
+    }
+    h
+}
+
+/// Theorem 2's `V_t = ||w_t^(g) - w~^(g)||^2 + c1 (1/m) sum_i ||w_{t,K}^(i) - w*^(i)(w_t^(g))||^2`
+/// (the proof's (114), 003:L1049-1071), `t = 1..=rounds`, from the deviation `e_t = z_t - z~`
+/// propagated by the round's linear part, `e_{t+1} = M e_t` (`z~ = (w~^(g), w~^(i))` is the round's
+/// fixed point): no step subtracts two nearly equal iterates, so `V_t` keeps its relative accuracy
+/// at any scale, also where `z_t` agrees with `z~` to ten digits. The local term is
+/// `[M e_t]_i - lambda (A_i + lambda I)^{-1} [e_t]_g`.
+pub fn alg1_lyapunov(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize, c1: f64) -> Vec<f64> {
+    let (d, m) = (inst.d, inst.m());
+    let sol = inst.solve(p.lambda);
+    let lin = homogeneous(inst);
+    let round = Alg1Round { inst: &lin, params: *p };
+    let all: Vec<usize> = (0..m).collect();
+    let mut dev = z0 - initial_state(&sol.global, &sol.locals);
+    let mut v = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let next = round.apply(&dev, &all, &[]);
+        let dg = block(&dev, 0, d);
+        let e = (0..m).map(|i| (block(&next, i + 1, d) - lin.prox(i, p.lambda, &dg)).norm_squared()).sum::<f64>() / m as f64;
+        v.push(dg.norm_squared() + c1 * e);
+        dev = next;
+    }
+    v
+}
+
 /// Iterations the real Schur decomposition of a round's linear part may take before it is
 /// given up (its QR sweeps converge in a few per eigenvalue; an input of extreme scale, such as
 /// `lambda = 1e20`, may never meet the tolerance).

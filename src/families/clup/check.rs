@@ -13,7 +13,9 @@ use crate::engine::Estimator;
 use crate::error::{require_positive, Error, Result};
 use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
-use super::algorithm::{alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES};
+use super::algorithm::{
+    alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES,
+};
 use super::bounds::{self, Opt, Stat};
 use super::claims::{ClupClaim, GammaRule, Inputs, Statement, ALL};
 use super::lemmas;
@@ -941,15 +943,18 @@ fn theorem2_global(c: &Prepared, claim: &ClupClaim, rule: GammaRule, scale: f64)
     per_round(claim, &x, &series, v1, scale)
 }
 
-/// Theorem 2's Lyapunov recursion `V_{t+1} <= r V_t`, round by round.
+/// Theorem 2's Lyapunov recursion `V_{t+1} <= r V_t`, round by round, with `V_t` from the
+/// propagated deviations ([`alg1_lyapunov`]); the last point gives the limit `r / rho(M)^2`.
 fn theorem2_lyapunov(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let c1 = bounds::lyapunov_c1(&c.o, false);
-    let v: Vec<f64> = c.tr.global.iter().zip(&c.tr.e).map(|(g, e)| g + c1 * e).collect();
+    let v = alg1_lyapunov(c.inst(), &c.p, &c.z0, c.s.rounds, c1);
     let r = bounds::t2_rate(&c.o);
     let x = base_inputs(c.stat0, c.o);
     let v0 = v.first().copied().unwrap_or(0.0);
     let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| w[1] >= ROUNDING_FLOOR * v0).map(|w| (w[1], r * w[0])).collect();
-    let points = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
+    let mut points: Vec<String> = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
+    let limit = alg1_spectral_radius(c.inst(), &c.p).map_or(f64::NAN, |rho| r / (rho * rho));
+    points.push(format!("asymptotic slack r / rho(M)^2 = {limit:.6e} (the limit of r V_t / V_(t+1), rho(M) the spectral radius of the round)"));
     (per_point(claim.checks(&x), &sides, scale), points)
 }
 
