@@ -221,6 +221,7 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
         // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
         FedPltClaim::Limit => Evaluation { slack: None, ..bound(&Inputs { t: 1, ..*x }, vec![x.limit_gap]) },
         FedPltClaim::AssumptionSix => a6_evaluation(&run.a6_for_all_w),
+        FedPltClaim::PsiStep { updated_only } => super::psi_step::evaluation(&run.alignment.psi_step, usize::from(updated_only), run.alignment.replicates),
     }
 }
 

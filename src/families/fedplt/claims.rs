@@ -202,10 +202,17 @@ pub enum FedPltClaim {
     /// FEDPLT-A6: Assumption 6 as stated, `rho_k(W) > 0` for every client and every `W`
     /// (001:L151-155), decided exactly per mask and Hessian ([`super::a6::decide`]).
     AssumptionSix,
+    /// FEDPLT-PSI-STEP: the psi step of Part 2, `-eta c_k <x, psi .* m_k .* g> <= -eta psi_ c_k
+    /// <x, m_k .* g>` (001:L404-408), with `psi_` over all coordinates (001:L388) or, in the
+    /// variant, over the coordinates some client updates (I-PLT4).
+    PsiStep {
+        /// `psi_` over updated coordinates only.
+        updated_only: bool,
+    },
 }
 
 /// Every claim, in report order.
-pub const ALL: [FedPltClaim; 11] = [
+pub const ALL: [FedPltClaim; 13] = [
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: true, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: true },
@@ -217,6 +224,8 @@ pub const ALL: [FedPltClaim; 11] = [
     FedPltClaim::DecayRecursion,
     FedPltClaim::Limit,
     FedPltClaim::AssumptionSix,
+    FedPltClaim::PsiStep { updated_only: false },
+    FedPltClaim::PsiStep { updated_only: true },
 ];
 
 /// Rounds the decaying-step recursion is solved for, beyond any run's horizon (its failure grows
@@ -225,6 +234,8 @@ pub const RECURSION_HORIZON: usize = 1_000_000;
 
 const REC_METRIC: &str = "E||W^{t+1} - W*||^2 vs (1 - z eta^t) E||W^t - W*||^2 + (eta^t)^2 B, each round";
 const D_METRIC: &str = "D^t = E||W^t - W*||^2, each round";
+const PSI_TITLE: &str = "Psi step of Part 2: -eta c_k <x, psi .* m_k .* g> <= -eta psi_ c_k <x, m_k .* g>";
+const PSI_METRIC: &str = "<x, psi .* m_k .* g> vs psi_ <x, m_k .* g>, x = W_k^t - W*, g = grad F_k(W_k^t), at every point of the sample paths";
 const AS_PRINTED: Reading = Reading::primary("as printed");
 
 /// A condition the derivation uses (001:L504-510) but no result states: reported, never a
@@ -276,6 +287,11 @@ impl FedPltClaim {
             AssumptionSix => ("FEDPLT-A6", "Assumption 6 for all W: rho_k(W) > 0 for every client k and every W != W*", "001:L151-155",
                 Reading::primary("as stated, for all W (not only along a run); decided in closed form per mask and Hessian"),
                 "lambda_min(sym(m_k .* H_k)) per client with a_k = W*; W = a_k otherwise (rho_k undefined there)"),
+            PsiStep { updated_only: false } => ("FEDPLT-PSI-STEP", PSI_TITLE, "001:L388, L404-408",
+                Reading::primary("as printed: psi_ = min_i psi_i over all coordinates (L388; psi_i = 1 where no client updates); a proof step (I-PLT4)"), PSI_METRIC),
+            PsiStep { updated_only: true } => ("FEDPLT-PSI-STEP~updated-coordinates", PSI_TITLE, "001:L388, L404-408",
+                Reading::variant("updated-coordinates", "psi_ = min psi_i over the coordinates some client updates, the reading the proof supports (I-PLT4)"),
+                PSI_METRIC),
         };
         Declaration { id, title, source, reading, metric }
     }
@@ -289,13 +305,13 @@ impl FedPltClaim {
     /// but FEDPLT-A6, a strict inequality over all `W` decided in closed form
     /// ([`super::a6::decide`]), which no formula over the run's symbols expresses.
     pub fn has_formula(&self) -> bool {
-        !matches!(self, FedPltClaim::AssumptionSix)
+        !matches!(self, FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. })
     }
 
     /// Whether an empirical evaluation (`G^2` measured on the run) is reported beside the claim
     /// as stated.
     pub fn needs_g2(&self) -> bool {
-        !matches!(self, FedPltClaim::Limit | FedPltClaim::AssumptionSix)
+        !matches!(self, FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. })
     }
 
     /// The step conditions (a)-(d) at every step of the schedule (001:L504-510, I-PLT6), with the
@@ -404,7 +420,7 @@ impl BoundClaim for FedPltClaim {
                 out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
                 out.extend(Self::assumption_checks(x));
             }
-            FedPltClaim::Limit | FedPltClaim::AssumptionSix => {}
+            FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } => {}
         }
         out
     }

@@ -16,6 +16,7 @@ pub mod family;
 pub mod formulas;
 pub mod prec;
 pub mod problem;
+pub mod psi_step;
 pub mod report;
 pub mod runs;
 pub mod search;

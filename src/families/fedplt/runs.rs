@@ -9,6 +9,7 @@ use crate::error::Result;
 
 use super::algorithm::{FedPltRound, LocalGradient};
 use super::problem::Instance;
+use super::psi_step::{psi_floors, PsiStepTally};
 
 /// The step of each round.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -138,6 +139,9 @@ pub struct Alignment {
     /// Monte Carlo `||W^t - W*||^2` per replicate (for cross-checks), `t = 0..=T`.
     #[serde(skip)]
     pub distance_paths: Vec<Vec<f64>>,
+    /// The psi step of Part 2 (001:L404-408) at the same points ([`super::psi_step`]).
+    #[serde(skip)]
+    pub psi_step: PsiStepTally,
 }
 
 /// Whether every coordinate client `k`'s mask sees is within rounding of `W*`
@@ -187,10 +191,11 @@ pub fn report_horizons(rounds: usize) -> Vec<usize> {
 
 /// One sample path's record: per-round smallest ratio, `||W^t - W*||^2`, the first failure of A6,
 /// and the points not decided (within rounding of `W*`).
-type PathRecord = (Vec<f64>, Vec<f64>, Option<AlignmentFailure>, usize);
+type PathRecord = (Vec<f64>, Vec<f64>, Option<AlignmentFailure>, usize, PsiStepTally);
 
 /// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
-/// alignment ratios at every point a gradient is taken (`W_k^{t,s}`, `s < tau`).
+/// alignment ratios and the psi step of Part 2 ([`super::psi_step`]) at every point a gradient is
+/// taken (`W_k^{t,s}`, `s < tau`).
 #[allow(clippy::too_many_arguments)]
 pub fn sample_paths(
     inst: &Instance,
@@ -210,6 +215,7 @@ pub fn sample_paths(
         let mut per_round = Vec::with_capacity(rounds);
         let mut distance = Vec::with_capacity(rounds + 1);
         let (mut failure, mut rounding) = (None, 0);
+        let (floors, mut step) = (psi_floors(inst, psi), PsiStepTally::new());
         for t in 0..rounds {
             distance.push((&w - w_star).norm_squared());
             let round = FedPltRound { instance: inst, psi, eta: schedule.eta(t), tau, gradient };
@@ -221,6 +227,7 @@ pub fn sample_paths(
                         rounding += 1;
                         continue;
                     }
+                    step.record(inst, psi, &floors, k, x, w_star, (t, r));
                     let rho = alignment_ratio(inst, k, x, w_star);
                     low = rho.map_or(low, |v| low.min(v));
                     // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
@@ -236,13 +243,15 @@ pub fn sample_paths(
             w = round.apply(&w, &active, &flat);
         }
         distance.push((&w - w_star).norm_squared());
-        (per_round, distance, failure, rounding)
+        (per_round, distance, failure, rounding, step)
     });
     let per_round_min: Vec<f64> = (0..rounds).map(|t| paths.iter().map(|p| p.0[t]).fold(f64::INFINITY, f64::min)).collect();
     let min = per_round_min.iter().copied().fold(f64::INFINITY, f64::min);
     let first_failure = paths.iter().filter_map(|p| p.2).min_by_key(|f| (f.0, f.2, f.1));
     let within_rounding = paths.iter().map(|p| p.3).sum();
-    Alignment { per_round_min, min, first_failure, within_rounding, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect() }
+    let mut psi_step = PsiStepTally::new();
+    paths.iter().for_each(|p| psi_step.merge(&p.4));
+    Alignment { per_round_min, min, first_failure, within_rounding, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect(), psi_step }
 }
 
 /// The point the masked dynamics settle at as the step goes to zero: the zero of the masked mean

@@ -1,0 +1,95 @@
+//! FEDPLT-PSI-STEP: the psi step of Part 2 (001:L404-408), `A = <x, psi .* m_k .* g>` against
+//! `B = psi_ <x, m_k .* g>`, with `psi_` over all coordinates (001:L388) or over updated ones
+//! (I-PLT4). Mixed-sign coordinates with psi varying on the mask fail; psi constant on the mask
+//! holds even with mixed signs (the sign condition is logged, not required); an uncovered
+//! coordinate separates the two readings; a card scenario's row is the step's verdict.
+
+use nalgebra::{DMatrix, DVector};
+
+use fedbounds::families::fedplt::check::run_scenario;
+use fedbounds::families::fedplt::claims::FedPltClaim;
+use fedbounds::families::fedplt::family::embedded_card;
+use fedbounds::families::fedplt::formulas::Claim;
+use fedbounds::families::fedplt::problem::Instance;
+use fedbounds::families::fedplt::psi_step::{evaluation, psi_floors, PsiStepTally};
+use fedbounds::verdict::VerdictKind;
+
+/// One client with `H = I` and optimum `a`, so `g = grad F(W) = W - a` at `W = x` (`W* = 0`).
+fn instance(mask: &[f64], a: &[f64]) -> Instance {
+    let d = mask.len();
+    Instance {
+        hessians: vec![DMatrix::identity(d, d)],
+        optima: vec![DVector::from_column_slice(a)],
+        weights: vec![1.0],
+        masks: vec![DVector::from_column_slice(mask)],
+        sigma: 0.0,
+        initial: DVector::zeros(d),
+    }
+}
+
+/// The tally of the one point `W = x` with compensation `psi`, and the verdicts of both readings.
+fn verdicts(mask: &[f64], a: &[f64], psi: &[f64], x: &[f64]) -> (PsiStepTally, [VerdictKind; 2]) {
+    let inst = instance(mask, a);
+    let mut tally = PsiStepTally::new();
+    let floors = psi_floors(&inst, psi);
+    tally.record(&inst, psi, &floors, 0, &DVector::from_column_slice(x), &DVector::zeros(mask.len()), (0, 0));
+    let v = [0, 1].map(|j| evaluation(&tally, j, 1).verdict);
+    (tally, v)
+}
+
+/// The referee's counterexample: psi = (1, 3), x = (1, -1), g = (2, 0.5): `<x, m .* g> = 1.5 > 0`
+/// yet `A = 0.5 < B = 1.5`.
+#[test]
+fn mixed_signs_with_psi_varying_fail() {
+    let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[1.0, 3.0], &[1.0, -1.0]);
+    assert_eq!(v, [VerdictKind::Violated; 2]);
+    let (_, _, _, a, b) = tally.first_failure[0].unwrap();
+    assert!((a - 0.5).abs() < 1e-12 && (b - 1.5).abs() < 1e-12, "A {a}, B {b}");
+    assert_eq!(tally.sign_failures, 1);
+    assert!((tally.min_ratio[0] - 1.0 / 3.0).abs() < 1e-12);
+}
+
+/// Same point, psi constant on the mask: the step holds with equality although `x_2 g_2 < 0`.
+#[test]
+fn psi_constant_on_the_mask_holds_despite_mixed_signs() {
+    let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[2.0, 2.0], &[1.0, -1.0]);
+    assert_eq!(v, [VerdictKind::Holds; 2]);
+    assert_eq!(tally.sign_failures, 1, "the sign condition failed and is only logged");
+    let notes = evaluation(&tally, 0, 1).notes.join(" ");
+    assert!(notes.contains("x_i g_i < 0 on some masked coordinate at 1"), "{notes}");
+}
+
+/// Signs agree on every masked coordinate and psi varies: holds with room (`A / B = 3.5 / 2.5`).
+#[test]
+fn agreeing_signs_hold_with_room() {
+    let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, 0.5], &[1.0, 3.0], &[1.0, 1.0]);
+    assert_eq!(v, [VerdictKind::Holds; 2]);
+    assert_eq!(tally.sign_failures, 0);
+    assert!((evaluation(&tally, 0, 1).slack.unwrap() - 1.4).abs() < 1e-12);
+}
+
+/// An uncovered coordinate (psi = 1 there) lowers psi_ as printed to 1 below the covered psi = 2:
+/// with `<x, m .* g> < 0` the printed step fails and the updated-coordinates reading holds.
+#[test]
+fn an_uncovered_coordinate_separates_the_readings() {
+    let (tally, v) = verdicts(&[1.0, 1.0, 0.0], &[0.5, -3.0, 0.0], &[2.0, 2.0, 1.0], &[1.0, -1.0, 0.0]);
+    assert_eq!(psi_floors(&instance(&[1.0, 1.0, 0.0], &[0.0; 3]), &[2.0, 2.0, 1.0]), [1.0, 2.0]);
+    assert_eq!(v, [VerdictKind::Violated, VerdictKind::Holds]);
+    assert_eq!(tally.failures, [1, 0]);
+}
+
+#[test]
+fn the_rows_of_card_scenarios_are_the_step() {
+    let card = embedded_card().unwrap().card;
+    let claims = [false, true].map(|updated_only| Claim::Builtin(FedPltClaim::PsiStep { updated_only }));
+    for (name, want) in [("full-masks-heterogeneous", VerdictKind::Holds), ("unbalanced-layers-heterogeneous", VerdictKind::Violated)] {
+        let s = card.scenarios.iter().find(|s| s.name == name).unwrap();
+        let run = run_scenario(s, &claims, 1.0).unwrap();
+        for id in ["FEDPLT-PSI-STEP", "FEDPLT-PSI-STEP~updated-coordinates"] {
+            let rows: Vec<_> = run.results.iter().filter(|r| r.claim == id).collect();
+            assert_eq!(rows.len(), 1, "{id}: one row, no empirical twin");
+            assert_eq!(rows[0].evaluation.verdict, want, "{name} {id}");
+            assert_eq!(s.expected.get(id), Some(&want), "{name}: the card expects the computed verdict");
+        }
+    }
+}
