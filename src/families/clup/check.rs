@@ -558,6 +558,9 @@ struct Prepared<'a> {
     /// Algorithm 2 with fresh batches per step, and with one batch per round, when selected.
     run2: Option<Alg2Run>,
     run2_one: Option<Alg2Run>,
+    /// Algorithm 2 at the remark's steps (003:L1318) started at the solution, run once for both
+    /// of the remark's rows when one is selected.
+    remark: std::sync::OnceLock<(Params, Alg2Run)>,
     sweep: Vec<SweepPoint>,
     total_error: Vec<(f64, Vec<f64>)>,
 }
@@ -617,6 +620,7 @@ impl<'a> Prepared<'a> {
             sol,
             run2,
             run2_one,
+            remark: std::sync::OnceLock::new(),
             sweep,
             total_error,
             draws,
@@ -1166,10 +1170,13 @@ fn lemma6(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 /// round after the first (whose error is 0).
 fn t3_remark(c: &Prepared, claim: &ClupClaim, batch: usize, scale: f64) -> Outcome {
     let (inst, s) = (c.inst(), c.s);
-    let p = lemmas::t3_remark_params(inst, s.lambda, c.p.k, MAX_K);
-    let start = initial_state(&c.sol.global, &c.sol.locals);
-    let run = run_alg2(inst, &p, batch, Batches::PerStep, &start, &c.sol.global, s.rounds);
-    let x = Inputs { sigma2: run.sigma2, batch: batch as f64, ..base_inputs(c.stat0, opt_of(&c.c0, s.model.m, &p, false)) };
+    let (p, run) = c.remark.get_or_init(|| {
+        let p = lemmas::t3_remark_params(inst, s.lambda, c.p.k, MAX_K);
+        let start = initial_state(&c.sol.global, &c.sol.locals);
+        let run = run_alg2(inst, &p, batch, Batches::PerStep, &start, &c.sol.global, s.rounds);
+        (p, run)
+    });
+    let x = Inputs { sigma2: run.sigma2, batch: batch as f64, ..base_inputs(c.stat0, opt_of(&c.c0, s.model.m, p, false)) };
     let b = claim.bound(&x);
     let sides: Vec<(f64, f64)> = run.global_error.iter().skip(1).map(|e| (*e, b)).collect();
     let points = sides.iter().enumerate().map(|(t, (e, b))| format!("round {} (eta {:.4e}, K {}): {e:.6e} vs {b:.6e}", t + 2, p.eta, p.k)).collect();
