@@ -1,14 +1,18 @@
 //! FedCLUP's adversarial search: Lemma 1, whose constants are attained, has worst ratio 1; the
 //! worst case of Theorem 2 replays from its card with the same verdict and ratio; a bound scaled
 //! to 0.3 of its found worst case is violated on the search's instance (the negative control);
-//! every claim is searched or has a stated reason; the step room of Theorem 2 is measured.
+//! every claim is searched or has a stated reason; the step room of Theorem 2 is measured; every
+//! claim is covered or listed in `NOT_SEARCHED` (a made-up id is neither); Lemma 6's worst case
+//! holds at ratio <= 1 and a bound scaled below it is violated.
 
+use fedbounds::families::clup::claims::ClupClaim;
 use fedbounds::families::clup::claims::ALL;
-use fedbounds::families::clup::search::{why_not_searched, NOT_SEARCHED};
+use fedbounds::families::clup::search::{why_not_searched, Space, NOT_SEARCHED};
 use fedbounds::families::clup::FAMILY;
 use fedbounds::family::{CardText, CheckRequest, Family, FamilyReport, SearchRequest, Silent};
 use fedbounds::registry::Registry;
 use fedbounds::search::line::SearchLine;
+use fedbounds::search::SearchSpace;
 use fedbounds::verdict::VerdictKind;
 
 fn search(claim: &str, budget: usize, bound_scale: f64) -> FamilyReport {
@@ -120,4 +124,52 @@ fn every_claim_is_searched_or_says_why_not() {
 #[test]
 fn claim_lines_mark_a_room_without_break_at_the_searchs_last_multiple() {
     assert_eq!(fedbounds::search::line::LAST_MULTIPLE, f64::from(1u32 << fedbounds::search::space::MAX_DOUBLINGS));
+}
+
+/// Whether the search accounts for `claim`: it covers it, or `NOT_SEARCHED` lists its id with a
+/// reason (the fallback "not in the search space" does not count).
+fn accounted(claim: &ClupClaim) -> bool {
+    Space.covers(claim) || NOT_SEARCHED.iter().any(|(id, why)| *id == claim.id && !why.is_empty())
+}
+
+#[test]
+fn every_claim_is_covered_or_listed_with_a_reason() {
+    let missing: Vec<&str> = ALL.iter().filter(|c| !accounted(c)).map(|c| c.id).collect();
+    assert!(missing.is_empty(), "neither searched nor listed in NOT_SEARCHED: {missing:?}");
+    // The rows added with Lemmas 2-6, (35), (52), (79) and the remark: searched, or L2's reason.
+    for id in [
+        "CLUP-L3",
+        "CLUP-L4",
+        "CLUP-L5",
+        "CLUP-L6",
+        "CLUP-G35",
+        "CLUP-G35~local-average",
+        "CLUP-G52",
+        "CLUP-G52~young",
+        "CLUP-G79",
+        "CLUP-T3-REMARK",
+        "CLUP-T3-REMARK~ball-at-steps",
+    ] {
+        let claim = ALL.iter().find(|c| c.id == id).expect("a claim of the family");
+        assert!(Space.covers(claim), "{id} is searched");
+    }
+    assert!(NOT_SEARCHED.iter().any(|(id, _)| *id == "CLUP-L2"));
+    // Control: a made-up id on an unsearched statement is neither covered nor listed.
+    let l2 = ALL.iter().find(|c| c.id == "CLUP-L2").unwrap();
+    let made_up = ClupClaim { id: "CLUP-MADE-UP", ..*l2 };
+    assert!(!accounted(&made_up));
+}
+
+#[test]
+fn lemma_6_has_worst_ratio_at_most_1_and_a_bound_below_it_is_violated() {
+    let claim = "CLUP-L6";
+    let report = search(claim, 8, 1.0);
+    let l = line(&report, claim);
+    assert_eq!(l.verdict, VerdictKind::Holds, "{l:?}");
+    let worst = l.worst_ratio.expect("a worst ratio");
+    assert!(worst > 0.0 && worst <= 1.0 + 1e-9, "{worst}");
+    assert!(l.condition.starts_with("gamma <= 1/L_g"), "{l:?}");
+    // Negative control: the bound at 0.5 of the worst case is violated there.
+    let scaled = search(claim, 8, 0.5 * worst);
+    assert_eq!(line(&scaled, claim).verdict, VerdictKind::Violated);
 }

@@ -7,7 +7,8 @@
 //! - Lemma 1 (`CLUP-L1`), Theorem 1 and its readings (`CLUP-T1*`) and Corollary 1 (`CLUP-C1*`):
 //!   the statistical claims, over one design draw per candidate and the lambdas the check
 //!   compares (Theorem 1's grid and probes, Lemma 1's grid, Corollary 1's admitted lambdas), no
-//!   steps. Lemma 1's constants are attained (`mu_g`, `mu_l`, `L_w` by the client whose Hessian
+//!   steps; so are Lemma 3 (`CLUP-L3`), Lemma 4 (`CLUP-L4`), (35) (`CLUP-G35*`), (52)
+//!   (`CLUP-G52*`) and (79) (`CLUP-G79`) over their own lambdas. Lemma 1's constants are attained (`mu_g`, `mu_l`, `L_w` by the client whose Hessian
 //!   has the smallest eigenvalue), so its worst ratio is 1.
 //! - Theorem 2 (`CLUP-T2`, `~mean-of-locals`, `CLUP-T2-LOCAL`, `CLUP-T2-LYAPUNOV`) and Theorem 3
 //!   (`CLUP-T3*`): the steps `gamma = f_g / L_g`, `eta = f_e / L_l` and `K` a multiple in `[1, 2]`
@@ -19,12 +20,18 @@
 //!   `eta = 1/(lambda + L)`, `gamma = 1/(2 L_g)`, `K` of (134) (003:L185, L1164). Step room: each
 //!   prescribed parameter moved by `c` ([`super::check::Corollary2Multiples`]): `gamma` and `eta`
 //!   multiplied (the corollary sets `eta` at Theorem 2's limit `1/L_l`), `K` divided past (134).
+//! - Lemma 5 (`CLUP-L5`) and Lemma 6 (`CLUP-L6`) on Algorithm 1 at Theorem 2's steps, each with
+//!   the one condition it states: `eta <= 1/L_l` (003:L955) and `gamma <= 1/L_g` (003:L964,
+//!   printed `gamma <= L_g`, I-CLUP13), its step multiplied by `c`.
+//! - The remark after Theorem 3 (`CLUP-T3-REMARK`, `~ball-at-steps`) on Algorithm 2 at the
+//!   remark's own steps (003:L1318): `lambda` and the batch; no step to scale.
 //! - Corollary 2 (ii) and its rounds (`CLUP-C2-COMPUTE`, `CLUP-C2-ROUNDS`): over the sweep
 //!   `{lambda/10, lambda, 10 lambda}`, each lambda at Corollary 2's parameters; no step to scale
 //!   (the sweep's steps are the corollary's at every lambda).
 //!
 //! Not searched, with the reason ([`NOT_SEARCHED`]): `CLUP-T2~expgamma` (no admissible instance:
 //! at `gamma = 1/L_g` the strict `gamma < 1/L_g` fails on every instance, I-CLUP11),
+//! `CLUP-L2` (an identity checked as two inequalities: ratio 1 up to rounding everywhere),
 //! `CLUP-C2-MONOTONE` and `CLUP-Q-MONOTONE` (monotonicity over a sweep: orderings of one
 //! instance's points, with no bound to be tight against), `CLUP-T3-BALL-B` (the floor at `B`
 //! against the floor at `B = 1` over `B`: a scaling between runs of one instance, not a bound
@@ -81,10 +88,14 @@ const COORDINATES: [&str; 13] = [
 ];
 
 /// The claims the search leaves out and why (the rest of the family's claims are searched).
-pub const NOT_SEARCHED: [(&str, &str); 4] = [
+pub const NOT_SEARCHED: [(&str, &str); 5] = [
     ("CLUP-T2~expgamma", "no admissible instance: at gamma = 1/L_g the strict gamma < 1/L_g fails on every instance (I-CLUP11)"),
     ("CLUP-C2-MONOTONE", "a monotonicity of the rounds over a lambda sweep: an ordering of one instance's points, no bound to be tight against"),
     ("CLUP-Q-MONOTONE", "a monotonicity of q1 and q2 in lambda: an ordering of one instance's points, no bound to be tight against"),
+    (
+        "CLUP-L2",
+        "an identity (Lemma 2's two gradients are equal) checked as two inequalities whose ratio is 1 up to rounding on every instance: no slack to search",
+    ),
     ("CLUP-T3-BALL-B", "a scaling of the noise floor between runs at B and B = 1 of one instance, not a bound with a slack"),
 ];
 
@@ -111,16 +122,31 @@ enum Kind {
     Sweep,
     /// Theorem 3 on Algorithm 2.
     Theorem3,
+    /// Lemma 5 (`false`) or Lemma 6 (`true`) on Algorithm 1 at the scenario's steps, each with
+    /// its one step condition.
+    Lemma { six: bool },
+    /// The remark after Theorem 3 on Algorithm 2 at the remark's own steps.
+    Remark,
 }
 
 fn kind(claim: &ClupClaim) -> Option<Kind> {
     match claim.statement {
-        Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. } => Some(Kind::Statistical),
+        Statement::Lemma1
+        | Statement::Theorem1 { .. }
+        | Statement::Corollary1 { .. }
+        | Statement::Lemma3
+        | Statement::Lemma4
+        | Statement::Global35 { .. }
+        | Statement::Global52 { .. }
+        | Statement::Global79 => Some(Kind::Statistical),
         Statement::Theorem2Global(GammaRule::Scenario) | Statement::Theorem2Local | Statement::Theorem2Lyapunov => Some(Kind::Theorem2 { own_gamma: true }),
         Statement::Theorem2Global(GammaRule::MeanOfLocals) => Some(Kind::Theorem2 { own_gamma: false }),
         Statement::Corollary2 | Statement::Corollary3 { .. } => Some(Kind::Corollary2),
         Statement::Corollary2Rounds | Statement::Corollary2Computation => Some(Kind::Sweep),
         Statement::Theorem3 { .. } => Some(Kind::Theorem3),
+        Statement::Lemma5 => Some(Kind::Lemma { six: false }),
+        Statement::Lemma6 => Some(Kind::Lemma { six: true }),
+        Statement::Theorem3Remark { .. } => Some(Kind::Remark),
         _ => None,
     }
 }
@@ -138,7 +164,9 @@ fn conditions(kind: Kind) -> Vec<&'static str> {
             "eta = 1/(lambda + L) = 1/L_l (003:L185; Theorem 2: eta <= 1/L_l)",
             "(134) K >= 2 + (lambda+L)/(lambda+mu) ln(1056 kappa^2): K divided by c (003:L1164)",
         ],
-        Kind::Statistical | Kind::Sweep => Vec::new(),
+        Kind::Lemma { six: false } => vec!["eta <= 1/L_l (003:L955)"],
+        Kind::Lemma { six: true } => vec!["gamma <= 1/L_g (003:L964 prints gamma <= L_g, I-CLUP13)"],
+        Kind::Statistical | Kind::Sweep | Kind::Remark => Vec::new(),
     }
 }
 
@@ -172,11 +200,11 @@ impl Space {
             lambda,
             rounds: match kind {
                 Kind::Statistical => 2,
-                Kind::Theorem3 => ROUNDS_ALG2,
+                Kind::Theorem3 | Kind::Remark => ROUNDS_ALG2,
                 _ => ROUNDS,
             },
             steps: StepsSpec::default(),
-            batch: (kind == Kind::Theorem3).then(|| pick(&BATCHES, x[11])),
+            batch: matches!(kind, Kind::Theorem3 | Kind::Remark).then(|| pick(&BATCHES, x[11])),
             init: if x[12] < 0.5 { Init::Zero } else { Init::LocalsAtSolution },
             lambda_sweep: if kind == Kind::Sweep { vec![lambda / 10.0, lambda, 10.0 * lambda] } else { Vec::new() },
             epsilon: 1e-8,
@@ -238,6 +266,8 @@ impl SearchSpace<Card, ClupClaim, Scenario> for Space {
         match kind(claim) {
             Some(Kind::Statistical) => model.collect(),
             Some(Kind::Theorem2 { own_gamma }) => model.chain([7, 9, 10, 12]).chain(own_gamma.then_some(8)).collect(),
+            Some(Kind::Lemma { .. }) => model.chain([7, 8, 9, 10, 12]).collect(),
+            Some(Kind::Remark) => model.chain([7, 11]).collect(),
             Some(Kind::Theorem3) => model.chain(7..13).collect(),
             Some(Kind::Corollary2) => model.chain([7, 12]).collect(),
             Some(Kind::Sweep) | None => model.chain([7]).collect(),
@@ -270,6 +300,8 @@ impl SearchSpace<Card, ClupClaim, Scenario> for Space {
         match kind {
             Kind::Theorem2 { own_gamma } => Space::theorem_steps(&mut s, claim, own_gamma, &c.x, step)?,
             Kind::Theorem3 => Space::theorem_steps(&mut s, claim, true, &c.x, step)?,
+            // The one condition each lemma states: Lemma 5's eta (index 1), Lemma 6's gamma (0).
+            Kind::Lemma { six } => Space::theorem_steps(&mut s, claim, true, &c.x, step.map(|(_, c)| (usize::from(!six), c)))?,
             Kind::Corollary2 => {
                 s.corollary2_multiples = step.map(|(j, c)| match j {
                     0 => Corollary2Multiples { gamma: c, ..Default::default() },
@@ -277,7 +309,7 @@ impl SearchSpace<Card, ClupClaim, Scenario> for Space {
                     _ => Corollary2Multiples { k_divisor: c, ..Default::default() },
                 });
             }
-            Kind::Statistical | Kind::Sweep => {}
+            Kind::Statistical | Kind::Sweep | Kind::Remark => {}
         }
         s.check("search")?;
         Ok(s)
