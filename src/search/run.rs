@@ -2,7 +2,7 @@
 //! all; with a card, the card's claims too), each constants source the space names, then the
 //! report ([`super::report::family_report`]).
 
-use super::space::{SearchSettings, SearchSpace, SpaceOf, Target};
+use super::space::{not_searched_note, not_searched_of, SearchSettings, SearchSpace, SpaceOf, Target};
 use crate::checker::{Plugin, ReportSettings, Searcher};
 use crate::error::{require_positive, Result};
 use crate::family::{FamilyReport, Progress, SearchRequest};
@@ -67,7 +67,13 @@ impl<P: Plugin, S: SearchSpace<P::Card, P::Claim, P::Scenario> + 'static> Search
     fn search(&self, plugin: &P, card: Option<&P::Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         search_family(plugin, self, card, request, progress)
     }
+    /// The main job's search ([`main_job`]) with the claims it leaves out and why below its table
+    /// ([`super::space::not_searched_note`]).
     fn main_job(&self, plugin: &P, card: &P::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        main_job(plugin, self, card, settings, progress)
+        let found = main_job(plugin, self, card, settings, progress)?;
+        Ok(found.map(|mut report| {
+            report.summary_markdown.push_str(&not_searched_note(&not_searched_of(plugin, self)));
+            report
+        }))
     }
 }

@@ -49,6 +49,12 @@ pub trait SearchSpace<Card, Claim, Scenario>: Sync {
     fn covers(&self, _claim: &Claim) -> bool {
         true
     }
+    /// Why the search does not cover `claim` (`None` for a covered claim, or for one the family
+    /// gives no reason for: the note then says it is not in the search space); written below the
+    /// family's search table by [`not_searched_note`].
+    fn not_searched(&self, _claim: &Claim) -> Option<&'static str> {
+        None
+    }
     /// The constants sources searched for `claim`, each its own search (the claim as stated,
     /// [`ConstantsSource::Exact`], by default).
     fn sources(&self, _claim: &Claim) -> Vec<ConstantsSource> {
@@ -81,6 +87,34 @@ pub trait SearchSpace<Card, Claim, Scenario>: Sync {
     /// # Errors
     /// When the scenario cannot be written.
     fn replay_card(&self, claim: &Claim, scenario: &Scenario, source: ConstantsSource, expected: VerdictKind) -> Result<String>;
+}
+
+/// The reason given for a claim the search does not cover when its family names none.
+pub const NO_REASON: &str = "not in the search space (no entry in the family's search)";
+
+/// Each claim of `claims` (id, whether the search covers it, the family's reason) that the
+/// search does not cover, with its reason ([`NO_REASON`] when the family gives none).
+pub fn not_searched<'a>(claims: impl IntoIterator<Item = (&'a str, bool, Option<&'a str>)>) -> Vec<(&'a str, &'a str)> {
+    claims.into_iter().filter(|(_, covered, _)| !covered).map(|(id, _, why)| (id, why.unwrap_or(NO_REASON))).collect()
+}
+
+/// The built-in claims of plug-in `P` that `space` does not cover, each with its reason.
+pub fn not_searched_of<P: Plugin>(plugin: &P, space: &SpaceOf<P>) -> Vec<(&'static str, &'static str)> {
+    let claims = plugin.builtin_claims();
+    not_searched(claims.iter().map(|c| (plugin.claim_id(c), space.covers(c), space.not_searched(c))))
+}
+
+/// The note below a family's search table in `SUMMARY.md`: every claim the search leaves out,
+/// `- ID: reason` (the id in backquotes), one a line (empty when it leaves none out).
+pub fn not_searched_note(entries: &[(&str, &str)]) -> String {
+    if entries.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\nNot searched:\n\n");
+    for (id, why) in entries {
+        s.push_str(&format!("- `{id}`: {why}\n"));
+    }
+    s
 }
 
 /// The choice of `choices` that the unit-cube coordinate `u` falls on (equal shares, in order).

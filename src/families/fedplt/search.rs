@@ -49,6 +49,32 @@ fn searched(claim: &Claim) -> Option<FedPltClaim> {
     }
 }
 
+/// Why the search does not cover a built-in claim: none of these compares a run's metric with a
+/// bound whose slack a worse instance could shrink, except the psi step, which is not in the
+/// space yet.
+fn not_searched(claim: &FedPltClaim) -> Option<&'static str> {
+    match claim {
+        FedPltClaim::DecayInduction => Some(
+            "the proof's algebra (001:L681-695), checked with equality: f(t) = (C t + B/z^2)/(t+1)^2 - C/(t+2) at C = B/z^2 has the sign of \
+             B/z^2 (C/(t+1) - C/(t+2)) for every t, no run or step for an instance search to vary",
+        ),
+        FedPltClaim::DecayRecursion => Some(
+            "the proof's algebra (001:L659-704), the recursion solved with equality in closed form ((B/z^2) H_t / t against C/(t+1), \
+             t up to 10^6); it depends on an instance only through D^0 z^2 / B, no run or step for an instance search to vary",
+        ),
+        FedPltClaim::Limit => Some(
+            "a limit statement (001:L708-713): ||W_lim - W*||^2 of the small-step limit point against 0, a bound of 0 with no ratio \
+             observed / bound to maximize",
+        ),
+        FedPltClaim::AssumptionSix => Some(
+            "an exact yes/no decision for all W in closed form (lambda_min of sym(m_k .* H_k) per client, 001:L151-155), without a \
+             bound or a slack",
+        ),
+        FedPltClaim::PsiStep { .. } => Some("a proof step with a slack along the run (001:L404-408): a bound claim, not in the search space yet"),
+        _ => None,
+    }
+}
+
 /// The search space of FedPLT's claims.
 pub struct Space;
 
@@ -72,6 +98,13 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
 
     fn covers(&self, claim: &Claim) -> bool {
         searched(claim).is_some()
+    }
+
+    fn not_searched(&self, claim: &Claim) -> Option<&'static str> {
+        match claim {
+            Claim::Builtin(c) => not_searched(c),
+            _ => None,
+        }
     }
 
     fn sources(&self, _claim: &Claim) -> Vec<ConstantsSource> {

@@ -129,5 +129,6 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
             r.scenario.as_ref().map(|_| format!("`search/{}.toml`", r.claim)).unwrap_or_else(|| "-".into()),
         );
     }
+    s.push_str(&crate::search::space::not_searched_note(&crate::families::ccyw::search::not_searched()));
     s
 }
