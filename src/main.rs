@@ -702,6 +702,18 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
     }
     let mut files = files;
     let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
+    if folder == "search" && !searches.is_empty() && searches.iter().all(|s| s.applicable == 0 && s.any_instance == (None, None)) {
+        let evaluated: usize = searches.iter().map(|s| s.evaluations).sum();
+        return Err(Error::field(
+            "--budget",
+            format!("nothing was checked: none of the {evaluated} instances evaluated satisfies the claims' assumptions, and no step-size room was measured"),
+            format!(
+                "a budget large enough to reach an applicable instance (an integer <= {MAX_BUDGET}; the default is {})",
+                fedbounds::families::ccyw::search::DEFAULT_BUDGET
+            ),
+        )
+        .into());
+    }
     if !searches.is_empty() {
         files.push(ReportFile { path: format!("{folder}/search.csv").into(), bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
     }

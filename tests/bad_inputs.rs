@@ -249,6 +249,21 @@ fn a_search_that_writes_nothing_is_refused() {
 }
 
 #[test]
+fn a_search_whose_every_instance_is_not_applicable_checked_nothing_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    // With two evaluations FedPLT's recursion search reaches only instances where A6 fails.
+    let got = run(&["search", "--claim", "FEDPLT-REC", "--budget", "2", "--out", o, "--no-plots"]);
+    assert_exit("search FEDPLT-REC --budget 2", &got, 2, &["--budget", "nothing was checked"]);
+    assert!(!out.exists(), "nothing is written when nothing was checked");
+    // Negative control: the default budget reaches applicable instances and writes the search.
+    let got = run(&["search", "--claim", "FEDPLT-REC", "--out", o, "--no-plots"]);
+    assert!(matches!(got.0, 0 | 1), "search FEDPLT-REC: {got:?}");
+    assert!(out.join("search").join("FEDPLT-REC@empirical.json").exists());
+}
+
+#[test]
 fn conditions_refuses_unknown_names_and_values_out_of_range() {
     let card = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sgd-ball-fedplt-card.toml");
     let sets = ["eta=0.5", "L=1", "mu=0.2", "sigma2=0.09", "D0=9", "t=0", "psi_min=1", "psi_max=1", "tau=1", "Lambda=0", "constant_step=1"];
