@@ -89,7 +89,8 @@ fn not_searched(id: &str) -> Option<&'static str> {
          stated bound, so no ratio to maximize"
     } else if id.starts_with("DPGP-R2") {
         "an ordering of topologies (004:L159): every pair on one instance, the tighter's average error over the looser's at most 1; \
-         a comparison of runs with no printed bound or step condition, not in the search space yet"
+         an ordering claim compares runs with each other; the search maximizes one run's observed / bound, and an ordering \
+         has no printed bound or step condition to give it one"
     } else {
         return None;
     };
