@@ -16,7 +16,7 @@ use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::claims::lemmas::evaluate_lemma;
 use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim};
 use crate::families::ccyw::exact::exact_series;
-use crate::families::ccyw::lemma_estimates::simulate_lemma_quantities;
+use crate::families::ccyw::lemma_estimates::check_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
 use crate::families::ccyw::problem::{GradientSummary, Layout, ProblemConstants, QuadraticInstance};
 use crate::verdict::{evaluate, ConstantsSource, VerdictKind};
@@ -295,37 +295,39 @@ pub fn run_scenario(s: &Scenario, selection: &Selection, opts: &CheckOptions) ->
 /// A run that fails numerically; a worker pool that cannot start.
 pub fn run_prepared(s: &Scenario, prepared: Prepared, selection: &Selection, opts: &CheckOptions) -> Result<ScenarioRun> {
     let runs = simulate_scenario(s, &prepared.instance, &prepared.params, opts)?;
-    let lemma_quantities = if selection.lemmas.iter().any(|l| l.algorithm() == s.algorithm.kind) {
-        let alg = s.algorithm.kind.build(prepared.params);
-        let deterministic = prepared.instance.is_noiseless() && prepared.params.m == prepared.params.n;
-        let replicates = if deterministic { 1 } else { s.replicates };
-        let rounds = s.rounds.min(LEMMA_ROUNDS);
-        let q = in_pool(opts.threads, || simulate_lemma_quantities(&prepared.instance, alg.as_ref(), rounds, s.seed, replicates))?;
-        Some((q, if deterministic { Estimator::Deterministic } else { Estimator::MonteCarlo }))
-    } else {
-        None
-    };
+    let lemmas = lemma_results(s, &prepared, &selection.lemmas, opts)?;
     let mut run = evaluate_runs(s, prepared, &runs, &selection.claims, opts);
-    if let Some((q, estimator)) = lemma_quantities {
-        let inputs = claim_inputs_of(&run, s.rounds);
-        let scale = opts.bound_scale.unwrap_or(1.0);
-        for lemma in selection.lemmas.iter().filter(|l| l.algorithm() == s.algorithm.kind) {
-            run.results.push(ClaimResult {
-                claim: lemma.id(),
-                reading: lemma.reading().name,
-                constants: ConstantsSource::Exact,
-                label: None,
-                evaluation: evaluate_lemma(*lemma, &inputs, &q, estimator, s.confidence, scale),
-                expected: s.expected.get(lemma.id()).copied(),
-            });
-        }
-    }
+    run.results.extend(lemmas);
     Ok(run)
 }
 
-fn claim_inputs_of(run: &ScenarioRun, rounds: usize) -> ClaimInputs {
-    let p = &run.params;
-    ClaimInputs { gamma_u: p.gamma_u, gamma_v: p.gamma_v, eta_u: p.eta_u, eta_v: p.eta_v, ..inputs_for(run.layout, &run.constants, p.k, p.m, rounds) }
+/// The results of the `lemmas` about the scenario's algorithm: each lemma's sides from the
+/// scenario's seeded replicates over its first `min(T, LEMMA_ROUNDS)` rounds (one replicate when
+/// the run is deterministic), compared round by round with intervals.
+///
+/// # Errors
+/// A worker pool that cannot start.
+pub fn lemma_results(s: &Scenario, prepared: &Prepared, lemmas: &[&'static dyn LemmaClaim], opts: &CheckOptions) -> Result<Vec<ClaimResult>> {
+    let mine: Vec<&'static dyn LemmaClaim> = lemmas.iter().copied().filter(|l| l.algorithm() == s.algorithm.kind).collect();
+    if mine.is_empty() {
+        return Ok(Vec::new());
+    }
+    let alg = s.algorithm.kind.build(prepared.params);
+    let rounds = s.rounds.min(LEMMA_ROUNDS);
+    let (q, estimator) = in_pool(opts.threads, || check_quantities(&prepared.instance, alg.as_ref(), rounds, s.seed, s.replicates))?;
+    let inputs = claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
+    let scale = opts.bound_scale.unwrap_or(1.0);
+    Ok(mine
+        .into_iter()
+        .map(|lemma| ClaimResult {
+            claim: lemma.id(),
+            reading: lemma.reading().name,
+            constants: ConstantsSource::Exact,
+            label: None,
+            evaluation: evaluate_lemma(lemma, &inputs, &q, estimator, s.confidence, scale),
+            expected: s.expected.get(lemma.id()).copied(),
+        })
+        .collect())
 }
 
 /// A scenario's instance, constants and resolved parameters (everything before the runs).

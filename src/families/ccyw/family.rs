@@ -60,8 +60,17 @@ fn run_experiments(threads: Option<usize>, progress: &dyn Progress) -> Result<Ex
     Ok(e)
 }
 
+/// The claims of `catalog` and the lemmas with these ids as search targets (every claim and lemma
+/// when empty).
+fn select_targets(ids: &[String], catalog: &Catalog) -> Result<Vec<search::Target>> {
+    let lemmas: Vec<&'static dyn LemmaClaim> = claims::all_lemmas().into_iter().filter(|l| ids.is_empty() || ids.iter().any(|id| id == l.id())).collect();
+    let bound_ids: Vec<String> = ids.iter().filter(|id| claims::lemma_by_id(id).is_none()).cloned().collect();
+    let bounds = if ids.is_empty() || !bound_ids.is_empty() { select_claims(&bound_ids, catalog)? } else { Vec::new() };
+    Ok(bounds.into_iter().map(search::Target::Bound).chain(lemmas.into_iter().map(search::Target::Lemma)).collect())
+}
+
 /// Searches with a progress phase.
-fn run_searches(chosen: &[&'static dyn Claim], opts: &SearchOptions, threads: Option<usize>, progress: &dyn Progress) -> Result<Vec<SearchResult>> {
+fn run_searches(chosen: &[search::Target], opts: &SearchOptions, threads: Option<usize>, progress: &dyn Progress) -> Result<Vec<SearchResult>> {
     progress.start(chosen.len(), "claims searched");
     let step = progress_fn(progress);
     let r = crate::engine::monte_carlo::in_pool(threads, || search::search_all(chosen, opts, &step))??;
@@ -131,8 +140,17 @@ fn search_lines(results: &[SearchResult]) -> Vec<crate::search::report::SearchLi
             Some(h) => (Some(h), c.trials.iter().map(|t| t.0).find(|m| *m > h)),
             None => (Some(search::MAX_GAMMA_MULTIPLE), None),
         });
-        lines.push(line("gamma within its condition (or as prescribed)", on_worst, room(&r.room)));
-        lines.push(line("eta_u, eta_v within their conditions (gamma fixed)", (None, None), room(&r.eta_room)));
+        // A lemma has the lines of the steps its conditions bound (one blank line without any).
+        let (gamma, eta) = (r.structure.bounds_gamma, r.structure.bounds_eta);
+        if gamma {
+            lines.push(line("gamma within its condition (or as prescribed)", on_worst, room(&r.room)));
+        }
+        if eta {
+            lines.push(line("eta_u, eta_v within their conditions (gamma fixed)", (None, None), room(&r.eta_room)));
+        }
+        if !gamma && !eta {
+            lines.push(line("", (None, None), (None, None)));
+        }
     }
     lines
 }
@@ -297,7 +315,7 @@ impl Plugin for Ccyw {
         let threads = settings.run.threads;
         let (experiments, searches) = if settings.full {
             let e = run_experiments(threads, progress)?;
-            let s = run_searches(&claims::all_claims(), &SearchOptions::default(), threads, progress)?;
+            let s = run_searches(&search::all_targets(), &SearchOptions::default(), threads, progress)?;
             (Some(e), s)
         } else {
             (None, Vec::new())
@@ -334,7 +352,7 @@ impl Plugin for Ccyw {
     fn search(&self, cards: Option<&Cards>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let catalog = cards.map(|c| c.catalog.clone()).unwrap_or_default();
         let scenarios = cards.map(|c| c.cards.iter().flat_map(|c| c.scenarios.iter().cloned()).collect()).unwrap_or_default();
-        let chosen = select_claims(&own_ids(&request.claims, &catalog), &catalog)?;
+        let chosen = select_targets(&own_ids(&request.claims, &catalog), &catalog)?;
         let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;

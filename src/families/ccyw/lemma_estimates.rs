@@ -14,6 +14,7 @@
 use nalgebra::DVector;
 use rayon::prelude::*;
 
+use crate::engine::Estimator;
 use crate::families::ccyw::algorithm::{Algorithm, RoundDraws};
 use crate::families::ccyw::problem::{GradientSummary, QuadraticInstance};
 
@@ -89,4 +90,14 @@ pub fn simulate_lemma_quantities(inst: &QuadraticInstance, alg: &dyn Algorithm, 
     let zero_init = RoundDraws { sampled: (0..l.n).collect(), local_dim: d, steps: k, noise: vec![0.0; l.n * k * d] };
     let energy = noise_energy(inst, alg, &alg.initial_state(inst, &zero_init));
     (0..replicates as u64).into_par_iter().map(|r| lemma_replicate(inst, alg, rounds, seed, r, &energy)).collect()
+}
+
+/// The lemma quantities a check evaluates on a scenario, with their estimator: one replicate when
+/// the run is deterministic (a noiseless instance with every client sampled), else `replicates`
+/// seeded ones (Monte Carlo), over `rounds` rounds.
+pub fn check_quantities(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicates: usize) -> (Vec<Vec<LemmaQuantities>>, Estimator) {
+    let deterministic = inst.is_noiseless() && alg.sampled_per_round() == inst.layout().n;
+    let replicates = if deterministic { 1 } else { replicates };
+    let estimator = if deterministic { Estimator::Deterministic } else { Estimator::MonteCarlo };
+    (simulate_lemma_quantities(inst, alg, rounds, seed, replicates), estimator)
 }

@@ -18,32 +18,113 @@
 //! fixed) and the printed bound is compared with the run even though the condition no longer
 //! holds; the report gives the largest `c` for which the bound still holds and the smallest `c` at
 //! which the expected metric diverges.
+//!
+//! Lemmas of the proofs (a per-round inequality `E lhs_t <= E rhs_t`, [`LemmaClaim`]) are searched
+//! over the same instances, with steps inside the lemma's own conditions
+//! ([`LemmaClaim::admissible`]). Their sides are not exact: `C^t` remembers each client's iterates
+//! from the last round it was sampled, so it is no function of the state the exact engine
+//! propagates, and the sides are estimated as the lemma check estimates them, from
+//! [`LEMMA_SEARCH_REPLICATES`] seeded replicates (one when the run is deterministic) over the
+//! first `min(T, LEMMA_ROUNDS)` rounds (`T <= 100` here, so every round). The objective is
+//! `mean lhs_t / mean rhs_t`, largest over rounds: an *estimate*, deterministic for the seed and
+//! identical across thread counts. The verdict is the lemma check's on the instance with the
+//! largest estimate (Bonferroni intervals of `lhs_t - rhs_t`): an estimate above 1 counts as a
+//! counterexample only where that check calls the lemma violated, else it is inconclusive; the
+//! decisive round's interval is reported beside the ratio ([`SearchResult::worst_estimate`]).
+//! A lemma's step room is measured on the knobs its conditions bound (`gamma`: a bound on
+//! `gamma` or on `gamma_u, gamma_v`; `eta`: a lower bound on `eta_u` or `eta_v`), none where it
+//! has no step condition (Lemma 3.6's first part).
 
 use serde::Serialize;
 
-/// Why the search does not cover a lemma of the proofs (its only built-in claims left out).
-pub const LEMMA_NOT_SEARCHED: &str = "a per-round inequality of a proof whose sides are expectations estimated from Monte Carlo \
-     replicates (C^t realized along seeded runs), judged with intervals; the search's objective is the exact (noise-free) \
-     expectation of a bound claim's metric: a bound claim, not in the search space yet";
-
-/// The built-in claims the search does not cover, each with its reason: the proofs' lemmas
-/// (every bound claim is searched).
+/// The built-in claims the search does not cover, each with its reason: none (every bound claim
+/// and every lemma of the proofs is searched).
 pub fn not_searched() -> Vec<(&'static str, &'static str)> {
-    crate::families::ccyw::claims::all_lemmas().iter().map(|l| (l.id(), LEMMA_NOT_SEARCHED)).collect()
+    Vec::new()
 }
 
 use crate::claim::Horizon;
 use crate::engine::{running_average, InclusionMoments};
 use crate::error::{Error, Result};
-use crate::families::ccyw::algorithm::AlgorithmKind;
+use crate::families::ccyw::algorithm::{AlgorithmKind, RoundParams};
 use crate::families::ccyw::card::{AlgorithmSpec, EstimatorChoice, InstanceSource, Scenario, StepSpec};
-use crate::families::ccyw::check::{self, CheckOptions, Selection};
-use crate::families::ccyw::claims::{Claim, ConditionKind, GammaRule};
+use crate::families::ccyw::check::{self, CheckOptions, Prepared, Selection};
+use crate::families::ccyw::claims::lemmas::{evaluate_lemma, sides_ratio};
+pub use crate::families::ccyw::claims::LemmaClaim;
+use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric};
 use crate::families::ccyw::exact::exact_series;
+use crate::families::ccyw::lemma_estimates::check_quantities;
 use crate::families::ccyw::problem::{Coupling, InstanceSpec};
 use crate::search::{maximize, Maximum};
 pub use crate::search::{search_verdict, Candidate, Evaluated};
-use crate::verdict::VerdictKind;
+use crate::verdict::{Checkpoint, Evaluation, VerdictKind};
+
+/// What the search maximizes over: a bound on a run's metric, or a lemma of a proof.
+#[derive(Clone, Copy)]
+pub enum Target {
+    /// A bound claim (`observed / bound` from exact expectations).
+    Bound(&'static dyn Claim),
+    /// A per-round inequality of a proof (`mean lhs / mean rhs` from seeded replicates).
+    Lemma(&'static dyn LemmaClaim),
+}
+
+impl Target {
+    /// The claim's id.
+    pub fn id(&self) -> &'static str {
+        match self {
+            Target::Bound(c) => c.id(),
+            Target::Lemma(l) => l.id(),
+        }
+    }
+    /// The algorithm it is about.
+    pub fn algorithm(&self) -> AlgorithmKind {
+        match self {
+            Target::Bound(c) => c.algorithm(),
+            Target::Lemma(l) => l.algorithm(),
+        }
+    }
+    fn checks(&self, x: &ClaimInputs) -> Vec<ConditionCheck> {
+        match self {
+            Target::Bound(c) => c.checks(x),
+            Target::Lemma(l) => l.checks(x),
+        }
+    }
+    /// The steps it admits (a lemma's `gamma` rule reads `x`'s `eta_u`, `eta_v`).
+    fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps {
+        match self {
+            Target::Bound(c) => c.admissible(x),
+            Target::Lemma(l) => l.admissible(x),
+        }
+    }
+    fn eta_prescribed(&self, x: &ClaimInputs) -> (bool, bool) {
+        match self {
+            Target::Bound(c) => c.eta_prescribed(x),
+            Target::Lemma(_) => (false, false),
+        }
+    }
+    /// Whether its conditions bound the knob's steps at `x` (a bound claim's are always
+    /// measured; a lemma's only where it states such a condition).
+    fn bounds_steps(&self, x: &ClaimInputs, knob: Knob) -> bool {
+        let Target::Lemma(l) = self else { return true };
+        l.checks(x).iter().any(|c| {
+            c.kind == ConditionKind::StepSize
+                && match knob {
+                    Knob::Gamma => c.name.contains("gamma"),
+                    Knob::Eta => c.name.starts_with("eta"),
+                }
+        })
+    }
+}
+
+/// Every built-in claim and lemma, in report order: the bound claims, then the lemmas.
+pub fn all_targets() -> Vec<Target> {
+    let bounds = crate::families::ccyw::claims::all_claims().into_iter().map(Target::Bound);
+    bounds.chain(crate::families::ccyw::claims::all_lemmas().into_iter().map(Target::Lemma)).collect()
+}
+
+/// Seeded replicates per evaluation of a lemma (the decoded scenario's `replicates`, so its
+/// check replays the same estimate).
+pub const LEMMA_SEARCH_REPLICATES: usize = 8;
 
 /// Number of coordinates of a candidate.
 pub const DIMENSIONS: usize = 13;
@@ -126,6 +207,14 @@ pub struct Structure {
     pub prescribed_gamma: bool,
     /// The default scenario the structure comes from.
     pub base_scenario: String,
+    /// Its conditions bound `gamma` (every bound claim; a lemma with a step condition on `gamma`
+    /// or on `gamma_u, gamma_v`): its room is measured.
+    #[serde(skip)]
+    pub bounds_gamma: bool,
+    /// Its conditions bound `eta_u` or `eta_v` from below (every bound claim; a lemma that says
+    /// so): their room is measured.
+    #[serde(skip)]
+    pub bounds_eta: bool,
 }
 
 impl Structure {
@@ -134,6 +223,14 @@ impl Structure {
     /// # Errors
     /// [`Error::InvalidField`] when no embedded scenario checks the claim.
     pub fn of(claim: &'static dyn Claim, from_cards: &[Scenario]) -> Result<Self> {
+        Self::of_target(Target::Bound(claim), from_cards)
+    }
+
+    /// [`Structure::of`] a bound claim or a lemma.
+    ///
+    /// # Errors
+    /// As [`Structure::of`].
+    pub fn of_target(claim: Target, from_cards: &[Scenario]) -> Result<Self> {
         let cards = crate::families::ccyw::card::embedded_cards()?;
         let base = cards
             .iter()
@@ -154,6 +251,8 @@ impl Structure {
             full_participation: scope.iter().any(|s| s.starts_with("m = n")),
             prescribed_gamma: matches!(claim.admissible(&x).gamma, GammaRule::Exactly(_)),
             base_scenario: base.name.clone(),
+            bounds_gamma: claim.bounds_steps(&x, Knob::Gamma),
+            bounds_eta: claim.bounds_steps(&x, Knob::Eta),
         })
     }
 }
@@ -189,6 +288,15 @@ fn lerp(lo: f64, hi: f64, u: f64) -> f64 {
 /// # Errors
 /// When the instance cannot be built or the claim admits no positive step at it.
 pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &str) -> Result<Scenario> {
+    decode_target(Target::Bound(claim), st, c, name)
+}
+
+/// [`decode`] for a bound claim or a lemma: the outer steps first, then `gamma` inside the
+/// conditions at those steps; a lemma's scenario runs [`LEMMA_SEARCH_REPLICATES`] replicates.
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -> Result<Scenario> {
     let x = &c.x;
     let n = pick(&N_CHOICES, x[8]);
     let k = if st.single_step { 1 } else { pick(&K_CHOICES, x[6]) };
@@ -212,13 +320,13 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
     let constants = crate::families::ccyw::problem::ProblemConstants::compute(&instance)?;
     let inputs = check::base_inputs(&instance, &constants, k, m, rounds);
     let admissible = claim.admissible(&inputs);
-    let gamma = match admissible.gamma {
-        GammaRule::Exactly(g) => g,
-        GammaRule::AtMost(g) => g * 10f64.powf(lerp(-3.0, 0.0, x[10])),
-    };
     let (u_exact, v_exact) = claim.eta_prescribed(&inputs);
     let eta_u = admissible.eta_u_min * if u_exact { 1.0 } else { 10f64.powf(x[11]) };
     let eta_v = admissible.eta_v_min * if v_exact { 1.0 } else { 10f64.powf(x[12]) };
+    let gamma = match claim.admissible(&ClaimInputs { eta_u, eta_v, ..inputs }).gamma {
+        GammaRule::Exactly(g) => g,
+        GammaRule::AtMost(g) => g * 10f64.powf(lerp(-3.0, 0.0, x[10])),
+    };
     for (field, v) in [("gamma", gamma), ("eta_u", eta_u), ("eta_v", eta_v)] {
         if !(v.is_finite() && v > 0.0) {
             return Err(Error::field(format!("algorithm.{field}"), format!("the claim admits {v} at this instance"), "a finite number > 0"));
@@ -230,7 +338,7 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
         name: name.to_string(),
         description: format!("adversarial search for {}: worst admissible instance found", claim.id()),
         rounds,
-        replicates: 2,
+        replicates: if matches!(claim, Target::Lemma(_)) { LEMMA_SEARCH_REPLICATES } else { 2 },
         seed: 1,
         confidence: 0.99,
         estimator: EstimatorChoice::Exact,
@@ -255,7 +363,7 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
-    if let Some(why) = failed_conditions(claim, s)? {
+    if let Some(why) = failed_conditions(Target::Bound(claim), s)? {
         // Decided without running (and without the Monte Carlo runs an infinite b^2 would trigger
         // for its empirical verdict, which the search does not use).
         return Ok((None, Some(why)));
@@ -267,37 +375,94 @@ pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Resul
         .first()
         .ok_or_else(|| Error::field("algorithm.kind", format!("`{}` is about another algorithm", claim.id()), claim.algorithm().name()))?
         .evaluation;
-    // No slack means no finite bound/mean was compared (infinite bounds, zero metric): the
-    // verdict decides.
-    Ok(match (e.verdict, e.slack) {
-        (VerdictKind::NotApplicable, _) => (None, Some(e.failed.join("; "))),
-        (_, Some(slack)) => (Some(1.0 / slack), None),
-        (VerdictKind::Holds, None) => (Some(0.0), None),
-        (_, None) => (Some(f64::INFINITY), None),
+    Ok(match e.verdict {
+        VerdictKind::NotApplicable => (None, Some(e.failed.join("; "))),
+        verdict => (Some(slack_ratio(verdict, e.slack)), None),
+    })
+}
+
+/// `1 / slack`; no slack means no finite bound/mean was compared (infinite bounds, zero metric):
+/// the verdict decides (0 where it holds, infinity otherwise).
+fn slack_ratio(verdict: VerdictKind, slack: Option<f64>) -> f64 {
+    match (verdict, slack) {
+        (_, Some(slack)) => 1.0 / slack,
+        (VerdictKind::Holds, None) => 0.0,
+        (_, None) => f64::INFINITY,
+    }
+}
+
+/// The lemma check of `lemma` on `s` (its replicates, seed, confidence and first
+/// `min(T, LEMMA_ROUNDS)` rounds, as `check` runs it) with the steps `p`, and its estimated
+/// `observed / bound` ([`sides_ratio`]) from the same replicates.
+fn lemma_check(lemma: &dyn LemmaClaim, s: &Scenario, prepared: &Prepared, p: RoundParams, bound_scale: f64) -> (Evaluation, f64) {
+    let alg = s.algorithm.kind.build(p);
+    let (q, estimator) = check_quantities(&prepared.instance, alg.as_ref(), s.rounds.min(check::LEMMA_ROUNDS), s.seed, s.replicates);
+    let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
+    (evaluate_lemma(lemma, &x, &q, estimator, s.confidence, bound_scale), sides_ratio(lemma, &x, &q, bound_scale))
+}
+
+/// A lemma check's verdict: its own, or past a step condition that of the comparison beyond it
+/// (`NotApplicable` when a condition other than a step fails).
+fn lemma_verdict_of(e: &Evaluation) -> VerdictKind {
+    match (e.verdict, e.beyond_steps) {
+        (VerdictKind::NotApplicable, Some((verdict, _))) => verdict,
+        (verdict, _) => verdict,
+    }
+}
+
+/// The lemma check of `lemma` on `s` (an estimate from the scenario's seeded replicates), or the
+/// binding conditions that fail (decided without running).
+///
+/// # Errors
+/// When the scenario cannot be prepared.
+pub fn lemma_evaluation(lemma: &'static dyn LemmaClaim, s: &Scenario, bound_scale: f64) -> Result<std::result::Result<(Evaluation, f64), String>> {
+    let prepared = check::prepare(s)?;
+    if let Some(why) = failed_in(Target::Lemma(lemma), s, &prepared) {
+        return Ok(Err(why));
+    }
+    Ok(Ok(lemma_check(lemma, s, &prepared, prepared.params, bound_scale)))
+}
+
+/// The estimated `max_t mean lhs_t / mean rhs_t` of `lemma` on a scenario (see
+/// [`lemma_evaluation`]): `Ok(None)` with the reason when a condition fails.
+///
+/// # Errors
+/// When the scenario cannot be prepared.
+pub fn lemma_ratio(lemma: &'static dyn LemmaClaim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
+    Ok(match lemma_evaluation(lemma, s, bound_scale)? {
+        Err(why) => (None, Some(why)),
+        Ok((_, ratio)) => (Some(ratio), None),
     })
 }
 
 /// The claim's binding conditions that fail on `s` (joined), or `None` when all hold.
-fn failed_conditions(claim: &'static dyn Claim, s: &Scenario) -> Result<Option<String>> {
-    let prepared = check::prepare(s)?;
+fn failed_conditions(claim: Target, s: &Scenario) -> Result<Option<String>> {
+    Ok(failed_in(claim, s, &check::prepare(s)?))
+}
+
+/// [`failed_conditions`] on a prepared scenario.
+fn failed_in(claim: Target, s: &Scenario, prepared: &Prepared) -> Option<String> {
     let x = check::claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
     let mut failed: Vec<String> = claim.checks(&x).iter().filter(|k| !k.holds && k.is_binding()).map(|k| k.to_string()).collect();
     check::explain_infinite_bgd(&mut failed, &prepared.constants);
-    Ok((!failed.is_empty()).then(|| failed.join("; ")))
+    (!failed.is_empty()).then(|| failed.join("; "))
 }
 
-fn evaluate(claim: &'static dyn Claim, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
+fn evaluate(claim: Target, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
     let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
         if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
-            return ratio(claim, &s, opts.bound_scale);
+            return match claim {
+                Target::Bound(b) => ratio(b, &s, opts.bound_scale),
+                Target::Lemma(l) => lemma_ratio(l, &s, opts.bound_scale),
+            };
         }
         // Past the condition: the candidate must satisfy every condition at multiple 1.
         if let Some(why) = failed_conditions(claim, &s)? {
             return Ok((None, Some(why)));
         }
-        Ok((Some(at_multiple(claim, &s, Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor }, opts.bound_scale, false)?.0), None))
+        Ok((Some(at_multiple(claim, &s, Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor }, opts.bound_scale, false)?.ratio), None))
     };
-    match decode(claim, st, c, "candidate").and_then(at) {
+    match decode_target(claim, st, c, "candidate").and_then(at) {
         Ok(r) => r,
         Err(e) => (None, Some(e.to_string())),
     }
@@ -319,31 +484,58 @@ pub struct Conservativeness {
 /// Largest multiple of `gamma` tried.
 pub const MAX_GAMMA_MULTIPLE: f64 = 1024.0;
 
-/// Observed/bound at `gamma` times `c` (outer steps fixed, conditions ignored) and, with
-/// `divergence`, whether the expected metric diverges within [`DIVERGENCE_ROUNDS`].
-///
-/// The ratio is the largest over the checkpoints the claim compares; an infinite bound counts as
-/// holding (ratio 0), a bound that is not positive as failing (ratio infinity).
-fn at_multiple(claim: &'static dyn Claim, s: &Scenario, relax: Relaxation, bound_scale: f64, divergence: bool) -> Result<(f64, bool)> {
-    let prepared = check::prepare(s)?;
-    let mut p = prepared.params;
-    // gamma = gamma_u eta_u = gamma_v eta_v grows by `relax.gamma`; the eta shrink by `relax.eta`.
+/// One run at relaxed steps.
+struct Trial {
+    /// Observed / bound (a lemma's: estimated).
+    ratio: f64,
+    /// A lemma check's verdict and decisive round (`None` for a bound claim, decided by `ratio`).
+    lemma: Option<(VerdictKind, Option<Checkpoint>)>,
+    /// Whether the expected metric diverged.
+    diverged: bool,
+}
+
+impl Trial {
+    /// Whether the claim holds here: a bound claim's ratio at most `1 + tie`, a lemma check that
+    /// holds (an inconclusive one, an interval straddling the bound or a diverged run, does not).
+    fn holds(&self, tie: f64) -> bool {
+        match self.lemma {
+            Some((verdict, _)) => verdict == VerdictKind::Holds,
+            None => self.ratio <= 1.0 + tie,
+        }
+    }
+}
+
+/// The steps of `p` relaxed: `gamma = gamma_u eta_u = gamma_v eta_v` grows by `relax.gamma`, the
+/// outer steps shrink by `relax.eta`.
+fn relaxed(mut p: RoundParams, relax: Relaxation) -> RoundParams {
     p.eta_u /= relax.eta;
     p.eta_v /= relax.eta;
     p.gamma_u *= relax.gamma * relax.eta;
     p.gamma_v *= relax.gamma * relax.eta;
+    p
+}
+
+/// The exact expected `metric` per round of `s` run with steps `p` for `rounds` rounds.
+fn metric_values(s: &Scenario, prepared: &Prepared, p: RoundParams, metric: Metric, rounds: usize) -> Vec<f64> {
     let alg = s.algorithm.kind.build(p);
-    let inc = InclusionMoments::without_replacement(p.n, p.m);
-    let metric = claim.metric();
-    let rounds = if divergence { DIVERGENCE_ROUNDS.max(s.rounds) } else { s.rounds };
-    let series = exact_series(&prepared.instance, alg.as_ref(), rounds, &inc);
-    let values: Vec<f64> = series.summaries.iter().map(|g| metric.value(g, p.m, p.n)).collect();
+    let series = exact_series(&prepared.instance, alg.as_ref(), rounds, &InclusionMoments::without_replacement(p.n, p.m));
+    series.summaries.iter().map(|g| metric.value(g, p.m, p.n)).collect()
+}
+
+/// Whether `values` diverge: the last is not finite or above [`DIVERGENCE_GROWTH`] times the
+/// largest of the first five.
+fn diverges(values: &[f64]) -> bool {
     let start = values.iter().take(5).fold(f64::MIN_POSITIVE, |a, v| a.max(*v));
     let last = *values.last().unwrap_or(&0.0);
-    let diverged = divergence && (!last.is_finite() || last > DIVERGENCE_GROWTH * start);
-    let avg = running_average(&values[..s.rounds]);
-    let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
-    let worst = crate::verdict::compared_horizons(claim, s.rounds)
+    !last.is_finite() || last > DIVERGENCE_GROWTH * start
+}
+
+/// The largest `running average / bound` of `claim` over the checkpoints it compares; an
+/// infinite bound counts as holding (ratio 0), a bound that is not positive as failing (ratio
+/// infinity).
+fn bound_ratio(claim: &'static dyn Claim, x: &ClaimInputs, values: &[f64], rounds: usize, bound_scale: f64) -> f64 {
+    let avg = running_average(&values[..rounds]);
+    crate::verdict::compared_horizons(claim, rounds)
         .into_iter()
         .map(|t| {
             let bound = claim.bound(&x.at_horizon(t)) * bound_scale;
@@ -355,8 +547,28 @@ fn at_multiple(claim: &'static dyn Claim, s: &Scenario, relax: Relaxation, bound
                 f64::INFINITY
             }
         })
-        .fold(0.0f64, |a, r| if r.is_nan() { f64::INFINITY } else { a.max(r) });
-    Ok((worst, diverged))
+        .fold(0.0f64, |a, r| if r.is_nan() { f64::INFINITY } else { a.max(r) })
+}
+
+/// Observed/bound at `gamma` times `c` (outer steps fixed, conditions ignored) and, with
+/// `divergence`, whether the expected metric diverges within [`DIVERGENCE_ROUNDS`] (a lemma's:
+/// `G_u + G_v`, as it states no metric).
+fn at_multiple(claim: Target, s: &Scenario, relax: Relaxation, bound_scale: f64, divergence: bool) -> Result<Trial> {
+    let prepared = check::prepare(s)?;
+    let p = relaxed(prepared.params, relax);
+    let rounds = if divergence { DIVERGENCE_ROUNDS.max(s.rounds) } else { s.rounds };
+    Ok(match claim {
+        Target::Bound(c) => {
+            let values = metric_values(s, &prepared, p, c.metric(), rounds);
+            let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
+            Trial { ratio: bound_ratio(c, &x, &values, s.rounds, bound_scale), lemma: None, diverged: divergence && diverges(&values) }
+        }
+        Target::Lemma(l) => {
+            let diverged = divergence && diverges(&metric_values(s, &prepared, p, Metric::SharedPlusPersonal, rounds));
+            let (e, ratio) = lemma_check(l, s, &prepared, p, bound_scale);
+            Trial { ratio, lemma: Some((lemma_verdict_of(&e), e.decisive)), diverged }
+        }
+    })
 }
 
 /// Steps past a claim's conditions: `gamma` times `gamma`, the outer steps divided by `eta`.
@@ -374,27 +586,36 @@ pub struct Relaxation {
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn at_multiple_ratio(claim: &'static dyn Claim, s: &Scenario, relax: Relaxation, bound_scale: f64) -> Result<f64> {
-    Ok(at_multiple(claim, s, relax, bound_scale, false)?.0)
+    Ok(at_multiple(Target::Bound(claim), s, relax, bound_scale, false)?.ratio)
 }
 
-/// Multiplies `gamma` by `sqrt(2)` steps from 1 to [`MAX_GAMMA_MULTIPLE`], then bisects the first
-/// failure of the bound six times.
+/// [`at_multiple_ratio`] of a lemma: its estimated ratio and the check's verdict there.
 ///
 /// # Errors
 /// When the scenario cannot be prepared.
-pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<Conservativeness> {
+pub fn lemma_at_multiple(lemma: &'static dyn LemmaClaim, s: &Scenario, relax: Relaxation, bound_scale: f64) -> Result<(f64, VerdictKind)> {
+    let trial = at_multiple(Target::Lemma(lemma), s, relax, bound_scale, false)?;
+    Ok((trial.ratio, trial.lemma.map_or(VerdictKind::NotApplicable, |l| l.0)))
+}
+
+/// Multiplies `gamma` by `sqrt(2)` steps from 1 to [`MAX_GAMMA_MULTIPLE`], then bisects the first
+/// failure of the bound six times (a lemma fails where its check is violated).
+///
+/// # Errors
+/// When the scenario cannot be prepared.
+pub fn conservativeness(claim: Target, s: &Scenario, bound_scale: f64) -> Result<Conservativeness> {
     let mut trials = Vec::new();
     let mut last_ok: Option<f64> = None;
     let mut first_bad: Option<f64> = None;
     let mut diverges_from = None;
     let mut c = 1.0f64;
     while c <= MAX_GAMMA_MULTIPLE * (1.0 + super::prec::GRID_END) {
-        let (r, div) = at_multiple(claim, s, Relaxation { gamma: c, eta: 1.0 }, bound_scale, true)?;
-        trials.push((c, r, div));
-        if div && diverges_from.is_none() {
+        let trial = at_multiple(claim, s, Relaxation { gamma: c, eta: 1.0 }, bound_scale, true)?;
+        trials.push((c, trial.ratio, trial.diverged));
+        if trial.diverged && diverges_from.is_none() {
             diverges_from = Some(c);
         }
-        if r <= 1.0 && first_bad.is_none() {
+        if trial.holds(0.0) && first_bad.is_none() {
             last_ok = Some(c);
         } else if first_bad.is_none() {
             first_bad = Some(c);
@@ -407,9 +628,9 @@ pub fn conservativeness(claim: &'static dyn Claim, s: &Scenario, bound_scale: f6
     if let (Some(mut lo), Some(mut hi)) = (last_ok, first_bad) {
         for _ in 0..6 {
             let mid = (lo * hi).sqrt();
-            let (r, div) = at_multiple(claim, s, Relaxation { gamma: mid, eta: 1.0 }, bound_scale, true)?;
-            trials.push((mid, r, div));
-            if r <= 1.0 + crate::prec::RELATIVE_TIE {
+            let trial = at_multiple(claim, s, Relaxation { gamma: mid, eta: 1.0 }, bound_scale, true)?;
+            trials.push((mid, trial.ratio, trial.diverged));
+            if trial.holds(crate::prec::RELATIVE_TIE) {
                 lo = mid;
             } else {
                 hi = mid;
@@ -434,16 +655,24 @@ pub struct SearchResult {
     pub structure: Structure,
     /// Settings.
     pub options: SearchOptions,
-    /// Largest `observed / bound` found (0 if no candidate was applicable).
+    /// Largest `observed / bound` found (0 if no candidate was applicable); a lemma's is an
+    /// estimate (see [`SearchResult::worst_estimate`]).
     pub worst_ratio: f64,
     /// `violated` (a ratio above 1: a counterexample), `holds` on every candidate tried, or
-    /// `not-applicable` when no candidate was.
+    /// `not-applicable` when no candidate was. A lemma's is its check's verdict on the worst
+    /// instance: violated only where the interval of `lhs - rhs` lies above 0, inconclusive where
+    /// it straddles 0.
     pub verdict: VerdictKind,
+    /// A lemma's decisive round on the worst instance: `mean lhs` (`estimate.mean`), the interval
+    /// of `E lhs` that decides (`mean rhs` plus the Bonferroni interval of `lhs - rhs`), and
+    /// `mean rhs` (`bound`); absent for a bound claim (exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_estimate: Option<Checkpoint>,
     /// The candidate attaining it.
     pub worst: Option<Candidate>,
     /// Its scenario (saved as a file that `fedbounds run` replays).
     pub scenario: Option<Scenario>,
-    /// `gamma` multiples on the worst instance.
+    /// `gamma` multiples on the worst instance (none for a lemma without a step condition).
     pub conservativeness: Option<Conservativeness>,
     /// Every evaluation, in order.
     pub trace: Vec<Evaluated>,
@@ -462,17 +691,49 @@ pub struct SearchResult {
 /// # Errors
 /// When the claim has no default scenario to take its structure from.
 pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchResult> {
-    let st = Structure::of(claim, &opts.scenarios)?;
+    search_target(Target::Bound(claim), opts)
+}
+
+/// [`search`] for a lemma: the largest estimated `mean lhs / mean rhs` over rounds.
+///
+/// # Errors
+/// As [`search`].
+pub fn search_lemma(lemma: &'static dyn LemmaClaim, opts: &SearchOptions) -> Result<SearchResult> {
+    search_target(Target::Lemma(lemma), opts)
+}
+
+/// A lemma's verdict and decisive round on its worst instance, inside its conditions or at the
+/// search's relaxed steps.
+fn lemma_verdict(lemma: &'static dyn LemmaClaim, s: &Scenario, opts: &SearchOptions) -> Result<(VerdictKind, Option<Checkpoint>)> {
+    let relax = Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor };
+    if relax.gamma == 1.0 && relax.eta == 1.0 {
+        return Ok(match lemma_evaluation(lemma, s, opts.bound_scale)? {
+            Ok((e, _)) => (e.verdict, e.decisive),
+            Err(_) => (VerdictKind::NotApplicable, None),
+        });
+    }
+    Ok(at_multiple(Target::Lemma(lemma), s, relax, opts.bound_scale, false)?.lemma.unwrap_or((VerdictKind::NotApplicable, None)))
+}
+
+/// [`search`] for a bound claim or a lemma.
+///
+/// # Errors
+/// As [`search`].
+pub fn search_target(claim: Target, opts: &SearchOptions) -> Result<SearchResult> {
+    let st = Structure::of_target(claim, &opts.scenarios)?;
     let Maximum { trace, best } = maximize(DIMENSIONS, &st.live_coordinates(), opts.budget, opts.seed, &|c| evaluate(claim, &st, c, opts));
     let (worst_ratio, worst) = match best {
         Some((r, c)) => (r, Some(c)),
         None => (0.0, None),
     };
-    let scenario = worst.as_ref().map(|c| decode(claim, &st, c, &format!("search-worst-{}", claim.id()))).transpose()?;
-    let conservativeness = if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
-        scenario.as_ref().map(|s| conservativeness(claim, s, opts.bound_scale)).transpose()?
-    } else {
-        None
+    let scenario = worst.as_ref().map(|c| decode_target(claim, &st, c, &format!("search-worst-{}", claim.id()))).transpose()?;
+    let conservativeness = match &scenario {
+        Some(s) if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 && st.bounds_gamma => Some(conservativeness(claim, s, opts.bound_scale)?),
+        _ => None,
+    };
+    let (verdict, worst_estimate) = match (claim, &scenario) {
+        (Target::Lemma(l), Some(s)) => lemma_verdict(l, s, opts)?,
+        _ => (search_verdict(worst.is_some(), worst_ratio), None),
     };
     let not_applicable = trace.iter().filter(|e| e.ratio.is_none()).count();
     Ok(SearchResult {
@@ -480,7 +741,8 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
         structure: st,
         options: opts.clone(),
         worst_ratio,
-        verdict: search_verdict(worst.is_some(), worst_ratio),
+        verdict,
+        worst_estimate,
         worst,
         scenario,
         conservativeness,
@@ -492,18 +754,24 @@ pub fn search(claim: &'static dyn Claim, opts: &SearchOptions) -> Result<SearchR
 }
 
 /// Searches every claim in `claims` (in order) and measures each step condition's room with
-/// [`ROOM_BUDGET`] evaluations per multiple, calling `progress` after each claim.
+/// [`ROOM_BUDGET`] evaluations per multiple (a lemma's only on the knobs its conditions bound),
+/// calling `progress` after each claim.
 ///
 /// # Errors
 /// As [`search`].
-pub fn search_all(claims: &[&'static dyn Claim], opts: &SearchOptions, progress: &dyn Fn()) -> Result<Vec<SearchResult>> {
+pub fn search_all(claims: &[Target], opts: &SearchOptions, progress: &dyn Fn()) -> Result<Vec<SearchResult>> {
     claims
         .iter()
         .map(|c| {
-            let mut r = search(*c, opts)?;
+            let mut r = search_target(*c, opts)?;
             let room_opts = SearchOptions { budget: ROOM_BUDGET, ..opts.clone() };
-            r.room = Some(condition_room(*c, &room_opts, Knob::Gamma, r.worst_ratio)?);
-            r.eta_room = Some(condition_room(*c, &room_opts, Knob::Eta, r.worst_ratio)?);
+            let violated = r.verdict == VerdictKind::Violated;
+            if r.structure.bounds_gamma {
+                r.room = Some(condition_room_target(*c, &room_opts, Knob::Gamma, violated)?);
+            }
+            if r.structure.bounds_eta {
+                r.eta_room = Some(condition_room_target(*c, &room_opts, Knob::Eta, violated)?);
+            }
             progress();
             Ok(r)
         })
@@ -548,6 +816,16 @@ pub enum Knob {
 /// # Errors
 /// As [`search`].
 pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, knob: Knob, at_one: f64) -> Result<ConditionRoom> {
+    condition_room_target(Target::Bound(claim), opts, knob, search_verdict(true, at_one) == VerdictKind::Violated)
+}
+
+/// [`condition_room`] of a bound claim or a lemma; `violated_inside`: the search inside the
+/// conditions found a counterexample (then there is no room). A multiple breaks the claim where
+/// its search's verdict is violated.
+///
+/// # Errors
+/// As [`search`].
+pub fn condition_room_target(claim: Target, opts: &SearchOptions, knob: Knob, violated_inside: bool) -> Result<ConditionRoom> {
     let mut searches = Vec::new();
     let mut run = |e: u32| -> Result<SearchResult> {
         let m = 2f64.powi(e as i32);
@@ -555,23 +833,23 @@ pub fn condition_room(claim: &'static dyn Claim, opts: &SearchOptions, knob: Kno
             Knob::Gamma => SearchOptions { gamma_multiple: m, ..opts.clone() },
             Knob::Eta => SearchOptions { eta_divisor: m, ..opts.clone() },
         };
-        let r = search(claim, &relaxed)?;
+        let r = search_target(claim, &relaxed)?;
         searches.push((2f64.powi(e as i32), r.worst_ratio));
         Ok(r)
     };
-    if search_verdict(true, at_one) == VerdictKind::Violated {
+    if violated_inside {
         return Ok(ConditionRoom { holds_up_to: 0.0, broken_at: Some(1.0), counterexample: None, searches, budget: opts.budget });
     }
     let top = MAX_GAMMA_MULTIPLE.log2() as u32;
     let (mut lo, mut hi) = (0u32, top);
     let mut broken = run(hi)?;
-    if search_verdict(true, broken.worst_ratio) != VerdictKind::Violated {
+    if broken.verdict != VerdictKind::Violated {
         return Ok(ConditionRoom { holds_up_to: MAX_GAMMA_MULTIPLE, broken_at: None, counterexample: None, searches, budget: opts.budget });
     }
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         let r = run(mid)?;
-        if search_verdict(true, r.worst_ratio) == VerdictKind::Violated {
+        if r.verdict == VerdictKind::Violated {
             hi = mid;
             broken = r;
         } else {

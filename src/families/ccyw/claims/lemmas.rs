@@ -10,7 +10,7 @@ use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::families::ccyw::lemma_estimates::LemmaQuantities;
 use crate::verdict::{evaluate_inequality, Evaluation};
 
-use super::{ClaimInputs, ConditionCheck, ConditionKind, Reading, Relation};
+use super::{AdmissibleSteps, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Reading, Relation};
 
 /// A per-round inequality `E lhs_t <= E rhs_t` of a proof.
 pub trait LemmaClaim: Sync + Send {
@@ -31,6 +31,38 @@ pub trait LemmaClaim: Sync + Send {
     /// `(lhs, rhs)` of one run at round `t`, given the quantities at `t` and at `t-1` (`None` at
     /// `t = 0`); `None` where the lemma says nothing (a recursion at `t = 0`).
     fn sides(&self, x: &ClaimInputs, now: &LemmaQuantities, before: Option<&LemmaQuantities>) -> Option<(f64, f64)>;
+    /// The steps the lemma's conditions admit at `x`, whose `eta_u`, `eta_v` are given (the
+    /// drift lemmas bound `gamma_u = gamma / eta_u` and `gamma_v = gamma / eta_v`); its `gamma_*`
+    /// are ignored. Where the lemma bounds no step, `gamma` is taken up to
+    /// [`unconditioned_gamma`] and the outer steps from 1: the range the adversarial search
+    /// explores, not a condition.
+    fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps;
+}
+
+/// The largest `gamma` the adversarial search tries for a lemma that bounds no step (Lemma 3.6's
+/// first part, and the drift lemmas at `K = 1`, where `K (K - 1) = 0`).
+///
+/// # Formula
+/// `1/(L K)`: local steps `gamma_u, gamma_v <= 1/(L K)` at `eta = 1`, the largest steps of the
+/// theorems' scale (their conditions are `gamma <= 1/(c L K)` with `c >= 8`).
+pub fn unconditioned_gamma(x: &ClaimInputs) -> f64 {
+    1.0 / (x.l * x.k as f64)
+}
+
+/// The largest `gamma` with `c L^2 K (K-1) (gamma_u^2 + gamma_v^2) <= 1` at `gamma_u = gamma/eta_u`,
+/// `gamma_v = gamma/eta_v` (Lemma 3.5: `c = 4`, 000:L241; Lemma 4.3: `c = 12`, 000:L571), or
+/// [`unconditioned_gamma`] at `K = 1`, where the condition bounds nothing.
+///
+/// # Formula
+/// `gamma <= 1 / (L sqrt(c K (K-1) (1/eta_u^2 + 1/eta_v^2)))`.
+fn drift_gamma(x: &ClaimInputs, c: f64) -> f64 {
+    let k = x.k as f64;
+    let spread = c * k * (k - 1.0) * (1.0 / (x.eta_u * x.eta_u) + 1.0 / (x.eta_v * x.eta_v));
+    if spread > 0.0 {
+        1.0 / (x.l * spread.sqrt())
+    } else {
+        unconditioned_gamma(x)
+    }
 }
 
 /// The lemmas checked.
@@ -238,6 +270,21 @@ impl LemmaClaim for CcywLemma {
             CcywLemma::MemoryRecursion => before.map(|b| (now.memory_drift, lemma_4_4_rhs(x, b))),
         }
     }
+    fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps {
+        let (n, m, k, l) = (x.n as f64, x.m as f64, x.k as f64, x.l);
+        let free = |gamma: f64| AdmissibleSteps { gamma: GammaRule::AtMost(gamma), eta_u_min: 1.0, eta_v_min: 1.0 };
+        match self {
+            CcywLemma::DriftFedAvgP { .. } => free(drift_gamma(x, 4.0)),
+            CcywLemma::DriftScaffoldP => free(drift_gamma(x, 12.0)),
+            CcywLemma::GradientSumBgd => free(unconditioned_gamma(x)),
+            CcywLemma::GradientSumFull => {
+                AdmissibleSteps { gamma: GammaRule::AtMost(1.0 / (8.0 * l * k)), eta_u_min: (x.t as f64).max(n.sqrt()), eta_v_min: 1.0 }
+            }
+            CcywLemma::MemoryRecursion => {
+                AdmissibleSteps { gamma: GammaRule::AtMost((m / n.powf(2.0 / 3.0)).min(1.0) / (72.0 * l * k)), eta_u_min: m.sqrt(), eta_v_min: (n / m).sqrt() }
+            }
+        }
+    }
 }
 
 /// Evaluates `lemma` on each replicate's per-round quantities (see
@@ -251,6 +298,31 @@ pub fn evaluate_lemma(
     bound_scale: f64,
 ) -> Evaluation {
     let rounds = quantities.first().map_or(0, Vec::len);
-    let sides_at = |t: usize| -> Option<Vec<(f64, f64)>> { quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect() };
+    let sides_at = |t: usize| replicate_sides(lemma, inputs, quantities, t);
     evaluate_inequality(lemma.checks(inputs), rounds, &sides_at, estimator, confidence, bound_scale)
+}
+
+/// Each replicate's `(lhs, rhs)` of `lemma` at round `t`, or `None` where the lemma says nothing.
+fn replicate_sides(lemma: &dyn LemmaClaim, inputs: &ClaimInputs, quantities: &[Vec<LemmaQuantities>], t: usize) -> Option<Vec<(f64, f64)>> {
+    quantities.iter().map(|q| lemma.sides(inputs, &q[t], t.checked_sub(1).map(|b| &q[b]))).collect()
+}
+
+/// The estimated `observed / bound` of `lemma` over the replicates' rounds (the adversarial
+/// search's objective, whatever its conditions say):
+///
+/// # Formula
+/// `max_t mean_r lhs_{r,t} / (bound_scale mean_r rhs_{r,t})` over the rounds the lemma compares.
+/// A round where both means are 0 holds with equality and compares nothing (0 when no round
+/// compares); a NaN (a diverged run, `0/0` in a side) counts as infinity, never as a number.
+pub fn sides_ratio(lemma: &dyn LemmaClaim, inputs: &ClaimInputs, quantities: &[Vec<LemmaQuantities>], bound_scale: f64) -> f64 {
+    let rounds = quantities.first().map_or(0, Vec::len);
+    (0..rounds)
+        .filter_map(|t| replicate_sides(lemma, inputs, quantities, t))
+        .filter_map(|sides| {
+            let r = sides.len() as f64;
+            let lhs = sides.iter().map(|s| s.0).sum::<f64>() / r;
+            let rhs = bound_scale * sides.iter().map(|s| s.1).sum::<f64>() / r;
+            (lhs != 0.0 || rhs != 0.0).then(|| lhs / rhs)
+        })
+        .fold(0.0f64, |a, r| if r.is_nan() { f64::INFINITY } else { a.max(r) })
 }

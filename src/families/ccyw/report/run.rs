@@ -57,13 +57,15 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>, estimator: Option
             dissimilarity: stat(t, &|g| g.dissimilarity),
         })
         .collect();
-    let run = check::evaluate_runs(
+    let mut run = check::evaluate_runs(
         scenario,
         check::Prepared { instance: prepared.instance.clone(), constants: prepared.constants.clone(), params: prepared.params },
         &runs,
         &crate::families::ccyw::claims::all_claims(),
         &opts,
     );
+    // The lemmas too, as `check` evaluates them (a lemma's search replays here).
+    run.results.extend(check::lemma_results(scenario, &prepared, &crate::families::ccyw::claims::all_lemmas(), &opts)?);
     let verdicts = run
         .results
         .iter()

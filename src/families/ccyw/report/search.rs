@@ -18,8 +18,17 @@ use crate::families::ccyw::search::SearchResult;
 pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
     let Some(s) = &r.scenario else { return Ok(None) };
     let body = toml::to_string(s).map_err(|e| Error::serialization("scenario", e))?;
+    let lemma = if crate::families::ccyw::claims::lemma_by_id(r.claim).is_some() {
+        format!(
+            "# A lemma: observed / bound is max_t mean lhs_t / mean rhs_t over the file's {} seeded replicates (an estimate); \
+             `run` prints the lemma check's verdict there.\n",
+            s.replicates
+        )
+    } else {
+        String::new()
+    };
     Ok(Some(format!(
-        "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n\
+        "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n{lemma}\
          # Replay: cargo run --release -- run <this file>\n\n{body}",
         r.claim, r.worst_ratio, r.options.seed, r.options.budget,
     )))
@@ -106,7 +115,12 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
          before the expected metric diverges (growth by {} within {} rounds); over any instance, the \
          largest multiple 2^e (e = 1..10, a search of {} evaluations each; e = 0 is the search above) \
          with no counterexample and the smallest with one. The eta columns do the same for the \
-         outer-step conditions: eta_u and eta_v divided by 2^e at fixed gamma.\n",
+         outer-step conditions: eta_u and eta_v divided by 2^e at fixed gamma.\n\n\
+         The proofs' lemmas (CCYW-L*) are searched the same way, their steps inside the lemma's own \
+         conditions: observed / bound is max_t mean lhs_t / mean rhs_t over the instance's seeded \
+         replicates (an estimate), and the verdict is the lemma check's on the worst instance \
+         (violated only where the interval of lhs - rhs lies above 0). A lemma's gamma and eta \
+         columns are measured only where it bounds those steps (`-`: no such condition).\n",
         fmt_num(crate::families::ccyw::search::DIVERGENCE_GROWTH),
         crate::families::ccyw::search::DIVERGENCE_ROUNDS,
         crate::families::ccyw::search::ROOM_BUDGET
