@@ -30,10 +30,9 @@ fn instance(mask: &[f64], a: &[f64]) -> Instance {
 /// The tally of the one point `W = x` with compensation `psi`, and the verdicts of both readings.
 fn verdicts(mask: &[f64], a: &[f64], psi: &[f64], x: &[f64]) -> (PsiStepTally, [VerdictKind; 2]) {
     let inst = instance(mask, a);
-    let mut tally = PsiStepTally::new();
-    let floors = psi_floors(&inst, psi);
-    tally.record(&inst, psi, &floors, 0, &DVector::from_column_slice(x), &DVector::zeros(mask.len()), (0, 0));
-    let v = [0, 1].map(|j| evaluation(&tally, j, 1).verdict);
+    let mut tally = PsiStepTally::new(psi_floors(&inst, psi));
+    tally.record(&inst, psi, 0, &DVector::from_column_slice(x), &DVector::zeros(mask.len()), (0, 0));
+    let v = [0, 1].map(|j| evaluation(&tally, j, 1, 1.0).verdict);
     (tally, v)
 }
 
@@ -43,10 +42,11 @@ fn verdicts(mask: &[f64], a: &[f64], psi: &[f64], x: &[f64]) -> (PsiStepTally, [
 fn mixed_signs_with_psi_varying_fail() {
     let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[1.0, 3.0], &[1.0, -1.0]);
     assert_eq!(v, [VerdictKind::Violated; 2]);
-    let (_, _, _, a, b) = tally.first_failure[0].unwrap();
+    let o = tally.outcome(0, 1.0);
+    let (_, _, _, a, b) = o.first_failure.unwrap();
     assert!((a - 0.5).abs() < 1e-12 && (b - 1.5).abs() < 1e-12, "A {a}, B {b}");
     assert_eq!(tally.sign_failures, 1);
-    assert!((tally.min_ratio[0] - 1.0 / 3.0).abs() < 1e-12);
+    assert!((o.min_ratio - 1.0 / 3.0).abs() < 1e-12);
 }
 
 /// Same point, psi constant on the mask: the step holds with equality although `x_2 g_2 < 0`.
@@ -55,8 +55,12 @@ fn psi_constant_on_the_mask_holds_despite_mixed_signs() {
     let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[2.0, 2.0], &[1.0, -1.0]);
     assert_eq!(v, [VerdictKind::Holds; 2]);
     assert_eq!(tally.sign_failures, 1, "the sign condition failed and is only logged");
-    let notes = evaluation(&tally, 0, 1).notes.join(" ");
+    let notes = evaluation(&tally, 0, 1, 1.0).notes.join(" ");
     assert!(notes.contains("x_i g_i < 0 on some masked coordinate at 1"), "{notes}");
+    // Negative control: psi_ raised by 1/0.5 (the bound scaled down) fails, by the factor 2.
+    let scaled = evaluation(&tally, 0, 1, 0.5);
+    assert_eq!(scaled.verdict, VerdictKind::Violated);
+    assert!((scaled.slack.unwrap() - 0.5).abs() < 1e-12, "{:?}", scaled.slack);
 }
 
 /// Signs agree on every masked coordinate and psi varies: holds with room (`A / B = 3.5 / 2.5`).
@@ -65,7 +69,7 @@ fn agreeing_signs_hold_with_room() {
     let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, 0.5], &[1.0, 3.0], &[1.0, 1.0]);
     assert_eq!(v, [VerdictKind::Holds; 2]);
     assert_eq!(tally.sign_failures, 0);
-    assert!((evaluation(&tally, 0, 1).slack.unwrap() - 1.4).abs() < 1e-12);
+    assert!((evaluation(&tally, 0, 1, 1.0).slack.unwrap() - 1.4).abs() < 1e-12);
 }
 
 /// An uncovered coordinate (psi = 1 there) lowers psi_ as printed to 1 below the covered psi = 2:
@@ -75,7 +79,25 @@ fn an_uncovered_coordinate_separates_the_readings() {
     let (tally, v) = verdicts(&[1.0, 1.0, 0.0], &[0.5, -3.0, 0.0], &[2.0, 2.0, 1.0], &[1.0, -1.0, 0.0]);
     assert_eq!(psi_floors(&instance(&[1.0, 1.0, 0.0], &[0.0; 3]), &[2.0, 2.0, 1.0]), [1.0, 2.0]);
     assert_eq!(v, [VerdictKind::Violated, VerdictKind::Holds]);
-    assert_eq!(tally.failures, [1, 0]);
+    assert_eq!([0, 1].map(|j| tally.outcome(j, 1.0).failures), [1, 0]);
+}
+
+/// A failure where `B <= 0` (A6 fails there: `<x, m .* g> < 0`) gives a slack below 1, `B / A`,
+/// so the search's `observed / bound = 1 / slack` exceeds 1 exactly where the step fails; a
+/// point that holds with `B < 0` leaves the slack alone.
+#[test]
+fn a_failure_where_b_is_negative_has_a_slack_below_1() {
+    // psi = (1, 3), x = (1, -1), g = (-2, 0.5): terms x_i g_i = (-2, -0.5), <x, m .* g> = -2.5,
+    // A = -2 - 1.5 = -3.5 < B = -2.5.
+    let (tally, v) = verdicts(&[1.0, 1.0], &[3.0, -1.5], &[1.0, 3.0], &[1.0, -1.0]);
+    assert_eq!(v, [VerdictKind::Violated; 2]);
+    let e = evaluation(&tally, 0, 1, 1.0);
+    assert!((e.slack.unwrap() - 2.5 / 3.5).abs() < 1e-12, "{:?}", e.slack);
+    // Control: terms x_i g_i = (1, -3) with psi = (3, 1): A = 0 >= B = -2 holds, and a point
+    // that holds with B < 0 gives no slack.
+    let (tally, v) = verdicts(&[1.0, 1.0], &[0.0, -4.0], &[3.0, 1.0], &[1.0, -1.0]);
+    assert_eq!(v, [VerdictKind::Holds; 2]);
+    assert_eq!(evaluation(&tally, 0, 1, 1.0).slack, None);
 }
 
 #[test]

@@ -14,7 +14,9 @@ use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation,
 
 use super::a6::A6ForAllW;
 use super::algorithm::LocalGradient;
-use super::claims::{decaying_constant, equality_solution, induction_at, recursion_rhs, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON};
+use super::claims::{
+    decaying_constant, divergence_bound, equality_solution, induction_at, recursion_rhs, variance_bound, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON,
+};
 use super::formulas::{needs_g2, Claim};
 use super::problem::{Constants, Instance, InstanceSpec};
 use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
@@ -145,7 +147,40 @@ pub struct ScenarioRun {
     pub limit_point: Vec<f64>,
     /// Assumption 6 for all `W`, decided exactly ([`super::a6`]).
     pub a6_for_all_w: A6ForAllW,
+    /// The round's quantities of Steps 3 and 4.6 ([`RoundSteps`]).
+    pub steps: RoundSteps,
     pub results: Vec<ClaimResult>,
+}
+
+/// What a run gives the proof's per-round steps FEDPLT-VAR-L276 and FEDPLT-DIV-L592.
+#[derive(Debug, Clone)]
+pub struct RoundSteps {
+    /// `E||Delta^t - bar Delta^t||^2 / (eta^t)^2 = (sigma^2 / d) sum_i psi_i^2 sum_k c_k^2 (m_k)_i`
+    /// in the one-gradient model (001:L250-276): the noise `(sigma / sqrt(d)) xi_k` of the clients
+    /// is independent and zero-mean, so the cross terms vanish; 0 for full gradients (eq. 5).
+    pub update_noise: f64,
+    /// `sum_k c_k^2 alpha_{r_k}^2`, alpha as printed (001:L276).
+    pub c2_alpha2: f64,
+    /// `E sum_k c_k ||W_k^{t,tau} - W^t||^2`, `t = 0..T` (001:L554), exact.
+    pub divergence: Vec<f64>,
+    /// `sup E||grad F(W_k^{t,s})||^2` over the run: `G^2` of Assumption 5 as printed, along it.
+    pub global_gradient_sup: f64,
+}
+
+impl RoundSteps {
+    /// The steps' quantities of scenario `s` on instance `inst` from its exact run.
+    fn new(s: &Scenario, inst: &Instance, c: &Constants, exact: &super::runs::ExactRun) -> Self {
+        let noisy = s.gradient == LocalGradient::Sgd;
+        let d = inst.dim();
+        let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).map(|(m, w)| w * w * m[i]).sum::<f64>();
+        let spread: f64 = (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum();
+        Self {
+            update_noise: if noisy { c.sigma2 / d as f64 * spread } else { 0.0 },
+            c2_alpha2: c.weights.iter().zip(&c.alpha).map(|(w, a)| w * w * a * a).sum(),
+            divergence: exact.divergence.clone(),
+            global_gradient_sup: exact.global_gradient_sup,
+        }
+    }
 }
 
 /// The numbers of a run beside each claim's evaluation (`claims/<ID>.json`): `z = mu psi_ rho_`,
@@ -221,7 +256,17 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
         // The bound is 0 (convergence to W* exactly): a ratio bound/observed says nothing.
         FedPltClaim::Limit => Evaluation { slack: None, ..bound(&Inputs { t: 1, ..*x }, vec![x.limit_gap]) },
         FedPltClaim::AssumptionSix => a6_evaluation(&run.a6_for_all_w),
-        FedPltClaim::PsiStep { updated_only } => super::psi_step::evaluation(&run.alignment.psi_step, usize::from(updated_only), run.alignment.replicates),
+        FedPltClaim::PsiStep { updated_only } => {
+            super::psi_step::evaluation(&run.alignment.psi_step, usize::from(updated_only), run.alignment.replicates, bound_scale)
+        }
+        FedPltClaim::UpdateVariance => {
+            let v = &run.steps;
+            inequality(rounds, &|t| {
+                let eta = x.schedule.eta(t);
+                Some(vec![(eta * eta * v.update_noise, variance_bound(x, eta, v.c2_alpha2))])
+            })
+        }
+        FedPltClaim::LocalDivergence { .. } => inequality(rounds, &|t| Some(vec![(run.steps.divergence[t], divergence_bound(x, x.schedule.eta(t)))])),
     }
 }
 
@@ -313,6 +358,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);
     let (schedule, alignment, z_consistent) = self::schedule(s, &c, paths)?;
     let exact = exact_run(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star)?;
+    let steps = RoundSteps::new(s, &inst, &c, &exact);
     let limit = small_step_limit(&inst, &c.compensation.covered)?;
     let final_mean = DVector::from_column_slice(&exact.final_mean);
     let z = c.mu * c.compensation.psi_min * alignment.min;
@@ -326,6 +372,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         final_mean_gap: (&final_mean - &w_star).norm(),
         limit_point: limit.iter().copied().collect(),
         a6_for_all_w: super::a6::decide(&inst, &w_star),
+        steps,
         alignment,
         constants: c.clone(),
         results: Vec::new(),
@@ -333,9 +380,12 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let stated = inputs(&c, &run, None, z_consistent);
     let measured = inputs(&c, &run, Some(run.measured.g2_empirical), z_consistent);
     run.measured.b_empirical = measured.b(Alpha::Printed);
-    let label = format!("empirical G^2 = {}", fmt_num(run.measured.g2_empirical));
+    let global = inputs(&c, &run, Some(run.steps.global_gradient_sup), z_consistent);
     let mut results = Vec::new();
     for claim in claims {
+        let global_g2 = matches!(claim, Claim::Builtin(FedPltClaim::LocalDivergence { global_gradient: true }));
+        let (measured, g2) = if global_g2 { (&global, run.steps.global_gradient_sup) } else { (&measured, run.measured.g2_empirical) };
+        let label = format!("empirical G^2 = {}", fmt_num(g2));
         let (id, reading) = (claim.id(), claim.bound().reading().name);
         let at = |x: &Inputs| match claim {
             Claim::Builtin(c) => evaluate_claim(*c, x, &run, bound_scale),
@@ -344,7 +394,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         let result = |constants, label, evaluation, expected| ClaimResult { claim: id, reading, constants, label, evaluation, expected };
         results.push(result(ConstantsSource::Exact, None, at(&stated), s.expected.get(id).copied()));
         if needs_g2(claim) {
-            results.push(result(ConstantsSource::Empirical, Some(label.clone()), at(&measured), s.expected_empirical.get(id).copied()));
+            results.push(result(ConstantsSource::Empirical, Some(label), at(measured), s.expected_empirical.get(id).copied()));
         }
     }
     run.results = results;

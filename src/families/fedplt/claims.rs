@@ -173,6 +173,21 @@ pub fn equality_solution(b_over_z2: f64, horizon: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The right-hand side of the variance bound of the masked update at step `eta` (001:L276):
+/// `(eta^t)^2 sigma^2 psibar^2 sum_k c_k^2 alpha_{r_k}^2`, with `c2_alpha2 = sum_k c_k^2
+/// alpha_{r_k}^2` (alpha as printed, 001:L357).
+pub fn variance_bound(x: &Inputs, eta: f64, c2_alpha2: f64) -> f64 {
+    eta * eta * x.sigma2 * x.psi_max * x.psi_max * c2_alpha2
+}
+
+/// The right-hand side of the local divergence bound at step `eta` (001:L592):
+/// `(eta^t)^2 tau^2 (G^2 + sigma^2) Gamma`, `Gamma = sum_k c_k alpha_{r_k}^2` (001:L588); NaN when
+/// `G^2` is not finite.
+pub fn divergence_bound(x: &Inputs, eta: f64) -> f64 {
+    let tau = x.tau as f64;
+    eta * eta * tau * tau * (x.g2.unwrap_or(f64::NAN) + x.sigma2) * x.gamma_mask
+}
+
 /// The claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FedPltClaim {
@@ -209,10 +224,22 @@ pub enum FedPltClaim {
         /// `psi_` over updated coordinates only.
         updated_only: bool,
     },
+    /// FEDPLT-VAR-L276: the variance of the masked update, `E||Delta^t - bar Delta^t||^2 <=
+    /// (eta^t)^2 sigma^2 psibar^2 sum_k c_k^2 alpha_{r_k}^2` (001:L276), in the proof's
+    /// one-gradient model (tau = 1, I-PLT8).
+    UpdateVariance,
+    /// FEDPLT-DIV-L592: the local divergence, `E sum_k c_k ||W_k^t - W^t||^2 <= (eta^t)^2 tau^2
+    /// (G^2 + sigma^2) Gamma` with `W_k^t = W_k^{t,tau}` (001:L558, L592); `G^2` bounds the local
+    /// gradients at the local iterates, as the proof uses it (001:L576), or, in the variant, the
+    /// global gradient as Assumption 5 prints it (001:L143-149, I-PLT1).
+    LocalDivergence {
+        /// `G^2` of the global gradient `grad F` (as printed) instead of the local ones.
+        global_gradient: bool,
+    },
 }
 
 /// Every claim, in report order.
-pub const ALL: [FedPltClaim; 13] = [
+pub const ALL: [FedPltClaim; 16] = [
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: true, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: true },
@@ -226,6 +253,9 @@ pub const ALL: [FedPltClaim; 13] = [
     FedPltClaim::AssumptionSix,
     FedPltClaim::PsiStep { updated_only: false },
     FedPltClaim::PsiStep { updated_only: true },
+    FedPltClaim::UpdateVariance,
+    FedPltClaim::LocalDivergence { global_gradient: false },
+    FedPltClaim::LocalDivergence { global_gradient: true },
 ];
 
 /// Rounds the decaying-step recursion is solved for, beyond any run's horizon (its failure grows
@@ -236,6 +266,9 @@ const REC_METRIC: &str = "E||W^{t+1} - W*||^2 vs (1 - z eta^t) E||W^t - W*||^2 +
 const D_METRIC: &str = "D^t = E||W^t - W*||^2, each round";
 const PSI_TITLE: &str = "Psi step of Part 2: -eta c_k <x, psi .* m_k .* g> <= -eta psi_ c_k <x, m_k .* g>";
 const PSI_METRIC: &str = "<x, psi .* m_k .* g> vs psi_ <x, m_k .* g>, x = W_k^t - W*, g = grad F_k(W_k^t), at every point of the sample paths";
+const VAR_METRIC: &str = "E||Delta^t - bar Delta^t||^2 = (eta^t)^2 (sigma^2/d) sum_i psi_i^2 sum_k c_k^2 (m_k)_i, each round, exact (closed form)";
+const DIV_METRIC: &str = "E sum_k c_k ||W_k^{t,tau} - W^t||^2 vs (eta^t)^2 tau^2 (G^2 + sigma^2) Gamma, each round, exact";
+const DIV_TITLE: &str = "Local divergence of Step 4.6: E sum_k c_k ||W_k^t - W^t||^2 <= (eta^t)^2 tau^2 (G^2 + sigma^2) Gamma";
 const AS_PRINTED: Reading = Reading::primary("as printed");
 
 /// A condition the derivation uses (001:L504-510) but no result states: reported, never a
@@ -292,26 +325,38 @@ impl FedPltClaim {
             PsiStep { updated_only: true } => ("FEDPLT-PSI-STEP~updated-coordinates", PSI_TITLE, "001:L388, L404-408",
                 Reading::variant("updated-coordinates", "psi_ = min psi_i over the coordinates some client updates, the reading the proof supports (I-PLT4)"),
                 PSI_METRIC),
+            UpdateVariance => ("FEDPLT-VAR-L276", "Variance of the masked update: E||Delta^t - bar Delta^t||^2 <= (eta^t)^2 sigma^2 psibar^2 sum_k c_k^2 alpha^2",
+                "001:L264-276", Reading::primary("as printed, c_k^2 (I-PLT11) and alpha = min(1, sqrt(d r_k)) (I-PLT2), in the proof's one-gradient model tau = 1 (I-PLT8)"),
+                VAR_METRIC),
+            LocalDivergence { global_gradient: false } => ("FEDPLT-DIV-L592", DIV_TITLE, "001:L554-592",
+                Reading::primary("G^2 bounds E||grad F_k||^2 at the local iterates, as the proof uses it at L576 (I-PLT1); W_k^t = W_k^{t,tau} (L558)"), DIV_METRIC),
+            LocalDivergence { global_gradient: true } => ("FEDPLT-DIV-L592~global-gradient", DIV_TITLE, "001:L143-149, L592",
+                Reading::variant("global-gradient", "G^2 of Assumption 5 as printed: a bound on the global gradient ||grad F||^2, measured at the points the run \
+                                                     visits; the proof's step at L576 needs the local gradients (I-PLT1)"), DIV_METRIC),
         };
         Declaration { id, title, source, reading, metric }
     }
 
-    /// Whether the claim compares a run (as opposed to the proof's algebra or a limit point).
+    /// Whether the claim bounds the run's `D^t` (as opposed to the proof's algebra, a limit point
+    /// or a step of the proof compared with its own quantity).
     pub fn uses_run(&self) -> bool {
         matches!(self, FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected)
     }
 
     /// Whether the claim's card entry carries a formula twinning its bound or sides: every claim
     /// but FEDPLT-A6, a strict inequality over all `W` decided in closed form
-    /// ([`super::a6::decide`]), which no formula over the run's symbols expresses.
+    /// ([`super::a6::decide`]), which no formula over the run's symbols expresses, and the steps
+    /// of the proof compared with quantities of their own (the psi step at the sample paths'
+    /// points, the update's variance and the local divergence of a round), which are not
+    /// symbols of the family's formulas.
     pub fn has_formula(&self) -> bool {
-        !matches!(self, FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. })
+        !matches!(self, FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance | FedPltClaim::LocalDivergence { .. })
     }
 
     /// Whether an empirical evaluation (`G^2` measured on the run) is reported beside the claim
     /// as stated.
     pub fn needs_g2(&self) -> bool {
-        !matches!(self, FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. })
+        !matches!(self, FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance)
     }
 
     /// The step conditions (a)-(d) at every step of the schedule (001:L504-510, I-PLT6), with the
@@ -331,9 +376,9 @@ impl FedPltClaim {
         out
     }
 
-    /// Assumptions 5 and 6 as this run meets them.
-    fn assumption_checks(x: &Inputs) -> Vec<ConditionCheck> {
-        let a5 = match x.g2 {
+    /// Assumption 5 as this run meets it: not at all as stated, or with `G^2` measured on the run.
+    fn a5_check(x: &Inputs) -> ConditionCheck {
+        match x.g2 {
             None => ConditionCheck::assumption(
                 "A5 bounded global gradient (001:L143-149)",
                 false,
@@ -347,7 +392,12 @@ impl FedPltClaim {
                     fmt_num(g2)
                 ),
             ),
-        };
+        }
+    }
+
+    /// Assumptions 5 and 6 as this run meets them.
+    fn assumption_checks(x: &Inputs) -> Vec<ConditionCheck> {
+        let a5 = Self::a5_check(x);
         let rho = fmt_num(x.rho_min);
         let (holds, detail) = match (x.alignment_failure, x.alignment_within_rounding) {
             (None, 0) => (true, format!("rho_ = {rho} (measured)")),
@@ -420,6 +470,16 @@ impl BoundClaim for FedPltClaim {
                 out.push(scope("the decaying step eta^t = 1/(z (t+1))", decaying));
                 out.extend(Self::assumption_checks(x));
             }
+            FedPltClaim::UpdateVariance => out.push(one_local_step(x)),
+            FedPltClaim::LocalDivergence { global_gradient: false } => out.push(Self::a5_check(x)),
+            FedPltClaim::LocalDivergence { global_gradient: true } => out.push(match x.g2 {
+                Some(g2) => ConditionCheck::assumption(
+                    "A5 bounded global gradient, on the run",
+                    g2.is_finite(),
+                    format!("G^2 = {} = sup of E||grad F||^2 at the points the run visits (empirical; A5 as printed, 001:L143-149)", fmt_num(g2)),
+                ),
+                None => Self::a5_check(x),
+            }),
             FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } => {}
         }
         out

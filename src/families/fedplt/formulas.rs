@@ -140,8 +140,9 @@ pub fn claim_twins() -> TwinTable<Inputs> {
     ];
     let of: [fn(&Inputs) -> Vec<crate::claim::ConditionCheck>; 10] =
         [nth::<0>, nth::<1>, nth::<2>, nth::<3>, nth::<4>, nth::<5>, nth::<6>, nth::<7>, nth::<8>, nth::<9>];
-    // FEDPLT-A6 and the psi step (the last of `ALL`) have no formula: they are decided in closed
-    // form (`a6`) or at the sample paths' points (`psi_step`).
+    // FEDPLT-A6, the psi step, the update's variance and the local divergence (the last of `ALL`)
+    // have no formula: they are decided in closed form (`a6`), at the sample paths' points
+    // (`psi_step`), or against quantities of the round that are not symbols (`check::RoundSteps`).
     let conditions = ALL.iter().filter(|c| c.has_formula()).zip(of).map(|(c, builtin)| ConditionTwin { claim: c.id(), builtin }).collect();
     TwinTable { symbols: SYMBOLS.symbols(), values: |x| SYMBOLS.values(x), fields, conditions }
 }

@@ -28,100 +28,132 @@ pub fn psi_floors(inst: &Instance, psi: &[f64]) -> [f64; READINGS] {
 /// Where the step failed first: round, client, replicate, `A` and `B`.
 pub type StepFailure = (usize, usize, u64, f64, f64);
 
-/// The step's record over the points of the sample paths, per reading of `psi_`.
-#[derive(Debug, Clone, Default)]
+/// One point where a gradient is taken: round, client, replicate, `A = <x, psi .* m_k .* g>`,
+/// `<x, m_k .* g>` (so `B = psi_ <x, m_k .* g>` for either reading) and the rounding allowance
+/// `WITHIN_ROUNDING d sum_{i in mask} psi_i |x_i g_i|` below which `A < B` is rounding.
+#[derive(Debug, Clone, Copy)]
+pub struct PsiPoint {
+    pub round: usize,
+    pub client: usize,
+    pub replicate: u64,
+    pub a: f64,
+    pub plain: f64,
+    pub allowance: f64,
+}
+
+/// The points of the sample paths where the step is checked, and the floors `psi_` of both
+/// readings ([`psi_floors`]).
+#[derive(Debug, Clone)]
 pub struct PsiStepTally {
-    /// Points checked.
-    pub points: usize,
-    /// Points where `A < B` beyond rounding, per reading.
-    pub failures: [usize; READINGS],
-    /// The first failure (earliest round), per reading.
-    pub first_failure: [Option<StepFailure>; READINGS],
-    /// `min A / B` over points with `B > 0`, per reading (infinite when there is none).
-    pub min_ratio: [f64; READINGS],
+    /// `psi_` per reading.
+    pub floors: [f64; READINGS],
+    /// Every point, in the order of the paths and of their rounds.
+    pub points: Vec<PsiPoint>,
     /// Points where `x_i g_i < 0` on some masked coordinate (sufficient-condition failures;
     /// information only, the step needs the weighted sum alone).
     pub sign_failures: usize,
+}
+
+/// The step's record over the points for one reading at one scale of `psi_`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PsiOutcome {
+    /// Points where `A < B` beyond rounding.
+    pub failures: usize,
+    /// The first failure (earliest round, then replicate, then client).
+    pub first_failure: Option<StepFailure>,
+    /// `min A / B` over points with `B > 0`, and `B / A` over points where the step fails with
+    /// `B <= 0` (there `-eta c_k B >= 0` is exceeded by `-eta c_k A`: `B / A` in `[0, 1)`);
+    /// infinite when there is neither. Below 1 exactly when some point fails (up to rounding).
+    pub min_ratio: f64,
     /// Points where a side was not finite.
     pub non_finite: usize,
 }
 
 impl PsiStepTally {
-    /// An empty tally.
-    pub fn new() -> Self {
-        Self { min_ratio: [f64::INFINITY; READINGS], ..Self::default() }
+    /// An empty tally with the floors `psi_` of both readings.
+    pub fn new(floors: [f64; READINGS]) -> Self {
+        Self { floors, points: Vec::new(), sign_failures: 0 }
     }
 
     /// Records the point `w` of client `k` at round `t`, replicate `r`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn record(&mut self, inst: &Instance, psi: &[f64], floors: &[f64; READINGS], k: usize, w: &DVector<f64>, w_star: &DVector<f64>, at: (usize, u64)) {
+    pub fn record(&mut self, inst: &Instance, psi: &[f64], k: usize, w: &DVector<f64>, w_star: &DVector<f64>, at: (usize, u64)) {
         let g = inst.gradient(k, w);
         let x = w - w_star;
         let m = &inst.masks[k];
-        let terms: Vec<f64> = (0..x.len()).filter(|&i| m[i] != 0.0).map(|i| m[i] * x[i] * g[i]).collect();
         let idx: Vec<usize> = (0..x.len()).filter(|&i| m[i] != 0.0).collect();
+        let terms: Vec<f64> = idx.iter().map(|&i| m[i] * x[i] * g[i]).collect();
         let a: f64 = idx.iter().zip(&terms).map(|(&i, v)| psi[i] * v).sum();
         let plain: f64 = terms.iter().sum();
         let scale: f64 = idx.iter().zip(&terms).map(|(&i, v)| psi[i] * v.abs()).sum();
-        self.points += 1;
         if terms.iter().any(|v| *v < 0.0) {
             self.sign_failures += 1;
         }
-        for (j, floor) in floors.iter().enumerate() {
-            let b = floor * plain;
-            if !a.is_finite() || !b.is_finite() {
-                self.non_finite += usize::from(j == 0);
+        let allowance = super::prec::WITHIN_ROUNDING * x.len() as f64 * scale;
+        self.points.push(PsiPoint { round: at.0, client: k, replicate: at.1, a, plain, allowance });
+    }
+
+    /// Adds another path's points after this one's.
+    pub fn merge(&mut self, other: &PsiStepTally) {
+        self.points.extend_from_slice(&other.points);
+        self.sign_failures += other.sign_failures;
+    }
+
+    /// The step of reading `j` with `psi_` divided by `bound_scale` (1 as printed; below 1 the
+    /// right-hand side is tightened, as negative controls need): `A >= B / bound_scale`.
+    pub fn outcome(&self, j: usize, bound_scale: f64) -> PsiOutcome {
+        let mut out = PsiOutcome { failures: 0, first_failure: None, min_ratio: f64::INFINITY, non_finite: 0 };
+        for p in &self.points {
+            let b = self.floors[j] * p.plain / bound_scale;
+            if !p.a.is_finite() || !b.is_finite() {
+                out.non_finite += 1;
                 continue;
             }
             if b > 0.0 {
-                self.min_ratio[j] = self.min_ratio[j].min(a / b);
+                out.min_ratio = out.min_ratio.min(p.a / b);
             }
-            if a < b - super::prec::WITHIN_ROUNDING * x.len() as f64 * scale {
-                self.failures[j] += 1;
-                self.first_failure[j] = self.first_failure[j].or(Some((at.0, k, at.1, a, b)));
+            if p.a < b - p.allowance {
+                out.failures += 1;
+                if b <= 0.0 {
+                    out.min_ratio = out.min_ratio.min(if b == 0.0 { 0.0 } else { b / p.a });
+                }
+                let key = |f: &StepFailure| (f.0, f.2, f.1);
+                let this = (p.round, p.client, p.replicate, p.a, b);
+                if out.first_failure.is_none_or(|f| key(&this) < key(&f)) {
+                    out.first_failure = Some(this);
+                }
             }
         }
-    }
-
-    /// Adds another path's tally (its first failures count only when this one has none, or
-    /// when theirs is earlier).
-    pub fn merge(&mut self, other: &PsiStepTally) {
-        self.points += other.points;
-        self.sign_failures += other.sign_failures;
-        self.non_finite += other.non_finite;
-        for j in 0..READINGS {
-            self.failures[j] += other.failures[j];
-            self.min_ratio[j] = self.min_ratio[j].min(other.min_ratio[j]);
-            self.first_failure[j] = match (self.first_failure[j], other.first_failure[j]) {
-                (Some(a), Some(b)) => Some(if (b.0, b.2, b.1) < (a.0, a.2, a.1) { b } else { a }),
-                (a, b) => a.or(b),
-            };
-        }
+        out
     }
 }
 
-/// The verdict of reading `j` ([`psi_floors`]): holds iff `A >= B` (within rounding) at every
-/// point, else violated with the first failure in the notes; slack `min A / B` over points with
-/// `B > 0`. The notes log how often the coordinate-sign condition `x_i g_i >= 0` on every
-/// masked coordinate failed: sufficient for the step, not necessary, so information only.
-pub fn evaluation(tally: &PsiStepTally, j: usize, replicates: usize) -> Evaluation {
+/// The verdict of reading `j` ([`psi_floors`]) with `psi_` divided by `bound_scale`
+/// ([`PsiStepTally::outcome`]): holds iff `A >= B` (within rounding) at every point, else
+/// violated with the first failure in the notes; slack [`PsiOutcome::min_ratio`], so the
+/// search's `observed / bound = 1 / slack` exceeds 1 exactly on a violation. The notes log how
+/// often the coordinate-sign condition `x_i g_i >= 0` on every masked coordinate failed:
+/// sufficient for the step, not necessary, so information only.
+pub fn evaluation(tally: &PsiStepTally, j: usize, replicates: usize, bound_scale: f64) -> Evaluation {
+    let o = tally.outcome(j, bound_scale);
     let mut notes = vec![format!(
         "{} points over {replicates} sample path(s); A < B at {} of them; x_i g_i < 0 on some masked coordinate at {} \
          (the sign condition, sufficient but not necessary: information only)",
-        tally.points, tally.failures[j], tally.sign_failures
+        tally.points.len(),
+        o.failures,
+        tally.sign_failures
     )];
-    if let Some((t, k, r, a, b)) = tally.first_failure[j] {
+    if let Some((t, k, r, a, b)) = o.first_failure {
         notes.push(format!("first failure: round {t}, client {k}, replicate {r}: A = {}, B = {}", fmt_num(a), fmt_num(b)));
     }
-    let verdict = if tally.non_finite > 0 {
-        notes.push(format!("{} points with a side not finite", tally.non_finite));
+    let verdict = if o.non_finite > 0 {
+        notes.push(format!("{} points with a side not finite", o.non_finite));
         VerdictKind::Inconclusive
-    } else if tally.failures[j] > 0 {
+    } else if o.failures > 0 {
         VerdictKind::Violated
     } else {
         VerdictKind::Holds
     };
     let estimator = if replicates == 1 { Estimator::Deterministic } else { Estimator::MonteCarlo };
-    let slack = Some(tally.min_ratio[j]).filter(|v| v.is_finite());
+    let slack = Some(o.min_ratio).filter(|v| v.is_finite());
     Evaluation { verdict, slack, decisive: None, checks: Vec::new(), failed: Vec::new(), notes, estimator, series: Vec::new(), beyond_steps: None }
 }

@@ -49,33 +49,80 @@ pub struct ExactRun {
     /// `sup_{t < T, s < tau, k} E||grad F_k(W_k^{t,s})||^2`: the smallest `G^2` for which the
     /// proof's step `E||grad l(W_k^{t,s})||^2 <= G^2 + sigma^2` (001:L576) holds on this run.
     pub local_gradient_sup: f64,
+    /// `sup_{t < T, s < tau, k} E||grad F(W_k^{t,s})||^2`: the global gradient of Assumption 5
+    /// (001:L143-149) at the points the run visits.
+    pub global_gradient_sup: f64,
+    /// `E sum_k c_k ||W_k^{t,tau} - W^t||^2` for `t = 0..T`: the local divergence of Step 4.6
+    /// (001:L554-592).
+    pub divergence: Vec<f64>,
 }
 
-/// `E||grad F_k(W_k^{t,s})||^2` for every client `k` and local step `s < tau`, from the moments
-/// `(mu, C)` of the error `e^t = W^t - W*`: the local gradient is affine in `(e^t, xi)`, probed
-/// as `M e + o + N xi` with `o` the gradient at `W*` itself, so the expectation is
-/// `E||M e + o||^2 + ||N||_F^2` without cancellation against `||W*||`; NaN when one is.
-fn local_gradient_moments(round: &FedPltRound<'_>, m: &Moments, w_star: &DVector<f64>) -> f64 {
-    let d = round.state_dim();
-    let len = round.noise_per_component();
-    let mut worst: f64 = 0.0;
-    for k in 0..round.components() {
-        let grad_at = |w: &DVector<f64>, noise: &[f64], s: usize| round.instance.gradient(k, &round.local_iterates(k, w, noise)[s]);
-        for s in 0..round.tau {
-            let quiet = vec![0.0; len];
-            let obs = Observable::probe_at(d, d, w_star, &|w| grad_at(w, &quiet, s));
-            let offset = grad_at(w_star, &quiet, s);
-            let noise_energy: f64 = (0..len)
-                .map(|l| {
-                    let mut e = vec![0.0; len];
-                    e[l] = 1.0;
-                    (grad_at(w_star, &e, s) - &offset).norm_squared()
-                })
-                .sum();
-            worst = nan_max(worst, obs.expected_square(m) + noise_energy);
-        }
+/// A quantity affine in the error `e = W - W*` and the round's noise `xi`, `M e + o + N xi`,
+/// probed once: `E||M e + o + N xi||^2 = E||M e + o||^2 + ||N||_F^2` for standard normal `xi`
+/// independent of `e`, without cancellation against `||W*||` (`o` is the value at `W*`).
+struct Affine {
+    obs: Observable,
+    noise_energy: f64,
+}
+
+/// A quantity of a round as a function of the state `W` and the round's noise.
+type OfRound<'a> = &'a dyn Fn(&DVector<f64>, &[f64]) -> DVector<f64>;
+
+impl Affine {
+    /// Probes `f(W, noise)` at `w_star`, with noise vectors of length `len`.
+    fn probe(d: usize, len: usize, w_star: &DVector<f64>, f: OfRound<'_>) -> Self {
+        let quiet = vec![0.0; len];
+        let obs = Observable::probe_at(d, d, w_star, &|w| f(w, &quiet));
+        let offset = f(w_star, &quiet);
+        let noise_energy: f64 = (0..len)
+            .map(|l| {
+                let mut e = vec![0.0; len];
+                e[l] = 1.0;
+                (f(w_star, &e) - &offset).norm_squared()
+            })
+            .sum();
+        Self { obs, noise_energy }
     }
-    worst
+
+    /// `E||.||^2` at the error's moments `m`; NaN when one is.
+    fn expected_square(&self, m: &Moments) -> f64 {
+        self.obs.expected_square(m) + self.noise_energy
+    }
+}
+
+/// One round's quantities at one step, probed once per step: per client and local step
+/// `s < tau`, the local gradient `grad F_k(W_k^{t,s})` and the global gradient
+/// `grad F(W_k^{t,s}) = sum_j c_j grad F_j(W_k^{t,s})`; per client, its weight `c_k` and its
+/// local divergence `W_k^{t,tau} - W^t`.
+struct RoundQuantities {
+    local: Vec<Affine>,
+    global: Vec<Affine>,
+    divergence: Vec<(f64, Affine)>,
+}
+
+impl RoundQuantities {
+    fn probe(round: &FedPltRound<'_>, w_star: &DVector<f64>) -> Self {
+        let (d, len, inst) = (round.state_dim(), round.noise_per_component(), round.instance);
+        let (mut local, mut global, mut divergence) = (Vec::new(), Vec::new(), Vec::new());
+        for k in 0..round.components() {
+            for s in 0..round.tau {
+                local.push(Affine::probe(d, len, w_star, &|w, noise| inst.gradient(k, &round.local_iterates(k, w, noise)[s])));
+                global.push(Affine::probe(d, len, w_star, &|w, noise| {
+                    let x = &round.local_iterates(k, w, noise)[s];
+                    (0..inst.clients()).fold(DVector::zeros(d), |g, j| g + inst.gradient(j, x) * inst.weights[j])
+                }));
+            }
+            divergence.push((inst.weights[k], Affine::probe(d, len, w_star, &|w, noise| &round.local_iterates(k, w, noise)[round.tau] - w)));
+        }
+        Self { local, global, divergence }
+    }
+
+    /// `(max E||grad F_k||^2, max E||grad F||^2, E sum_k c_k ||W_k^{t,tau} - W^t||^2)` at the
+    /// error's moments `m`.
+    fn at(&self, m: &Moments) -> (f64, f64, f64) {
+        let worst = |v: &[Affine]| v.iter().fold(0.0, |w, a| nan_max(w, a.expected_square(m)));
+        (worst(&self.local), worst(&self.global), self.divergence.iter().map(|(c, a)| c * a.expected_square(m)).sum())
+    }
 }
 
 /// Exact expectations of `rounds` rounds from the instance's `W^0`.
@@ -100,21 +147,25 @@ pub fn exact_run(
     let distance_obs = Observable::new(DMatrix::identity(d, d), DVector::zeros(d));
     let mut m = Moments::point(&inst.initial - w_star);
     let mut distance = Vec::with_capacity(rounds + 1);
-    let mut sup: f64 = 0.0;
-    let mut cached: Option<(f64, RoundMaps)> = None;
+    let mut divergence = Vec::with_capacity(rounds);
+    let (mut local_sup, mut global_sup): (f64, f64) = (0.0, 0.0);
+    let mut cached: Option<(f64, RoundMaps, RoundQuantities)> = None;
     for t in 0..rounds {
         distance.push(distance_obs.expected_square(&m));
         let eta = schedule.eta(t);
         let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
-        sup = nan_max(sup, local_gradient_moments(&round, &m, w_star));
-        if cached.as_ref().is_none_or(|(e, _)| *e != eta) {
-            cached = Some((eta, RoundMaps::probe_at(&round, w_star)));
+        if cached.as_ref().is_none_or(|(e, ..)| *e != eta) {
+            cached = Some((eta, RoundMaps::probe_at(&round, w_star), RoundQuantities::probe(&round, w_star)));
         }
-        let maps = &cached.as_ref().expect("probed above").1;
+        let (_, maps, quantities) = cached.as_ref().expect("probed above");
+        let (local, global, div) = quantities.at(&m);
+        (local_sup, global_sup) = (nan_max(local_sup, local), nan_max(global_sup, global));
+        divergence.push(div);
         m = maps.propagate(&m, &inc);
     }
     distance.push(distance_obs.expected_square(&m));
-    Ok(ExactRun { distance, final_mean: (&m.mean + w_star).iter().copied().collect(), local_gradient_sup: sup })
+    let final_mean = (&m.mean + w_star).iter().copied().collect();
+    Ok(ExactRun { distance, final_mean, local_gradient_sup: local_sup, global_gradient_sup: global_sup, divergence })
 }
 
 /// Where Assumption 6 failed: round, client, sample path and the ratio (NaN when undefined).
@@ -215,7 +266,7 @@ pub fn sample_paths(
         let mut per_round = Vec::with_capacity(rounds);
         let mut distance = Vec::with_capacity(rounds + 1);
         let (mut failure, mut rounding) = (None, 0);
-        let (floors, mut step) = (psi_floors(inst, psi), PsiStepTally::new());
+        let mut step = PsiStepTally::new(psi_floors(inst, psi));
         for t in 0..rounds {
             distance.push((&w - w_star).norm_squared());
             let round = FedPltRound { instance: inst, psi, eta: schedule.eta(t), tau, gradient };
@@ -227,7 +278,7 @@ pub fn sample_paths(
                         rounding += 1;
                         continue;
                     }
-                    step.record(inst, psi, &floors, k, x, w_star, (t, r));
+                    step.record(inst, psi, k, x, w_star, (t, r));
                     let rho = alignment_ratio(inst, k, x, w_star);
                     low = rho.map_or(low, |v| low.min(v));
                     // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
@@ -249,7 +300,7 @@ pub fn sample_paths(
     let min = per_round_min.iter().copied().fold(f64::INFINITY, f64::min);
     let first_failure = paths.iter().filter_map(|p| p.2).min_by_key(|f| (f.0, f.2, f.1));
     let within_rounding = paths.iter().map(|p| p.3).sum();
-    let mut psi_step = PsiStepTally::new();
+    let mut psi_step = PsiStepTally::new(psi_floors(inst, psi));
     paths.iter().for_each(|p| psi_step.merge(&p.4));
     Alignment { per_round_min, min, first_failure, within_rounding, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect(), psi_step }
 }

@@ -8,6 +8,13 @@
 //! run (the empirical rows). The step room scales the constant step `eta = f / L` past
 //! `eta < 1/L` (condition (a), implicit, 001:L507) for the recursion and past `eta < 1/z`
 //! (001:L639) for Case 1; the decaying schedules have no step to scale.
+//!
+//! The proof's per-round steps are searched too, at a constant step and any `tau`: the psi step
+//! (001:L404-408, both readings of `psi_`; observed / bound is `1 / slack` of
+//! [`super::psi_step::PsiOutcome::min_ratio`], above 1 exactly where the step fails), the variance
+//! of the masked update (001:L276, in its scope `tau = 1`) and the local divergence (001:L592,
+//! as stated and with `G^2` measured on the run, of the local or, as printed, the global
+//! gradient). None of these states a step-size condition, so none has a step room.
 
 use std::collections::BTreeMap;
 
@@ -42,16 +49,27 @@ fn mask_layout(u: f64, dim: usize) -> (MaskLayout, &'static str) {
 /// The built-in claim a search covers, if it covers this one.
 fn searched(claim: &Claim) -> Option<FedPltClaim> {
     match claim {
-        Claim::Builtin(c @ (FedPltClaim::Recursion { .. } | FedPltClaim::ConstantStep | FedPltClaim::DecayingStep { .. } | FedPltClaim::DecayingCorrected)) => {
-            Some(*c)
-        }
+        Claim::Builtin(
+            c @ (FedPltClaim::Recursion { .. }
+            | FedPltClaim::ConstantStep
+            | FedPltClaim::DecayingStep { .. }
+            | FedPltClaim::DecayingCorrected
+            | FedPltClaim::PsiStep { .. }
+            | FedPltClaim::UpdateVariance
+            | FedPltClaim::LocalDivergence { .. }),
+        ) => Some(*c),
         _ => None,
     }
 }
 
+/// Whether the claim is one of the proof's per-round steps searched at any `tau` (the psi step
+/// and the local divergence) or in its scope `tau = 1` (the update's variance).
+fn proof_step(kind: Option<FedPltClaim>) -> bool {
+    matches!(kind, Some(FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance | FedPltClaim::LocalDivergence { .. }))
+}
+
 /// Why the search does not cover a built-in claim: none of these compares a run's metric with a
-/// bound whose slack a worse instance could shrink, except the psi step, which is not in the
-/// space yet.
+/// bound whose slack a worse instance could shrink.
 fn not_searched(claim: &FedPltClaim) -> Option<&'static str> {
     match claim {
         FedPltClaim::DecayInduction => Some(
@@ -70,7 +88,6 @@ fn not_searched(claim: &FedPltClaim) -> Option<&'static str> {
             "an exact yes/no decision for all W in closed form (lambda_min of sym(m_k .* H_k) per client, 001:L151-155), without a \
              bound or a slack",
         ),
-        FedPltClaim::PsiStep { .. } => Some("a proof step with a slack along the run (001:L404-408): a bound claim, not in the search space yet"),
         _ => None,
     }
 }
@@ -79,8 +96,8 @@ fn not_searched(claim: &FedPltClaim) -> Option<&'static str> {
 pub struct Space;
 
 impl SearchSpace<ReadCard, Claim, Scenario> for Space {
-    fn coordinates(&self, _claim: &Claim) -> Vec<String> {
-        [
+    fn coordinates(&self, claim: &Claim) -> Vec<String> {
+        let mut out: Vec<String> = [
             "log10(mu/L) in [-1.5, 0]",
             "sigma in [0, 1]",
             "heterogeneity ||a_k - a_mean|| in [0, 2]",
@@ -93,7 +110,12 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
             "step: eta L in [0.01, 1] (constant), beta in [1, 4] (corrected decaying step)",
         ]
         .map(String::from)
-        .to_vec()
+        .to_vec();
+        if proof_step(searched(claim)) {
+            out[8] = "tau in {1, 2, 3, 5} (FEDPLT-VAR-L276: tau = 1, its scope)".into();
+            out[9] = "step: eta L in [0.01, 1] (constant)".into();
+        }
+        out
     }
 
     fn covers(&self, claim: &Claim) -> bool {
@@ -107,8 +129,11 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
         }
     }
 
-    fn sources(&self, _claim: &Claim) -> Vec<ConstantsSource> {
-        vec![ConstantsSource::Exact, ConstantsSource::Empirical]
+    fn sources(&self, claim: &Claim) -> Vec<ConstantsSource> {
+        match searched(claim) {
+            Some(c) if !c.needs_g2() => vec![ConstantsSource::Exact],
+            _ => vec![ConstantsSource::Exact, ConstantsSource::Empirical],
+        }
     }
 
     fn step_conditions(&self, claim: &Claim) -> Vec<String> {
@@ -123,7 +148,8 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
         let x = &c.x;
         let kind = searched(claim);
         let dim = pick(&DIMS, x[5]);
-        let tau = if matches!(kind, Some(FedPltClaim::Recursion { tau_steps: true, .. })) { pick(&TAUS, x[8]) } else { 1 };
+        let any_tau = matches!(kind, Some(FedPltClaim::Recursion { tau_steps: true, .. } | FedPltClaim::PsiStep { .. } | FedPltClaim::LocalDivergence { .. }));
+        let tau = if any_tau { pick(&TAUS, x[8]) } else { 1 };
         let multiple = step.map_or(1.0, |(_, m)| m);
         let step = match kind {
             Some(FedPltClaim::DecayingStep { .. }) => StepSpec::Decaying { beta: 1.0, offset: 1.0 },
