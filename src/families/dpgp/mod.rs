@@ -29,6 +29,8 @@ pub mod claims;
 pub mod explicit;
 pub mod family;
 pub mod formulas;
+pub mod lemmas;
+pub mod local;
 pub mod plot;
 pub mod prec;
 pub mod problem;

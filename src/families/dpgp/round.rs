@@ -21,6 +21,7 @@ use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineR
 use crate::error::Result;
 use crate::rng::StreamKey;
 
+use super::local::{path_round, realised, LocalProbe, LocalRound, PathRound};
 use super::problem::{noise, Instance};
 use super::topology::GraphSequence;
 
@@ -144,24 +145,45 @@ impl RandomAffineRound for DpgpRound<'_> {
 /// Returns `v_i^{t+1}` and the u-iterates `u_i^{t,k}`, `k = 0..=K_u` (the last is the pushed
 /// `u_i^{t+1/2}`).
 pub fn local_phase(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> (DVector<f64>, Vec<DVector<f64>>) {
+    let LocalIterates { mut v, u, .. } = local_iterates(inst, p, i, mu, u0, v0, xi);
+    (v.pop().unwrap_or_else(|| v0.clone()), u)
+}
+
+/// Every iterate of client `i`'s local phase ([`local_phase`]).
+pub struct LocalIterates {
+    /// `v_i^{t,k}`, `k = 0..=K_v` (the last is `v_i^{t+1}`).
+    pub v: Vec<DVector<f64>>,
+    /// `u_i^{t,k}`, `k = 0..=K_u` (the last is `u_i^{t+1/2}`).
+    pub u: Vec<DVector<f64>>,
+    /// `sum_{k < K_u} (grad_u F_i(z_i^{t,k}, v_i^{t+1}) + noise)`: the stochastic gradients the
+    /// u-phase applied, summed.
+    pub u_gradient_sum: DVector<f64>,
+}
+
+/// The iterates of client `i`'s local phase, as [`local_phase`] computes them.
+pub fn local_iterates(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> LocalIterates {
     let (du, dv) = (inst.du, inst.dv);
     let (su, sv) = (inst.sigma_u / (du as f64).sqrt(), inst.sigma_v / (dv as f64).sqrt());
     let c = &inst.clients[i];
     let z0 = u0 / mu;
-    let mut v = v0.clone();
+    let mut vs = Vec::with_capacity(p.k_v + 1);
+    vs.push(v0.clone());
     for k in 0..p.k_v {
-        let g = c.grad_v(&z0, &v) + noise(c.noise_v.as_ref(), &xi[k * dv..(k + 1) * dv], sv);
-        v -= g * p.eta_v;
+        let g = c.grad_v(&z0, &vs[k]) + noise(c.noise_v.as_ref(), &xi[k * dv..(k + 1) * dv], sv);
+        vs.push(&vs[k] - g * p.eta_v);
     }
+    let v = &vs[p.k_v];
     let base = p.k_v * dv;
     let mut iterates = Vec::with_capacity(p.k_u + 1);
     iterates.push(u0.clone());
+    let mut u_gradient_sum = DVector::zeros(du);
     for k in 0..p.k_u {
         let u = &iterates[k];
-        let g = c.grad_u(&(u / mu), &v) + noise(c.noise_u.as_ref(), &xi[base + k * du..base + (k + 1) * du], su);
+        let g = c.grad_u(&(u / mu), v) + noise(c.noise_u.as_ref(), &xi[base + k * du..base + (k + 1) * du], su);
+        u_gradient_sum += &g;
         iterates.push(u - g * p.eta_u);
     }
-    (v, iterates)
+    LocalIterates { v: vs, u: iterates, u_gradient_sum }
 }
 
 /// The affine observables of a round's state that the claims read.
@@ -283,6 +305,14 @@ pub struct Trajectory {
     /// L532), [`round_supremum`]; empty for sampled runs.
     #[serde(skip)]
     pub diversity: Vec<f64>,
+    /// Lemmas 1 and 2's sides per round `t < T` ([`super::local`]); empty unless asked
+    /// ([`exact_trajectory_with`]) or sampled.
+    #[serde(skip)]
+    pub local: Vec<LocalRound>,
+    /// (15)'s quantities per round `t < T` on the noiseless path (the mean of an exact run) or on
+    /// the sampled path; empty unless asked or sampled.
+    #[serde(skip)]
+    pub path: Vec<PathRound>,
     /// Smallest eigenvalue of the covariance seen (a PSD diagnostic).
     pub min_covariance_eigenvalue: f64,
 }
@@ -312,6 +342,15 @@ const GRAPHS_KEPT: usize = 8;
 /// # Errors
 /// [`crate::Error::Internal`] when the rounds' inclusion moments cannot be formed.
 pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize) -> Result<Trajectory> {
+    exact_trajectory_with(inst, params, seq, rounds, false)
+}
+
+/// [`exact_trajectory`], with `local` also Lemmas 1 and 2's exact sides and (15)'s quantities on
+/// the noiseless path ([`Trajectory::local`], [`Trajectory::path`]) at every round.
+///
+/// # Errors
+/// As [`exact_trajectory`].
+pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize, local: bool) -> Result<Trajectory> {
     let lay = Layout::of(inst);
     let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Internal("full participation has no inclusion moments".into()))?;
     let z0 = lay.initial(inst);
@@ -321,6 +360,8 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
     // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are probed once.
     let mut observables = RecentByBits::new(GRAPHS_KEPT);
     let mut graph_maps = RecentByBits::new(GRAPHS_KEPT);
+    let mut local_maps = RecentByBits::new(GRAPHS_KEPT);
+    let quiet = vec![0.0; lay.m * lay.noise_len(params)];
     for t in 0..=rounds {
         let weights = &seq.weights[t];
         let obs = observables.get(&[weights.as_slice()], || Observables::new(inst, weights));
@@ -340,6 +381,10 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
             (Differences::probe(inst, params, weights), RoundMaps::probe(&round))
         });
         out.diversity.push(diversity.supremum(&m));
+        if local {
+            out.local.push(local_maps.get(&[weights.as_slice()], || LocalProbe::probe(inst, params, weights)).expected(&m));
+            out.path.push(path_round(inst, params, weights, &m.mean, &quiet));
+        }
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
             out.min_covariance_eigenvalue = nan_min(out.min_covariance_eigenvalue, m.min_covariance_eigenvalue());
         }
@@ -377,6 +422,8 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
             let mut rng = StreamKey { seed, replicate, round: t as u64, client: i as u64 }.rng(0);
             noise.extend((0..per).map(|_| -> f64 { StandardNormal.sample(&mut rng) }));
         }
+        out.local.push(realised(inst, params, &seq.weights[t], &z, &noise));
+        out.path.push(path_round(inst, params, &seq.weights[t], &z, &noise));
         let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
         z = round.apply(&z, &active, &noise);
     }
@@ -489,12 +536,48 @@ pub fn round_supremum(inst: &Instance, p: &Params, weights: &DVector<f64>, m: &M
 /// The differences `[d_i^{t,k}]` of a round ([`Phases::differences`]) as an affine map of the state and a
 /// linear map of the round's standard normals, probed once for the round's weights and steps.
 struct Differences {
-    /// `z -> [d_i^{t,k}]` with the noise at 0.
-    state: Observable,
-    /// The noise's map `N`.
-    noise: DMatrix<f64>,
+    /// The maps.
+    maps: RoundAffine,
     /// Length of one difference, `du`.
     du: usize,
+}
+
+/// A function of a round's state and its standard normals.
+pub type RoundFunction<'a> = dyn Fn(&DVector<f64>, &[f64]) -> DVector<f64> + 'a;
+
+/// A vector that is an affine function of a round's state and linear in its standard normals,
+/// `z, xi -> M z + o + N xi`, with exact second moments of its blocks.
+pub struct RoundAffine {
+    /// `z -> M z + o` (the noise at 0).
+    pub state: Observable,
+    /// The noise's map `N`.
+    pub noise: DMatrix<f64>,
+}
+
+impl RoundAffine {
+    /// Probes `f(z, xi)` of length `rows`, affine in the state `z` (length `dim`) and linear in
+    /// the noise `xi` (length `noise_len`): `o = f(0, 0)`, the columns of `M` and `N` are `f` at
+    /// unit inputs less `o`.
+    pub fn probe(dim: usize, noise_len: usize, rows: usize, f: &RoundFunction) -> Self {
+        let quiet = vec![0.0; noise_len];
+        let state = Observable::probe(dim, rows, &|z| f(z, &quiet));
+        let origin = DVector::zeros(dim);
+        let mut noise = DMatrix::zeros(state.offset().len(), noise_len);
+        let mut e = quiet.clone();
+        for l in 0..noise_len {
+            e[l] = 1.0;
+            noise.set_column(l, &(f(&origin, &e) - state.offset()));
+            e[l] = 0.0;
+        }
+        Self { state, noise }
+    }
+
+    /// `E||x_r..x_{r+len}||^2` of the rows `r..r+len` under the state moments `m` and independent
+    /// standard normals: `E||M_b z + o_b||^2 + ||N_b||_F^2`.
+    pub fn block_square(&self, m: &Moments, r: usize, len: usize) -> f64 {
+        let block = Observable::new(self.state.map().rows(r, len).into_owned(), self.state.offset().rows(r, len).into_owned());
+        block.expected_square(m) + self.noise.rows(r, len).norm_squared()
+    }
 }
 
 /// The unit vector `e_j` of length `dim`.
@@ -536,16 +619,12 @@ impl Differences {
             noise.set_column(l, &(base.differences_with(inst, p, weights, &origin, &e, l / per) - state.offset()));
             e[l] = 0.0;
         }
-        Self { state, noise, du: lay.du }
+        Self { maps: RoundAffine { state, noise }, du: lay.du }
     }
 
     /// `max_{i, k} E||d_i^{t,k}||^2` under the state moments `m` (NaN kept by [`nan_max`]).
     fn supremum(&self, m: &Moments) -> f64 {
         let du = self.du;
-        (0..self.noise.nrows() / du).fold(f64::NEG_INFINITY, |acc, b| {
-            let r = b * du;
-            let block = Observable::new(self.state.map().rows(r, du).into_owned(), self.state.offset().rows(r, du).into_owned());
-            nan_max(acc, block.expected_square(m) + self.noise.rows(r, du).norm_squared())
-        })
+        (0..self.maps.noise.nrows() / du).fold(f64::NEG_INFINITY, |acc, b| nan_max(acc, self.maps.block_square(m, b * du, du)))
     }
 }
