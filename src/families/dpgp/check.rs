@@ -222,6 +222,7 @@ impl<'a> Setup<'a> {
             estimator,
             rounds: self.s.rounds,
             u0: self.inst.u0.iter().map(|u| u.norm()).collect(),
+            confidence: CONFIDENCE,
         };
         vec![run.lemma1(bound_scale), run.lemma2(Lemma2Reading::Proof, bound_scale), run.lemma2(Lemma2Reading::Printed, bound_scale), run.eq15(bound_scale)]
     }

@@ -4,13 +4,15 @@
 
 use crate::claim::ConditionCheck;
 use crate::engine::Estimator;
+use crate::kinds::ordering::pair_ratio;
 use crate::verdict::{evaluate_inequality, ConstantsSource};
 
-use super::check::{ClaimResult, CONFIDENCE};
 use super::claims::{assumption_checks, eq15_bound, lemma1_bound, lemma1_step, lemma2_factor, lemma2_step, Lemma2Reading};
+use super::phase::Params;
 use super::problem::Constants;
-use super::round::{Params, Trajectory};
+use super::round::Trajectory;
 use super::topology::Connectivity;
+use crate::checker::ClaimResult;
 
 /// What the lemmas read from a scenario's run.
 pub struct LemmaRun<'a> {
@@ -28,20 +30,8 @@ pub struct LemmaRun<'a> {
     pub rounds: usize,
     /// `||u_i^0||` per node.
     pub u0: Vec<f64>,
-}
-
-/// `lhs / rhs` for choosing the worst item (`+inf` for a positive left side over a zero bound,
-/// 0 when both are 0, NaN when either is: a NaN item is chosen, and its verdict says so).
-fn ratio(lhs: f64, rhs: f64) -> f64 {
-    if lhs.is_nan() || rhs.is_nan() {
-        f64::NAN
-    } else if rhs > 0.0 {
-        lhs / rhs
-    } else if lhs > 0.0 {
-        f64::INFINITY
-    } else {
-        0.0
-    }
+    /// Confidence of the Monte Carlo intervals.
+    pub confidence: f64,
 }
 
 /// Every source's sides of the item whose mean sides have the largest ratio; `side(source,
@@ -49,7 +39,9 @@ fn ratio(lhs: f64, rhs: f64) -> f64 {
 fn worst(sources: usize, items: usize, side: &dyn Fn(usize, usize) -> (f64, f64)) -> Option<Vec<(f64, f64)>> {
     let key = |item: usize| {
         let (l, r) = (0..sources).map(|s| side(s, item)).fold((0.0, 0.0), |(a, b), (l, r)| (a + l, b + r));
-        ratio(l, r)
+        // `+inf` for a positive left side over a zero bound, 0 when both are 0, NaN when either
+        // is: a NaN item is chosen, and its verdict says so.
+        pair_ratio(l, r)
     };
     let item = (0..items).max_by(|a, b| key(*a).total_cmp(&key(*b)))?;
     Some((0..sources).map(|s| side(s, item)).collect())
@@ -68,7 +60,7 @@ impl LemmaRun<'_> {
     ) -> ClaimResult {
         let n = self.sources.len();
         let sides = |t: usize| worst(n, items, &|s, item| side(t, s, item));
-        let evaluation = evaluate_inequality(checks, self.rounds, &sides, self.estimator, CONFIDENCE, bound_scale);
+        let evaluation = evaluate_inequality(checks, self.rounds, &sides, self.estimator, self.confidence, bound_scale);
         ClaimResult { claim, reading, constants, evaluation, label: None, expected: None }
     }
 

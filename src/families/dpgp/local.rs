@@ -15,8 +15,8 @@ use nalgebra::DVector;
 
 use crate::engine::Moments;
 
+use super::phase::{local_iterates, Layout, LocalIterates, Params, RoundAffine};
 use super::problem::Instance;
-use super::round::{local_iterates, Layout, LocalIterates, Params, RoundAffine};
 
 /// Lemma 1's and Lemma 2's sides at one round (exact expectations, or the values of one path).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -31,6 +31,7 @@ pub mod family;
 pub mod formulas;
 pub mod lemmas;
 pub mod local;
+pub mod phase;
 pub mod plot;
 pub mod prec;
 pub mod problem;
