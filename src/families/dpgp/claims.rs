@@ -2,6 +2,10 @@
 //!
 //! | id | statement | source |
 //! |---|---|---|
+//! | `DPGP-L1` | `E||v_i^{t,k} - v_i^t||^2 <= 16 eta_v^2 K_v^2 E||grad_v F_i(z_i^t, v_i^t)||^2 + 8 eta_v^2 K_v^2 sigma_v^2`, every client and `k <= K_v` | 004:L478-495 |
+//! | `DPGP-L2` | `(1/m) sum_i E||u_i^{t,k} - u_i^t||^2 <= 32 K_u^2 eta_u^2 (sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2)`, the proof's constant (I-DPGP5) | 004:L498-518 |
+//! | `DPGP-L2~printed` | the same with (10)'s `32 K_u eta_u^2` | 004:L500 |
+//! | `DPGP-EQ15` | `||ubar^t - z_i^t|| <= C q^{t+1} ||u_i^0|| + eta_u C sum_{r <= t} q^{t-r} ||sum_k g_i^{r,k}||` with node `i`'s own gradients, as printed (I-DPGP4) | 004:L532 |
 //! | `DPGP-L3` | `(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)`, AA of (19) | 004:L520-556 |
 //! | `DPGP-L3~printed` | the same with (13)'s AA, without the `(K_u+1)` factors (I-DPGP3) | 004:L522 |
 //! | `DPGP-REC32` | per-round descent inequality (32) with `Sv` as derived (I-DPGP6) and `L_u^2 AA` in the bracket (I-DPGP7) | 004:L637-641 |
