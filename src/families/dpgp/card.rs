@@ -53,6 +53,9 @@ pub struct Card {
     /// How each inconsistency of the paper is encoded.
     #[serde(default)]
     pub inconsistencies: Vec<crate::card::InconsistencyCard>,
+    /// What the card expects of the family's search (`[search] expected`).
+    #[serde(default)]
+    pub search: crate::search::space::CardSearch,
     /// The claims it defines by formulas, compiled when it is read.
     #[serde(skip)]
     pub defined: crate::formula::user::Defined<super::card_claims::CardClaim>,
@@ -421,6 +424,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     if let Some(family) = card.family.as_deref().filter(|x| *x != FAMILY_ID) {
         return Err(Error::field("family", format!("`{family}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
     }
+    card.search.check(&super::claims::summaries().iter().map(|c| c.id).collect::<Vec<_>>())?;
     // Claims the card defines by formulas are compiled first, so its scenarios may name them.
     card.defined = super::card_claims::compile(&card.claims)?;
     let defined = card.defined.ids();

@@ -17,10 +17,13 @@ use crate::kinds::ordering::{evaluate_ordering, pair_ratio};
 use crate::kinds::rate::{evaluate_rate, fit_slope, sweep_series, SlopeFit};
 
 use super::card_claims::{constants_label, per_round_metric, CardClaim, CardInputs, WithAssumptions};
-use super::claims::{aa, assumption_checks, step_checks, theorem1_shape, visited_assumption_checks, Rec32, Rec32Reading, C1_EXPONENT, INV_T_EXPONENT};
+use super::claims::{
+    aa, assumption_checks, step_checks, theorem1_shape, visited_assumption_checks, Lemma2Reading, Rec32, Rec32Reading, C1_EXPONENT, INV_T_EXPONENT,
+};
 use super::formulas::Inputs;
+use super::lemmas::LemmaRun;
 use super::problem::{Constants, GradientDiversity, Instance};
-use super::round::{exact_trajectory, sampled_trajectory, Params, Trajectory};
+use super::round::{exact_trajectory, exact_trajectory_with, sampled_trajectory, Params, Trajectory};
 use super::topology::{connectivity_with, Connectivity, GraphSequence};
 
 /// Confidence of intervals (only the slope fit's; every expectation is exact).
@@ -100,7 +103,7 @@ pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
 /// # Errors
 /// Bad input; numerical failures.
 pub fn run_scenario(s: &Scenario, bound_scale: f64) -> Result<ScenarioRun> {
-    run_scenario_with(s, prepare(s)?, bound_scale, None)
+    run_scenario_with(s, prepare(s)?, bound_scale, None, true)
 }
 
 /// Seeded replicates of the per-round claims when a check asks for Monte Carlo.
@@ -109,18 +112,20 @@ pub const MONTE_CARLO_REPLICATES: usize = 200;
 /// [`run_scenario`] on the instance and constants [`prepare`] made, with the per-round claims (Lemma 3, (32)) estimated from `replicates`
 /// seeded runs (keyed streams `(seed, replicate, round, client)`, Student-t intervals with a
 /// Bonferroni correction over rounds) instead of exact moments when `replicates` is given. The
-/// rate claims stay exact (a sweep of horizons).
+/// rate claims stay exact (a sweep of horizons). With `local`, also Lemmas 1 and 2 and (15)
+/// ([`super::claims::LOCAL_CLAIMS`]), whose sides the exact run then computes.
 ///
 /// # Errors
 /// Bad input; numerical failures.
-pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_scale: f64, replicates: Option<usize>) -> Result<ScenarioRun> {
+pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_scale: f64, replicates: Option<usize>, local: bool) -> Result<ScenarioRun> {
     let setup = Setup::new(s, prepared);
     let params = s.params(s.rounds, setup.k.l_u, setup.k.l_v);
-    let traj = exact_trajectory(&setup.inst, &params, &setup.prefix(s.rounds), s.rounds)?;
+    let traj = exact_trajectory_with(&setup.inst, &params, &setup.prefix(s.rounds), s.rounds, local)?;
     let replicated = setup.replicates(&params, replicates)?;
     let (sources, estimator): (Vec<&Trajectory>, Estimator) =
         if replicates.is_some() { (replicated.iter().collect(), Estimator::MonteCarlo) } else { (vec![&traj], Estimator::Exact) };
-    let mut results = setup.per_round_results(&params, &sources, estimator, bound_scale, A4::Stated);
+    let mut results = if local { setup.lemma_results(&params, &sources, estimator, bound_scale) } else { Vec::new() };
+    results.extend(setup.per_round_results(&params, &sources, estimator, bound_scale, A4::Stated));
     let sweep = setup.sweep(&traj)?;
     let rate_checks = setup.sweep_checks(false, A4::Stated);
     results.extend(setup.theorem1_results(&sweep, rate_checks.clone(), traj.objective[0], A4::Stated));
@@ -204,6 +209,22 @@ impl<'a> Setup<'a> {
         require_memory("replicates", 8.0 * 6.0 * r as f64 * (s.rounds + 1) as f64, "the per-round values of every replicate")?;
         let run_seq = self.prefix(s.rounds);
         Ok((0..r as u64).into_par_iter().map(|rep| sampled_trajectory(&self.inst, params, &run_seq, s.rounds, s.seed, rep)).collect())
+    }
+
+    /// Lemmas 1 and 2 (both readings) and (15) at the per-round horizon, on `sources` (the exact
+    /// trajectory with its local sides, or the replicates) ([`super::lemmas`]).
+    fn lemma_results(&self, params: &Params, sources: &[&Trajectory], estimator: Estimator, bound_scale: f64) -> Vec<ClaimResult> {
+        let run = LemmaRun {
+            constants: &self.k,
+            connectivity: &self.conn,
+            params,
+            sources,
+            estimator,
+            rounds: self.s.rounds,
+            u0: self.inst.u0.iter().map(|u| u.norm()).collect(),
+            confidence: CONFIDENCE,
+        };
+        vec![run.lemma1(bound_scale), run.lemma2(Lemma2Reading::Proof, bound_scale), run.lemma2(Lemma2Reading::Printed, bound_scale), run.eq15(bound_scale)]
     }
 
     /// Lemma 3 and inequality (32) at the per-round horizon, on `sources` (the exact trajectory

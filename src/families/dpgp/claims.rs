@@ -2,6 +2,10 @@
 //!
 //! | id | statement | source |
 //! |---|---|---|
+//! | `DPGP-L1` | `E||v_i^{t,k} - v_i^t||^2 <= 16 eta_v^2 K_v^2 E||grad_v F_i(z_i^t, v_i^t)||^2 + 8 eta_v^2 K_v^2 sigma_v^2`, every client and `k <= K_v` | 004:L478-495 |
+//! | `DPGP-L2` | `(1/m) sum_i E||u_i^{t,k} - u_i^t||^2 <= 32 K_u^2 eta_u^2 (sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2)`, the proof's constant (I-DPGP5) | 004:L498-518 |
+//! | `DPGP-L2~printed` | the same with (10)'s `32 K_u eta_u^2` | 004:L500 |
+//! | `DPGP-EQ15` | `||ubar^t - z_i^t|| <= C q^{t+1} ||u_i^0|| + eta_u C sum_{r <= t} q^{t-r} ||sum_k g_i^{r,k}||` with node `i`'s own gradients, as printed (I-DPGP4) | 004:L532 |
 //! | `DPGP-L3` | `(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)`, AA of (19) | 004:L520-556 |
 //! | `DPGP-L3~printed` | the same with (13)'s AA, without the `(K_u+1)` factors (I-DPGP3) | 004:L522 |
 //! | `DPGP-REC32` | per-round descent inequality (32) with `Sv` as derived (I-DPGP6) and `L_u^2 AA` in the bracket (I-DPGP7) | 004:L637-641 |
@@ -181,7 +185,7 @@ pub fn step_checks(k: &Constants, conn: &Connectivity, p: &Params, printed: bool
 
 /// [`step_checks`] from the bare values (`L_u`, `L_v`, `delta`, `C`, `q`), for `conditions`.
 pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Params, printed: bool) -> Vec<ConditionCheck> {
-    let (ku, kv) = (p.k_u as f64, p.k_v as f64);
+    let ku = p.k_u as f64;
     if printed {
         return vec![ConditionCheck::compare(
             "eta_u < delta/(4 sqrt(2 L_u K_u)) (Theorem 1 as printed)",
@@ -192,7 +196,7 @@ pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Param
         )];
     }
     vec![
-        ConditionCheck::compare("eta_u < delta/(8 L_u K_u) (Lemma 2)", ConditionKind::StepSize, p.eta_u, Relation::AtMost, delta / (8.0 * l_u * ku)),
+        lemma2_step(l_u, delta, p),
         ConditionCheck::compare(
             "eta_u < delta/(4 sqrt(2) K_u L_u) (Lemma 3)",
             ConditionKind::StepSize,
@@ -207,8 +211,57 @@ pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Param
             Relation::AtMost,
             (1.0 - q) / (l_u * c * (8.0 * ku * (ku + 1.0)).sqrt()),
         ),
-        ConditionCheck::compare("eta_v <= 1/(2 K_v L_v) (Lemma 1)", ConditionKind::StepSize, p.eta_v, Relation::AtMost, 1.0 / (2.0 * kv * l_v)),
+        lemma1_step(l_v, p),
     ]
+}
+
+/// Lemma 1's step condition `eta_v <= 1/(2 K_v L_v)` (004:L478).
+pub fn lemma1_step(l_v: f64, p: &Params) -> ConditionCheck {
+    ConditionCheck::compare("eta_v <= 1/(2 K_v L_v) (Lemma 1)", ConditionKind::StepSize, p.eta_v, Relation::AtMost, 1.0 / (2.0 * p.k_v as f64 * l_v))
+}
+
+/// Lemma 2's step condition `eta_u < delta/(8 L_u K_u)` (004:L509).
+pub fn lemma2_step(l_u: f64, delta: f64, p: &Params) -> ConditionCheck {
+    ConditionCheck::compare("eta_u < delta/(8 L_u K_u) (Lemma 2)", ConditionKind::StepSize, p.eta_u, Relation::AtMost, delta / (8.0 * l_u * p.k_u as f64))
+}
+
+/// Lemma 1's right side (004:L481): `16 eta_v^2 K_v^2 g + 8 eta_v^2 K_v^2 sigma_v^2` with
+/// `g = E||grad_v F_i(z_i^t, v_i^t)||^2`, the gradient at the phase's start.
+pub fn lemma1_bound(p: &Params, sigma_v: f64, g: f64) -> f64 {
+    let c = p.eta_v * p.eta_v * (p.k_v * p.k_v) as f64;
+    16.0 * c * g + 8.0 * c * sigma_v * sigma_v
+}
+
+/// The claims read from the local phases and the noiseless path ([`super::lemmas`]): a run
+/// computes their sides only when one of them is checked.
+pub const LOCAL_CLAIMS: [&str; 4] = ["DPGP-L1", "DPGP-L2", "DPGP-L2~printed", "DPGP-EQ15"];
+
+/// Which reading of Lemma 2's constant (I-DPGP5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lemma2Reading {
+    /// The proof's geometric sum (004:L514-516): `(K_u-1)((1 + 1/(K_u-1))^{K_u} - 1) 8 K_u
+    /// eta_u^2 <= 32 K_u^2 eta_u^2`.
+    Proof,
+    /// As printed in (10) (004:L500): `32 K_u eta_u^2`.
+    Printed,
+}
+
+/// Lemma 2's factor of `sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2`:
+/// `32 K_u^2 eta_u^2` (the proof's, [`Lemma2Reading::Proof`]) or `32 K_u eta_u^2` (printed).
+pub fn lemma2_factor(p: &Params, reading: Lemma2Reading) -> f64 {
+    let k = p.k_u as f64;
+    let power = if reading == Lemma2Reading::Proof { k * k } else { k };
+    32.0 * power * p.eta_u * p.eta_u
+}
+
+/// (15)'s right side at round `t` for node `i` (004:L532): `C q^{t+1} ||u_i^0|| + eta_u C
+/// sum_{r <= t} q^{t-r} G_i^r`, with `history = sum_{r <= t} q^{t-r} G_i^r` of node `i`'s own
+/// summed stochastic gradients `G_i^r = ||sum_k grad_u F_i(z_i^{r,k}, v_i^{r+1}; xi_i)||`. The
+/// paper's rounds are counted from 1 (Theorem 1 starts at `ubar^1`), Algorithm 1's here from 0:
+/// the printed `sum_{j=1}^t q^{t-j}` over rounds `1..t` and `C q^t` are `sum_{r=0}^{t} q^{t-r}` and
+/// `C q^{t+1}` in round `t = 0, 1, ...`.
+pub fn eq15_bound(conn: &Connectivity, eta_u: f64, t: usize, u0: f64, history: f64) -> f64 {
+    conn.c * conn.q.powi(t as i32 + 1) * u0 + eta_u * conn.c * history
 }
 
 /// The bracket of Theorem 1 as the proof's (33) prints it (004:L645; the statement (3), L137,
@@ -237,10 +290,14 @@ pub fn theorem1_shape(k: &Constants, conn: &Connectivity, k_u: usize, f0: f64, t
 type SummaryRow = (&'static str, ClaimKind, &'static str, &'static str, &'static str, &'static str, &'static str);
 
 /// Every claim of the family, in report order.
-const SUMMARIES: [SummaryRow; 18] = [
+const SUMMARIES: [SummaryRow; 22] = [
+    ("DPGP-L1", ClaimKind::Lemma, "Lemma 1: v-drift of a client's local phase bounded by its starting gradient and sigma_v", "004:L478-495", "primary", "every client and local step k = 1..K_v (the proof's 'for all k <= K_v - 1' on v^(k+1), which includes the printed v^(K_v-1) and the v_i^(t+1) that (29) uses), the worst per round; F = F_i(z_i^t, .) with the v-phase's fixed z_i^t = u_i^t / mu_i^t; exact expectations", "E||v_i^(t,k) - v_i^t||^2 <= 16 eta_v^2 K_v^2 E||grad_v F_i(z_i^t, v_i^t)||^2 + 8 eta_v^2 K_v^2 sigma_v^2"),
+    ("DPGP-L2", ClaimKind::Lemma, "Lemma 2: u-drift of the local phases bounded with the proof's constant 32 K_u^2 eta_u^2", "004:L498-518", "primary", "the constant the proof's geometric sum gives, (K_u-1)((1+1/(K_u-1))^K_u - 1) 8 K_u eta_u^2 <= 32 K_u^2 eta_u^2 (I-DPGP5); every local step k = 1..K_u (the proof bounds u^(t,k+1) for k <= K_u - 1), the worst per round; exact expectations", "(1/m) sum_i E||u_i^(t,k) - u_i^t||^2 <= 32 K_u^2 eta_u^2 (sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^(t+1))||^2)"),
+    ("DPGP-L2~printed", ClaimKind::Lemma, "Lemma 2 as printed in (10), with 32 K_u eta_u^2", "004:L500", "printed", "the statement's constant 32 K_u eta_u^2, a factor K_u below what its proof shows (I-DPGP5), over the statement's local steps k = 0..K_u-1; otherwise as DPGP-L2", "(1/m) sum_i E||u_i^(t,k) - u_i^t||^2 <= 32 K_u eta_u^2 (sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^(t+1))||^2)"),
     ("DPGP-L3", ClaimKind::Lemma, "Lemma 3: push-sum consensus error bounded by AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)", "004:L520-556", "primary", "AA of the proof's (19), with the (K_u+1) factors; C, q estimated from the realised mixing products", "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
     ("DPGP-L3~printed", ClaimKind::Lemma, "Lemma 3 as printed in (13)", "004:L522", "printed", "AA without the (K_u+1) factors (I-DPGP3)", "(1/m) sum_i E||ubar^t - z_i^t||^2 <= AA13 (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
     ("DPGP-L3~visited-sg", ClaimKind::Lemma, "Lemma 3 with Assumption 4 restricted to the proof's points", "004:L520-556, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i; otherwise as DPGP-L3", "as DPGP-L3"),
+    ("DPGP-EQ15", ClaimKind::Lemma, "(15): push-sum deviation of node i bounded by node i's own gradients", "004:L532", "primary", "as printed, with node i's own summed stochastic gradients only (I-DPGP4); the paper's rounds counted from 1 (Theorem 1 starts at ubar^1), so sum_{j=1}^t q^(t-j) is over Algorithm 1's rounds 0..t; pathwise: on the noiseless path (the exact run's mean) per node, the worst per round, or averaged over seeded paths with Monte Carlo; C, q estimated from the realised mixing products", "||ubar^t - z_i^t|| <= C q^(t+1) ||u_i^0|| + eta_u C sum_(r<=t) q^(t-r) ||sum_k grad_u F_i(z_i^(r,k), v_i^(r+1); xi_i)||"),
     ("DPGP-REC32", ClaimKind::Lemma, "per-round descent inequality (32)", "004:L637-641", "primary", "Sv = 4 eta_v^2 K_v^2 sigma_v^2 (1+L_v) as (28)+(29) give (I-DPGP6); L_u^2 AA in the bracket (I-DPGP7)", "E F(ubar^{t+1},V^{t+1}) - F* <= E F(ubar^t,V^t) - F* + Cu E Delta_ubar^t + Cv E Delta_v^t + Sv + Su (sigma_u^2 + sigma_g^2), i.e. (32)"),
     ("DPGP-REC32~printed-sv", ClaimKind::Lemma, "(32) with the printed sigma_v term", "004:L632, L639", "printed-sv", "Sv = 4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v) as printed (I-DPGP6)", "as DPGP-REC32"),
     ("DPGP-REC32~bracket-aa", ClaimKind::Lemma, "(32) with + AA in the bracket", "004:L597", "bracket-aa", "the bracket's last term AA as in the last line of T_{2,u} (I-DPGP7)", "as DPGP-REC32"),

@@ -30,7 +30,7 @@ use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMI
 use super::card_claims::{self, CardClaim};
 use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
 pub use super::claim::DpgpClaim;
-use super::claims::{step_checks_for, summaries};
+use super::claims::{step_checks_for, summaries, LOCAL_CLAIMS};
 use super::plot::{consensus_figure, rate_figure};
 use super::problem::{Constants, Instance};
 use super::round::Params;
@@ -193,7 +193,8 @@ impl Plugin for DpgpFamily {
     /// use [`MONTE_CARLO_REPLICATES`] keyed-stream replicates.
     fn run(&self, _card: &Card, s: &Scenario, prepared: (Instance, Constants), claims: &[DpgpClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         let replicates = (settings.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        let mut run = run_scenario_with(s, prepared, settings.bound_scale, replicates)?;
+        let local = claims.iter().any(|c| LOCAL_CLAIMS.contains(&c.id()));
+        let mut run = run_scenario_with(s, prepared, settings.bound_scale, replicates, local)?;
         let cards: Vec<&CardClaim> = claims.iter().filter_map(|c| if let DpgpClaim::Card(c) = c { Some(c.as_ref()) } else { None }).collect();
         run.results.extend(evaluate_card_claims(&cards, s.rounds, &run, settings.bound_scale));
         let selected = |id: &str| claims.iter().any(|c| c.id() == id);
@@ -295,7 +296,7 @@ impl Plugin for DpgpFamily {
         crate::budget::require(&super::card::work(&scenario), options.max_work)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates)).map_err(|e| e.in_scenario(&scenario.name))?;
+        let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates, true)).map_err(|e| e.in_scenario(&scenario.name))?;
         to_json(&super::check::RunFile { summary: summarize(&run), series: super::check::RunSeries::of(&run) })
     }
 

@@ -7,7 +7,7 @@
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
 use crate::formula::{Interval, SymbolDef, SymbolTable, COUNT, NON_NEGATIVE, POSITIVE};
 
-use super::claims::{self, Rec32, Rec32Reading};
+use super::claims::{self, Lemma2Reading, Rec32, Rec32Reading};
 use super::problem::Constants;
 use super::round::Params;
 use super::topology::Connectivity;
@@ -16,7 +16,7 @@ type Def = SymbolDef<Inputs, ()>;
 
 /// The names a formula of this family may use, in slot order, and where their values come from
 /// (per-round quantities are NaN: they are the card's, built-in claims compare them in Rust).
-pub static SYMBOLS: SymbolTable<Inputs, (), 21> = SymbolTable::new([
+pub static SYMBOLS: SymbolTable<Inputs, (), 25> = SymbolTable::new([
     Def::new("K_u", "local steps on u, K_u", COUNT, |x| x.params.k_u as f64),
     Def::new("K_v", "local steps on v, K_v", COUNT, |x| x.params.k_v as f64),
     Def::new("eta_u", "step eta_u", POSITIVE, |x| x.params.eta_u),
@@ -41,6 +41,10 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 21> = SymbolTable::new([
     Def::per_round("Delta_v_t", "per-round: E Delta_v^t", NON_NEGATIVE),
     Def::per_round("F_t", "per-round: E F(ubar^t, V^t)", Interval::everything()),
     Def::per_round("F_next", "per-round: E F(ubar^{t+1}, V^{t+1})", Interval::everything()),
+    Def::per_round("v_drift_t", "per-round: E||v_i^{t,k} - v_i^t||^2 of a client and local step (Lemma 1)", NON_NEGATIVE),
+    Def::per_round("v_grad_t", "per-round: E||grad_v F_i(z_i^t, v_i^t)||^2 of the same client (Lemma 1)", NON_NEGATIVE),
+    Def::per_round("u_drift_t", "per-round: (1/m) sum_i E||u_i^{t,k} - u_i^t||^2 at a local step (Lemma 2)", NON_NEGATIVE),
+    Def::per_round("u_grad_t", "per-round: (1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2 (Lemma 2)", NON_NEGATIVE),
 ]);
 
 /// Index of the first per-round quantity: the constants are the slots before it.
@@ -65,6 +69,10 @@ fn rec32(x: &Inputs, r: Rec32Reading) -> Rec32 {
     Rec32::new(&x.constants, &x.connectivity, &x.params, r)
 }
 
+fn lemma2_steps(x: &Inputs) -> Vec<crate::claim::ConditionCheck> {
+    vec![claims::lemma2_step(x.constants.l_u, x.connectivity.delta, &x.params)]
+}
+
 fn proof_steps(x: &Inputs) -> Vec<crate::claim::ConditionCheck> {
     claims::step_checks(&x.constants, &x.connectivity, &x.params, false)
 }
@@ -72,6 +80,10 @@ fn proof_steps(x: &Inputs) -> Vec<crate::claim::ConditionCheck> {
 /// Every built-in bound and condition of the family beside the name of its formula.
 pub fn claim_twins() -> TwinTable<Inputs> {
     let fields: Vec<Twin<Inputs>> = vec![
+        Twin { claim: "DPGP-L1", field: "let.A", builtin: |x| claims::lemma1_bound(&x.params, 0.0, 1.0) },
+        Twin { claim: "DPGP-L1", field: "let.B", builtin: |x| claims::lemma1_bound(&x.params, x.constants.sigma_v, 0.0) },
+        Twin { claim: "DPGP-L2", field: "let.f", builtin: |x| claims::lemma2_factor(&x.params, Lemma2Reading::Proof) },
+        Twin { claim: "DPGP-L2~printed", field: "let.f", builtin: |x| claims::lemma2_factor(&x.params, Lemma2Reading::Printed) },
         Twin { claim: "DPGP-L3", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, true) },
         Twin { claim: "DPGP-L3~printed", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, false) },
         Twin { claim: "DPGP-REC32", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::Primary).cu },
@@ -97,6 +109,9 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "DPGP-C1~debiased-z-visited-sg", field: "bound", builtin: |_| claims::C1_EXPONENT },
     ];
     let conditions = vec![
+        ConditionTwin { claim: "DPGP-L1", builtin: |x: &Inputs| vec![claims::lemma1_step(x.constants.l_v, &x.params)] },
+        ConditionTwin { claim: "DPGP-L2", builtin: lemma2_steps },
+        ConditionTwin { claim: "DPGP-L2~printed", builtin: lemma2_steps },
         ConditionTwin { claim: "DPGP-L3", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-L3~printed", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-REC32", builtin: proof_steps },
@@ -117,7 +132,11 @@ pub fn claim_twins() -> TwinTable<Inputs> {
 }
 
 /// Claims without a formula, and why.
-pub const WITHOUT_FORMULA: [(&str, &str); 3] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 4] = [
+    (
+        "DPGP-EQ15",
+        "its right side at round t sums node i's own gradients of every earlier round weighted by q^(t-r): a recursion over the run's history, not a formula of one round's quantities",
+    ),
     ("DPGP-R2", "orders two runs by their connectivity: a comparison of runs, not a bound"),
     ("DPGP-R2~stationarity", "as DPGP-R2"),
     ("DPGP-R2~factor", "as DPGP-R2"),

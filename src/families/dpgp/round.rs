@@ -21,69 +21,10 @@ use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineR
 use crate::error::Result;
 use crate::rng::StreamKey;
 
-use super::problem::{noise, Instance};
+use super::local::{path_round, realised, LocalProbe, LocalRound, PathRound};
+pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, Params, RoundAffine, RoundFunction};
+use super::problem::Instance;
 use super::topology::GraphSequence;
-
-/// Step sizes and local steps of Algorithm 1.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Params {
-    /// `eta_u`.
-    pub eta_u: f64,
-    /// `eta_v`.
-    pub eta_v: f64,
-    /// `K_u`.
-    pub k_u: usize,
-    /// `K_v`.
-    pub k_v: usize,
-}
-
-/// Offsets of the flat state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Layout {
-    /// Clients.
-    pub m: usize,
-    /// Shared dimension.
-    pub du: usize,
-    /// Personal dimension.
-    pub dv: usize,
-}
-
-impl Layout {
-    /// Of an instance.
-    pub fn of(inst: &Instance) -> Self {
-        Self { m: inst.m(), du: inst.du, dv: inst.dv }
-    }
-    /// Length of the state.
-    pub fn dim(&self) -> usize {
-        self.m * (self.du + self.dv) + self.du
-    }
-    /// Offset of `u_i`.
-    pub fn u(&self, i: usize) -> usize {
-        i * self.du
-    }
-    /// Offset of `v_i`.
-    pub fn v(&self, i: usize) -> usize {
-        self.m * self.du + i * self.dv
-    }
-    /// Offset of `ubar_prev`.
-    pub fn ubar_prev(&self) -> usize {
-        self.m * (self.du + self.dv)
-    }
-    /// Standard normals one client draws per round: `K_v dv` for the v-phase, then `K_u du`.
-    pub fn noise_len(&self, p: &Params) -> usize {
-        p.k_v * self.dv + p.k_u * self.du
-    }
-    /// The initial state: `u_i^0` (zero as the proofs assume, 004:L554, unless an explicit
-    /// instance gives it) and `v_i^0` of the instance, `ubar_prev = 0`.
-    pub fn initial(&self, inst: &Instance) -> DVector<f64> {
-        let mut z = DVector::zeros(self.dim());
-        for (i, (u, v)) in inst.u0.iter().zip(&inst.v0).enumerate() {
-            z.rows_mut(self.u(i), self.du).copy_from(u);
-            z.rows_mut(self.v(i), self.dv).copy_from(v);
-        }
-        z
-    }
-}
 
 /// Round `t` of DFedPGP: the instance, the steps, `P^t` and `mu^t`.
 pub struct DpgpRound<'a> {
@@ -135,33 +76,6 @@ impl RandomAffineRound for DpgpRound<'_> {
         }
         out
     }
-}
-
-/// Client `i`'s local phase of one round (Algorithm 1 lines 3-12, 004:L100) from `u_i^t = u0`,
-/// `v_i^t = v0` with push-sum weight `mu = mu_i^t` and its standard normals `xi` (`K_v dv` for
-/// the v-phase, then `K_u du`): with `z_i^t = u0 / mu`, `v <- v - eta_v (grad_v F_i(z_i^t, v) +
-/// noise)` `K_v` times, then `u <- u - eta_u (grad_u F_i(u / mu, v_i^{t+1}) + noise)` `K_u` times.
-/// Returns `v_i^{t+1}` and the u-iterates `u_i^{t,k}`, `k = 0..=K_u` (the last is the pushed
-/// `u_i^{t+1/2}`).
-pub fn local_phase(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> (DVector<f64>, Vec<DVector<f64>>) {
-    let (du, dv) = (inst.du, inst.dv);
-    let (su, sv) = (inst.sigma_u / (du as f64).sqrt(), inst.sigma_v / (dv as f64).sqrt());
-    let c = &inst.clients[i];
-    let z0 = u0 / mu;
-    let mut v = v0.clone();
-    for k in 0..p.k_v {
-        let g = c.grad_v(&z0, &v) + noise(c.noise_v.as_ref(), &xi[k * dv..(k + 1) * dv], sv);
-        v -= g * p.eta_v;
-    }
-    let base = p.k_v * dv;
-    let mut iterates = Vec::with_capacity(p.k_u + 1);
-    iterates.push(u0.clone());
-    for k in 0..p.k_u {
-        let u = &iterates[k];
-        let g = c.grad_u(&(u / mu), &v) + noise(c.noise_u.as_ref(), &xi[base + k * du..base + (k + 1) * du], su);
-        iterates.push(u - g * p.eta_u);
-    }
-    (v, iterates)
 }
 
 /// The affine observables of a round's state that the claims read.
@@ -283,6 +197,14 @@ pub struct Trajectory {
     /// L532), [`round_supremum`]; empty for sampled runs.
     #[serde(skip)]
     pub diversity: Vec<f64>,
+    /// Lemmas 1 and 2's sides per round `t < T` ([`super::local`]); empty unless asked
+    /// ([`exact_trajectory_with`]) or sampled.
+    #[serde(skip)]
+    pub local: Vec<LocalRound>,
+    /// (15)'s quantities per round `t < T` on the noiseless path (the mean of an exact run) or on
+    /// the sampled path; empty unless asked or sampled.
+    #[serde(skip)]
+    pub path: Vec<PathRound>,
     /// Smallest eigenvalue of the covariance seen (a PSD diagnostic).
     pub min_covariance_eigenvalue: f64,
 }
@@ -312,6 +234,15 @@ const GRAPHS_KEPT: usize = 8;
 /// # Errors
 /// [`crate::Error::Internal`] when the rounds' inclusion moments cannot be formed.
 pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize) -> Result<Trajectory> {
+    exact_trajectory_with(inst, params, seq, rounds, false)
+}
+
+/// [`exact_trajectory`], with `local` also Lemmas 1 and 2's exact sides and (15)'s quantities on
+/// the noiseless path ([`Trajectory::local`], [`Trajectory::path`]) at every round.
+///
+/// # Errors
+/// As [`exact_trajectory`].
+pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequence, rounds: usize, local: bool) -> Result<Trajectory> {
     let lay = Layout::of(inst);
     let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Internal("full participation has no inclusion moments".into()))?;
     let z0 = lay.initial(inst);
@@ -321,6 +252,8 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
     // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are probed once.
     let mut observables = RecentByBits::new(GRAPHS_KEPT);
     let mut graph_maps = RecentByBits::new(GRAPHS_KEPT);
+    let mut local_maps = RecentByBits::new(GRAPHS_KEPT);
+    let quiet = vec![0.0; lay.m * lay.noise_len(params)];
     for t in 0..=rounds {
         let weights = &seq.weights[t];
         let obs = observables.get(&[weights.as_slice()], || Observables::new(inst, weights));
@@ -340,6 +273,10 @@ pub fn exact_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence, r
             (Differences::probe(inst, params, weights), RoundMaps::probe(&round))
         });
         out.diversity.push(diversity.supremum(&m));
+        if local {
+            out.local.push(local_maps.get(&[weights.as_slice()], || LocalProbe::probe(inst, params, weights)).expected(&m));
+            out.path.push(path_round(inst, params, weights, &m.mean, &quiet));
+        }
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
             out.min_covariance_eigenvalue = nan_min(out.min_covariance_eigenvalue, m.min_covariance_eigenvalue());
         }
@@ -377,6 +314,8 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
             let mut rng = StreamKey { seed, replicate, round: t as u64, client: i as u64 }.rng(0);
             noise.extend((0..per).map(|_| -> f64 { StandardNormal.sample(&mut rng) }));
         }
+        out.local.push(realised(inst, params, &seq.weights[t], &z, &noise));
+        out.path.push(path_round(inst, params, &seq.weights[t], &z, &noise));
         let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights: &seq.weights[t] };
         z = round.apply(&z, &active, &noise);
     }
@@ -489,10 +428,8 @@ pub fn round_supremum(inst: &Instance, p: &Params, weights: &DVector<f64>, m: &M
 /// The differences `[d_i^{t,k}]` of a round ([`Phases::differences`]) as an affine map of the state and a
 /// linear map of the round's standard normals, probed once for the round's weights and steps.
 struct Differences {
-    /// `z -> [d_i^{t,k}]` with the noise at 0.
-    state: Observable,
-    /// The noise's map `N`.
-    noise: DMatrix<f64>,
+    /// The maps.
+    maps: RoundAffine,
     /// Length of one difference, `du`.
     du: usize,
 }
@@ -536,16 +473,12 @@ impl Differences {
             noise.set_column(l, &(base.differences_with(inst, p, weights, &origin, &e, l / per) - state.offset()));
             e[l] = 0.0;
         }
-        Self { state, noise, du: lay.du }
+        Self { maps: RoundAffine { state, noise }, du: lay.du }
     }
 
     /// `max_{i, k} E||d_i^{t,k}||^2` under the state moments `m` (NaN kept by [`nan_max`]).
     fn supremum(&self, m: &Moments) -> f64 {
         let du = self.du;
-        (0..self.noise.nrows() / du).fold(f64::NEG_INFINITY, |acc, b| {
-            let r = b * du;
-            let block = Observable::new(self.state.map().rows(r, du).into_owned(), self.state.offset().rows(r, du).into_owned());
-            nan_max(acc, block.expected_square(m) + self.noise.rows(r, du).norm_squared())
-        })
+        (0..self.maps.noise.nrows() / du).fold(f64::NEG_INFINITY, |acc, b| nan_max(acc, self.maps.block_square(m, b * du, du)))
     }
 }

@@ -3,7 +3,9 @@
 //! heterogeneity, client-specific curvature, coupling, noise, start, graph kind, local steps) with
 //! its steps inside the proof's conditions.
 //!
-//! Claims searched: Lemma 3 (`DPGP-L3`, `~printed`) and inequality (32) (`DPGP-REC32`,
+//! Claims searched: Lemma 1 (`DPGP-L1`), Lemma 2 (`DPGP-L2`, `~printed`) and the push-sum bound
+//! (15) (`DPGP-EQ15`), on the instances where Assumption 4 as stated is finite (rows `exact`,
+//! `estimated` for (15)); Lemma 3 (`DPGP-L3`, `~printed`) and inequality (32) (`DPGP-REC32`,
 //! `~printed-sv`, `~bracket-aa`), each with
 //! Assumption 4 as stated (rows `estimated`: `C`, `q` from the realised graphs; the search keeps
 //! to the instances where the stated `sigma_g^2` is finite, identical diagonal curvature and no
@@ -70,6 +72,7 @@ fn searched(claim: &DpgpClaim) -> Option<(bool, bool)> {
     let DpgpClaim::Builtin(id) = claim else { return None };
     let visited = id.ends_with("visited-sg");
     match *id {
+        "DPGP-L1" | "DPGP-L2" | "DPGP-L2~printed" | "DPGP-EQ15" => Some((false, false)),
         "DPGP-L3" | "DPGP-L3~printed" | "DPGP-L3~visited-sg" => Some((false, visited)),
         "DPGP-REC32" | "DPGP-REC32~printed-sv" | "DPGP-REC32~bracket-aa" | "DPGP-REC32~visited-sg" => Some((false, visited)),
         _ => None,
@@ -189,15 +192,21 @@ impl SearchSpace<Card, DpgpClaim, Scenario> for Space {
         }
     }
 
+    fn expected(&self, card: &Card, claim: &DpgpClaim, source: ConstantsSource) -> Option<VerdictKind> {
+        card.search.expected(claim.id(), source)
+    }
+
     fn main_job_budget(&self) -> (usize, usize) {
         (24, 0)
     }
 
     /// Every covered claim has rows of one source: `empirical` for the `~visited-sg` readings,
-    /// `estimated` (`C`, `q` from the realised graphs) otherwise.
+    /// `exact` for Lemmas 1 and 2 (no `C`, `q`), `estimated` (`C`, `q` from the realised graphs)
+    /// otherwise.
     fn sources(&self, claim: &DpgpClaim) -> Vec<ConstantsSource> {
         match searched(claim) {
             Some((_, true)) => vec![ConstantsSource::Empirical],
+            Some(_) if matches!(claim.id(), "DPGP-L1" | "DPGP-L2" | "DPGP-L2~printed") => vec![ConstantsSource::Exact],
             _ => vec![ConstantsSource::Estimated],
         }
     }

@@ -1,0 +1,162 @@
+//! What Lemmas 1 and 2 and the push-sum bound (15) read in a round of DFedPGP.
+//!
+//! - Lemma 1 (004:L478-495): client `i`'s v-drift `E||v_i^{t,k} - v_i^t||^2`, `k = 1..=K_v`, and
+//!   its v-gradient at the start of the phase, `E||grad_v F_i(z_i^t, v_i^t)||^2`.
+//! - Lemma 2 (004:L498-518): the u-drift averaged over clients, `(1/m) sum_i E||u_i^{t,k} -
+//!   u_i^t||^2`, `k = 1..=K_u`, and `(1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2`.
+//! - (15) (004:L532): on one path, `||ubar^t - z_i^t||` and node `i`'s summed stochastic
+//!   u-gradients of the round, `||sum_k grad_u F_i(z_i^{t,k}, v_i^{t+1}; xi_i)||`.
+//!
+//! Every quantity is affine in the round's state and its Gaussian noise, so the expectations are
+//! exact from the state's moments ([`LocalProbe`]); a sampled path gives the realised values
+//! ([`realised`]).
+
+use nalgebra::DVector;
+
+use crate::engine::Moments;
+
+use super::phase::{local_iterates, Layout, LocalIterates, Params, RoundAffine};
+use super::problem::Instance;
+
+/// Lemma 1's and Lemma 2's sides at one round (exact expectations, or the values of one path).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LocalRound {
+    /// `E||v_i^{t,k} - v_i^t||^2` at index `i K_v + k - 1`, `k = 1..=K_v`.
+    pub v_drift: Vec<f64>,
+    /// `E||grad_v F_i(z_i^t, v_i^t)||^2` per client `i`.
+    pub v_grad: Vec<f64>,
+    /// `(1/m) sum_i E||u_i^{t,k} - u_i^t||^2` at index `k - 1`, `k = 1..=K_u`.
+    pub u_drift: Vec<f64>,
+    /// `(1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2`.
+    pub u_grad: f64,
+}
+
+/// (15)'s quantities at one round of one path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PathRound {
+    /// `||ubar^t - z_i^t||` per node, `ubar^t = (1/m) sum_j u_j^t`, `z_i^t = u_i^t / mu_i^t`.
+    pub deviation: Vec<f64>,
+    /// `||sum_{k < K_u} grad_u F_i(z_i^{t,k}, v_i^{t+1}; xi_i)||` per node: its own stochastic
+    /// gradients of the round.
+    pub gradient_sum: Vec<f64>,
+}
+
+/// Offsets of the blocks of [`local_vector`].
+#[derive(Clone, Copy)]
+struct Blocks {
+    m: usize,
+    du: usize,
+    dv: usize,
+    k_u: usize,
+    k_v: usize,
+}
+
+impl Blocks {
+    fn new(inst: &Instance, p: &Params) -> Self {
+        Self { m: inst.m(), du: inst.du, dv: inst.dv, k_u: p.k_u, k_v: p.k_v }
+    }
+    /// `v_i^{t,k} - v_i^t`, `k >= 1`.
+    fn v_drift(&self, i: usize, k: usize) -> usize {
+        (i * self.k_v + k - 1) * self.dv
+    }
+    /// `grad_v F_i(z_i^t, v_i^t)`.
+    fn v_grad(&self, i: usize) -> usize {
+        (self.m * self.k_v + i) * self.dv
+    }
+    /// `u_i^{t,k} - u_i^t`, `k >= 1`.
+    fn u_drift(&self, i: usize, k: usize) -> usize {
+        self.m * (self.k_v + 1) * self.dv + (i * self.k_u + k - 1) * self.du
+    }
+    /// `(1/m) sum_j grad_u F_j(z_i^t, v_j^{t+1})`.
+    fn u_grad(&self, i: usize) -> usize {
+        self.m * (self.k_v + 1) * self.dv + (self.m * self.k_u + i) * self.du
+    }
+    fn len(&self) -> usize {
+        self.m * (self.k_v + 1) * self.dv + self.m * (self.k_u + 1) * self.du
+    }
+
+    /// The sides from the squared norms of the blocks, `sq(offset, length)`.
+    fn assemble(&self, sq: &dyn Fn(usize, usize) -> f64) -> LocalRound {
+        let (m, du, dv) = (self.m, self.du, self.dv);
+        let mean = |x: f64| x / m as f64;
+        LocalRound {
+            v_drift: (0..m).flat_map(|i| (1..=self.k_v).map(move |k| (i, k))).map(|(i, k)| sq(self.v_drift(i, k), dv)).collect(),
+            v_grad: (0..m).map(|i| sq(self.v_grad(i), dv)).collect(),
+            u_drift: (1..=self.k_u).map(|k| mean((0..m).map(|i| sq(self.u_drift(i, k), du)).sum())).collect(),
+            u_grad: mean((0..m).map(|i| sq(self.u_grad(i), du)).sum()),
+        }
+    }
+}
+
+/// Every client's local phase at state `z` with the round's standard normals `noise`.
+fn phases(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> Vec<LocalIterates> {
+    let lay = Layout::of(inst);
+    let per = lay.noise_len(p);
+    (0..lay.m)
+        .map(|i| {
+            let u0 = z.rows(lay.u(i), lay.du).into_owned();
+            local_iterates(inst, p, i, weights[i], &u0, &z.rows(lay.v(i), lay.dv).into_owned(), &noise[i * per..(i + 1) * per])
+        })
+        .collect()
+}
+
+/// The blocks of [`Blocks`] at state `z` and noise `noise`: the drifts, `grad_v F_i(z_i^t,
+/// v_i^t)` and `grad_u F(z_i^t, V^{t+1})`.
+fn local_vector(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> DVector<f64> {
+    let b = Blocks::new(inst, p);
+    let ph = phases(inst, p, weights, z, noise);
+    let mut out = DVector::zeros(b.len());
+    for (i, (c, it)) in inst.clients.iter().zip(&ph).enumerate() {
+        let z_i = &it.u[0] / weights[i];
+        for k in 1..=b.k_v {
+            out.rows_mut(b.v_drift(i, k), b.dv).copy_from(&(&it.v[k] - &it.v[0]));
+        }
+        out.rows_mut(b.v_grad(i), b.dv).copy_from(&c.grad_v(&z_i, &it.v[0]));
+        for k in 1..=b.k_u {
+            out.rows_mut(b.u_drift(i, k), b.du).copy_from(&(&it.u[k] - &it.u[0]));
+        }
+        let global = inst.clients.iter().zip(&ph).fold(DVector::zeros(b.du), |acc, (cj, jt)| acc + cj.grad_u(&z_i, &jt.v[b.k_v])) / b.m as f64;
+        out.rows_mut(b.u_grad(i), b.du).copy_from(&global);
+    }
+    out
+}
+
+/// [`local_vector`] as an affine map of the state and the noise, probed once for a round's
+/// weights `mu^t` and steps.
+pub struct LocalProbe {
+    maps: RoundAffine,
+    blocks: Blocks,
+}
+
+impl LocalProbe {
+    /// The maps for weights `weights`.
+    pub fn probe(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
+        let lay = Layout::of(inst);
+        let blocks = Blocks::new(inst, p);
+        let maps = RoundAffine::probe(lay.dim(), lay.m * lay.noise_len(p), blocks.len(), &|z, xi| local_vector(inst, p, weights, z, xi));
+        Self { maps, blocks }
+    }
+
+    /// The exact expectations under the state moments `m`.
+    pub fn expected(&self, m: &Moments) -> LocalRound {
+        self.blocks.assemble(&|r, len| self.maps.block_square(m, r, len))
+    }
+}
+
+/// The values of one path at state `z` with the round's standard normals `noise`.
+pub fn realised(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> LocalRound {
+    let x = local_vector(inst, p, weights, z, noise);
+    Blocks::new(inst, p).assemble(&|r, len| x.rows(r, len).norm_squared())
+}
+
+/// (15)'s quantities at state `z` with the round's standard normals `noise` (zeros on the
+/// noiseless path, which is the mean of the exact run).
+pub fn path_round(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> PathRound {
+    let lay = Layout::of(inst);
+    let ubar = (0..lay.m).fold(DVector::zeros(lay.du), |acc, i| acc + z.rows(lay.u(i), lay.du)) / lay.m as f64;
+    let ph = phases(inst, p, weights, z, noise);
+    PathRound {
+        deviation: (0..lay.m).map(|i| (&ubar - z.rows(lay.u(i), lay.du) / weights[i]).norm()).collect(),
+        gradient_sum: ph.iter().map(|it| it.u_gradient_sum.norm()).collect(),
+    }
+}

@@ -1,0 +1,156 @@
+//! The building blocks of a DFedPGP round (Algorithm 1, 004:L100): the steps, the flat state's
+//! layout, a client's local phase, and vectors affine in a round's state and noise with their
+//! exact second moments.
+
+use nalgebra::{DMatrix, DVector};
+
+use crate::engine::{Moments, Observable};
+
+use super::problem::{noise, Instance};
+
+/// Step sizes and local steps of Algorithm 1.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Params {
+    /// `eta_u`.
+    pub eta_u: f64,
+    /// `eta_v`.
+    pub eta_v: f64,
+    /// `K_u`.
+    pub k_u: usize,
+    /// `K_v`.
+    pub k_v: usize,
+}
+
+/// Offsets of the flat state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    /// Clients.
+    pub m: usize,
+    /// Shared dimension.
+    pub du: usize,
+    /// Personal dimension.
+    pub dv: usize,
+}
+
+impl Layout {
+    /// Of an instance.
+    pub fn of(inst: &Instance) -> Self {
+        Self { m: inst.m(), du: inst.du, dv: inst.dv }
+    }
+    /// Length of the state.
+    pub fn dim(&self) -> usize {
+        self.m * (self.du + self.dv) + self.du
+    }
+    /// Offset of `u_i`.
+    pub fn u(&self, i: usize) -> usize {
+        i * self.du
+    }
+    /// Offset of `v_i`.
+    pub fn v(&self, i: usize) -> usize {
+        self.m * self.du + i * self.dv
+    }
+    /// Offset of `ubar_prev`.
+    pub fn ubar_prev(&self) -> usize {
+        self.m * (self.du + self.dv)
+    }
+    /// Standard normals one client draws per round: `K_v dv` for the v-phase, then `K_u du`.
+    pub fn noise_len(&self, p: &Params) -> usize {
+        p.k_v * self.dv + p.k_u * self.du
+    }
+    /// The initial state: `u_i^0` (zero as the proofs assume, 004:L554, unless an explicit
+    /// instance gives it) and `v_i^0` of the instance, `ubar_prev = 0`.
+    pub fn initial(&self, inst: &Instance) -> DVector<f64> {
+        let mut z = DVector::zeros(self.dim());
+        for (i, (u, v)) in inst.u0.iter().zip(&inst.v0).enumerate() {
+            z.rows_mut(self.u(i), self.du).copy_from(u);
+            z.rows_mut(self.v(i), self.dv).copy_from(v);
+        }
+        z
+    }
+}
+
+/// Client `i`'s local phase of one round (Algorithm 1 lines 3-12, 004:L100) from `u_i^t = u0`,
+/// `v_i^t = v0` with push-sum weight `mu = mu_i^t` and its standard normals `xi` (`K_v dv` for
+/// the v-phase, then `K_u du`): with `z_i^t = u0 / mu`, `v <- v - eta_v (grad_v F_i(z_i^t, v) +
+/// noise)` `K_v` times, then `u <- u - eta_u (grad_u F_i(u / mu, v_i^{t+1}) + noise)` `K_u` times.
+/// Returns `v_i^{t+1}` and the u-iterates `u_i^{t,k}`, `k = 0..=K_u` (the last is the pushed
+/// `u_i^{t+1/2}`).
+pub fn local_phase(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> (DVector<f64>, Vec<DVector<f64>>) {
+    let LocalIterates { mut v, u, .. } = local_iterates(inst, p, i, mu, u0, v0, xi);
+    (v.pop().unwrap_or_else(|| v0.clone()), u)
+}
+
+/// Every iterate of client `i`'s local phase ([`local_phase`]).
+pub struct LocalIterates {
+    /// `v_i^{t,k}`, `k = 0..=K_v` (the last is `v_i^{t+1}`).
+    pub v: Vec<DVector<f64>>,
+    /// `u_i^{t,k}`, `k = 0..=K_u` (the last is `u_i^{t+1/2}`).
+    pub u: Vec<DVector<f64>>,
+    /// `sum_{k < K_u} (grad_u F_i(z_i^{t,k}, v_i^{t+1}) + noise)`: the stochastic gradients the
+    /// u-phase applied, summed.
+    pub u_gradient_sum: DVector<f64>,
+}
+
+/// The iterates of client `i`'s local phase, as [`local_phase`] computes them.
+pub fn local_iterates(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> LocalIterates {
+    let (du, dv) = (inst.du, inst.dv);
+    let (su, sv) = (inst.sigma_u / (du as f64).sqrt(), inst.sigma_v / (dv as f64).sqrt());
+    let c = &inst.clients[i];
+    let z0 = u0 / mu;
+    let mut vs = Vec::with_capacity(p.k_v + 1);
+    vs.push(v0.clone());
+    for k in 0..p.k_v {
+        let g = c.grad_v(&z0, &vs[k]) + noise(c.noise_v.as_ref(), &xi[k * dv..(k + 1) * dv], sv);
+        vs.push(&vs[k] - g * p.eta_v);
+    }
+    let v = &vs[p.k_v];
+    let base = p.k_v * dv;
+    let mut iterates = Vec::with_capacity(p.k_u + 1);
+    iterates.push(u0.clone());
+    let mut u_gradient_sum = DVector::zeros(du);
+    for k in 0..p.k_u {
+        let u = &iterates[k];
+        let g = c.grad_u(&(u / mu), v) + noise(c.noise_u.as_ref(), &xi[base + k * du..base + (k + 1) * du], su);
+        u_gradient_sum += &g;
+        iterates.push(u - g * p.eta_u);
+    }
+    LocalIterates { v: vs, u: iterates, u_gradient_sum }
+}
+
+/// A function of a round's state and its standard normals.
+pub type RoundFunction<'a> = dyn Fn(&DVector<f64>, &[f64]) -> DVector<f64> + 'a;
+
+/// A vector that is an affine function of a round's state and linear in its standard normals,
+/// `z, xi -> M z + o + N xi`, with exact second moments of its blocks.
+pub struct RoundAffine {
+    /// `z -> M z + o` (the noise at 0).
+    pub state: Observable,
+    /// The noise's map `N`.
+    pub noise: DMatrix<f64>,
+}
+
+impl RoundAffine {
+    /// Probes `f(z, xi)` of length `rows`, affine in the state `z` (length `dim`) and linear in
+    /// the noise `xi` (length `noise_len`): `o = f(0, 0)`, the columns of `M` and `N` are `f` at
+    /// unit inputs less `o`.
+    pub fn probe(dim: usize, noise_len: usize, rows: usize, f: &RoundFunction) -> Self {
+        let quiet = vec![0.0; noise_len];
+        let state = Observable::probe(dim, rows, &|z| f(z, &quiet));
+        let origin = DVector::zeros(dim);
+        let mut noise = DMatrix::zeros(state.offset().len(), noise_len);
+        let mut e = quiet.clone();
+        for l in 0..noise_len {
+            e[l] = 1.0;
+            noise.set_column(l, &(f(&origin, &e) - state.offset()));
+            e[l] = 0.0;
+        }
+        Self { state, noise }
+    }
+
+    /// `E||x_r..x_{r+len}||^2` of the rows `r..r+len` under the state moments `m` and independent
+    /// standard normals: `E||M_b z + o_b||^2 + ||N_b||_F^2`.
+    pub fn block_square(&self, m: &Moments, r: usize, len: usize) -> f64 {
+        let block = Observable::new(self.state.map().rows(r, len).into_owned(), self.state.offset().rows(r, len).into_owned());
+        block.expected_square(m) + self.noise.rows(r, len).norm_squared()
+    }
+}
