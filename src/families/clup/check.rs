@@ -17,7 +17,7 @@ use super::algorithm::{
     alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES,
 };
 use super::bounds::{self, Opt, Stat};
-use super::claims::{ClupClaim, GammaRule, Inputs, Statement, ALL};
+use super::claims::{ClupClaim, GammaRule, Inputs, Statement};
 use super::lemmas;
 use super::model::{Constants, Instance, ModelSpec, Solution};
 
@@ -214,17 +214,23 @@ impl Scenario {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(Error::field(format!("{field}.epsilon"), format!("got {}", self.epsilon), "a finite number > 0"));
         }
-        let ids: Vec<&str> = ALL.iter().map(|c| c.id).collect();
-        for key in self.expected.keys() {
-            if !ids.contains(&key.as_str()) {
-                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
-            }
-        }
         let d = (self.model.m + 1) * self.model.d;
         let bytes = 8.0 * (self.rounds as f64 + 1.0) * d as f64 * 2.0
             + 8.0 * (d * d) as f64 * (self.model.m * MAX_BATCH_OUTCOMES.min(1 + self.model.n * self.model.n)) as f64;
         crate::error::require_memory(&format!("{field}.rounds"), bytes, "the trajectories and batch maps")?;
         Ok(())
+    }
+
+    /// Checks that every claim `expected` names is one of `ids` (the built-in claims and those
+    /// the card defines).
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming `FIELD.expected.ID`.
+    pub fn check_expected(&self, field: &str, ids: &[&str]) -> Result<()> {
+        match self.expected.keys().find(|k| !ids.contains(&k.as_str())) {
+            Some(key) => Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", "))),
+            None => Ok(()),
+        }
     }
 
     /// The estimated work (see [`crate::budget`]): with `m` clients, `n` samples each, `d` the
@@ -751,6 +757,11 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Lemma5 => lemma5(c, claim, scale),
         Statement::Lemma6 => Some(lemma6(c, claim, scale)),
         Statement::Theorem3Remark { .. } => s.batch.map(|b| t3_remark(c, claim, b, scale)),
+        // A card-defined bound on Theorem 2's metric, at the scenario's steps (`formulas::RULES`).
+        Statement::Card(_) => {
+            let x = Inputs { t: s.rounds, v1: v1_t2(&c.o, &c.tr), ..base_inputs(c.stat0, c.o) };
+            Some(per_round(claim, &x, &c.tr.global, x.v1, scale))
+        }
         _ => None,
     }
 }

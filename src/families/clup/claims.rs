@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use crate::family::ClaimKind;
+use crate::formula::user::FormulaClaim;
 
 use super::bounds::{self, FirstBranchGuard, Opt, Stat, T1Reading, T1_PROOF};
 
@@ -126,6 +127,29 @@ pub enum Statement {
         /// 003:L1316) instead of those after the first `K` local steps (`e_t` of (100), L957).
         v1_initial: bool,
     },
+    /// A claim a card defines by a `bound` formula over [`super::formulas::SYMBOLS`], compared
+    /// with Theorem 2's metric `||w_t^(g) - w~^(g)||^2` at the scenario's steps, every round.
+    Card(CardFormula),
+}
+
+/// A card-defined claim compiled ([`crate::formula::user`]): it lives as long as the process, as
+/// every claim's metadata does, so a [`ClupClaim`] stays `Copy`. Two are equal when they are the
+/// same compiled claim.
+#[derive(Clone, Copy)]
+pub struct CardFormula(pub &'static FormulaClaim<Inputs>);
+
+impl PartialEq for CardFormula {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for CardFormula {}
+
+impl std::fmt::Debug for CardFormula {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CardFormula({})", self.0.claim.id)
+    }
 }
 
 /// Which `gamma` a Theorem 2 run uses.
@@ -162,7 +186,8 @@ pub struct ClupClaim {
 }
 
 const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every design draw, lambda in {0} U [1e-3, 1e5]";
-const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
+/// The metric of Theorem 2 and of the claims a card defines.
+pub const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
 pub const ALL: [ClupClaim; 40] = [
@@ -335,6 +360,7 @@ impl BoundClaim for ClupClaim {
                 v.push(ConditionCheck::compare("B <= n", ConditionKind::Scope, x.batch, Relation::AtMost, x.stat.n));
                 v.extend(optimization_checks(&x.opt));
             }
+            Statement::Card(f) => v.extend(f.0.checks(x)),
         }
         v
     }
@@ -371,6 +397,7 @@ impl BoundClaim for ClupClaim {
                 let ball = if corrected_ball { bounds::t3_ball_corrected(o, x.sigma2, x.batch) } else { bounds::t3_ball(o, x.sigma2, x.batch) };
                 bounds::t3_rate(o, stated_rate).powf(t - 1.0) * x.v1 + ball
             }
+            Statement::Card(f) => f.0.bound(x),
         }
     }
 }

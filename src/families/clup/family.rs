@@ -8,9 +8,11 @@ use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettin
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions, VerdictRow};
+use crate::formula::user::compile_card_claims;
 
 use super::check::{draw_designs, run_drawn, run_scenario, Scenario, ScenarioRun};
-use super::claims::{ClupClaim, ALL};
+use super::claims::{ClupClaim, Statement, ALL};
+use super::formulas::{card_claim, SYMBOLS};
 use super::model::Instance;
 use super::report;
 
@@ -36,16 +38,26 @@ pub struct Card {
     /// What the adversarial search is expected to find.
     #[serde(default)]
     pub search: crate::search::CardSearch,
+    /// The claims the card defines by formulas (not built in), compiled, in card order.
+    #[serde(skip)]
+    pub defined: Vec<ClupClaim>,
 }
 
-/// Parses a card, naming the field at fault.
+/// Parses a card, naming the field at fault. Claims it defines by formulas (not built in) are
+/// compiled first ([`card_claim`]), so its scenarios may name them; pure, so the same card read
+/// twice gives the same claims.
 ///
 /// # Errors
 /// [`Error::Parse`] or [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
-    let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    let mut card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
+    card.defined = compile_card_claims(&card.claims, &builtin, &SYMBOLS, card_claim)?.iter().map(|c| **c).collect();
+    let known: Vec<&str> = builtin.iter().copied().chain(card.defined.iter().map(|c| c.id)).collect();
     for (i, s) in card.scenarios.iter().enumerate() {
-        s.check(&format!("scenarios[{i}] ({})", s.name))?;
+        let field = format!("scenarios[{i}] ({})", s.name);
+        s.check(&field)?;
+        s.check_expected(&field, &known)?;
         crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
     }
     card.search.check(&ALL.iter().map(|c| c.id).collect::<Vec<_>>())?;
@@ -70,6 +82,7 @@ pub static FAMILY: crate::checker::Plugged<Clup> = crate::checker::Plugged(Clup)
 fn scenario_file(text: &str, what: &str) -> Result<Scenario> {
     let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
     scenario.check("scenario")?;
+    scenario.check_expected("scenario", &ALL.iter().map(|c| c.id).collect::<Vec<_>>())?;
     Ok(scenario)
 }
 
@@ -93,16 +106,15 @@ impl Plugin for Clup {
     }
 
     fn read_card(&self, card: &CardText) -> Result<Card> {
-        let read = parse_card(&card.text, &card.what)?;
-        let ids: Vec<&str> = read.claims.iter().map(|c| c.id.as_str()).collect();
-        let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
-        crate::card::refuse_card_claims(FAMILY_ID, &ids, &builtin)?;
-        crate::formula::user::check_entries(&read.claims, &builtin, &super::formulas::SYMBOLS)?;
-        Ok(read)
+        parse_card(&card.text, &card.what)
     }
 
     fn builtin_claims(&self) -> Vec<ClupClaim> {
         ALL.to_vec()
+    }
+
+    fn defined_claims(&self, card: &Card) -> Vec<ClupClaim> {
+        card.defined.clone()
     }
 
     fn claim_id(&self, claim: &ClupClaim) -> &'static str {
@@ -111,7 +123,10 @@ impl Plugin for Clup {
 
     fn summary(&self, c: &ClupClaim) -> ClaimSummary {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-        let statement = STATEMENTS.of(c.id, || embedded_card().map(|c| c.claims).unwrap_or_default());
+        let statement = match c.statement {
+            Statement::Card(f) => f.0.claim.statement.clone(),
+            _ => STATEMENTS.of(c.id, || embedded_card().map(|c| c.claims).unwrap_or_default()),
+        };
         ClaimSummary { id: c.id, kind: c.kind, title: c.title, statement, source: c.source, reading: c.reading(), metric: c.metric }
     }
 

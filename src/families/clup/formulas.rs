@@ -16,8 +16,14 @@ use crate::claim::{BoundClaim, ConditionCheck};
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
 use crate::formula::{SymbolDef, SymbolTable, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 
+use crate::card::ClaimCard;
+use crate::error::{Error, Result};
+use crate::family::ClaimKind;
+use crate::formula::user::{FormulaClaim, UserClaim, UserClaimRules};
+use crate::formula::CompareSpec;
+
 use super::bounds::{self, FirstBranchGuard, T1Reading, T1_PROOF};
-use super::claims::{Inputs, ALL};
+use super::claims::{CardFormula, ClupClaim, Inputs, Statement, ALL, T2_METRIC};
 
 type Def = SymbolDef<Inputs, ()>;
 
@@ -45,6 +51,36 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 16> = SymbolTable::new([
     Def::new("B", "batch size B", COUNT, |x| x.batch),
     Def::new("uniform", "1 when p_i = 1/m and n_i = n (every FedCLUP model here), else 0", FLAG, |_| 1.0),
 ]);
+
+/// What this family accepts in a card-defined claim: a bound on `global-error`, Theorem 2's metric
+/// `||w_t^(g) - w~^(g)||^2` of Algorithm 1 at the scenario's steps (003:L176-181), compared
+/// `per-round` at every round `2..=T` above the rounding floor, as the built-in `CLUP-T2` is.
+pub const RULES: UserClaimRules =
+    UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &["global-error"], algorithms: &[], comparisons: &[CompareSpec::PerRound] };
+
+/// Compiles a card's claim entry that is not built in into a [`ClupClaim`] (`Statement::Card`).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `claims[ID].formula.FIELD` as [`UserClaim::compile`] does, and
+/// `.at` when it is `horizon` (this family compares its bounds at every round).
+pub fn card_claim(entry: &ClaimCard) -> Result<ClupClaim> {
+    let claim = UserClaim::compile(entry, &RULES)?;
+    if !claim.every_prefix {
+        return Err(Error::field(format!("claims[{}].formula.at", entry.id), "`horizon`: FedCLUP compares its bounds at every round", "every-prefix"));
+    }
+    let formula: &'static FormulaClaim<Inputs> = Box::leak(Box::new(FormulaClaim { claim, values: |x| SYMBOLS.values(x) }));
+    let c = &formula.claim;
+    Ok(ClupClaim {
+        id: c.id,
+        title: c.title,
+        source: c.source,
+        metric: T2_METRIC,
+        kind: ClaimKind::Bound,
+        reading: "primary",
+        why: c.description,
+        statement: Statement::Card(CardFormula(formula)),
+    })
+}
 
 /// Claims without a formula, with the reason.
 pub const WITHOUT_FORMULA: [(&str, &str); 10] = [

@@ -343,6 +343,9 @@ pub fn why_not_searched(claim: &ClupClaim) -> Option<&'static str> {
     if Space.covers(claim) {
         return None;
     }
+    if matches!(claim.statement, Statement::Card(_)) {
+        return Some("defined by a card: the search decodes scenarios for the built-in claims' own steps and conditions, not a card's formula");
+    }
     Some(NOT_SEARCHED.iter().find(|(id, _)| *id == claim.id).map_or("not in the search space (no entry in the family's search)", |(_, why)| why))
 }
 
