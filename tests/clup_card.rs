@@ -83,3 +83,14 @@ fn reading_the_card_twice_gives_the_same_claims() {
     // The embedded card defines none, before and after reading the example.
     assert!(fedbounds::families::clup::family::embedded_card().expect("reads").defined.is_empty());
 }
+
+#[test]
+fn conditions_gives_the_card_claims_bound_and_refuses_a_built_in_one() {
+    let run = |args: &[&str]| Command::new(BIN).args(args).env_remove("RUST_BACKTRACE").output().expect("the binary starts");
+    let out = run(&["conditions", "--card", EXAMPLE, "--set", "t=3", "--set", "V1=2", "--set", "uniform=1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("CLUP-RATE: applicable") && stdout.contains("bound = 0.5"), "{stdout}");
+    let out = run(&["conditions", "--card", EXAMPLE, "--claim", "CLUP-T2", "--set", "t=3"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}

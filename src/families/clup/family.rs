@@ -7,8 +7,8 @@ use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
-use crate::family::{CardText, ClaimSummary, FamilyReport, Progress, RunOptions, VerdictRow};
-use crate::formula::user::compile_card_claims;
+use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
+use crate::formula::user::{compile_card_claims, conditions_text, UserClaim};
 
 use super::check::{draw_designs, run_drawn, run_scenario, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, Statement, ALL};
@@ -219,5 +219,29 @@ impl Plugin for Clup {
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
+    }
+
+    /// The checks and bound of card-defined claims at the given values (`--set NAME=VALUE`,
+    /// names as `fedbounds list --symbols` prints them). The built-in claims read quantities of
+    /// the run (`V_1`, the draw's `mu`), so they are checked by `check` only.
+    fn conditions(&self, card: Option<&Card>, given: &Given, ids: &[String], json: bool) -> Result<String> {
+        let chosen: Vec<&UserClaim> = card
+            .map(|c| c.defined.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|c| match c.statement {
+                Statement::Card(f) => Some(&f.0.claim),
+                _ => None,
+            })
+            .filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.id))
+            .collect();
+        if chosen.is_empty() {
+            return Err(Error::field(
+                "--claim",
+                "FedCLUP's built-in bounds read quantities of the run (V_1, the draw's mu): see `fedbounds check`",
+                "a claim defined in the card given with --card",
+            ));
+        }
+        conditions_text(&chosen, &SYMBOLS, given, json)
     }
 }
