@@ -1,5 +1,7 @@
 //! This family's formula table: the names a card's formulas may use, where their values come
-//! from, and which built-in function each formula of a built-in claim twins.
+//! from, and which built-in function each formula of a built-in claim twins; and the claims a
+//! card defines by formulas ([`RULES`], [`card_claim`]): a `bound` over [`SYMBOLS`] compared with
+//! Theorem 2's global error `||w_t^(g) - w~^(g)||^2` (003:L176-181) every round, as `CLUP-T2` is.
 //!
 //! One [`Inputs`] carries the statistical constants (`stat`, read by Lemma 1, Theorem 1 and
 //! Corollary 1) and the optimization ones (`opt`, read by Theorems 2-3 and Corollaries 2-3); the
