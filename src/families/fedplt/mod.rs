@@ -20,5 +20,6 @@ pub mod psi_step;
 pub mod report;
 pub mod runs;
 pub mod search;
+pub mod tradeoff;
 
 pub use family::{FedPlt, CARD, FAMILY, FAMILY_ID};
