@@ -60,6 +60,9 @@ pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
         if sweep.factors.is_empty() || sweep.factors.iter().any(|f| !(f.is_finite() && *f > 0.0)) {
             return Err(Error::field("residual_sweep.factors", format!("got {:?}", sweep.factors), "finite numbers > 0"));
         }
+        if let Some(e) = sweep.expected.as_deref().filter(|e| !["holds", "violated", "inconclusive", "not-applicable"].contains(e)) {
+            return Err(Error::field("residual_sweep.expected", format!("got `{e}`"), "holds, violated, inconclusive or not-applicable"));
+        }
     }
     let known: Vec<&str> = builtin_ids().into_iter().chain(defined.iter().map(|c| c.id())).collect();
     for (i, s) in card.scenarios.iter().enumerate() {

@@ -19,7 +19,7 @@ use super::claims::{
 };
 use super::formulas::{needs_g2, Claim};
 use super::problem::{Constants, Instance, InstanceSpec};
-use super::runs::{exact_run, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
+use super::runs::{exact_run, half_life, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
 
 /// How a scenario sets the step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -443,6 +443,9 @@ pub struct ResidualSweep {
     pub scenario: String,
     /// The steps, as multiples of `1/L`.
     pub factors: Vec<f64>,
+    /// The verdict expected of FEDPLT-TRADEOFF on the sweep ([`super::tradeoff`]).
+    #[serde(default)]
+    pub expected: Option<String>,
 }
 
 /// The exact steady state of `D^t` against the bound's residual `eta B / z` for each step of the
@@ -456,8 +459,10 @@ pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint
         let run = run_scenario(&at, &[], 1.0)?;
         let (inst, c, m) = (at.instance.build()?, &run.constants, &run.measured);
         let eta = f / c.l;
-        let steady = steady_distance(&inst, &c.compensation.psi, eta, at.tau, at.gradient, &DVector::from_column_slice(&c.w_star));
-        Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z })
+        let (psi, w_star) = (&c.compensation.psi, DVector::from_column_slice(&c.w_star));
+        let steady = steady_distance(&inst, psi, eta, at.tau, at.gradient, &w_star);
+        let half_life = steady.and_then(|d| half_life(&inst, psi, eta, at.tau, at.gradient, &w_star, d));
+        Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z, z_eta: m.z * eta, half_life })
     };
     factors.iter().map(|&f| point(f)).collect()
 }

@@ -100,7 +100,8 @@ impl Plugin for FedPlt {
         let swept = card.residual_sweep.as_ref().filter(|_| settings.full);
         let sweep = swept.and_then(|sw| card.scenarios.iter().find(|s| s.name == sw.scenario).map(|s| (s, &sw.factors)));
         let sweep = sweep.map(|(s, f)| in_pool(settings.run.threads, || residual_sweep(s, f)).and_then(|p| Ok((s.name.clone(), p?)))).transpose()?;
-        let (files, summary_markdown) = super::report::report_files(claims, runs, sweep.as_ref(), settings.meta, settings.plots)?;
+        let (files, summary_markdown) =
+            super::report::report_files(claims, runs, sweep.as_ref(), swept.and_then(|s| s.expected.as_deref()), settings.meta, settings.plots)?;
         Ok(FamilyReport { summary_markdown, files, ..Default::default() })
     }
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {

@@ -5,7 +5,8 @@
 //! The problem model is heterogeneous strongly convex quadratics with static masks
 //! ([`problem`]); the algorithm is one pure round ([`algorithm`]) whose exact moments come from the
 //! shared engine ([`runs`]); the claims are the recursion of Step 5, its constant- and
-//! decaying-step consequences, the proof's induction step and the limit point ([`claims`]).
+//! decaying-step consequences, the proof's induction step and the limit point ([`claims`]); the
+//! speed-error trade-off of Case 1 is decided on the card's sweep of steps ([`tradeoff`]).
 
 pub mod a6;
 pub mod algorithm;
@@ -20,5 +21,6 @@ pub mod psi_step;
 pub mod report;
 pub mod runs;
 pub mod search;
+pub mod tradeoff;
 
 pub use family::{FedPlt, CARD, FAMILY, FAMILY_ID};

@@ -28,6 +28,7 @@ pub fn report_files(
     claims: &[Claim],
     runs: &[ScenarioRun],
     sweep: Option<&(String, Vec<ResidualPoint>)>,
+    tradeoff_expected: Option<&str>,
     meta: &ReportMeta,
     plots: bool,
 ) -> Result<(Vec<ReportFile>, String)> {
@@ -73,6 +74,7 @@ pub fn report_files(
     summary.push_str(&vacuous_markdown(runs));
     if let Some((name, points)) = sweep {
         summary.push_str(&tradeoff(name, points));
+        summary.push_str(&super::tradeoff::section(name, points, tradeoff_expected));
     }
     Ok((files, summary))
 }

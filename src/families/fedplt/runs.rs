@@ -4,7 +4,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use crate::engine::{nan_max, Design, Moments, Observable, RandomAffineRound, RoundMaps};
+use crate::engine::{nan_max, Design, InclusionMoments, Moments, Observable, RandomAffineRound, RoundMaps};
 use crate::error::Result;
 
 use super::algorithm::{FedPltRound, LocalGradient};
@@ -349,15 +349,67 @@ pub struct ResidualPoint {
     pub steady_distance: Option<f64>,
     /// The residual radius `eta B / z` of the bound, with `G^2` and `rho_` measured on the run.
     pub residual_bound: f64,
+    /// `z eta` with `z = mu psi_ rho_` measured on the run: Case 1 needs it in `(0, 1)` (001:L639).
+    #[serde(skip)]
+    pub z_eta: f64,
+    /// The exact contraction time ([`half_life`]), `None` when the excess does not halve.
+    #[serde(skip)]
+    pub half_life: Option<usize>,
+}
+
+/// The exact moments of the error `W - W*` at a constant step: the round's maps, the full
+/// design's inclusion moments and the point `W^0 - W*`.
+fn error_moments(
+    inst: &Instance,
+    psi: &[f64],
+    eta: f64,
+    tau: usize,
+    gradient: LocalGradient,
+    w_star: &DVector<f64>,
+) -> Option<(RoundMaps, InclusionMoments, Moments)> {
+    let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
+    let maps = RoundMaps::probe_at(&round, w_star);
+    let inc = Design::Full { n: inst.clients() }.inclusion_moments()?;
+    Some((maps, inc, Moments::point(&inst.initial - w_star)))
+}
+
+/// `E||W - W*||^2` of the error moments.
+fn squared_distance(m: &Moments) -> f64 {
+    let d = m.dim();
+    Observable::new(DMatrix::identity(d, d), DVector::zeros(d)).expected_square(m)
 }
 
 /// The exact steady state of `E||W - W*||^2` at a constant step (see
 /// [`crate::engine::stationary_moments`]), solved for the error `W - W*` ([`exact_run`]).
 pub fn steady_distance(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradient: LocalGradient, w_star: &DVector<f64>) -> Option<f64> {
-    let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
-    let maps = RoundMaps::probe_at(&round, w_star);
-    let inc = Design::Full { n: inst.clients() }.inclusion_moments()?;
-    let steady = crate::engine::stationary_moments(&maps, &inc, &Moments::point(&inst.initial - w_star))?;
-    let d = inst.dim();
-    Some(Observable::new(DMatrix::identity(d, d), DVector::zeros(d)).expected_square(&steady))
+    let (maps, inc, m0) = error_moments(inst, psi, eta, tau, gradient, w_star)?;
+    Some(squared_distance(&crate::engine::stationary_moments(&maps, &inc, &m0)?))
+}
+
+/// The most rounds [`half_life`] propagates before it gives up.
+pub const HALF_LIFE_CAP: usize = 1_000_000;
+
+/// The contraction time of a constant step: the first round `t` with `D^t - D^inf <= (D^0 -
+/// D^inf) / 2`, on the exact moments; the measured counterpart of `rho = 1 - z eta` of Case 1
+/// (001:L643): a faster contraction halves the excess in fewer rounds. `None` when the excess
+/// is not positive at `t = 0`, is NaN, or does not halve within [`HALF_LIFE_CAP`] rounds.
+pub fn half_life(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradient: LocalGradient, w_star: &DVector<f64>, steady: f64) -> Option<usize> {
+    let (maps, inc, mut m) = error_moments(inst, psi, eta, tau, gradient, w_star)?;
+    let half = (squared_distance(&m) - steady) / 2.0;
+    if !(half > 0.0 && half.is_finite()) {
+        return None;
+    }
+    let mut next = m.clone();
+    for t in 1..=HALF_LIFE_CAP {
+        maps.propagate_into(&m, &inc, &mut next);
+        std::mem::swap(&mut m, &mut next);
+        let excess = squared_distance(&m) - steady;
+        if excess.is_nan() {
+            return None;
+        }
+        if excess <= half {
+            return Some(t);
+        }
+    }
+    None
 }

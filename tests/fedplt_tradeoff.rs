@@ -1,0 +1,70 @@
+//! FEDPLT-TRADEOFF (001:L653): the card's sweep of constant steps gives the verdict the card
+//! expects, and its negative controls (the pairs reversed, the ball shrunk below the steady
+//! states, a step outside `(0, 1/z)`) are violated or not applicable.
+
+use fedbounds::families::fedplt::check::residual_sweep;
+use fedbounds::families::fedplt::family::embedded_card;
+use fedbounds::families::fedplt::runs::ResidualPoint;
+use fedbounds::families::fedplt::tradeoff::{ball, evaluate, section};
+use fedbounds::verdict::VerdictKind;
+
+fn card_sweep() -> (Vec<ResidualPoint>, Option<String>) {
+    let card = embedded_card().unwrap().card;
+    let sweep = card.residual_sweep.expect("the card sweeps the step");
+    let scenario = card.scenarios.iter().find(|s| s.name == sweep.scenario).expect("the swept scenario exists");
+    (residual_sweep(scenario, &sweep.factors).unwrap(), sweep.expected)
+}
+
+fn point(eta: f64, steady: f64, ball: f64, half_life: usize) -> ResidualPoint {
+    ResidualPoint { eta, steady_distance: Some(steady), residual_bound: ball, z_eta: 0.1 * eta, half_life: Some(half_life) }
+}
+
+#[test]
+fn the_card_sweep_gives_the_expected_verdict_and_its_controls_fail() {
+    let (points, expected) = card_sweep();
+    let t = evaluate(&points, 1.0, false);
+    assert_eq!(Some(t.verdict.to_string()), expected, "{:?}", t.why);
+    assert!(t.balls.iter().all(|b| b.verdict == VerdictKind::Holds));
+    assert_eq!(t.faster.verdict, VerdictKind::Holds);
+    assert_eq!(t.larger.verdict, VerdictKind::Holds);
+    assert!(points.windows(2).all(|w| w[0].half_life <= w[1].half_life), "the sweep runs from the largest step down");
+    // Negative control: the pairs reversed (a smaller step contracting faster and settling farther).
+    let reversed = evaluate(&points, 1.0, true);
+    assert_eq!(reversed.verdict, VerdictKind::Violated);
+    assert_eq!(reversed.faster.verdict, VerdictKind::Violated);
+    assert_eq!(reversed.larger.verdict, VerdictKind::Violated);
+    // Negative control: the ball shrunk below the smallest steady state's share of it.
+    let tight = points.iter().filter_map(|p| Some(p.steady_distance? / p.residual_bound)).fold(f64::INFINITY, f64::min);
+    assert_eq!(evaluate(&points, tight / 2.0, false).verdict, VerdictKind::Violated);
+    let text = section("swept", &points, expected.as_deref());
+    assert!(text.contains("FEDPLT-TRADEOFF (001:L653) on `swept`: holds (expected holds)"), "{text}");
+}
+
+#[test]
+fn synthetic_sweeps_hold_or_name_the_failing_part() {
+    let good = [point(0.4, 0.02, 1.0, 5), point(0.2, 0.01, 0.5, 10), point(0.1, 0.005, 0.25, 20)];
+    assert_eq!(evaluate(&good, 1.0, false).verdict, VerdictKind::Holds);
+    // A steady state outside its ball.
+    let outside = [point(0.4, 2.0, 1.0, 5), point(0.2, 0.01, 0.5, 10)];
+    let t = evaluate(&outside, 1.0, false);
+    assert_eq!(t.verdict, VerdictKind::Violated);
+    assert!(t.why.unwrap().contains("eta = 0.4"));
+    // A larger step that contracts slower.
+    let slower = [point(0.4, 0.02, 1.0, 30), point(0.2, 0.01, 0.5, 10)];
+    let t = evaluate(&slower, 1.0, false);
+    assert_eq!((t.faster.verdict, t.verdict), (VerdictKind::Violated, VerdictKind::Violated));
+    assert!(t.why.unwrap().contains("contracts faster"));
+    // A step outside (0, 1/z): not applicable, naming the condition.
+    let mut big = point(0.4, 0.02, 1.0, 5);
+    big.z_eta = 1.5;
+    let b = ball(&big, 1.0);
+    assert_eq!(b.verdict, VerdictKind::NotApplicable);
+    assert!(b.why.unwrap().contains("eta in (0, 1/z)"));
+    assert_eq!(evaluate(&[big, point(0.2, 0.01, 0.5, 10)], 1.0, false).verdict, VerdictKind::NotApplicable);
+    // A missing half-life never holds.
+    let mut unknown = point(0.2, 0.01, 0.5, 10);
+    unknown.half_life = None;
+    assert_eq!(evaluate(&[point(0.4, 0.02, 1.0, 5), unknown], 1.0, false).faster.verdict, VerdictKind::Inconclusive);
+    // One step: no pairs, so the orderings are not applicable.
+    assert_eq!(evaluate(&good[..1], 1.0, false).verdict, VerdictKind::NotApplicable);
+}
