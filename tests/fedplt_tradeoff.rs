@@ -68,3 +68,25 @@ fn synthetic_sweeps_hold_or_name_the_failing_part() {
     // One step: no pairs, so the orderings are not applicable.
     assert_eq!(evaluate(&good[..1], 1.0, false).verdict, VerdictKind::NotApplicable);
 }
+
+#[test]
+fn a_trade_off_verdict_the_card_does_not_expect_fails_the_main_job() {
+    use fedbounds::checker::{Plugin, ReportSettings, RunSettings};
+    use fedbounds::families::fedplt::family::{parse_card, FedPlt, CARD};
+    let report = |card_text: &str| {
+        let card = parse_card(card_text, "card").unwrap();
+        let meta = fedbounds::report::ReportMeta::default();
+        let settings = ReportSettings { full: true, plots: false, meta: &meta, run: RunSettings::default() };
+        FedPlt.report(&card, &[], &[], &[], &settings, &fedbounds::family::Silent).unwrap()
+    };
+    // The card as written: the sweep's verdict is the one it expects.
+    let text = CARD.1;
+    assert!(report(text).mismatches.is_empty());
+    // Negative control: the same card expecting "violated" makes the main job report a mismatch.
+    let sweep = text.find("[residual_sweep]").unwrap();
+    let at = sweep + text[sweep..].find("expected = \"holds\"").unwrap();
+    let wrong = format!("{}expected = \"violated\"{}", &text[..at], &text[at + "expected = \"holds\"".len()..]);
+    let found = report(&wrong).mismatches;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("FEDPLT-TRADEOFF") && found[0].contains("holds, the card expects violated"), "{found:?}");
+}

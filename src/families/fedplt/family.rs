@@ -100,9 +100,18 @@ impl Plugin for FedPlt {
         let swept = card.residual_sweep.as_ref().filter(|_| settings.full);
         let sweep = swept.and_then(|sw| card.scenarios.iter().find(|s| s.name == sw.scenario).map(|s| (s, &sw.factors)));
         let sweep = sweep.map(|(s, f)| in_pool(settings.run.threads, || residual_sweep(s, f)).and_then(|p| Ok((s.name.clone(), p?)))).transpose()?;
-        let (files, summary_markdown) =
-            super::report::report_files(claims, runs, sweep.as_ref(), swept.and_then(|s| s.expected.as_deref()), settings.meta, settings.plots)?;
-        Ok(FamilyReport { summary_markdown, files, ..Default::default() })
+        let expected = swept.and_then(|s| s.expected.as_deref());
+        let (files, summary_markdown) = super::report::report_files(claims, runs, sweep.as_ref(), expected, settings.meta, settings.plots)?;
+        // The trade-off's verdict is computed on the sweep; one the card does not expect fails the run.
+        let mismatches = sweep
+            .as_ref()
+            .zip(expected)
+            .map(|((name, points), e)| (name, super::tradeoff::evaluate(points, 1.0, false).verdict, e))
+            .filter(|(_, found, e)| found.to_string() != *e)
+            .map(|(name, found, e)| format!("{} on the sweep of `{name}` ({found}, the card expects {e})", super::tradeoff::ID))
+            .into_iter()
+            .collect();
+        Ok(FamilyReport { summary_markdown, files, mismatches, ..Default::default() })
     }
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
         let constants = scenario_file(text, what)?.instance.build()?.constants()?;
