@@ -702,18 +702,6 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
     }
     let mut files = files;
     let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
-    if folder == "search" && !searches.is_empty() && searches.iter().all(|s| s.applicable == 0 && s.any_instance == (None, None)) {
-        let evaluated: usize = searches.iter().map(|s| s.evaluations).sum();
-        return Err(Error::field(
-            "--budget",
-            format!("nothing was checked: none of the {evaluated} instances evaluated satisfies the claims' assumptions, and no step-size room was measured"),
-            format!(
-                "a budget large enough to reach an applicable instance (an integer <= {MAX_BUDGET}; the default is {})",
-                fedbounds::families::ccyw::search::DEFAULT_BUDGET
-            ),
-        )
-        .into());
-    }
     if !searches.is_empty() {
         files.push(ReportFile { path: format!("{folder}/search.csv").into(), bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
     }
@@ -785,6 +773,19 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
                 reports.push((f.id(), r));
             }
         }
+    }
+    let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
+    if !searches.is_empty() && searches.iter().all(|s| s.applicable == 0 && s.any_instance == (None, None)) {
+        let evaluated: usize = searches.iter().map(|s| s.evaluations).sum();
+        return Err(Error::field(
+            "--budget",
+            format!("nothing was checked: none of the {evaluated} instances evaluated satisfies the claims' assumptions, and no step-size room was measured"),
+            format!(
+                "a budget large enough to reach an applicable instance (an integer <= {MAX_BUDGET}; the default is {})",
+                fedbounds::families::ccyw::search::DEFAULT_BUDGET
+            ),
+        )
+        .into());
     }
     finish_reports(reports, &a.out, "search")
 }
