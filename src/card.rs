@@ -49,6 +49,13 @@ pub struct ClaimCard {
     /// against the Rust by a property test), for a card-defined claim the claim itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub formula: Option<crate::formula::FormulaCard>,
+    /// Why no scenario of the card checks this claim with slack (bound / observed) below 2, where
+    /// none does: a factor-2 error in one of its terms would then not flip any verdict, so the
+    /// card says why such a scenario cannot exist on this family's problems (a bound attained
+    /// exactly, a loss the proof makes on every instance, a statement with no slack), with the
+    /// numbers that show it. `tests/tight_scenarios.rs` holds every card to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tightness: Option<String>,
 }
 
 /// How a bound is evaluated.

@@ -51,6 +51,9 @@ pub fn explain(family: &str, summary: &ClaimSummary, card: Option<&ClaimCard>, i
             list(&mut s, "  conditions (not applicable when one fails)", &f.conditions);
             list(&mut s, "  implicit (used by the proof, not stated; reported, never binding)", &f.implicit);
         }
+        if let Some(t) = &c.tightness {
+            let _ = writeln!(s, "\nno scenario with slack below 2: {t}");
+        }
     }
     let related: Vec<&InconsistencyCard> = inconsistencies.iter().copied().filter(|i| concerns(i, summary.id)).collect();
     if related.is_empty() {
