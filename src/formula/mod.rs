@@ -31,6 +31,7 @@ pub mod parse;
 pub mod symbols;
 pub mod twin;
 pub mod user;
+pub mod wrong;
 
 pub use claim::{ClaimFormulas, CompareSpec, FormulaCard};
 pub use compile::{Scope, Symbol};
