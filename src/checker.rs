@@ -237,7 +237,11 @@ pub trait Plugin: Sync + Send + 'static {
     /// Bad input naming the field; [`crate::error::Error::InvalidField`] `--export-instance` when
     /// the family exports no instances.
     fn export_instance(&self, _text: &str, _what: &str) -> Result<String> {
-        Err(crate::error::Error::field("--export-instance", format!("`{}` exports no instances", self.id()), "a scenario of a family that does (dpgp)"))
+        Err(crate::error::Error::field(
+            "--export-instance",
+            format!("`{}` exports no instances", self.id()),
+            "a scenario of a family with an explicit scenario form",
+        ))
     }
     /// One scenario's constants as JSON (sweeps' constants columns); `null` by default.
     ///

@@ -255,7 +255,7 @@ pub trait Family: Sync + Send {
     /// Bad input naming the field; [`crate::error::Error::InvalidField`] `--export-instance` when
     /// the family exports no instances (the default).
     fn export_instance(&self, _text: &str, _what: &str) -> Result<String> {
-        Err(crate::error::Error::field("--export-instance", "this family exports no instances", "a scenario of a family that does (dpgp)"))
+        Err(crate::error::Error::field("--export-instance", "this family exports no instances", "a scenario of a family with an explicit scenario form"))
     }
     /// Adversarial search over admissible instances for the selected claims; `None` when the
     /// family has none.

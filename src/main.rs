@@ -154,7 +154,7 @@ struct SearchArgs {
     #[arg(long = "claim")]
     claims: Vec<String>,
     /// Objective evaluations per claim (each one exact run); half random restarts, half refinement.
-    #[arg(long, default_value_t = fedbounds::families::ccyw::search::DEFAULT_BUDGET)]
+    #[arg(long, default_value_t = fedbounds::search::DEFAULT_BUDGET)]
     budget: usize,
     /// Evaluations of each "any instance" search of a step condition's room, per doubling of the
     /// step (0: the room on the worst instance found only).
@@ -339,7 +339,8 @@ struct RunArgs {
     #[arg(long)]
     max_work: Option<f64>,
     /// Also write the scenario's instance (matrices, noise, initial point, graphs per round) in the
-    /// family's explicit scenario-file form to this file; running it gives the same results.
+    /// family's explicit scenario-file form to this file; running it gives the same results. A
+    /// family without an explicit scenario form refuses it (exit 2, nothing written).
     #[arg(long)]
     export_instance: Option<PathBuf>,
 }
@@ -780,10 +781,7 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field(
             "--budget",
             format!("nothing was checked: none of the {evaluated} instances evaluated satisfies the claims' assumptions, and no step-size room was measured"),
-            format!(
-                "a budget large enough to reach an applicable instance (an integer <= {MAX_BUDGET}; the default is {})",
-                fedbounds::families::ccyw::search::DEFAULT_BUDGET
-            ),
+            format!("a budget large enough to reach an applicable instance (an integer <= {MAX_BUDGET}; the default is {})", fedbounds::search::DEFAULT_BUDGET),
         )
         .into());
     }

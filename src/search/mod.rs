@@ -63,6 +63,9 @@ fn random_candidate(rng: &mut ChaCha8Rng, dimensions: usize) -> Candidate {
     Candidate { x, instance_seed: rng.gen::<u32>() as u64 }
 }
 
+/// Objective evaluations per claim of a search when the command line gives none (`--budget`).
+pub const DEFAULT_BUDGET: usize = 200;
+
 /// Maximizes `objective` over `[0, 1]^dimensions` with `budget` evaluations from `seed`,
 /// refining only the `live` coordinates.
 pub fn maximize(dimensions: usize, live: &[usize], budget: usize, seed: u64, objective: &Objective<'_>) -> Maximum {

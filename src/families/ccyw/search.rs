@@ -157,8 +157,7 @@ pub const DIVERGENCE_ROUNDS: usize = 400;
 /// divergence within [`DIVERGENCE_ROUNDS`].
 pub const DIVERGENCE_GROWTH: f64 = 1e6;
 
-/// Evaluations per claim in the main command's search.
-pub const DEFAULT_BUDGET: usize = 200;
+pub use crate::search::DEFAULT_BUDGET;
 
 /// Search settings.
 #[derive(Debug, Clone, Serialize)]
