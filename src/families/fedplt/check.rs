@@ -145,6 +145,8 @@ pub struct ScenarioRun {
     pub distance: Vec<f64>,
     pub final_mean_gap: f64,
     pub limit_point: Vec<f64>,
+    /// The clients' masks `m_k` as realised on the instance (`[k][i]`, 0 or 1).
+    pub masks: Vec<Vec<f64>>,
     /// Assumption 6 for all `W`, decided exactly ([`super::a6`]).
     pub a6_for_all_w: A6ForAllW,
     /// The round's quantities of Steps 3 and 4.6 ([`RoundSteps`]).
@@ -371,6 +373,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         distance: exact.distance,
         final_mean_gap: (&final_mean - &w_star).norm(),
         limit_point: limit.iter().copied().collect(),
+        masks: inst.masks.iter().map(|m| m.iter().copied().collect()).collect(),
         a6_for_all_w: super::a6::decide(&inst, &w_star),
         steps,
         alignment,

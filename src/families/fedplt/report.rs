@@ -123,14 +123,18 @@ fn tradeoff(name: &str, points: &[ResidualPoint]) -> String {
 }
 
 /// The `run` command's JSON for one scenario: [`run_fields`] with its hash, `rho_` at `T`,
-/// `D^t` and the verdicts.
+/// `D^t`, the verdicts, the small-step limit point `W_lim` (001:L708-713), the realised masks
+/// `m_k` and, per round `t` and client `k`, the smallest alignment ratio `rho_k` seen at the
+/// client's local iterates over the sample paths (001:L151-155; `null` where none was decided).
 ///
 /// # Errors
 /// When the JSON cannot be written.
 pub fn run_json(run: &ScenarioRun) -> Result<String> {
     let meta = ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario.name));
+    let rho: Vec<Vec<Option<f64>>> = run.alignment.per_round_client_min.iter().map(|r| r.iter().map(|v| v.is_finite().then_some(*v)).collect()).collect();
     let extra = serde_json::json!({"meta": meta, "scenario_hash": run.scenario_hash, "alignment_min": run.alignment.min,
-        "distance": run.distance, "verdicts": run_verdicts(&run.results)});
+        "distance": run.distance, "verdicts": run_verdicts(&run.results), "limit_point": run.limit_point, "masks": run.masks,
+        "rho_per_round_client": rho});
     to_json(&run_fields(run, extra))
 }
 

@@ -176,6 +176,10 @@ pub type AlignmentFailure = (usize, usize, u64, f64);
 pub struct Alignment {
     /// `min rho_k` over clients, replicates and every point where a gradient is taken, per round.
     pub per_round_min: Vec<f64>,
+    /// `min rho_k` over replicates and the client's local iterates, per round and client
+    /// (`[t][k]`; infinite where no ratio was decided). Its minimum over `k` is [`Self::per_round_min`].
+    #[serde(skip)]
+    pub per_round_client_min: Vec<Vec<f64>>,
     /// The smallest value seen (`rho_`, 001:L392-396).
     pub min: f64,
     /// Where a ratio was not positive or undefined (its denominator 0), if anywhere: round,
@@ -240,9 +244,9 @@ pub fn report_horizons(rounds: usize) -> Vec<usize> {
     out
 }
 
-/// One sample path's record: per-round smallest ratio, `||W^t - W*||^2`, the first failure of A6,
-/// and the points not decided (within rounding of `W*`).
-type PathRecord = (Vec<f64>, Vec<f64>, Option<AlignmentFailure>, usize, PsiStepTally);
+/// One sample path's record: per-round smallest ratio per client, `||W^t - W*||^2`, the first
+/// failure of A6, and the points not decided (within rounding of `W*`).
+type PathRecord = (Vec<Vec<f64>>, Vec<f64>, Option<AlignmentFailure>, usize, PsiStepTally);
 
 /// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
 /// alignment ratios and the psi step of Part 2 ([`super::psi_step`]) at every point a gradient is
@@ -271,7 +275,7 @@ pub fn sample_paths(
             distance.push((&w - w_star).norm_squared());
             let round = FedPltRound { instance: inst, psi, eta: schedule.eta(t), tau, gradient };
             let noise: Vec<Vec<f64>> = (0..inst.clients()).map(|k| round.draw_noise(k, seed, r, t as u64)).collect();
-            let mut low = f64::INFINITY;
+            let mut low = vec![f64::INFINITY; inst.clients()];
             for (k, nk) in noise.iter().enumerate() {
                 for x in &round.local_iterates(k, &w, nk)[..tau] {
                     if masked_within_rounding(inst, k, x, w_star) {
@@ -280,7 +284,7 @@ pub fn sample_paths(
                     }
                     step.record(inst, psi, k, x, w_star, (t, r));
                     let rho = alignment_ratio(inst, k, x, w_star);
-                    low = rho.map_or(low, |v| low.min(v));
+                    low[k] = rho.map_or(low[k], |v| low[k].min(v));
                     // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
                     let undefined = rho.is_none() && (x - w_star).norm() > super::prec::AT_OPTIMUM * (1.0 + w_star.norm());
                     if failure.is_none() && (undefined || rho.is_some_and(|v| v <= 0.0)) {
@@ -296,13 +300,24 @@ pub fn sample_paths(
         distance.push((&w - w_star).norm_squared());
         (per_round, distance, failure, rounding, step)
     });
-    let per_round_min: Vec<f64> = (0..rounds).map(|t| paths.iter().map(|p| p.0[t]).fold(f64::INFINITY, f64::min)).collect();
+    let per_round_client_min: Vec<Vec<f64>> =
+        (0..rounds).map(|t| (0..inst.clients()).map(|k| paths.iter().map(|p| p.0[t][k]).fold(f64::INFINITY, f64::min)).collect()).collect();
+    let per_round_min: Vec<f64> = per_round_client_min.iter().map(|r| r.iter().copied().fold(f64::INFINITY, f64::min)).collect();
     let min = per_round_min.iter().copied().fold(f64::INFINITY, f64::min);
     let first_failure = paths.iter().filter_map(|p| p.2).min_by_key(|f| (f.0, f.2, f.1));
     let within_rounding = paths.iter().map(|p| p.3).sum();
     let mut psi_step = PsiStepTally::new(psi_floors(inst, psi));
     paths.iter().for_each(|p| psi_step.merge(&p.4));
-    Alignment { per_round_min, min, first_failure, within_rounding, replicates, distance_paths: paths.into_iter().map(|p| p.1).collect(), psi_step }
+    Alignment {
+        per_round_min,
+        per_round_client_min,
+        min,
+        first_failure,
+        within_rounding,
+        replicates,
+        distance_paths: paths.into_iter().map(|p| p.1).collect(),
+        psi_step,
+    }
 }
 
 /// The point the masked dynamics settle at as the step goes to zero: the zero of the masked mean
