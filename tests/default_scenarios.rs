@@ -191,6 +191,35 @@ fn infinite_bgd_is_said_and_the_empirical_verdict_is_labelled() {
     assert!(full.result("CCYW-T3.11", ConstantsSource::Empirical).is_none());
 }
 
+/// I-CCYW5: without noise, at a start 1e-5 from the optimum of heterogeneous coupled clients, the
+/// literal `B^0 = n G_u^0` admits `eta_u = T` and the drift of `u` pushes the average gradient
+/// past Theorem 3.11's bound, which shrinks with `F0`; the primary reading's `B^0` (per client)
+/// demands `eta_u` in the millions there and is not applicable. Negative control: with noise
+/// (coupled-full-b0-literal, a start 0.05 away) the literal reading holds.
+#[test]
+fn the_literal_b0_reading_of_theorem_3_11_fails_near_the_optimum() {
+    let run = run_named("coupled-full-b0-literal-noiseless", &CheckOptions::default());
+    let literal = run.result("CCYW-T3.11~b0-literal", ConstantsSource::Exact).unwrap();
+    assert_eq!(literal.evaluation.verdict, VerdictKind::Violated, "{:?}", literal.evaluation);
+    assert!(literal.evaluation.slack.is_some_and(|s| s < 0.5), "observed at least twice the bound: {:?}", literal.evaluation.slack);
+    let primary = run.result("CCYW-T3.11", ConstantsSource::Exact).unwrap();
+    assert_eq!(primary.evaluation.verdict, VerdictKind::NotApplicable);
+    assert!(primary.evaluation.failed.iter().any(|f| f.starts_with("eta_u >= max(T, sqrt(B^0 T/(n L F0)), sqrt(n))")), "{:?}", primary.evaluation.failed);
+    let noisy = run_named("coupled-full-b0-literal", &CheckOptions::default());
+    assert_eq!(noisy.result("CCYW-T3.11~b0-literal", ConstantsSource::Exact).unwrap().evaluation.verdict, VerdictKind::Holds);
+}
+
+/// Lemma 4.4 with one of 150 clients sampled: the memory term carries the right side and the
+/// slack falls below 2; with one of 10 (scaffold-one-client) it is 11.
+#[test]
+fn lemma_4_4_is_tight_when_few_of_many_clients_are_sampled() {
+    let slack = |name: &str| run_named(name, &CheckOptions::default()).result("CCYW-L4.4", ConstantsSource::Exact).unwrap().evaluation.slack.expect("a slack");
+    let many = slack("scaffold-many-clients-one-sampled");
+    assert!(many < 2.0 && many > 1.0, "{many}");
+    let few = slack("scaffold-one-client");
+    assert!(few > 5.0, "{few}");
+}
+
 /// The report files of `runs` as the command line writes them (through the shared summary).
 fn report_bytes(runs: &[ScenarioRun]) -> Vec<(String, Vec<u8>)> {
     report_bytes_with(runs, Extras::default(), "test")
