@@ -11,10 +11,15 @@
 //! only (`formulas::RULES`), so the wrong terms are checked for the claims on that metric with a
 //! tight scenario: CLUP-T2 and CLUP-C2 (`low-r-lambda-large`, slack 1.72 and 1.74) and
 //! CLUP-T2~mean-of-locals (the same scenario at its gamma = 1/lambda, slack 1.09). The other
-//! formula twins bound other metrics (Theorem 1's statistical error, Algorithm 2's error, the
-//! local models, the Lyapunov ratio) and cannot be written as card-defined claims; where no
-//! scenario is tight their card entries say why (`tightness`: CLUP-T1 and its variants, CLUP-C1,
-//! CLUP-L3, CLUP-L4, CLUP-T2-LOCAL, CLUP-G52). CLUP-T2~expgamma is never applicable (gamma = 1/L_g).
+//! formula twins bound other metrics (Theorem 1's statistical error, the global and local
+//! solutions' errors, Algorithm 2's error, the local models, the Lyapunov ratio) and cannot be
+//! written as card-defined claims. Of those, no scenario can be tight for CLUP-T1 and its
+//! variants, CLUP-C1 and ~a2-printed, CLUP-L4, CLUP-T2-LOCAL, CLUP-G52 and ~young (their
+//! `tightness` derives a floor of 2 or more on every instance); CLUP-L1 is attained exactly
+//! (slack 1); CLUP-T2-LYAPUNOV and CLUP-C3 are tight on the card's scenarios; CLUP-G35,
+//! ~local-average, CLUP-G79, CLUP-T3 and its variants, CLUP-T3-REMARK and ~ball-at-steps have
+//! neither a tight scenario nor a derived floor yet. CLUP-T2~expgamma is never applicable
+//! (gamma = 1/L_g).
 //! Negative control: the correct formula, as a card-defined claim, holds there with the built-in
 //! claim's slack.
 
