@@ -8,7 +8,7 @@
 //! `L_v`) while the de-biased one (at `z_i^t`) keeps falling.
 
 use fedbounds::families::dpgp::card::{parse_scenario, Scenario};
-use fedbounds::families::dpgp::check::{prepare, run_scenario, ScenarioRun};
+use fedbounds::families::dpgp::check::{literal_delta_v_floor, prepare, run_scenario, ScenarioRun};
 use fedbounds::families::dpgp::topology::GraphSequence;
 use fedbounds::verdict::VerdictKind;
 
@@ -66,16 +66,12 @@ fn identical_noiseless_clients_give_the_same_metric_on_ring_and_complete() {
     assert!(gap < 1e-12, "{gap:.3e}: {:?} vs {:?}", metrics(&r), metrics(&c));
 }
 
-/// The literal floor `(1/m) sum_i (mu_i - 1)^2 ||B_i^T u*||^2` of a run: `mu` the push-sum weights
-/// at its last round, `u*` the minimizer's shared block.
+/// The literal floor `(1/m) sum_i (mu_i - 1)^2 ||B_i^T u*||^2` of a scenario: `mu` the push-sum
+/// weights at round `rounds`.
 fn literal_floor(s: &Scenario, rounds: usize) -> f64 {
     let (inst, _) = prepare(s).expect("the instance");
-    let (h, g) = inst.joint();
-    let x = h.lu().solve(&g).expect("F has a unique minimizer");
-    let u = x.rows(0, inst.du).into_owned();
-    let mu = GraphSequence::new(&s.topology, s.m, rounds, s.graph_seed).weights[rounds].clone();
-    let m = inst.clients.len() as f64;
-    inst.clients.iter().zip(mu.iter()).map(|(c, w)| (w - 1.0).powi(2) * c.b.tr_mul(&u).norm_squared()).sum::<f64>() / m
+    let mu = &GraphSequence::new(&s.topology, s.m, rounds, s.graph_seed).weights[rounds];
+    literal_delta_v_floor(&inst, mu).expect("F has a unique minimizer")
 }
 
 /// Local log-log slopes of a series over consecutive horizons.
@@ -93,6 +89,7 @@ fn literal_delta_v_flattens_at_its_floor_where_push_sum_weights_stay_away_from_o
     let literal = metrics(&r);
     let debiased: Vec<f64> = r.sweep.iter().map(|p| p.metric_debiased).collect();
     let floor = literal_floor(&hub, *ts.last().expect("a sweep"));
+    assert_eq!(floor, r.literal_floor, "the run's floor, which the report's table prints");
     let l_v = r.constants.l_v;
     let (sl, sd) = (slopes(&ts, &literal), slopes(&ts, &debiased));
     // The literal metric is floor/L_v + c T^-1/2: its excess over the floor keeps the rate, so its
