@@ -159,13 +159,21 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
 /// `grad_v F_i(u*, v_i*) = B_i^T u* + D_i v_i* - b_i = 0`. There the printed measure is
 /// `(1/m) sum_i (mu_i - 1)^2 ||B_i^T u*||^2`, positive where the weights `mu` stay away from 1 and
 /// some `B_i^T u* != 0`, so the printed metric of Corollary 1 tends to this floor over `L_v`
-/// instead of 0. `None` when the joint Hessian is singular (no unique minimizer).
+/// instead of 0; a weight within [`super::prec::UNIT_WEIGHT`] of 1 counts as 1. `None` when the
+/// joint Hessian is singular (no unique minimizer).
 pub fn literal_delta_v_floor(inst: &Instance, mu: &nalgebra::DVector<f64>) -> Option<f64> {
     let (h, g) = inst.joint();
     let x = h.lu().solve(&g)?;
     let u = x.rows(0, inst.du).into_owned();
     let m = inst.clients.len() as f64;
-    Some(inst.clients.iter().zip(mu.iter()).map(|(c, w)| (w - 1.0).powi(2) * c.b.tr_mul(&u).norm_squared()).sum::<f64>() / m)
+    Some(
+        inst.clients
+            .iter()
+            .zip(mu.iter())
+            .map(|(c, w)| if (w - 1.0).abs() <= super::prec::UNIT_WEIGHT { 0.0 } else { (w - 1.0).powi(2) * c.b.tr_mul(&u).norm_squared() })
+            .sum::<f64>()
+            / m,
+    )
 }
 
 /// What every claim of a scenario's run shares: the instance, its constants, the realised graphs
