@@ -78,6 +78,10 @@ pub struct ScenarioRun {
     /// `max_i ||u_i^0||` (zero unless an explicit instance starts elsewhere).
     #[serde(skip)]
     pub u0: f64,
+    /// The floor of Theorem 1's printed `Delta_v^t` ([`literal_delta_v_floor`]) with the push-sum
+    /// weights of the longest horizon; NaN when `F` has no unique minimizer.
+    #[serde(skip)]
+    pub literal_floor: f64,
 }
 
 fn mean(x: &[f64]) -> f64 {
@@ -146,7 +150,30 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
         fit,
         results,
         u0: setup.u0,
+        literal_floor: literal_delta_v_floor(&setup.inst, &setup.seq.weights[setup.horizon]).unwrap_or(f64::NAN),
     })
+}
+
+/// Theorem 1 prints `Delta_v^t = (1/m) sum_i ||grad_v F_i(u_i^t, v_i^t)||^2` at the push-sum
+/// numerator `u_i^t = mu_i^t z_i^t` (004:L133), while Algorithm 1 converges to `z_i = u*`,
+/// `grad_v F_i(u*, v_i*) = B_i^T u* + D_i v_i* - b_i = 0`. There the printed measure is
+/// `(1/m) sum_i (mu_i - 1)^2 ||B_i^T u*||^2`, positive where the weights `mu` stay away from 1 and
+/// some `B_i^T u* != 0`, so the printed metric of Corollary 1 tends to this floor over `L_v`
+/// instead of 0; a weight within [`super::prec::UNIT_WEIGHT`] of 1 counts as 1. `None` when the
+/// joint Hessian is singular (no unique minimizer).
+pub fn literal_delta_v_floor(inst: &Instance, mu: &nalgebra::DVector<f64>) -> Option<f64> {
+    let (h, g) = inst.joint();
+    let x = h.lu().solve(&g)?;
+    let u = x.rows(0, inst.du).into_owned();
+    let m = inst.clients.len() as f64;
+    Some(
+        inst.clients
+            .iter()
+            .zip(mu.iter())
+            .map(|(c, w)| if (w - 1.0).abs() <= super::prec::UNIT_WEIGHT { 0.0 } else { (w - 1.0).powi(2) * c.b.tr_mul(&u).norm_squared() })
+            .sum::<f64>()
+            / m,
+    )
 }
 
 /// What every claim of a scenario's run shares: the instance, its constants, the realised graphs

@@ -35,6 +35,11 @@ pub const SYMMETRY: f64 = crate::prec::RELATIVE_IDENTITY;
 /// magnitude: rounding of a semidefinite input, as for the engine's covariances.
 pub const PSD_FLOOR: f64 = crate::prec::RELATIVE_IDENTITY;
 
+/// A push-sum weight `mu_i` is 1 when `|mu_i - 1| <= UNIT_WEIGHT` (absolute): rounding of an
+/// exactly averaging graph's weights, so the printed `Delta_v^t` (at `u_i = mu_i z_i`) has no floor
+/// from that client.
+pub const UNIT_WEIGHT: f64 = crate::prec::ABSOLUTE_ZERO;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     EQUAL_CURVATURE = 1e-14,
@@ -44,4 +49,5 @@ crate::prec::policy_test!(
     DEVIATION_FLOOR = 1e-12,
     SYMMETRY = 1e-9,
     PSD_FLOOR = 1e-9,
+    UNIT_WEIGHT = 1e-12,
 );
