@@ -17,8 +17,9 @@ use super::algorithm::LocalGradient;
 use super::claims::{
     decaying_constant, divergence_bound, equality_solution, induction_at, recursion_rhs, variance_bound, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON,
 };
+use super::explicit::InstanceInput;
 use super::formulas::{needs_g2, Claim};
-use super::problem::{Constants, Instance, InstanceSpec};
+use super::problem::{Constants, Instance};
 use super::runs::{exact_run, half_life, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
 
 /// How a scenario sets the step.
@@ -64,8 +65,8 @@ pub struct Scenario {
     pub gradient: LocalGradient,
     /// The step.
     pub step: StepSpec,
-    /// The instance.
-    pub instance: InstanceSpec,
+    /// The instance: a seeded recipe or explicit numbers ([`InstanceInput`]).
+    pub instance: InstanceInput,
     /// Expected verdict per claim id (the claim as stated).
     #[serde(default)]
     pub expected: BTreeMap<String, VerdictKind>,
@@ -107,7 +108,7 @@ impl Scenario {
         for (name, v) in steps {
             require_positive(&format!("{field}.step.{name}"), v)?;
         }
-        let d = self.instance.dim as f64;
+        let d = self.instance.dim() as f64;
         require_memory(&format!("{field}.instance.dim"), 64.0 * d * d, "the instance's dim x dim matrices")?;
         let bytes = 8.0 * self.replicates as f64 * (self.rounds as f64 + 1.0) * 2.0 + 8.0 * self.rounds as f64 * 4.0;
         require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")
@@ -121,7 +122,7 @@ impl Scenario {
     /// each read a noise vector of `tau d` entries), holding `8 K (d + tau d) d` bytes. The constant terms are each
     /// round's fixed cost, measured (`1e5` rounds of 4 clients in dimension 6 take about 4 s).
     pub fn work(&self) -> crate::budget::Work {
-        let [k, d, tau, t, r] = [self.instance.clients, self.instance.dim, self.tau, self.rounds, self.replicates].map(|x| x as f64);
+        let [k, d, tau, t, r] = [self.instance.clients(), self.instance.dim(), self.tau, self.rounds, self.replicates].map(|x| x as f64);
         let z = if matches!(self.step, StepSpec::Decaying { .. }) { Z_ITERATIONS as f64 } else { 1.0 };
         let total = z * r * t * k * (tau * d * d + 250.0) + z * t * (k * d * d * d + 1e4) + k * (d + tau * d) * tau * (d * d + tau * d);
         let formula = "Z R T K (tau d^2 + 250) + Z T (K d^3 + 1e4) + K (d + tau d) tau (d^2 + tau d) (K clients, d = dim, Z = 8 for a decaying step)";
