@@ -112,7 +112,10 @@ fn a_hand_written_instance_runs_and_bad_fields_are_named() {
 /// `fedbounds run FILE --export-instance OUT` refuses `text` with exit 2, naming `field` and
 /// `allowed`, writing nothing.
 fn assert_refused(text: &str, field: &str, allowed: &str) {
-    let dir = std::env::temp_dir().join(format!("fedplt-instance-{}", std::process::id()));
+    // One folder per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("fedplt-instance-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let (file, out) = (dir.join("bad.toml"), dir.join("out.toml"));
     std::fs::write(&file, text).expect("the scenario is written");
@@ -122,6 +125,7 @@ fn assert_refused(text: &str, field: &str, allowed: &str) {
     assert_eq!(o.status.code(), Some(2), "{field}: exit 2 expected\n{stderr}\n{text}");
     assert!(stderr.contains(field) && stderr.contains(allowed), "{field} / {allowed} not named:\n{stderr}");
     assert!(!out.exists(), "{field}: nothing may be written");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -136,4 +140,72 @@ fn the_cli_writes_an_explicit_file_that_runs_the_same() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let written = std::fs::read_to_string(&out).expect("the explicit file is written");
     assert_eq!(unhashed(run(text)), unhashed(run(&written)));
+}
+
+/// One client, full mask, `tau = 1`, constant step 0.3, with `noise` (a `noise_cov` line or
+/// none) and `top` (the `sigma` line or none).
+fn one_client(top: &str, noise: &str) -> String {
+    format!(
+        "family = \"fedplt\"\nname = \"one\"\nrounds = 12\nreplicates = 1\nseed = 5\ntau = 1\nstep = {{ constant = 0.3 }}\n\
+         [instance]\n{top}\ninitial = [3.0, -2.0]\n[[instance.clients]]\nweight = 1.0\nhessian = [[2.0, 0.5], [0.5, 1.0]]\n\
+         optimum = [1.0, 0.0]\nmask = [1, 1]\n{noise}\n"
+    )
+}
+
+const S: [[f64; 2]; 2] = [[0.2, 0.05], [0.05, 0.1]];
+
+/// `D^t = tr(P_t)`, `P_{t+1} = A P_t A^T + eta^2 S`, `A = I - eta H`, `P_0 = e_0 e_0^T`: one
+/// client with a full mask and `psi = 1` runs SGD `e_{t+1} = A e_t - eta R xi` with `R R^T = S`.
+fn closed_form(s: [[f64; 2]; 2], rounds: usize) -> Vec<f64> {
+    use nalgebra::{Matrix2, Vector2};
+    let (eta, h) = (0.3, Matrix2::new(2.0, 0.5, 0.5, 1.0));
+    let a = Matrix2::identity() - h * eta;
+    let e0 = Vector2::new(2.0, -2.0);
+    let mut p = e0 * e0.transpose();
+    let mut out = vec![p.trace()];
+    for _ in 0..rounds {
+        p = a * p * a.transpose() + Matrix2::new(s[0][0], s[0][1], s[1][0], s[1][1]) * (eta * eta);
+        out.push(p.trace());
+    }
+    out
+}
+
+fn distance(text: &str) -> (Vec<f64>, f64, f64) {
+    use fedbounds::families::fedplt::{card::scenario_file, check::run_scenario};
+    let run = run_scenario(&scenario_file(text, "test.toml").expect("the scenario parses"), &[], 1.0).expect("the scenario runs");
+    (run.distance, run.steps.update_noise, run.constants.sigma2)
+}
+
+#[test]
+fn anisotropic_noise_matches_the_closed_form_on_one_client() {
+    let rows = format!("noise_cov = [[{}, {}], [{}, {}]]", S[0][0], S[0][1], S[1][0], S[1][1]);
+    let (d, update_noise, sigma2) = distance(&one_client("", &rows));
+    let truth = closed_form(S, 12);
+    assert_eq!(d.len(), truth.len());
+    for (t, (x, y)) in d.iter().zip(&truth).enumerate() {
+        assert!((x - y).abs() <= 1e-12 * y, "D^{t}: {x} vs closed form {y}");
+    }
+    // sigma^2 = tr(S), and the update's noise sum_i psi_i^2 c^2 S_ii = tr(S) with one client.
+    assert!((sigma2 - 0.3).abs() <= 1e-15 && (update_noise - 0.3).abs() <= 1e-15, "{sigma2} {update_noise}");
+    // Negative control: isotropic noise of the same trace (sigma^2 = 0.3) runs to another D^t,
+    // which the same comparison refuses.
+    let (iso, _, _) = distance(&one_client("sigma = 0.5477225575051661", ""));
+    assert!(iso.iter().zip(&truth).skip(1).any(|(x, y)| (x - y).abs() > 1e-6 * y), "isotropic noise must differ");
+    let iso_truth = closed_form([[0.15, 0.0], [0.0, 0.15]], 12);
+    assert!(iso.iter().zip(&iso_truth).all(|(x, y)| (x - y).abs() <= 1e-12 * y), "the isotropic closed form, S = (sigma^2 / d) I");
+    // The explicit form with covariances round-trips.
+    let text = one_client("", &rows);
+    let exported = export(&text);
+    assert!(exported.contains("noise_cov") && !exported.contains("sigma ="), "{exported}");
+    assert_eq!(unhashed(run(&text)), unhashed(run(&exported)));
+}
+
+#[test]
+fn bad_noise_covariances_are_named() {
+    let rows = "noise_cov = [[0.2, 0.05], [0.05, 0.1]]";
+    assert_refused(&one_client("sigma = 0.3", rows), "instance.clients[0].noise_cov", "either instance.sigma");
+    assert_refused(&one_client("", ""), "instance.clients[0].noise_cov", "either instance.sigma");
+    assert_refused(&one_client("", "noise_cov = [[0.2, 0.0], [0.0, -0.1]]"), "instance.clients[0].noise_cov", "positive semidefinite");
+    assert_refused(&one_client("", "noise_cov = [[0.2, 0.1], [0.0, 0.1]]"), "instance.clients[0].noise_cov", "symmetric");
+    assert_refused(&one_client("", "noise_cov = [[0.2]]"), "instance.clients[0].noise_cov", "2 rows of length 2");
 }

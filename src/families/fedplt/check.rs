@@ -161,6 +161,7 @@ pub struct RoundSteps {
     /// `E||Delta^t - bar Delta^t||^2 / (eta^t)^2 = (sigma^2 / d) sum_i psi_i^2 sum_k c_k^2 (m_k)_i`
     /// in the one-gradient model (001:L250-276): the noise `(sigma / sqrt(d)) xi_k` of the clients
     /// is independent and zero-mean, so the cross terms vanish; 0 for full gradients (eq. 5).
+    /// With covariances `S_k`: `sum_i psi_i^2 sum_k c_k^2 (m_k)_i (S_k)_ii`.
     pub update_noise: f64,
     /// `sum_k c_k^2 alpha_{r_k}^2`, alpha as printed (001:L276).
     pub c2_alpha2: f64,
@@ -175,10 +176,20 @@ impl RoundSteps {
     fn new(s: &Scenario, inst: &Instance, c: &Constants, exact: &super::runs::ExactRun) -> Self {
         let noisy = s.gradient == LocalGradient::Sgd;
         let d = inst.dim();
-        let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).map(|(m, w)| w * w * m[i]).sum::<f64>();
-        let spread: f64 = (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum();
+        let update_noise = match &inst.noise {
+            _ if !noisy => 0.0,
+            None => {
+                let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).map(|(m, w)| w * w * m[i]).sum::<f64>();
+                c.sigma2 / d as f64 * (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum::<f64>()
+            }
+            Some(_) => {
+                let diagonals: Vec<DVector<f64>> = (0..inst.clients()).map(|k| inst.noise_diagonal(k)).collect();
+                let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).zip(&diagonals).map(|((m, w), s)| w * w * m[i] * s[i]).sum::<f64>();
+                (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum()
+            }
+        };
         Self {
-            update_noise: if noisy { c.sigma2 / d as f64 * spread } else { 0.0 },
+            update_noise,
             c2_alpha2: c.weights.iter().zip(&c.alpha).map(|(w, a)| w * w * a * a).sum(),
             divergence: exact.divergence.clone(),
             global_gradient_sup: exact.global_gradient_sup,

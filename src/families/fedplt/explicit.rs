@@ -15,7 +15,10 @@
 //! hessian = [[2.0, 0.0], [0.0, 1.0]]   # H_k, d x d, symmetric positive definite (rows)
 //! optimum = [1.0, 0.0]      # a_k, the minimizer of F_k
 //! mask = [1, 0]             # m_k, 0 or 1 per coordinate
+//! noise_cov = [[0.1, 0.0], [0.0, 0.02]]   # optional S_k (in every client, with no sigma)
 //! ```
+//!
+//! With covariances, Assumption 4's `sigma^2 = max_k tr(S_k)`.
 //!
 //! `H_k` positive definite is Assumption 2 (`mu = min_k lambda_min(H_k) > 0`, 001:L126-129); its
 //! smallest eigenvalue must be at least [`crate::prec::INPUT_MAGNITUDE_MIN`] and its largest at
@@ -25,8 +28,8 @@
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use serde::{Deserialize, Serialize};
 
-use super::prec::{SYMMETRY, WEIGHT_SUM};
-use super::problem::{Instance, InstanceSpec};
+use super::prec::{PSD_FLOOR, SYMMETRY, WEIGHT_SUM};
+use super::problem::{Instance, InstanceSpec, NoiseCovariance};
 use crate::error::{require_count, require_memory, Error, Result};
 use crate::explicit::{finite, matrix, symmetric, vector};
 use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
@@ -35,8 +38,10 @@ use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExplicitInstance {
-    /// `sigma >= 0` of Assumption 4.
-    pub sigma: f64,
+    /// `sigma >= 0` of Assumption 4 (isotropic noise `(sigma / sqrt(d)) xi`); absent when every
+    /// client gives `noise_cov`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigma: Option<f64>,
     /// `W^0`, length `d >= 1`.
     pub initial: Vec<f64>,
     /// One entry per client, `K >= 1` in all.
@@ -55,6 +60,10 @@ pub struct ExplicitClient {
     pub optimum: Vec<f64>,
     /// `m_k`, length `d`, entries 0 or 1.
     pub mask: Vec<u8>,
+    /// `S_k`, the covariance of the gradient noise, `d x d` symmetric positive semidefinite
+    /// (anisotropic noise `R_k xi`, `R_k R_k^T = S_k`); only without `instance.sigma`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_cov: Option<Vec<Vec<f64>>>,
 }
 
 /// A scenario's instance: the seeded recipe (the default) or the explicit numbers.
@@ -130,9 +139,48 @@ fn require_positive_definite(field: &str, h: &DMatrix<f64>) -> Result<()> {
     Ok(())
 }
 
+/// A client's numbers, checked.
+struct Built {
+    hessian: DMatrix<f64>,
+    optimum: DVector<f64>,
+    mask: DVector<f64>,
+    noise: Option<NoiseCovariance>,
+}
+
+/// A noise covariance given as rows: `d x d`, symmetric, positive semidefinite (smallest
+/// eigenvalue at least `-PSD_FLOOR` times the largest magnitude).
+fn covariance(field: &str, rows: &[Vec<f64>], d: usize) -> Result<NoiseCovariance> {
+    let m = symmetric(field, SYMMETRY, matrix(field, rows, (d, d), "d x d")?)?;
+    let eig = SymmetricEigen::new(m.clone()).eigenvalues;
+    if eig.min().is_nan() || eig.min() < -PSD_FLOOR * eig.amax() {
+        return Err(Error::field(field, format!("smallest eigenvalue {:e}", eig.min()), "a noise covariance: symmetric positive semidefinite"));
+    }
+    Ok(NoiseCovariance::new(m))
+}
+
+/// `sigma` of Assumption 4: the isotropic level when no client gives `noise_cov`, else
+/// `sqrt(max_k tr(S_k))` when every client gives one.
+fn noise_level(sigma: Option<f64>, covariances: &[Option<NoiseCovariance>]) -> Result<(f64, Option<Vec<NoiseCovariance>>)> {
+    let either = "either instance.sigma (isotropic noise) or noise_cov in every client";
+    match (sigma, covariances.iter().position(Option::is_some), covariances.iter().position(Option::is_none)) {
+        (Some(s), None, _) => {
+            if !(s.is_finite() && (0.0..=INPUT_MAGNITUDE_MAX).contains(&s)) {
+                return Err(Error::field("instance.sigma", format!("got {s}"), format!("a number in [0, {INPUT_MAGNITUDE_MAX:e}]")));
+            }
+            Ok((s, None))
+        }
+        (Some(_), Some(i), _) => Err(Error::field(format!("instance.clients[{i}].noise_cov"), "given with instance.sigma", either)),
+        (None, _, Some(i)) => Err(Error::field(format!("instance.clients[{i}].noise_cov"), "missing, and instance.sigma is not given", either)),
+        (None, _, None) => {
+            let all: Vec<NoiseCovariance> = covariances.iter().flatten().cloned().collect();
+            Ok((all.iter().map(|c| c.matrix.trace()).fold(0.0, f64::max).sqrt(), Some(all)))
+        }
+    }
+}
+
 impl ExplicitClient {
     /// Checks every field (named `field.<name>`) for dimension `d`; gives `(H_k, a_k, m_k)`.
-    fn build(&self, field: &str, d: usize) -> Result<(DMatrix<f64>, DVector<f64>, DVector<f64>)> {
+    fn build(&self, field: &str, d: usize) -> Result<Built> {
         let f = |name: &str| format!("{field}.{name}");
         if !(self.weight.is_finite() && self.weight > 0.0 && self.weight <= 1.0) {
             return Err(Error::field(f("weight"), format!("got {}", self.weight), "0 < c_k <= 1"));
@@ -146,7 +194,8 @@ impl ExplicitClient {
         if let Some((i, v)) = self.mask.iter().enumerate().find(|(_, v)| **v > 1) {
             return Err(Error::field(format!("{}[{i}]", f("mask")), format!("got {v}"), "0 or 1"));
         }
-        Ok((hessian, optimum, DVector::from_iterator(d, self.mask.iter().map(|v| f64::from(*v)))))
+        let noise = self.noise_cov.as_ref().map(|rows| covariance(&f("noise_cov"), rows, d)).transpose()?;
+        Ok(Built { hessian, optimum, mask: DVector::from_iterator(d, self.mask.iter().map(|v| f64::from(*v))), noise })
     }
 }
 
@@ -158,14 +207,12 @@ impl ExplicitInstance {
     /// [`Error::InvalidField`]: no client or an empty `W^0`, a matrix or vector of the wrong
     /// shape, a non-finite entry, a non-symmetric or not positive definite `H_k`, a weight out of
     /// `(0, 1]` or weights whose sum is not 1 (to [`WEIGHT_SUM`]), a mask entry other than 0 or 1,
-    /// a negative or non-finite `sigma`.
+    /// a negative or non-finite `sigma`, a noise covariance that is not symmetric positive
+    /// semidefinite, noise given both ways or neither.
     pub fn build(&self) -> Result<Instance> {
         let k = require_count("instance.clients", self.clients.len(), 1, usize::MAX)?;
         let d = require_count("instance.initial", self.initial.len(), 1, usize::MAX)?;
         require_memory("instance.clients, instance.initial", 8.0 * 4.0 * k as f64 * d as f64 * d as f64, "the clients' matrices")?;
-        if !(self.sigma.is_finite() && (0.0..=INPUT_MAGNITUDE_MAX).contains(&self.sigma)) {
-            return Err(Error::field("instance.sigma", format!("got {}", self.sigma), format!("a number in [0, {INPUT_MAGNITUDE_MAX:e}]")));
-        }
         finite("instance.initial", &self.initial)?;
         let built: Vec<_> = self.clients.iter().enumerate().map(|(i, c)| c.build(&format!("instance.clients[{i}]"), d)).collect::<Result<_>>()?;
         let total: f64 = self.clients.iter().map(|c| c.weight).sum();
@@ -176,20 +223,16 @@ impl ExplicitInstance {
                 format!("weights c_k summing to 1 (to {WEIGHT_SUM:e})"),
             ));
         }
-        let mut inst = Instance {
-            hessians: vec![],
-            optima: vec![],
+        let (sigma, noise) = noise_level(self.sigma, &built.iter().map(|b| b.noise.clone()).collect::<Vec<_>>())?;
+        Ok(Instance {
+            hessians: built.iter().map(|b| b.hessian.clone()).collect(),
+            optima: built.iter().map(|b| b.optimum.clone()).collect(),
             weights: self.clients.iter().map(|c| c.weight).collect(),
-            masks: vec![],
-            sigma: self.sigma,
+            masks: built.into_iter().map(|b| b.mask).collect(),
+            sigma,
             initial: DVector::from_column_slice(&self.initial),
-        };
-        for (h, a, m) in built {
-            inst.hessians.push(h);
-            inst.optima.push(a);
-            inst.masks.push(m);
-        }
-        Ok(inst)
+            noise,
+        })
     }
 
     /// The explicit form of `inst`: every number as the instance holds it, so that
@@ -202,8 +245,9 @@ impl ExplicitInstance {
                 hessian: rows(&inst.hessians[k]),
                 optimum: inst.optima[k].iter().copied().collect(),
                 mask: inst.masks[k].iter().map(|v| u8::from(*v != 0.0)).collect(),
+                noise_cov: inst.noise.as_ref().map(|n| rows(&n[k].matrix)),
             })
             .collect();
-        Self { sigma: inst.sigma, initial: inst.initial.iter().copied().collect(), clients }
+        Self { sigma: inst.noise.is_none().then_some(inst.sigma), initial: inst.initial.iter().copied().collect(), clients }
     }
 }

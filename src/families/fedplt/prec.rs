@@ -45,6 +45,10 @@ pub const A6_EIGEN_ZERO: f64 = ABSOLUTE_ZERO;
 /// is used, bit for bit `H` when it is symmetric).
 pub const SYMMETRY: f64 = RELATIVE_IDENTITY;
 
+/// An explicit noise covariance is positive semidefinite when its smallest eigenvalue is at
+/// least `-PSD_FLOOR` times its largest magnitude (rounding of a singular one).
+pub const PSD_FLOOR: f64 = ABSOLUTE_ZERO;
+
 /// An explicit instance's weights `c_k` sum to 1 when `|sum_k c_k - 1| <= WEIGHT_SUM`: the
 /// recipe's `n_k / n` sum to 1 up to rounding.
 pub const WEIGHT_SUM: f64 = RELATIVE_IDENTITY;
@@ -61,5 +65,6 @@ crate::prec::policy_test!(
     RHO_NEAR_ZERO = 1e-2,
     A6_EIGEN_ZERO = 1e-12,
     SYMMETRY = 1e-9,
+    PSD_FLOOR = 1e-12,
     WEIGHT_SUM = 1e-9,
 );

@@ -91,6 +91,30 @@ pub struct Instance {
     pub sigma: f64,
     /// `W^0`.
     pub initial: DVector<f64>,
+    /// Per-client noise covariances `S_k` (an explicit instance's `noise_cov`); `None`: the
+    /// isotropic `(sigma / sqrt(d)) xi` of every client, `S_k = (sigma^2 / d) I`.
+    pub noise: Option<Vec<NoiseCovariance>>,
+}
+
+/// A client's gradient-noise covariance `S_k` and its symmetric square root `R_k`
+/// (`R_k R_k^T = S_k`): the noise is `R_k xi`, `xi ~ N(0, I_d)`, so
+/// `E||grad l - grad F_k||^2 = tr(S_k)` (Assumption 4, 001:L136-141).
+#[derive(Debug, Clone)]
+pub struct NoiseCovariance {
+    /// `S_k`, symmetric positive semidefinite.
+    pub matrix: DMatrix<f64>,
+    /// `R_k = Q diag(sqrt(max(lambda, 0))) Q^T` from the eigendecomposition of `S_k`.
+    pub root: DMatrix<f64>,
+}
+
+impl NoiseCovariance {
+    /// `S` with its symmetric square root (eigenvalues below 0 by rounding taken as 0).
+    pub fn new(matrix: DMatrix<f64>) -> Self {
+        let eig = SymmetricEigen::new(matrix.clone());
+        let roots = eig.eigenvalues.map(|l| l.max(0.0).sqrt());
+        let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
+        Self { matrix, root }
+    }
 }
 
 fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
@@ -162,7 +186,7 @@ impl InstanceSpec {
             .collect();
         let centre = DVector::from_fn(d, |i, _| (i as f64 + 1.0).sqrt());
         let optima: Vec<DVector<f64>> = (0..k).map(|_| &centre + unit_vector(&mut rng, d) * self.heterogeneity).collect();
-        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d) };
+        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d), noise: None };
         let w_star = inst.minimizer()?;
         inst.initial = &w_star + unit_vector(&mut rng, d) * self.init_distance;
         Ok(inst)
@@ -282,6 +306,15 @@ impl Instance {
         let rhs = self.hessians.iter().zip(&self.optima).zip(&self.weights).fold(DVector::zeros(self.dim()), |a, ((h, o), c)| a + h * o * *c);
         let hessian = self.hessians.iter().zip(&self.weights).fold(DMatrix::zeros(self.dim(), self.dim()), |a, (h, c)| a + h * *c);
         hessian.cholesky().map(|ch| ch.solve(&rhs)).ok_or_else(|| Error::Instance("the weighted Hessian is not positive definite".into()))
+    }
+
+    /// `E[(grad l - grad F_k)_i^2]`, the diagonal of client `k`'s noise covariance:
+    /// `sigma^2 / d` per coordinate when isotropic, else `(S_k)_ii`.
+    pub fn noise_diagonal(&self, k: usize) -> DVector<f64> {
+        match &self.noise {
+            None => DVector::from_element(self.dim(), self.sigma * self.sigma / self.dim() as f64),
+            Some(n) => n[k].matrix.diagonal(),
+        }
     }
 
     /// `grad F_k(W) = H_k (W - a_k)`.
