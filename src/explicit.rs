@@ -1,7 +1,7 @@
 //! Reading the numbers of an explicit instance in a scenario file (matrices as lists of rows,
 //! vectors), every entry checked, errors naming the field and the allowed range.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use crate::error::{Error, Result};
 use crate::prec::INPUT_MAGNITUDE_MAX;
@@ -56,4 +56,25 @@ pub fn symmetric(field: &str, tolerance: f64, m: DMatrix<f64>) -> Result<DMatrix
         return Err(Error::field(field, format!("not symmetric: max |M - M^T| = {asymmetry:e}"), "a symmetric matrix (rows equal to columns)"));
     }
     Ok((&m + m.transpose()) * 0.5)
+}
+
+/// A gradient noise covariance `S` (symmetric positive semidefinite) and its symmetric square
+/// root, so that `S^{1/2} xi` with standard normal `xi` has covariance `S` and `E||.||^2 = tr(S)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Covariance {
+    /// `S`.
+    pub matrix: DMatrix<f64>,
+    /// `S^{1/2} = Q diag(sqrt(lambda)) Q^T`.
+    pub root: DMatrix<f64>,
+}
+
+impl Covariance {
+    /// From a finite symmetric positive semidefinite `matrix` (the caller checks it): eigenvalues
+    /// below zero by rounding give a zero root.
+    pub fn new(matrix: DMatrix<f64>) -> Self {
+        let eig = SymmetricEigen::new(matrix.clone());
+        let roots = eig.eigenvalues.map(|l| if l > 0.0 { l.sqrt() } else { 0.0 });
+        let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
+        Self { matrix, root: (&root + root.transpose()) * 0.5 }
+    }
 }

@@ -29,9 +29,9 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use serde::{Deserialize, Serialize};
 
 use super::prec::{PSD_FLOOR, SYMMETRY, WEIGHT_SUM};
-use super::problem::{Instance, InstanceSpec, NoiseCovariance};
+use super::problem::{Instance, InstanceSpec};
 use crate::error::{require_count, require_memory, Error, Result};
-use crate::explicit::{finite, matrix, symmetric, vector};
+use crate::explicit::{finite, matrix, symmetric, vector, Covariance};
 use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
 
 /// An instance given by its numbers (the `[instance]` table with a list of clients).
@@ -144,23 +144,23 @@ struct Built {
     hessian: DMatrix<f64>,
     optimum: DVector<f64>,
     mask: DVector<f64>,
-    noise: Option<NoiseCovariance>,
+    noise: Option<Covariance>,
 }
 
 /// A noise covariance given as rows: `d x d`, symmetric, positive semidefinite (smallest
 /// eigenvalue at least `-PSD_FLOOR` times the largest magnitude).
-fn covariance(field: &str, rows: &[Vec<f64>], d: usize) -> Result<NoiseCovariance> {
+fn covariance(field: &str, rows: &[Vec<f64>], d: usize) -> Result<Covariance> {
     let m = symmetric(field, SYMMETRY, matrix(field, rows, (d, d), "d x d")?)?;
     let eig = SymmetricEigen::new(m.clone()).eigenvalues;
     if eig.min().is_nan() || eig.min() < -PSD_FLOOR * eig.amax() {
         return Err(Error::field(field, format!("smallest eigenvalue {:e}", eig.min()), "a noise covariance: symmetric positive semidefinite"));
     }
-    Ok(NoiseCovariance::new(m))
+    Ok(Covariance::new(m))
 }
 
 /// `sigma` of Assumption 4: the isotropic level when no client gives `noise_cov`, else
 /// `sqrt(max_k tr(S_k))` when every client gives one.
-fn noise_level(sigma: Option<f64>, covariances: &[Option<NoiseCovariance>]) -> Result<(f64, Option<Vec<NoiseCovariance>>)> {
+fn noise_level(sigma: Option<f64>, covariances: &[Option<Covariance>]) -> Result<(f64, Option<Vec<Covariance>>)> {
     let either = "either instance.sigma (isotropic noise) or noise_cov in every client";
     match (sigma, covariances.iter().position(Option::is_some), covariances.iter().position(Option::is_none)) {
         (Some(s), None, _) => {
@@ -172,7 +172,7 @@ fn noise_level(sigma: Option<f64>, covariances: &[Option<NoiseCovariance>]) -> R
         (Some(_), Some(i), _) => Err(Error::field(format!("instance.clients[{i}].noise_cov"), "given with instance.sigma", either)),
         (None, _, Some(i)) => Err(Error::field(format!("instance.clients[{i}].noise_cov"), "missing, and instance.sigma is not given", either)),
         (None, _, None) => {
-            let all: Vec<NoiseCovariance> = covariances.iter().flatten().cloned().collect();
+            let all: Vec<Covariance> = covariances.iter().flatten().cloned().collect();
             Ok((all.iter().map(|c| c.matrix.trace()).fold(0.0, f64::max).sqrt(), Some(all)))
         }
     }

@@ -12,6 +12,7 @@ use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{require_count, require_memory, require_non_negative, require_positive, Error, Result};
+use crate::explicit::Covariance;
 use crate::rng::StreamKey;
 
 /// How the clients' masks are laid out.
@@ -93,28 +94,7 @@ pub struct Instance {
     pub initial: DVector<f64>,
     /// Per-client noise covariances `S_k` (an explicit instance's `noise_cov`); `None`: the
     /// isotropic `(sigma / sqrt(d)) xi` of every client, `S_k = (sigma^2 / d) I`.
-    pub noise: Option<Vec<NoiseCovariance>>,
-}
-
-/// A client's gradient-noise covariance `S_k` and its symmetric square root `R_k`
-/// (`R_k R_k^T = S_k`): the noise is `R_k xi`, `xi ~ N(0, I_d)`, so
-/// `E||grad l - grad F_k||^2 = tr(S_k)` (Assumption 4, 001:L136-141).
-#[derive(Debug, Clone)]
-pub struct NoiseCovariance {
-    /// `S_k`, symmetric positive semidefinite.
-    pub matrix: DMatrix<f64>,
-    /// `R_k = Q diag(sqrt(max(lambda, 0))) Q^T` from the eigendecomposition of `S_k`.
-    pub root: DMatrix<f64>,
-}
-
-impl NoiseCovariance {
-    /// `S` with its symmetric square root (eigenvalues below 0 by rounding taken as 0).
-    pub fn new(matrix: DMatrix<f64>) -> Self {
-        let eig = SymmetricEigen::new(matrix.clone());
-        let roots = eig.eigenvalues.map(|l| l.max(0.0).sqrt());
-        let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
-        Self { matrix, root }
-    }
+    pub noise: Option<Vec<Covariance>>,
 }
 
 fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
