@@ -24,6 +24,7 @@ pub mod claim;
 pub mod engine;
 pub mod error;
 pub mod explain;
+pub mod explicit;
 pub mod families;
 pub mod family;
 pub mod formula;

@@ -217,6 +217,7 @@ fn fedplt_case() -> (FedPltCase, Vec<BigRational>) {
         masks: [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]].iter().map(|m| DVector::from_row_slice(m)).collect(),
         sigma: 1e-17,
         initial: DVector::from_vec(vec![0.6, -0.2, 0.9]),
+        noise: None,
     };
     let case = FedPltCase { instance, psi: vec![1.0 / 0.7, 1.0 / 0.8, 1.0 / 0.5], eta: 0.5, tau: 2 };
     let inst = &case.instance;

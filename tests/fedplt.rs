@@ -9,6 +9,7 @@ use fedbounds::engine::student_t_interval;
 use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
 use fedbounds::families::fedplt::check::{run_scenario, Scenario, StepSpec};
 use fedbounds::families::fedplt::claims::{equality_solution, induction_sides, FedPltClaim, ALL};
+use fedbounds::families::fedplt::explicit::InstanceInput;
 use fedbounds::families::fedplt::family::embedded_card;
 use fedbounds::families::fedplt::formulas::Claim;
 use fedbounds::families::fedplt::problem::{InstanceSpec, MaskLayout};
@@ -215,7 +216,8 @@ proptest! {
 #[test]
 fn bad_fedplt_input_names_the_field() {
     let mut s = scenario("balanced-layers-shared-optimum");
-    s.instance.masks = MaskLayout::Layers { layers: 9, per_client: 1 };
+    let InstanceInput::Recipe(spec) = &mut s.instance else { panic!("the card's scenarios are recipes") };
+    spec.masks = MaskLayout::Layers { layers: 9, per_client: 1 };
     let err = run_scenario(&s, &all(), 1.0).unwrap_err();
     assert!(err.is_bad_input() && err.to_string().contains("instance.masks.layers"), "{err}");
     let mut s = scenario("balanced-layers-shared-optimum");

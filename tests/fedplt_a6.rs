@@ -24,6 +24,7 @@ fn instance(masks: [[f64; 3]; 2]) -> Instance {
         masks: masks.iter().map(|m| DVector::from_column_slice(m)).collect(),
         sigma: 0.0,
         initial: DVector::from_element(3, 1.0),
+        noise: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn instance(mask: &[f64], a: &[f64]) -> Instance {
         masks: vec![DVector::from_column_slice(mask)],
         sigma: 0.0,
         initial: DVector::zeros(d),
+        noise: None,
     }
 }
 

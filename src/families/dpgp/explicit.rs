@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::prec::{PSD_FLOOR, SYMMETRY};
 use super::problem::{validate_sizes, Client, Covariance, Instance};
 use crate::error::{require_non_negative, Error, Result};
-use crate::prec::INPUT_MAGNITUDE_MAX;
+use crate::explicit::{matrix, symmetric, vector};
 
 /// An instance given by its matrices (the `[instance]` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,46 +71,6 @@ pub struct ExplicitClient {
     pub noise_v_cov: Option<Vec<Vec<f64>>>,
 }
 
-/// `rows` as an `r x c` matrix of finite numbers, naming `field` (or its entry) otherwise.
-fn matrix(field: &str, rows: &[Vec<f64>], (r, c): (usize, usize), shape: &str) -> Result<DMatrix<f64>> {
-    if rows.len() != r || rows.iter().any(|x| x.len() != c) {
-        let lengths: Vec<usize> = rows.iter().map(Vec::len).collect();
-        return Err(Error::field(field, format!("{} rows of lengths {lengths:?}", rows.len()), format!("{r} rows of length {c} ({shape})")));
-    }
-    for (k, row) in rows.iter().enumerate() {
-        finite(&format!("{field}[{k}]"), row)?;
-    }
-    Ok(DMatrix::from_fn(r, c, |i, j| rows[i][j]))
-}
-
-/// Checks that every entry of `x` is finite and at most [`INPUT_MAGNITUDE_MAX`] in magnitude
-/// (so that the products and sums of the instance stay finite), naming `field[k]` otherwise.
-fn finite(field: &str, x: &[f64]) -> Result<()> {
-    match x.iter().enumerate().find(|(_, x)| !x.is_finite() || x.abs() > INPUT_MAGNITUDE_MAX) {
-        Some((k, x)) => Err(Error::field(format!("{field}[{k}]"), format!("got {x}"), format!("a finite number of magnitude at most {INPUT_MAGNITUDE_MAX:e}"))),
-        None => Ok(()),
-    }
-}
-
-/// `x` as a vector of `n` (the size `name`) finite numbers.
-fn vector(field: &str, x: &[f64], n: usize, name: &str) -> Result<DVector<f64>> {
-    if x.len() != n {
-        return Err(Error::field(field, format!("length {}", x.len()), format!("length {name} = {n}")));
-    }
-    finite(field, x)?;
-    Ok(DVector::from_column_slice(x))
-}
-
-/// A symmetric matrix: `max |M - M^T| <= SYMMETRY max |M|` is rounding, and `(M + M^T)/2`
-/// is used (bit for bit `M` when `M` is symmetric).
-fn symmetric(field: &str, m: DMatrix<f64>) -> Result<DMatrix<f64>> {
-    let asymmetry = (&m - m.transpose()).amax();
-    if asymmetry > SYMMETRY * m.amax() {
-        return Err(Error::field(field, format!("not symmetric: max |M - M^T| = {asymmetry:e}"), "a symmetric matrix (rows equal to columns)"));
-    }
-    Ok((&m + m.transpose()) * 0.5)
-}
-
 /// Checks that a symmetric matrix is positive semidefinite: its smallest eigenvalue at least
 /// `-PSD_FLOOR` times its largest magnitude.
 fn require_psd(field: &str, m: &DMatrix<f64>, what: &str) -> Result<()> {
@@ -124,7 +84,7 @@ fn require_psd(field: &str, m: &DMatrix<f64>, what: &str) -> Result<()> {
 
 /// A covariance given as rows: symmetric positive semidefinite, `n x n`.
 fn covariance(field: &str, rows: &[Vec<f64>], n: usize, block: &str) -> Result<Covariance> {
-    let m = symmetric(field, matrix(field, rows, (n, n), &format!("d{block} x d{block}"))?)?;
+    let m = symmetric(field, SYMMETRY, matrix(field, rows, (n, n), &format!("d{block} x d{block}"))?)?;
     require_psd(field, &m, "a noise covariance")?;
     Ok(Covariance::new(m))
 }
@@ -140,9 +100,9 @@ impl ExplicitClient {
     /// Checks every field (named `field.<name>`) for sizes `du`, `dv` and builds the client.
     fn build(&self, field: &str, du: usize, dv: usize) -> Result<Built> {
         let f = |name: &str| format!("{field}.{name}");
-        let a = symmetric(&f("a"), matrix(&f("a"), &self.a, (du, du), "du x du")?)?;
+        let a = symmetric(&f("a"), SYMMETRY, matrix(&f("a"), &self.a, (du, du), "du x du")?)?;
         let b = matrix(&f("b"), &self.b, (du, dv), "du x dv")?;
-        let d = symmetric(&f("d"), matrix(&f("d"), &self.d, (dv, dv), "dv x dv")?)?;
+        let d = symmetric(&f("d"), SYMMETRY, matrix(&f("d"), &self.d, (dv, dv), "dv x dv")?)?;
         let mut hessian = DMatrix::zeros(du + dv, du + dv);
         hessian.view_mut((0, 0), (du, du)).copy_from(&a);
         hessian.view_mut((0, du), (du, dv)).copy_from(&b);

@@ -34,26 +34,7 @@ pub struct Client {
     pub noise_v: Option<Covariance>,
 }
 
-/// A gradient noise covariance `S` (symmetric positive semidefinite) and its symmetric square
-/// root, so that `S^{1/2} xi` with standard normal `xi` has covariance `S` and `E||.||^2 = tr(S)`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Covariance {
-    /// `S`.
-    pub matrix: DMatrix<f64>,
-    /// `S^{1/2} = Q diag(sqrt(lambda)) Q^T`.
-    pub root: DMatrix<f64>,
-}
-
-impl Covariance {
-    /// From a finite symmetric positive semidefinite `matrix` (the caller checks it): eigenvalues
-    /// below zero by rounding give a zero root.
-    pub fn new(matrix: DMatrix<f64>) -> Self {
-        let eig = SymmetricEigen::new(matrix.clone());
-        let roots = eig.eigenvalues.map(|l| if l > 0.0 { l.sqrt() } else { 0.0 });
-        let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
-        Self { matrix, root: (&root + root.transpose()) * 0.5 }
-    }
-}
+pub use crate::explicit::Covariance;
 
 /// One noise draw: `S^{1/2} xi` for an anisotropic covariance, else `scale xi`.
 pub fn noise(covariance: Option<&Covariance>, xi: &[f64], scale: f64) -> DVector<f64> {

@@ -62,10 +62,10 @@ impl FedPltRound<'_> {
         out.push(x.clone());
         for s in 0..self.tau {
             let mut g = self.instance.gradient(k, &x);
-            if self.noisy() {
-                for (gi, xi) in g.iter_mut().zip(&noise[s * d..(s + 1) * d]) {
-                    *gi += scale * xi;
-                }
+            match (&self.instance.noise, self.noisy()) {
+                (_, false) => {}
+                (None, true) => g.iter_mut().zip(&noise[s * d..(s + 1) * d]).for_each(|(gi, xi)| *gi += scale * xi),
+                (Some(n), true) => g += &n[k].root * DVector::from_column_slice(&noise[s * d..(s + 1) * d]),
             }
             x -= g.component_mul(mask) * self.eta;
             out.push(x.clone());

@@ -17,8 +17,9 @@ use super::algorithm::LocalGradient;
 use super::claims::{
     decaying_constant, divergence_bound, equality_solution, induction_at, recursion_rhs, variance_bound, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON,
 };
+use super::explicit::InstanceInput;
 use super::formulas::{needs_g2, Claim};
-use super::problem::{Constants, Instance, InstanceSpec};
+use super::problem::{Constants, Instance};
 use super::runs::{exact_run, half_life, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
 
 /// How a scenario sets the step.
@@ -64,8 +65,8 @@ pub struct Scenario {
     pub gradient: LocalGradient,
     /// The step.
     pub step: StepSpec,
-    /// The instance.
-    pub instance: InstanceSpec,
+    /// The instance: a seeded recipe or explicit numbers ([`InstanceInput`]).
+    pub instance: InstanceInput,
     /// Expected verdict per claim id (the claim as stated).
     #[serde(default)]
     pub expected: BTreeMap<String, VerdictKind>,
@@ -107,7 +108,7 @@ impl Scenario {
         for (name, v) in steps {
             require_positive(&format!("{field}.step.{name}"), v)?;
         }
-        let d = self.instance.dim as f64;
+        let d = self.instance.dim() as f64;
         require_memory(&format!("{field}.instance.dim"), 64.0 * d * d, "the instance's dim x dim matrices")?;
         let bytes = 8.0 * self.replicates as f64 * (self.rounds as f64 + 1.0) * 2.0 + 8.0 * self.rounds as f64 * 4.0;
         require_memory(&format!("{field}.rounds, {field}.replicates"), bytes, "the runs' per-round series")
@@ -121,7 +122,7 @@ impl Scenario {
     /// each read a noise vector of `tau d` entries), holding `8 K (d + tau d) d` bytes. The constant terms are each
     /// round's fixed cost, measured (`1e5` rounds of 4 clients in dimension 6 take about 4 s).
     pub fn work(&self) -> crate::budget::Work {
-        let [k, d, tau, t, r] = [self.instance.clients, self.instance.dim, self.tau, self.rounds, self.replicates].map(|x| x as f64);
+        let [k, d, tau, t, r] = [self.instance.clients(), self.instance.dim(), self.tau, self.rounds, self.replicates].map(|x| x as f64);
         let z = if matches!(self.step, StepSpec::Decaying { .. }) { Z_ITERATIONS as f64 } else { 1.0 };
         let total = z * r * t * k * (tau * d * d + 250.0) + z * t * (k * d * d * d + 1e4) + k * (d + tau * d) * tau * (d * d + tau * d);
         let formula = "Z R T K (tau d^2 + 250) + Z T (K d^3 + 1e4) + K (d + tau d) tau (d^2 + tau d) (K clients, d = dim, Z = 8 for a decaying step)";
@@ -160,6 +161,7 @@ pub struct RoundSteps {
     /// `E||Delta^t - bar Delta^t||^2 / (eta^t)^2 = (sigma^2 / d) sum_i psi_i^2 sum_k c_k^2 (m_k)_i`
     /// in the one-gradient model (001:L250-276): the noise `(sigma / sqrt(d)) xi_k` of the clients
     /// is independent and zero-mean, so the cross terms vanish; 0 for full gradients (eq. 5).
+    /// With covariances `S_k`: `sum_i psi_i^2 sum_k c_k^2 (m_k)_i (S_k)_ii`.
     pub update_noise: f64,
     /// `sum_k c_k^2 alpha_{r_k}^2`, alpha as printed (001:L276).
     pub c2_alpha2: f64,
@@ -174,10 +176,20 @@ impl RoundSteps {
     fn new(s: &Scenario, inst: &Instance, c: &Constants, exact: &super::runs::ExactRun) -> Self {
         let noisy = s.gradient == LocalGradient::Sgd;
         let d = inst.dim();
-        let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).map(|(m, w)| w * w * m[i]).sum::<f64>();
-        let spread: f64 = (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum();
+        let update_noise = match &inst.noise {
+            _ if !noisy => 0.0,
+            None => {
+                let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).map(|(m, w)| w * w * m[i]).sum::<f64>();
+                c.sigma2 / d as f64 * (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum::<f64>()
+            }
+            Some(_) => {
+                let diagonals: Vec<DVector<f64>> = (0..inst.clients()).map(|k| inst.noise_diagonal(k)).collect();
+                let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).zip(&diagonals).map(|((m, w), s)| w * w * m[i] * s[i]).sum::<f64>();
+                (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum()
+            }
+        };
         Self {
-            update_noise: if noisy { c.sigma2 / d as f64 * spread } else { 0.0 },
+            update_noise,
             c2_alpha2: c.weights.iter().zip(&c.alpha).map(|(w, a)| w * w * a * a).sum(),
             divergence: exact.divergence.clone(),
             global_gradient_sup: exact.global_gradient_sup,

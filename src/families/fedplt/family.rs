@@ -11,6 +11,7 @@ use super::card::scenario_file;
 pub use super::card::{embedded_card, parse_card, Card, ReadCard, CARD, FAMILY_ID};
 use super::check::{prepare, residual_sweep, run_prepared, run_scenario, Scenario, ScenarioRun};
 use super::claims::ALL;
+use super::explicit::{ExplicitInstance, InstanceInput};
 use super::formulas::{summary, Claim, SYMBOLS};
 use super::problem::{Constants, Instance};
 
@@ -122,6 +123,17 @@ impl Plugin for FedPlt {
         crate::budget::require(&scenario.work(), options.max_work)?;
         let claims = self.builtin_claims();
         super::report::run_json(&in_pool(options.threads, || run_scenario(&scenario, &claims, 1.0))??)
+    }
+    /// The scenario file with its instance written out by its numbers
+    /// ([`ExplicitInstance::of`]): it builds the same instance bit for bit, so it runs to the same
+    /// results (the scenario hash aside, which covers the instance as written).
+    fn export_instance(&self, text: &str, what: &str) -> Result<String> {
+        let s = scenario_file(text, what)?;
+        let (inst, _) = prepare(&s)?;
+        let explicit = Scenario { family: None, instance: InstanceInput::Explicit(ExplicitInstance::of(&inst)), ..s };
+        let file = toml::to_string(&explicit).map_err(|e| Error::serialization("the explicit instance", e))?;
+        let head = format!("# The instance of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.", explicit.name);
+        Ok(format!("{head}\nfamily = \"{FAMILY_ID}\"\n{file}"))
     }
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &SYMBOLS

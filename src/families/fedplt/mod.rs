@@ -13,6 +13,7 @@ pub mod algorithm;
 pub mod card;
 pub mod check;
 pub mod claims;
+pub mod explicit;
 pub mod family;
 pub mod formulas;
 pub mod prec;

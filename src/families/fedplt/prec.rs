@@ -41,6 +41,18 @@ pub const RHO_NEAR_ZERO: f64 = 1e-2;
 /// exact 0 there, which rounding may show as a tiny value of either sign.
 pub const A6_EIGEN_ZERO: f64 = ABSOLUTE_ZERO;
 
+/// An explicit `H_k` is symmetric when `max |H - H^T| <= SYMMETRY max |H|` (then `(H + H^T)/2`
+/// is used, bit for bit `H` when it is symmetric).
+pub const SYMMETRY: f64 = RELATIVE_IDENTITY;
+
+/// An explicit noise covariance is positive semidefinite when its smallest eigenvalue is at
+/// least `-PSD_FLOOR` times its largest magnitude (rounding of a singular one).
+pub const PSD_FLOOR: f64 = ABSOLUTE_ZERO;
+
+/// An explicit instance's weights `c_k` sum to 1 when `|sum_k c_k - 1| <= WEIGHT_SUM`: the
+/// recipe's `n_k / n` sum to 1 up to rounding.
+pub const WEIGHT_SUM: f64 = RELATIVE_IDENTITY;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     ALIGNMENT_DENOMINATOR = 1e-12,
@@ -52,4 +64,7 @@ crate::prec::policy_test!(
     VACUOUS_SLACK = 1e3,
     RHO_NEAR_ZERO = 1e-2,
     A6_EIGEN_ZERO = 1e-12,
+    SYMMETRY = 1e-9,
+    PSD_FLOOR = 1e-12,
+    WEIGHT_SUM = 1e-9,
 );

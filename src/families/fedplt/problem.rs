@@ -12,6 +12,7 @@ use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{require_count, require_memory, require_non_negative, require_positive, Error, Result};
+use crate::explicit::Covariance;
 use crate::rng::StreamKey;
 
 /// How the clients' masks are laid out.
@@ -91,6 +92,9 @@ pub struct Instance {
     pub sigma: f64,
     /// `W^0`.
     pub initial: DVector<f64>,
+    /// Per-client noise covariances `S_k` (an explicit instance's `noise_cov`); `None`: the
+    /// isotropic `(sigma / sqrt(d)) xi` of every client, `S_k = (sigma^2 / d) I`.
+    pub noise: Option<Vec<Covariance>>,
 }
 
 fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
@@ -162,7 +166,7 @@ impl InstanceSpec {
             .collect();
         let centre = DVector::from_fn(d, |i, _| (i as f64 + 1.0).sqrt());
         let optima: Vec<DVector<f64>> = (0..k).map(|_| &centre + unit_vector(&mut rng, d) * self.heterogeneity).collect();
-        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d) };
+        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d), noise: None };
         let w_star = inst.minimizer()?;
         inst.initial = &w_star + unit_vector(&mut rng, d) * self.init_distance;
         Ok(inst)
@@ -282,6 +286,15 @@ impl Instance {
         let rhs = self.hessians.iter().zip(&self.optima).zip(&self.weights).fold(DVector::zeros(self.dim()), |a, ((h, o), c)| a + h * o * *c);
         let hessian = self.hessians.iter().zip(&self.weights).fold(DMatrix::zeros(self.dim(), self.dim()), |a, (h, c)| a + h * *c);
         hessian.cholesky().map(|ch| ch.solve(&rhs)).ok_or_else(|| Error::Instance("the weighted Hessian is not positive definite".into()))
+    }
+
+    /// `E[(grad l - grad F_k)_i^2]`, the diagonal of client `k`'s noise covariance:
+    /// `sigma^2 / d` per coordinate when isotropic, else `(S_k)_ii`.
+    pub fn noise_diagonal(&self, k: usize) -> DVector<f64> {
+        match &self.noise {
+            None => DVector::from_element(self.dim(), self.sigma * self.sigma / self.dim() as f64),
+            Some(n) => n[k].matrix.diagonal(),
+        }
     }
 
     /// `grad F_k(W) = H_k (W - a_k)`.

@@ -180,7 +180,7 @@ impl SearchSpace<ReadCard, Claim, Scenario> for Space {
             tau,
             gradient: Default::default(),
             step,
-            instance,
+            instance: instance.into(),
             expected: BTreeMap::new(),
             expected_empirical: BTreeMap::new(),
         })

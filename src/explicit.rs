@@ -1,0 +1,80 @@
+//! Reading the numbers of an explicit instance in a scenario file (matrices as lists of rows,
+//! vectors), every entry checked, errors naming the field and the allowed range.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+
+use crate::error::{Error, Result};
+use crate::prec::INPUT_MAGNITUDE_MAX;
+
+/// `rows` as an `r x c` matrix of finite numbers, naming `field` (or its entry) otherwise.
+///
+/// # Errors
+/// [`Error::InvalidField`]: a wrong shape (`shape` names it) or an entry out of range.
+pub fn matrix(field: &str, rows: &[Vec<f64>], (r, c): (usize, usize), shape: &str) -> Result<DMatrix<f64>> {
+    if rows.len() != r || rows.iter().any(|x| x.len() != c) {
+        let lengths: Vec<usize> = rows.iter().map(Vec::len).collect();
+        return Err(Error::field(field, format!("{} rows of lengths {lengths:?}", rows.len()), format!("{r} rows of length {c} ({shape})")));
+    }
+    for (k, row) in rows.iter().enumerate() {
+        finite(&format!("{field}[{k}]"), row)?;
+    }
+    Ok(DMatrix::from_fn(r, c, |i, j| rows[i][j]))
+}
+
+/// Checks that every entry of `x` is finite and at most [`INPUT_MAGNITUDE_MAX`] in magnitude
+/// (so that the products and sums of the instance stay finite), naming `field[k]` otherwise.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming the first entry out of range.
+pub fn finite(field: &str, x: &[f64]) -> Result<()> {
+    match x.iter().enumerate().find(|(_, x)| !x.is_finite() || x.abs() > INPUT_MAGNITUDE_MAX) {
+        Some((k, x)) => Err(Error::field(format!("{field}[{k}]"), format!("got {x}"), format!("a finite number of magnitude at most {INPUT_MAGNITUDE_MAX:e}"))),
+        None => Ok(()),
+    }
+}
+
+/// `x` as a vector of `n` (the size `name`) finite numbers.
+///
+/// # Errors
+/// [`Error::InvalidField`]: a wrong length or an entry out of range.
+pub fn vector(field: &str, x: &[f64], n: usize, name: &str) -> Result<DVector<f64>> {
+    if x.len() != n {
+        return Err(Error::field(field, format!("length {}", x.len()), format!("length {name} = {n}")));
+    }
+    finite(field, x)?;
+    Ok(DVector::from_column_slice(x))
+}
+
+/// A symmetric matrix: `max |M - M^T| <= tolerance max |M|` is rounding, and `(M + M^T)/2`
+/// is used (bit for bit `M` when `M` is symmetric).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field` when `M` is further from symmetric.
+pub fn symmetric(field: &str, tolerance: f64, m: DMatrix<f64>) -> Result<DMatrix<f64>> {
+    let asymmetry = (&m - m.transpose()).amax();
+    if asymmetry > tolerance * m.amax() {
+        return Err(Error::field(field, format!("not symmetric: max |M - M^T| = {asymmetry:e}"), "a symmetric matrix (rows equal to columns)"));
+    }
+    Ok((&m + m.transpose()) * 0.5)
+}
+
+/// A gradient noise covariance `S` (symmetric positive semidefinite) and its symmetric square
+/// root, so that `S^{1/2} xi` with standard normal `xi` has covariance `S` and `E||.||^2 = tr(S)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Covariance {
+    /// `S`.
+    pub matrix: DMatrix<f64>,
+    /// `S^{1/2} = Q diag(sqrt(lambda)) Q^T`.
+    pub root: DMatrix<f64>,
+}
+
+impl Covariance {
+    /// From a finite symmetric positive semidefinite `matrix` (the caller checks it): eigenvalues
+    /// below zero by rounding give a zero root.
+    pub fn new(matrix: DMatrix<f64>) -> Self {
+        let eig = SymmetricEigen::new(matrix.clone());
+        let roots = eig.eigenvalues.map(|l| if l > 0.0 { l.sqrt() } else { 0.0 });
+        let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
+        Self { matrix, root: (&root + root.transpose()) * 0.5 }
+    }
+}
