@@ -58,6 +58,31 @@ pub fn symmetric(field: &str, tolerance: f64, m: DMatrix<f64>) -> Result<DMatrix
     Ok((&m + m.transpose()) * 0.5)
 }
 
+/// Checks that a symmetric matrix is positive semidefinite: its smallest eigenvalue at least
+/// `-floor` times its largest magnitude (rounding of a singular one).
+///
+/// # Errors
+/// Bad input naming `field`, the smallest eigenvalue and `what` must be.
+pub fn require_psd(field: &str, m: &DMatrix<f64>, floor: f64, what: &str) -> Result<()> {
+    let eig = nalgebra::SymmetricEigen::new(m.clone()).eigenvalues;
+    let least = eig.min();
+    if least.is_nan() || least < -floor * eig.amax() {
+        return Err(Error::field(field, format!("smallest eigenvalue {least:e}"), format!("{what}: positive semidefinite")));
+    }
+    Ok(())
+}
+
+/// A noise covariance given as rows: `n x n` (`shape` names the size), symmetric within
+/// `symmetry`, positive semidefinite within `floor` ([`require_psd`]).
+///
+/// # Errors
+/// Bad input naming `field`.
+pub fn covariance(field: &str, rows: &[Vec<f64>], (n, shape): (usize, &str), symmetry: f64, floor: f64) -> Result<Covariance> {
+    let m = symmetric(field, symmetry, matrix(field, rows, (n, n), shape)?)?;
+    require_psd(field, &m, floor, "a noise covariance")?;
+    Ok(Covariance::new(m))
+}
+
 /// A gradient noise covariance `S` (symmetric positive semidefinite) and its symmetric square
 /// root, so that `S^{1/2} xi` with standard normal `xi` has covariance `S` and `E||.||^2 = tr(S)`.
 #[derive(Debug, Clone, PartialEq)]

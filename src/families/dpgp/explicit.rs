@@ -21,13 +21,13 @@
 //! Each client's Hessian `[[A_i, B_i], [B_i^T, D_i]]` must be positive semidefinite; `F` strongly
 //! convex (so that `F*` is attained) is checked with the constants ([`Instance::constants`]).
 
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
 use super::prec::{PSD_FLOOR, SYMMETRY};
 use super::problem::{validate_sizes, Client, Covariance, Instance};
 use crate::error::{require_non_negative, Error, Result};
-use crate::explicit::{matrix, symmetric, vector};
+use crate::explicit::{covariance, matrix, require_psd, symmetric, vector};
 
 /// An instance given by its matrices (the `[instance]` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,24 +71,6 @@ pub struct ExplicitClient {
     pub noise_v_cov: Option<Vec<Vec<f64>>>,
 }
 
-/// Checks that a symmetric matrix is positive semidefinite: its smallest eigenvalue at least
-/// `-PSD_FLOOR` times its largest magnitude.
-fn require_psd(field: &str, m: &DMatrix<f64>, what: &str) -> Result<()> {
-    let eig = SymmetricEigen::new(m.clone()).eigenvalues;
-    let least = eig.min();
-    if least.is_nan() || least < -PSD_FLOOR * eig.amax() {
-        return Err(Error::field(field, format!("smallest eigenvalue {least:e}"), format!("{what}: positive semidefinite")));
-    }
-    Ok(())
-}
-
-/// A covariance given as rows: symmetric positive semidefinite, `n x n`.
-fn covariance(field: &str, rows: &[Vec<f64>], n: usize, block: &str) -> Result<Covariance> {
-    let m = symmetric(field, SYMMETRY, matrix(field, rows, (n, n), &format!("d{block} x d{block}"))?)?;
-    require_psd(field, &m, "a noise covariance")?;
-    Ok(Covariance::new(m))
-}
-
 /// A client's quadratic and initial point.
 struct Built {
     client: Client,
@@ -108,9 +90,9 @@ impl ExplicitClient {
         hessian.view_mut((0, du), (du, dv)).copy_from(&b);
         hessian.view_mut((du, 0), (dv, du)).copy_from(&b.transpose());
         hessian.view_mut((du, du), (dv, dv)).copy_from(&d);
-        require_psd(&format!("{field}.[a, b; b^T, d]"), &hessian, "the client's Hessian [[A_i, B_i], [B_i^T, D_i]]")?;
-        let noise_u = self.noise_u_cov.as_ref().map(|c| covariance(&f("noise_u_cov"), c, du, "u")).transpose()?;
-        let noise_v = self.noise_v_cov.as_ref().map(|c| covariance(&f("noise_v_cov"), c, dv, "v")).transpose()?;
+        require_psd(&format!("{field}.[a, b; b^T, d]"), &hessian, PSD_FLOOR, "the client's Hessian [[A_i, B_i], [B_i^T, D_i]]")?;
+        let noise_u = self.noise_u_cov.as_ref().map(|c| covariance(&f("noise_u_cov"), c, (du, "du x du"), SYMMETRY, PSD_FLOOR)).transpose()?;
+        let noise_v = self.noise_v_cov.as_ref().map(|c| covariance(&f("noise_v_cov"), c, (dv, "dv x dv"), SYMMETRY, PSD_FLOOR)).transpose()?;
         let u0 = self.u0.as_ref().map_or_else(|| Ok(DVector::zeros(du)), |x| vector(&f("u0"), x, du, "du"))?;
         let client =
             Client { a, b, d, lin_u: vector(&f("lin_u"), &self.lin_u, du, "du")?, lin_v: vector(&f("lin_v"), &self.lin_v, dv, "dv")?, noise_u, noise_v };

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::prec::{PSD_FLOOR, SYMMETRY, WEIGHT_SUM};
 use super::problem::{Instance, InstanceSpec};
 use crate::error::{require_count, require_memory, Error, Result};
-use crate::explicit::{finite, matrix, symmetric, vector, Covariance};
+use crate::explicit::{covariance, finite, matrix, symmetric, vector, Covariance};
 use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
 
 /// An instance given by its numbers (the `[instance]` table with a list of clients).
@@ -147,17 +147,6 @@ struct Built {
     noise: Option<Covariance>,
 }
 
-/// A noise covariance given as rows: `d x d`, symmetric, positive semidefinite (smallest
-/// eigenvalue at least `-PSD_FLOOR` times the largest magnitude).
-fn covariance(field: &str, rows: &[Vec<f64>], d: usize) -> Result<Covariance> {
-    let m = symmetric(field, SYMMETRY, matrix(field, rows, (d, d), "d x d")?)?;
-    let eig = SymmetricEigen::new(m.clone()).eigenvalues;
-    if eig.min().is_nan() || eig.min() < -PSD_FLOOR * eig.amax() {
-        return Err(Error::field(field, format!("smallest eigenvalue {:e}", eig.min()), "a noise covariance: symmetric positive semidefinite"));
-    }
-    Ok(Covariance::new(m))
-}
-
 /// `sigma` of Assumption 4: the isotropic level when no client gives `noise_cov`, else
 /// `sqrt(max_k tr(S_k))` when every client gives one.
 fn noise_level(sigma: Option<f64>, covariances: &[Option<Covariance>]) -> Result<(f64, Option<Vec<Covariance>>)> {
@@ -194,7 +183,7 @@ impl ExplicitClient {
         if let Some((i, v)) = self.mask.iter().enumerate().find(|(_, v)| **v > 1) {
             return Err(Error::field(format!("{}[{i}]", f("mask")), format!("got {v}"), "0 or 1"));
         }
-        let noise = self.noise_cov.as_ref().map(|rows| covariance(&f("noise_cov"), rows, d)).transpose()?;
+        let noise = self.noise_cov.as_ref().map(|rows| covariance(&f("noise_cov"), rows, (d, "d x d"), SYMMETRY, PSD_FLOOR)).transpose()?;
         Ok(Built { hessian, optimum, mask: DVector::from_iterator(d, self.mask.iter().map(|v| f64::from(*v))), noise })
     }
 }
