@@ -198,3 +198,115 @@ pub trait BoundClaim: Sync + Send {
     /// The bound at `T = x.horizon()`.
     fn bound(&self, x: &Self::Inputs) -> f64;
 }
+
+/// A claim that is another claim with something beside it (a family's tag, the family's
+/// assumption checks): every [`BoundClaim`] method is the inner claim's, except that
+/// [`Forwards::first_checks`] come before the inner claim's checks. One forwarding, written here,
+/// for every family that wraps a compiled claim.
+pub trait Forwards: Sync + Send {
+    /// The claim forwarded to.
+    type To: BoundClaim + ?Sized;
+    /// The claim forwarded to.
+    fn to(&self) -> &Self::To;
+    /// Checks that come before the inner claim's own (none by default).
+    fn first_checks(&self, _x: &<Self::To as BoundClaim>::Inputs) -> Vec<ConditionCheck> {
+        Vec::new()
+    }
+}
+
+impl<F: Forwards> BoundClaim for F {
+    type Inputs = <F::To as BoundClaim>::Inputs;
+    fn id(&self) -> &'static str {
+        self.to().id()
+    }
+    fn title(&self) -> &'static str {
+        self.to().title()
+    }
+    fn source(&self) -> &'static str {
+        self.to().source()
+    }
+    fn reading(&self) -> Reading {
+        self.to().reading()
+    }
+    fn comparison(&self) -> Comparison {
+        self.to().comparison()
+    }
+    fn every_prefix(&self) -> bool {
+        self.to().every_prefix()
+    }
+    fn checks(&self, x: &Self::Inputs) -> Vec<ConditionCheck> {
+        let mut out = self.first_checks(x);
+        out.extend(self.to().checks(x));
+        out
+    }
+    fn bound(&self, x: &Self::Inputs) -> f64 {
+        self.to().bound(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    struct AtT(usize);
+    impl Horizon for AtT {
+        fn horizon(&self) -> usize {
+            self.0
+        }
+        fn at_horizon(&self, t: usize) -> Self {
+            AtT(t)
+        }
+    }
+
+    /// `bound = 1/T`, one step condition `T >= 2`.
+    struct InverseT;
+    impl BoundClaim for InverseT {
+        type Inputs = AtT;
+        fn id(&self) -> &'static str {
+            "INV-T"
+        }
+        fn title(&self) -> &'static str {
+            "1/T"
+        }
+        fn source(&self) -> &'static str {
+            "L1"
+        }
+        fn reading(&self) -> Reading {
+            Reading::primary("as printed")
+        }
+        fn every_prefix(&self) -> bool {
+            true
+        }
+        fn checks(&self, x: &AtT) -> Vec<ConditionCheck> {
+            vec![ConditionCheck::compare("T >= 2", ConditionKind::Scope, x.0 as f64, Relation::AtLeast, 2.0)]
+        }
+        fn bound(&self, x: &AtT) -> f64 {
+            1.0 / x.0 as f64
+        }
+    }
+
+    struct Tagged<'a>(&'a InverseT, bool);
+    impl Forwards for Tagged<'_> {
+        type To = InverseT;
+        fn to(&self) -> &InverseT {
+            self.0
+        }
+        fn first_checks(&self, _x: &AtT) -> Vec<ConditionCheck> {
+            vec![ConditionCheck::assumption("family assumption", self.1, "")]
+        }
+    }
+
+    #[test]
+    fn a_forwarding_claim_is_its_inner_claim_with_its_own_checks_first() {
+        let inner = InverseT;
+        let tagged = Tagged(&inner, false);
+        assert_eq!((tagged.id(), tagged.title(), tagged.source()), ("INV-T", "1/T", "L1"));
+        assert_eq!(tagged.bound(&AtT(4)), 0.25);
+        let names: Vec<String> = tagged.checks(&AtT(1)).into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ["family assumption", "T >= 2"]);
+        // Control: the wrapper's failing assumption is what tells it apart from the inner claim.
+        assert!(inner.checks(&AtT(4)).iter().all(|c| c.holds));
+        assert!(!tagged.checks(&AtT(4))[0].holds);
+    }
+}

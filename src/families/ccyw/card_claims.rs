@@ -9,7 +9,7 @@
 //! where the claim is expected to hold).
 
 use crate::card::ClaimCard;
-use crate::claim::{BoundClaim, Comparison, ConditionCheck, Reading};
+use crate::claim::{BoundClaim, Forwards};
 use crate::error::{Error, Result};
 use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
@@ -52,31 +52,10 @@ impl CardClaim {
     }
 }
 
-impl BoundClaim for CardClaim {
-    type Inputs = ClaimInputs;
-    fn id(&self) -> &'static str {
-        self.claim.id()
-    }
-    fn title(&self) -> &'static str {
-        self.claim.title()
-    }
-    fn source(&self) -> &'static str {
-        self.claim.source()
-    }
-    fn reading(&self) -> Reading {
-        self.claim.reading()
-    }
-    fn comparison(&self) -> Comparison {
-        self.claim.comparison()
-    }
-    fn every_prefix(&self) -> bool {
-        self.claim.every_prefix()
-    }
-    fn checks(&self, x: &ClaimInputs) -> Vec<ConditionCheck> {
-        self.claim.checks(x)
-    }
-    fn bound(&self, x: &ClaimInputs) -> f64 {
-        self.claim.bound(x)
+impl Forwards for CardClaim {
+    type To = FormulaClaim<ClaimInputs>;
+    fn to(&self) -> &FormulaClaim<ClaimInputs> {
+        &self.claim
     }
 }
 

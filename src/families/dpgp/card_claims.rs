@@ -9,7 +9,7 @@
 //! mixing products) gives `estimated` rows, else `exact` ones.
 
 use crate::card::ClaimCard;
-use crate::claim::{BoundClaim, Comparison, ConditionCheck, Horizon, Reading};
+use crate::claim::{ConditionCheck, Forwards, Horizon};
 use crate::error::Result;
 use crate::formula::user::{compile_card_claims, Defined, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
@@ -102,33 +102,13 @@ pub struct WithAssumptions<'a> {
     pub assumptions: Vec<ConditionCheck>,
 }
 
-impl BoundClaim for WithAssumptions<'_> {
-    type Inputs = CardInputs;
-    fn id(&self) -> &'static str {
-        self.claim.id()
+impl Forwards for WithAssumptions<'_> {
+    type To = CardClaim;
+    fn to(&self) -> &CardClaim {
+        self.claim
     }
-    fn title(&self) -> &'static str {
-        self.claim.title()
-    }
-    fn source(&self) -> &'static str {
-        self.claim.source()
-    }
-    fn reading(&self) -> Reading {
-        self.claim.reading()
-    }
-    fn comparison(&self) -> Comparison {
-        self.claim.comparison()
-    }
-    fn every_prefix(&self) -> bool {
-        self.claim.every_prefix()
-    }
-    fn checks(&self, x: &CardInputs) -> Vec<ConditionCheck> {
-        let mut out = self.assumptions.clone();
-        out.extend(self.claim.checks(x));
-        out
-    }
-    fn bound(&self, x: &CardInputs) -> f64 {
-        self.claim.bound(x)
+    fn first_checks(&self, _x: &CardInputs) -> Vec<ConditionCheck> {
+        self.assumptions.clone()
     }
 }
 
