@@ -30,6 +30,7 @@ pub mod family;
 pub mod formula;
 pub mod kinds;
 pub mod outcome;
+pub mod paper_card;
 pub mod prec;
 pub mod registry;
 pub mod report;

@@ -25,7 +25,7 @@ fn registry() -> Registry {
 }
 
 fn scenario(name: &str) -> Scenario {
-    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+    embedded_card().unwrap().card.scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
 }
 
 fn model(m: usize, n: usize, r: f64, seed: u64) -> ModelSpec {

@@ -22,7 +22,8 @@ fn text() -> String {
 /// The claim's verdict and slack on the card's scenario.
 fn outcome(card: &Card) -> (VerdictKind, Option<f64>) {
     assert_eq!(card.defined.len(), 1, "the card defines one claim");
-    let run = run_scenario(&card.scenarios[0], &card.defined, 1.0).expect("the scenario runs");
+    let defined: Vec<_> = card.defined.iter().map(|c| **c).collect();
+    let run = run_scenario(&card.scenarios[0], &defined, 1.0).expect("the scenario runs");
     let r = run.results.iter().find(|r| r.claim == "CLUP-RATE").expect("the claim is compared");
     (r.evaluation.verdict, r.evaluation.slack)
 }

@@ -29,7 +29,7 @@ const NEW_ROWS: [&str; 12] = [
 ];
 
 fn scenario(name: &str) -> Scenario {
-    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+    embedded_card().unwrap().card.scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
 }
 
 fn claim(id: &str) -> ClupClaim {

@@ -25,7 +25,7 @@ const INSIDE: f64 = 1.0 - 1e-6;
 
 fn scenario(name: &str, rounds: usize) -> Scenario {
     let card = embedded_card().expect("the embedded card");
-    let mut s = card.scenarios.into_iter().find(|s| s.name == name).expect("the scenario");
+    let mut s = card.card.scenarios.into_iter().find(|s| s.name == name).expect("the scenario");
     s.rounds = rounds;
     s
 }

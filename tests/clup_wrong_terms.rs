@@ -111,7 +111,7 @@ fn fates(id: &str, scenario: &Scenario) -> Vec<(String, Fate)> {
 
 fn scenario(name: &str) -> Scenario {
     let card = embedded_card().expect("the embedded card");
-    card.scenarios.into_iter().find(|s| s.name == name).expect("the scenario")
+    card.card.scenarios.into_iter().find(|s| s.name == name).expect("the scenario")
 }
 
 /// The terms with the given fate.

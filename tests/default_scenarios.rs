@@ -18,7 +18,7 @@ fn cards() -> Vec<Card> {
 }
 
 fn scenarios() -> Vec<Scenario> {
-    cards().into_iter().flat_map(|c| c.scenarios).collect()
+    cards().into_iter().flat_map(|c| c.written.scenarios).collect()
 }
 
 fn run_all(opts: &CheckOptions) -> Vec<ScenarioRun> {

@@ -10,7 +10,7 @@ use fedbounds::verdict::VerdictKind;
 
 fn card_sweep() -> (Vec<ResidualPoint>, Option<String>) {
     let card = embedded_card().unwrap().card;
-    let sweep = card.residual_sweep.expect("the card sweeps the step");
+    let sweep = card.sections.residual_sweep.expect("the card sweeps the step");
     let scenario = card.scenarios.iter().find(|s| s.name == sweep.scenario).expect("the swept scenario exists");
     (residual_sweep(scenario, &sweep.factors).unwrap(), sweep.expected)
 }

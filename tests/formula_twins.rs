@@ -111,7 +111,7 @@ fn ccyw_samples() -> Vec<ClaimInputs> {
 }
 
 fn ccyw_cards() -> Vec<ClaimCard> {
-    ccyw::card::embedded_cards().expect("embedded cards parse").into_iter().flat_map(|c| c.claims).collect()
+    ccyw::card::embedded_cards().expect("embedded cards parse").into_iter().flat_map(|c| c.written.claims).collect()
 }
 
 #[test]
@@ -388,7 +388,7 @@ fn clup_samples() -> Vec<ClupInputs> {
 }
 
 fn clup_cards() -> Vec<ClaimCard> {
-    clup::family::embedded_card().expect("embedded card parses").claims
+    clup::family::embedded_card().expect("embedded card parses").card.claims
 }
 
 #[test]

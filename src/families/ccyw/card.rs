@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::problem::{ExplicitInstance, InstanceSpec, QuadraticInstance};
+use crate::paper_card::PaperCard;
 use crate::verdict::VerdictKind;
 
 /// The embedded claim cards (file name, text), so the main command needs no files at run time.
@@ -21,22 +22,21 @@ pub const EMBEDDED_CARDS: [(&str, &str); 2] = [
     ("theorems/ccyw-scaffold-p.toml", include_str!("../../../theorems/ccyw-scaffold-p.toml")),
 ];
 
-/// A claim family's card.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A claim card as read: as written (the shared parts and this family's scenarios), with the
+/// claims it can name: built in, and those it defines (compiled when it is read).
+#[derive(Debug, Clone)]
 pub struct Card {
-    /// The family.
-    pub family: FamilyInfo,
-    /// One entry per claim (and per flagged variant).
-    pub claims: Vec<ClaimCard>,
-    /// How each inconsistency of the source was encoded.
-    #[serde(default)]
-    pub inconsistencies: Vec<InconsistencyCard>,
-    /// Default scenarios.
-    pub scenarios: Vec<Scenario>,
-    /// The claims it can name: built in, and those it defines (compiled when it is read).
-    #[serde(skip)]
+    /// The card as written.
+    pub written: PaperCard<Scenario>,
+    /// The claims it can name.
     pub catalog: Catalog,
+}
+
+impl std::ops::Deref for Card {
+    type Target = PaperCard<Scenario>;
+    fn deref(&self) -> &PaperCard<Scenario> {
+        &self.written
+    }
 }
 
 pub use crate::card::{BoundSpec, ClaimCard, FamilyInfo, InconsistencyCard};
@@ -233,18 +233,18 @@ impl Scenario {
 /// [`Error::Parse`] for syntax, unknown keys or wrong types; [`Error::InvalidField`] for values
 /// out of range; duplicate scenario names.
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
-    let card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
-    let mut card = card;
+    let mut written: PaperCard<Scenario> = crate::card::parse_toml(text, what)?;
     // Claims the card defines by formulas are compiled first, so its scenarios may name them.
-    card.catalog = Catalog::read(&card.claims)?;
-    for s in &mut card.scenarios {
-        s.catalog = card.catalog.clone();
+    let catalog = Catalog::read(&written.claims)?;
+    for s in &mut written.scenarios {
+        s.catalog = catalog.clone();
     }
-    for (i, s) in card.scenarios.iter().enumerate() {
+    for (i, s) in written.scenarios.iter().enumerate() {
         s.check(&format!("scenarios[{i}] ({})", s.name))?;
-        crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
+        crate::card::require_new_scenario_name(written.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
     }
-    Ok(card)
+    written.search.check(&catalog.ids())?;
+    Ok(Card { written, catalog })
 }
 
 /// Parses a single-scenario file (the `run` command's input).

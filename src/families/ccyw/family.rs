@@ -6,7 +6,7 @@ use crate::claim::{fmt_num, ConditionCheck};
 use crate::error::{require_non_negative, require_positive, Error, Result};
 use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest, VerdictRow};
 use crate::report::ReportMeta;
-use crate::verdict::VerdictKind;
+use crate::verdict::{ConstantsSource, VerdictKind};
 
 use super::card::{self, Card, Scenario};
 use super::card_claims::{CardClaim, Catalog};
@@ -155,10 +155,14 @@ fn search_lines(results: &[SearchResult]) -> Vec<crate::search::report::SearchLi
     lines
 }
 
-fn search_mismatches(results: &[SearchResult]) -> Vec<String> {
+/// The searches whose verdict is not the one the cards expect (`[search] expected`; a claim the
+/// cards say nothing of is expected to hold).
+fn search_mismatches(results: &[SearchResult], cards: Option<&Cards>) -> Vec<String> {
+    let expected =
+        |id: &str| cards.and_then(|c| c.cards.iter().find_map(|card| card.search.expected(id, ConstantsSource::Exact))).unwrap_or(VerdictKind::Holds);
     results
         .iter()
-        .filter(|r| r.verdict != VerdictKind::Holds)
+        .filter(|r| r.verdict != expected(r.claim))
         .map(|r| format!("{} (search: {}, replay with `cargo run --release -- run reports/search/{}.toml`)", r.claim, r.verdict, r.claim))
         .collect()
 }
@@ -198,7 +202,7 @@ fn bound_summary(c: &'static dyn Claim, statement: String) -> ClaimSummary {
 
 fn statement(id: &str) -> String {
     static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-    STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.claims).collect())
+    STATEMENTS.of(id, || card::embedded_cards().unwrap_or_default().into_iter().flat_map(|c| c.written.claims).collect())
 }
 
 impl Plugin for Ccyw {
@@ -330,7 +334,7 @@ impl Plugin for Ccyw {
         }
         if !searches.is_empty() {
             terminal.push_str(&searches_table(&searches));
-            mismatches.extend(search_mismatches(&searches));
+            mismatches.extend(search_mismatches(&searches, Some(cards)));
         }
         Ok(FamilyReport { summary_markdown, files, mismatches, terminal, searches: search_lines(&searches), ..Default::default() })
     }
@@ -357,7 +361,7 @@ impl Plugin for Ccyw {
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
         let searches = search_lines(&results);
-        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results), searches, ..Default::default() }))
+        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results, cards), searches, ..Default::default() }))
     }
 
     fn has_search(&self) -> bool {

@@ -1,14 +1,13 @@
 //! This family as the core sees it: its card, and the [`Family`] implementation behind `list`,
 //! `check` and `run`.
 
-use serde::{Deserialize, Serialize};
-
-use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
+use crate::card::parse_toml;
 use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
 use crate::formula::user::{compile_card_claims, conditions_text, UserClaim};
+use crate::paper_card::PaperCard;
 
 use super::check::{draw_designs, run_drawn, run_scenario, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, Statement, ALL};
@@ -22,26 +21,9 @@ pub const FAMILY_ID: &str = "clup";
 /// The embedded card.
 pub const CARD: (&str, &str) = ("theorems/clup.toml", include_str!("../../../theorems/clup.toml"));
 
-/// FedCLUP's claim card.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Card {
-    /// The family.
-    pub family: FamilyInfo,
-    /// One entry per claim and variant.
-    pub claims: Vec<ClaimCard>,
-    /// How each inconsistency is encoded.
-    #[serde(default)]
-    pub inconsistencies: Vec<InconsistencyCard>,
-    /// Default scenarios.
-    pub scenarios: Vec<Scenario>,
-    /// What the adversarial search is expected to find.
-    #[serde(default)]
-    pub search: crate::search::CardSearch,
-    /// The claims the card defines by formulas (not built in), compiled, in card order.
-    #[serde(skip)]
-    pub defined: Vec<ClupClaim>,
-}
+/// FedCLUP's claim card as read: as written (shared parts and scenarios), with the claims it
+/// defines by formulas (not built in) compiled, in card order.
+pub type Card = crate::formula::user::ReadCard<PaperCard<Scenario>, ClupClaim>;
 
 /// Parses a card, naming the field at fault. Claims it defines by formulas (not built in) are
 /// compiled first ([`card_claim`]), so its scenarios may name them; pure, so the same card read
@@ -50,18 +32,18 @@ pub struct Card {
 /// # Errors
 /// [`Error::Parse`] or [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
-    let mut card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    let card: PaperCard<Scenario> = parse_toml(text, what)?;
     let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
-    card.defined = compile_card_claims(&card.claims, &builtin, &SYMBOLS, card_claim)?.iter().map(|c| **c).collect();
-    let known: Vec<&str> = builtin.iter().copied().chain(card.defined.iter().map(|c| c.id)).collect();
+    let defined = compile_card_claims(&card.claims, &builtin, &SYMBOLS, card_claim)?;
+    let known: Vec<&str> = builtin.iter().copied().chain(defined.iter().map(|c| c.id)).collect();
     for (i, s) in card.scenarios.iter().enumerate() {
         let field = format!("scenarios[{i}] ({})", s.name);
         s.check(&field)?;
         s.check_expected(&field, &known)?;
         crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
     }
-    card.search.check(&ALL.iter().map(|c| c.id).collect::<Vec<_>>())?;
-    Ok(card)
+    card.search.check(&builtin)?;
+    Ok(crate::formula::user::ReadCard { card, defined })
 }
 
 /// The embedded card.
@@ -114,7 +96,7 @@ impl Plugin for Clup {
     }
 
     fn defined_claims(&self, card: &Card) -> Vec<ClupClaim> {
-        card.defined.clone()
+        card.defined.iter().map(|c| **c).collect()
     }
 
     fn claim_id(&self, claim: &ClupClaim) -> &'static str {
@@ -125,7 +107,7 @@ impl Plugin for Clup {
         static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
         let statement = match c.statement {
             Statement::Card(f) => f.0.claim.statement.clone(),
-            _ => STATEMENTS.of(c.id, || embedded_card().map(|c| c.claims).unwrap_or_default()),
+            _ => STATEMENTS.of(c.id, || embedded_card().map(|c| c.card.claims).unwrap_or_default()),
         };
         ClaimSummary { id: c.id, kind: c.kind, title: c.title, statement, source: c.source, reading: c.reading(), metric: c.metric }
     }

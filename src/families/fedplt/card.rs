@@ -1,12 +1,13 @@
 //! FedPLT's card: its scenarios, the claims it defines by formulas, its residual sweep and what
 //! its search is expected to find, read purely.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::card::{parse_toml, ClaimCard, FamilyInfo, InconsistencyCard};
+use crate::card::parse_toml;
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim};
+use crate::paper_card::PaperCard;
 
 use super::check::{ResidualSweep, Scenario};
 use super::formulas::{builtin_ids, CardClaim, RULES, SYMBOLS};
@@ -17,25 +18,16 @@ pub const FAMILY_ID: &str = "fedplt";
 /// The embedded card.
 pub const CARD: (&str, &str) = ("theorems/fedplt.toml", include_str!("../../../theorems/fedplt.toml"));
 
-/// FedPLT's claim card, as written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// FedPLT's claim card, as written: the shared parts, its scenarios and its residual sweep.
+pub type Card = PaperCard<Scenario, Sections>;
+
+/// The top-level sections only FedPLT's card has.
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Card {
-    /// The family.
-    pub family: FamilyInfo,
-    /// One entry per claim and variant.
-    pub claims: Vec<ClaimCard>,
-    /// How each inconsistency is encoded.
-    #[serde(default)]
-    pub inconsistencies: Vec<InconsistencyCard>,
-    /// Default scenarios.
-    pub scenarios: Vec<Scenario>,
+pub struct Sections {
     /// The speed-error sweep drawn by the main job.
     #[serde(default)]
     pub residual_sweep: Option<ResidualSweep>,
-    /// What the adversarial search is expected to find.
-    #[serde(default)]
-    pub search: crate::search::CardSearch,
 }
 
 /// A card as read: as written, with the claims it defines by formulas (not built in) compiled,
@@ -53,7 +45,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
         Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) })
     })?;
     card.search.check(&builtin_ids())?;
-    if let Some(sweep) = &card.residual_sweep {
+    if let Some(sweep) = &card.sections.residual_sweep {
         if !card.scenarios.iter().any(|s| s.name == sweep.scenario) {
             return Err(Error::field("residual_sweep.scenario", format!("`{}` is not a scenario of the card", sweep.scenario), "a scenario name"));
         }

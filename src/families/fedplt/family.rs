@@ -98,7 +98,7 @@ impl Plugin for FedPlt {
         settings: &ReportSettings,
         _: &dyn Progress,
     ) -> Result<FamilyReport> {
-        let swept = card.residual_sweep.as_ref().filter(|_| settings.full);
+        let swept = card.sections.residual_sweep.as_ref().filter(|_| settings.full);
         let sweep = swept.and_then(|sw| card.scenarios.iter().find(|s| s.name == sw.scenario).map(|s| (s, &sw.factors)));
         let sweep = sweep.map(|(s, f)| in_pool(settings.run.threads, || residual_sweep(s, f)).and_then(|p| Ok((s.name.clone(), p?)))).transpose()?;
         let expected = swept.and_then(|s| s.expected.as_deref());

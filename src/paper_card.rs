@@ -1,0 +1,98 @@
+//! A family's claim card as written (`theorems/*.toml`): the parts every family's card shares
+//! (its metadata, one entry per claim, the inconsistencies, what the adversarial search is
+//! expected to find), its scenarios, and the top-level sections only that family reads.
+//!
+//! Unknown keys are errors at every level: the shared parts and the family's scenarios refuse
+//! them by `deny_unknown_fields`, and a top-level key that is not shared is handed to the family's
+//! sections type, which refuses it the same way. (serde's `flatten` cannot be combined with
+//! `deny_unknown_fields`, which is why the split is written here once instead of in each
+//! family's card.)
+
+use serde::de::{DeserializeOwned, Deserializer};
+use serde::Deserialize;
+
+use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
+use crate::search::CardSearch;
+
+/// A family's claim card: the shared header, scenarios `S`, the family's own sections `X`.
+#[derive(Debug, Clone)]
+pub struct PaperCard<S, X = NoSections> {
+    /// The family.
+    pub family: FamilyInfo,
+    /// One entry per claim and variant.
+    pub claims: Vec<ClaimCard>,
+    /// How each inconsistency of the source is encoded.
+    pub inconsistencies: Vec<InconsistencyCard>,
+    /// Default scenarios.
+    pub scenarios: Vec<S>,
+    /// What the adversarial search is expected to find.
+    pub search: CardSearch,
+    /// The top-level sections only this family reads.
+    pub sections: X,
+}
+
+/// A family whose card has no sections of its own: any other top-level key is refused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoSections {}
+
+impl<'de, S: Deserialize<'de>, X: DeserializeOwned> Deserialize<'de> for PaperCard<S, X> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Written<S> {
+            family: FamilyInfo,
+            claims: Vec<ClaimCard>,
+            #[serde(default)]
+            inconsistencies: Vec<InconsistencyCard>,
+            scenarios: Vec<S>,
+            #[serde(default)]
+            search: CardSearch,
+            #[serde(flatten)]
+            rest: toml::Table,
+        }
+        let w = Written::<S>::deserialize(deserializer)?;
+        let sections = X::deserialize(toml::Value::Table(w.rest)).map_err(serde::de::Error::custom)?;
+        Ok(Self { family: w.family, claims: w.claims, inconsistencies: w.inconsistencies, scenarios: w.scenarios, search: w.search, sections })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Scenario {
+        name: String,
+    }
+
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Sections {
+        #[serde(default)]
+        sweep: Option<Vec<f64>>,
+    }
+
+    const HEADER: &str = "claims = []\n[family]\nid = \"T\"\npaper = \"p\"\nsource_files = []\nalgorithm = \"a\"\n";
+
+    fn read<X: DeserializeOwned>(extra: &str) -> Result<PaperCard<Scenario, X>, String> {
+        let text = format!("{extra}\n{HEADER}\n[[scenarios]]\nname = \"s\"\n");
+        toml::from_str(&text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn shared_parts_scenarios_and_sections_are_read_and_unknown_keys_refused_at_every_level() {
+        let card = read::<Sections>("sweep = [1.0, 2.0]").unwrap();
+        assert_eq!((card.family.id.as_str(), card.scenarios[0].name.as_str()), ("T", "s"));
+        assert_eq!(card.sections.sweep, Some(vec![1.0, 2.0]));
+        assert!(card.search.expected.is_empty() && card.inconsistencies.is_empty());
+        // Controls: an unknown top-level key, one the family has no section for, an unknown key
+        // in a scenario and in the shared header are each refused, naming the key.
+        assert!(read::<Sections>("swep = 1").unwrap_err().contains("swep"));
+        assert!(read::<NoSections>("sweep = [1.0]").unwrap_err().contains("sweep"));
+        let bad_scenario: Result<PaperCard<Scenario>, _> = toml::from_str(&format!("{HEADER}\n[[scenarios]]\nname = \"s\"\nnmae = 1\n"));
+        assert!(bad_scenario.unwrap_err().to_string().contains("nmae"));
+        let bad_family: Result<PaperCard<Scenario>, _> = toml::from_str(&HEADER.replace("algorithm", "algorithmm"));
+        assert!(bad_family.unwrap_err().to_string().contains("algorithmm"));
+    }
+}
