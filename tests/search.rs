@@ -100,3 +100,19 @@ fn the_condition_room_is_bracketed_by_a_counterexample() {
     let (s, r) = eta.counterexample.clone().unwrap();
     assert_eq!(at_multiple_ratio(claim, &s, Relaxation { gamma: 1.0, eta: broken }, 1.0).unwrap(), r);
 }
+
+#[test]
+fn a_card_may_state_expected_search_verdicts_for_the_claims_it_names() {
+    use fedbounds::families::ccyw::card::{parse_card, EMBEDDED_CARDS};
+    use fedbounds::verdict::ConstantsSource;
+    let (what, text) = EMBEDDED_CARDS[0];
+    let with = |table: &str| format!("{text}\n[search]\nexpected = {table}\n");
+    let card = parse_card(&with("{ \"CCYW-T3.7\" = \"violated\" }"), what).expect("a search expectation on a claim of the card");
+    assert_eq!(card.search.expected("CCYW-T3.7", ConstantsSource::Exact), Some(VerdictKind::Violated));
+    assert_eq!(card.search.expected("CCYW-C3.8", ConstantsSource::Exact), None, "unstated: expected to hold");
+    // Controls: a claim the family does not have, and a key the card's header does not know.
+    let err = parse_card(&with("{ \"NOPE\" = \"violated\" }"), what).unwrap_err().to_string();
+    assert!(err.contains("search.expected.NOPE"), "{err}");
+    let err = parse_card(&format!("{text}\n[serch]\nexpected = {{}}\n"), what).unwrap_err().to_string();
+    assert!(err.contains("serch"), "{err}");
+}
