@@ -16,7 +16,7 @@ fn card_sweep() -> (Vec<ResidualPoint>, Option<String>) {
 }
 
 fn point(eta: f64, steady: f64, ball: f64, half_life: usize) -> ResidualPoint {
-    ResidualPoint { eta, steady_distance: Some(steady), residual_bound: ball, z_eta: 0.1 * eta, half_life: Some(half_life) }
+    ResidualPoint { eta, steady_distance: Some(steady), residual_bound: ball, z_eta: 0.1 * eta, half_life: Some(half_life), client_steps: None }
 }
 
 #[test]
