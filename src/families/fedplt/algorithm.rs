@@ -7,8 +7,8 @@
 //! ```
 //!
 //! with `grad l(W; xi) = H_k (W - a_k) + (sigma / sqrt(d)) xi` and the client's step
-//! `eta_k = s_k eta^t` ([`Instance::client_step`]; `eta^t` itself without per-client factors); the full-gradient variant (eq. 5,
-//! 001:L63) draws no noise. Every client takes part in every round, so the round is affine in
+//! `eta_k = s_k eta^t` ([`Instance::client_step`]; `eta^t` itself without per-client factors); the
+//! full-gradient variant (eq. 5, 001:L63) draws no noise. Every client takes part in every round, so the round is affine in
 //! `(W^t, xi)` and a sum of per-client terms: the shared engine gives its exact moments.
 
 use nalgebra::DVector;
@@ -39,7 +39,8 @@ pub struct FedPltRound<'a> {
     pub instance: &'a Instance,
     /// The compensation vector `psi`.
     pub psi: &'a [f64],
-    /// The step `eta^t` of this round.
+    /// The step `eta^t` of this round; client `k` takes `eta_k = s_k eta^t` with the instance's
+    /// step factors ([`Instance::client_step`]).
     pub eta: f64,
     /// Local steps `tau`.
     pub tau: usize,

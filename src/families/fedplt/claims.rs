@@ -460,6 +460,9 @@ impl BoundClaim for FedPltClaim {
         let decaying = matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0);
         let z_consistent = || ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, "");
         let mut out = Vec::new();
+        // A6 and the psi step do not involve the step (the psi step is an inequality per client,
+        // divided by its eta_k > 0); the update's variance and the local divergence are taken
+        // client by client ([`variance_bound`], [`divergence_bound`]).
         if !matches!(self, FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance | FedPltClaim::LocalDivergence { .. }) {
             out.extend(common_step(x));
         }
