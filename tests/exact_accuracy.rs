@@ -218,6 +218,7 @@ fn fedplt_case() -> (FedPltCase, Vec<BigRational>) {
         sigma: 1e-17,
         initial: DVector::from_vec(vec![0.6, -0.2, 0.9]),
         noise: None,
+        step_scales: None,
     };
     let case = FedPltCase { instance, psi: vec![1.0 / 0.7, 1.0 / 0.8, 1.0 / 0.5], eta: 0.5, tau: 2 };
     let inst = &case.instance;

@@ -25,6 +25,7 @@ fn instance(masks: [[f64; 3]; 2]) -> Instance {
         sigma: 0.0,
         initial: DVector::from_element(3, 1.0),
         noise: None,
+        step_scales: None,
     }
 }
 

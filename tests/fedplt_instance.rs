@@ -93,7 +93,7 @@ fn a_hand_written_instance_runs_and_bad_fields_are_named() {
         ("instance.clients[0].optimum", "optimum = [1.0]", "length d = 2"),
         ("instance.clients[0].optimum[0]", "optimum = [inf, 0.0]", "finite"),
         ("instance.clients[0].mask", "mask = [1, 0, 1]", "length d = 2"),
-        ("instance.clients[0].mask[1]", "mask = [1, 2]", "0 or 1"),
+        ("instance.clients[0].mask[1]", "mask = [1, 2]", "{0, 1}"),
         ("instance.clients[0].weight", "weight = 0.0", "0 < c_k <= 1"),
         ("instance.clients[].weight", "weight = 0.6", "summing to 1"),
         ("instance.masks", "mask = [0, 0]", "cover"),
@@ -106,6 +106,14 @@ fn a_hand_written_instance_runs_and_bad_fields_are_named() {
         assert_refused(&text, field, allowed);
     }
     assert_refused(&explicit(CLIENT0, "sigma = -0.1\ninitial = [3.0, -2.0]"), "instance.sigma", "[0, ");
+    // A mask entry other than 0 or 1 (a fraction, a count, a sign) is refused by its place, not
+    // by the TOML parser.
+    for entry in ["0.5", "2", "-1", "1.5", "nan"] {
+        assert_refused(&explicit(&CLIENT0.replace("mask = [1, 0]", &format!("mask = [1, {entry}]")), TOP), "instance.clients[0].mask[1]", "{0, 1}");
+    }
+    for factor in ["0.0", "-1.0", "inf", "nan"] {
+        assert_refused(&explicit(&format!("{CLIENT0}\nstep_scale = {factor}"), TOP), "instance.clients[0].step_scale", "a factor s_k in");
+    }
     assert_refused(&explicit(CLIENT0, "sigma = 0.3\ninitial = [3.0]"), "instance.clients[0].hessian", "1 rows of length 1");
 }
 

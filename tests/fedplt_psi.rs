@@ -25,6 +25,7 @@ fn instance(mask: &[f64], a: &[f64]) -> Instance {
         sigma: 0.0,
         initial: DVector::zeros(d),
         noise: None,
+        step_scales: None,
     }
 }
 

@@ -16,7 +16,7 @@ fn card_sweep() -> (Vec<ResidualPoint>, Option<String>) {
 }
 
 fn point(eta: f64, steady: f64, ball: f64, half_life: usize) -> ResidualPoint {
-    ResidualPoint { eta, steady_distance: Some(steady), residual_bound: ball, z_eta: 0.1 * eta, half_life: Some(half_life) }
+    ResidualPoint { eta, steady_distance: Some(steady), residual_bound: ball, z_eta: 0.1 * eta, half_life: Some(half_life), client_steps: None }
 }
 
 #[test]
@@ -89,4 +89,20 @@ fn a_trade_off_verdict_the_card_does_not_expect_fails_the_main_job() {
     let found = report(&wrong).mismatches;
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("FEDPLT-TRADEOFF") && found[0].contains("holds, the card expects violated"), "{found:?}");
+}
+
+/// The trade-off of Case 1 takes one step for every client (001:L639): a sweep whose clients step
+/// differently is not applicable, naming the steps, even where its points would hold or be
+/// violated. Negative control: the same points with one common step hold.
+#[test]
+fn a_sweep_with_differing_client_steps_is_not_applicable() {
+    let common: Vec<ResidualPoint> = [(0.4, 0.2, 1.0, 5), (0.2, 0.1, 0.5, 10), (0.1, 0.05, 0.25, 20)].map(|(e, s, b, h)| point(e, s, b, h)).to_vec();
+    assert_eq!(evaluate(&common, 1.0, false).verdict, VerdictKind::Holds);
+    let differ: Vec<ResidualPoint> = common.iter().map(|p| ResidualPoint { client_steps: Some((0.5 * p.eta, 2.0 * p.eta)), ..*p }).collect();
+    for reversed in [false, true] {
+        let t = evaluate(&differ, 1.0, reversed);
+        assert_eq!(t.verdict, VerdictKind::NotApplicable, "{:?}", t.why);
+        let why = t.why.unwrap_or_default();
+        assert!(why.contains("one step eta for every client") && why.contains("min eta_k = 0.2, max eta_k = 0.8"), "{why}");
+    }
 }

@@ -156,6 +156,7 @@ fn a_diverging_fedplt_run_is_never_a_small_number() {
         sigma: 0.3,
         initial: DVector::from_vec(vec![2.0, 1.0, -1.0]),
         noise: None,
+        step_scales: None,
     };
     let psi = [1.0; 3];
     let distance = |eta: f64| exact_run(&inst, &psi, Schedule::Constant(eta), 1, LocalGradient::Sgd, 60, &w_star).expect("runs").distance;

@@ -2,12 +2,13 @@
 //! `W^{t+1}` out.
 //!
 //! ```text
-//! W_k^{t,0} = W^t,  W_k^{t,s+1} = W_k^{t,s} - eta (m_k .* grad l(W_k^{t,s}; xi_k^s)),  s < tau   (001:L57, eq. 4)
+//! W_k^{t,0} = W^t,  W_k^{t,s+1} = W_k^{t,s} - eta_k (m_k .* grad l(W_k^{t,s}; xi_k^s)),  s < tau   (001:L57, eq. 4)
 //! W^{t+1}   = W^t + psi .* sum_k c_k (m_k .* (W_k^{t,tau} - W^t))                             (001:L88-96)
 //! ```
 //!
-//! with `grad l(W; xi) = H_k (W - a_k) + (sigma / sqrt(d)) xi`; the full-gradient variant (eq. 5,
-//! 001:L63) draws no noise. Every client takes part in every round, so the round is affine in
+//! with `grad l(W; xi) = H_k (W - a_k) + (sigma / sqrt(d)) xi` and the client's step
+//! `eta_k = s_k eta^t` ([`Instance::client_step`]; `eta^t` itself without per-client factors); the
+//! full-gradient variant (eq. 5, 001:L63) draws no noise. Every client takes part in every round, so the round is affine in
 //! `(W^t, xi)` and a sum of per-client terms: the shared engine gives its exact moments.
 
 use nalgebra::DVector;
@@ -38,7 +39,8 @@ pub struct FedPltRound<'a> {
     pub instance: &'a Instance,
     /// The compensation vector `psi`.
     pub psi: &'a [f64],
-    /// The step `eta^t` of this round.
+    /// The step `eta^t` of this round; client `k` takes `eta_k = s_k eta^t` with the instance's
+    /// step factors ([`Instance::client_step`]).
     pub eta: f64,
     /// Local steps `tau`.
     pub tau: usize,
@@ -67,7 +69,7 @@ impl FedPltRound<'_> {
                 (None, true) => g.iter_mut().zip(&noise[s * d..(s + 1) * d]).for_each(|(gi, xi)| *gi += scale * xi),
                 (Some(n), true) => g += &n[k].root * DVector::from_column_slice(&noise[s * d..(s + 1) * d]),
             }
-            x -= g.component_mul(mask) * self.eta;
+            x -= g.component_mul(mask) * self.instance.client_step(k, self.eta);
             out.push(x.clone());
         }
         out

@@ -148,6 +148,10 @@ pub struct ScenarioRun {
     pub limit_point: Vec<f64>,
     /// The clients' masks `m_k` as realised on the instance (`[k][i]`, 0 or 1).
     pub masks: Vec<Vec<f64>>,
+    /// The clients' step factors `s_k` (`eta_k = s_k eta^t`) when they differ; `None` when every
+    /// client takes the schedule's step (equal factors are folded into the schedule,
+    /// [`common_step_run`]).
+    pub step_scales: Option<Vec<f64>>,
     /// Assumption 6 for all `W`, decided exactly ([`super::a6`]).
     pub a6_for_all_w: A6ForAllW,
     /// The round's quantities of Steps 3 and 4.6 ([`RoundSteps`]).
@@ -161,10 +165,18 @@ pub struct RoundSteps {
     /// `E||Delta^t - bar Delta^t||^2 / (eta^t)^2 = (sigma^2 / d) sum_i psi_i^2 sum_k c_k^2 (m_k)_i`
     /// in the one-gradient model (001:L250-276): the noise `(sigma / sqrt(d)) xi_k` of the clients
     /// is independent and zero-mean, so the cross terms vanish; 0 for full gradients (eq. 5).
-    /// With covariances `S_k`: `sum_i psi_i^2 sum_k c_k^2 (m_k)_i (S_k)_ii`.
+    /// With covariances `S_k`: `sum_i psi_i^2 sum_k c_k^2 (m_k)_i (S_k)_ii`. With per-client steps
+    /// `eta_k = s_k eta^t`, each client's term carries `s_k^2` (Step 3 client by client:
+    /// `E||delta_k^t||^2 <= eta_k^2 sigma^2`, 001:L272).
     pub update_noise: f64,
-    /// `sum_k c_k^2 alpha_{r_k}^2`, alpha as printed (001:L276).
+    /// `sum_k c_k^2 s_k^2 alpha_{r_k}^2`, alpha as printed (001:L276), with the clients' step
+    /// factors `s_k` (`eta_k = s_k eta^t`; 1 without them).
     pub c2_alpha2: f64,
+    /// `sum_k c_k s_k^2 alpha_{r_k}^2`: `Gamma` of 001:L588 with each client's step factor, so that
+    /// `(eta^t)^2 tau^2 (G^2 + sigma^2)` times it is the bound of 001:L592 taken client by client
+    /// (`||W_k^{t,tau} - W^t||^2 <= eta_k^2 tau^2 alpha_{r_k}^2 (G^2 + sigma^2)`); `Gamma` itself
+    /// without per-client factors.
+    pub gamma_steps: f64,
     /// `E sum_k c_k ||W_k^{t,tau} - W^t||^2`, `t = 0..T` (001:L554), exact.
     pub divergence: Vec<f64>,
     /// `sup E||grad F(W_k^{t,s})||^2` over the run: `G^2` of Assumption 5 as printed, along it.
@@ -176,21 +188,24 @@ impl RoundSteps {
     fn new(s: &Scenario, inst: &Instance, c: &Constants, exact: &super::runs::ExactRun) -> Self {
         let noisy = s.gradient == LocalGradient::Sgd;
         let d = inst.dim();
+        // s_k^2 (exactly 1 without per-client factors, so every product below is unchanged).
+        let s2: Vec<f64> = (0..inst.clients()).map(|k| inst.client_step(k, 1.0).powi(2)).collect();
         let update_noise = match &inst.noise {
             _ if !noisy => 0.0,
             None => {
-                let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).map(|(m, w)| w * w * m[i]).sum::<f64>();
+                let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).zip(&s2).map(|((m, w), f)| w * w * m[i] * f).sum::<f64>();
                 c.sigma2 / d as f64 * (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum::<f64>()
             }
             Some(_) => {
-                let diagonals: Vec<DVector<f64>> = (0..inst.clients()).map(|k| inst.noise_diagonal(k)).collect();
+                let diagonals: Vec<DVector<f64>> = (0..inst.clients()).map(|k| inst.noise_diagonal(k) * s2[k]).collect();
                 let coverage2 = |i: usize| inst.masks.iter().zip(&c.weights).zip(&diagonals).map(|((m, w), s)| w * w * m[i] * s[i]).sum::<f64>();
                 (0..d).map(|i| c.compensation.psi[i].powi(2) * coverage2(i)).sum()
             }
         };
         Self {
             update_noise,
-            c2_alpha2: c.weights.iter().zip(&c.alpha).map(|(w, a)| w * w * a * a).sum(),
+            c2_alpha2: c.weights.iter().zip(&c.alpha).zip(&s2).map(|((w, a), f)| w * w * a * a * f).sum(),
+            gamma_steps: c.weights.iter().zip(&c.alpha).zip(&s2).map(|((w, a), f)| w * a * a * f).sum(),
             divergence: exact.divergence.clone(),
             global_gradient_sup: exact.global_gradient_sup,
         }
@@ -244,6 +259,10 @@ fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool)
         schedule: run.schedule,
         schedule_z_consistent: z_consistent,
         limit_gap: run.measured.limit_gap * run.measured.limit_gap,
+        client_steps: run.step_scales.as_ref().map(|f| {
+            let eta = run.schedule.eta(0);
+            f.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v * eta), hi.max(v * eta)))
+        }),
     }
 }
 
@@ -280,7 +299,10 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
                 Some(vec![(eta * eta * v.update_noise, variance_bound(x, eta, v.c2_alpha2))])
             })
         }
-        FedPltClaim::LocalDivergence { .. } => inequality(rounds, &|t| Some(vec![(run.steps.divergence[t], divergence_bound(x, x.schedule.eta(t)))])),
+        FedPltClaim::LocalDivergence { .. } => {
+            let gamma = run.steps.gamma_steps;
+            inequality(rounds, &|t| Some(vec![(run.steps.divergence[t], divergence_bound(x, x.schedule.eta(t), gamma))]))
+        }
     }
 }
 
@@ -339,11 +361,14 @@ pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
 /// decaying schedule's `z` is the run's own. The decaying schedule needs `z = mu psi_ rho_`, and
 /// `rho_` is measured on the run it drives: iterate until the schedule's `rho_` is the run's
 /// (full masks: `rho = 1` at once).
-fn schedule(s: &Scenario, c: &Constants, paths: impl Fn(Schedule) -> Alignment) -> Result<(Schedule, Alignment, bool)> {
+///
+/// `scale` multiplies every step: the clients' common step factor ([`common_step_run`]), 1
+/// without one.
+fn schedule(s: &Scenario, c: &Constants, scale: f64, paths: impl Fn(Schedule) -> Alignment) -> Result<(Schedule, Alignment, bool)> {
     let (beta, offset) = match s.step {
-        StepSpec::Constant(eta) => return Ok((Schedule::Constant(eta), paths(Schedule::Constant(eta)), true)),
-        StepSpec::ConstantOverL(f) => return Ok((Schedule::Constant(f / c.l), paths(Schedule::Constant(f / c.l)), true)),
-        StepSpec::Decaying { beta, offset } => (beta, offset),
+        StepSpec::Constant(eta) => return Ok((Schedule::Constant(scale * eta), paths(Schedule::Constant(scale * eta)), true)),
+        StepSpec::ConstantOverL(f) => return Ok((Schedule::Constant(scale * (f / c.l)), paths(Schedule::Constant(scale * (f / c.l))), true)),
+        StepSpec::Decaying { beta, offset } => (scale * beta, offset),
     };
     let (base, mut rho, mut found) = (c.mu * c.compensation.psi_min, 1.0, None);
     for _ in 0..Z_ITERATIONS {
@@ -362,15 +387,27 @@ fn schedule(s: &Scenario, c: &Constants, paths: impl Fn(Schedule) -> Alignment) 
     found.ok_or_else(|| Error::Internal("no decaying schedule was run".into()))
 }
 
+/// The instance a run uses and the factor its schedule's steps take: when every client's step
+/// factor is the same `s` (`eta_k = s eta^t` for all `k`, 1 without factors), the instance without
+/// factors and `s`, so the run is the common-step run at `s eta^t`, bit for bit; when they differ,
+/// the instance as given and 1.
+pub fn common_step_run(inst: Instance) -> (Instance, f64) {
+    match inst.common_step_scale() {
+        Some(scale) => (Instance { step_scales: None, ..inst }, scale),
+        None => (inst, 1.0),
+    }
+}
+
 /// [`run_scenario`] on a prepared scenario.
 ///
 /// # Errors
 /// A singular instance.
 pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Claim], bound_scale: f64) -> Result<ScenarioRun> {
+    let (inst, scale) = common_step_run(inst);
     let w_star = DVector::from_column_slice(&c.w_star);
     let psi = c.compensation.psi.clone();
     let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);
-    let (schedule, alignment, z_consistent) = self::schedule(s, &c, paths)?;
+    let (schedule, alignment, z_consistent) = self::schedule(s, &c, scale, paths)?;
     let exact = exact_run(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star)?;
     let steps = RoundSteps::new(s, &inst, &c, &exact);
     let limit = small_step_limit(&inst, &c.compensation.covered)?;
@@ -386,6 +423,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
         final_mean_gap: (&final_mean - &w_star).norm(),
         limit_point: limit.iter().copied().collect(),
         masks: inst.masks.iter().map(|m| m.iter().copied().collect()).collect(),
+        step_scales: inst.step_scales.clone(),
         a6_for_all_w: super::a6::decide(&inst, &w_star),
         steps,
         alignment,
@@ -472,12 +510,13 @@ pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint
     let point = |f: f64| {
         let at = Scenario { step: StepSpec::ConstantOverL(f), ..s.clone() };
         let run = run_scenario(&at, &[], 1.0)?;
-        let (inst, c, m) = (at.instance.build()?, &run.constants, &run.measured);
-        let eta = f / c.l;
+        let ((inst, scale), c, m) = (common_step_run(at.instance.build()?), &run.constants, &run.measured);
+        let eta = scale * (f / c.l);
         let (psi, w_star) = (&c.compensation.psi, DVector::from_column_slice(&c.w_star));
         let steady = steady_distance(&inst, psi, eta, at.tau, at.gradient, &w_star);
         let half_life = steady.and_then(|d| half_life(&inst, psi, eta, at.tau, at.gradient, &w_star, d));
-        Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z, z_eta: m.z * eta, half_life })
+        let client_steps = inputs(c, &run, None, true).client_steps;
+        Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z, z_eta: m.z * eta, half_life, client_steps })
     };
     factors.iter().map(|&f| point(f)).collect()
 }

@@ -53,6 +53,10 @@ pub struct Inputs {
     pub schedule_z_consistent: bool,
     /// `||W_lim - W*||^2` of the small-step limit of the masked dynamics.
     pub limit_gap: f64,
+    /// `(min_k eta_k, max_k eta_k)` at round 0 when the clients' steps differ (per-client step
+    /// factors, eq. 4, 001:L57); `None` when every client takes the round's step `eta^t`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_steps: Option<(f64, f64)>,
 }
 
 impl Horizon for Inputs {
@@ -175,17 +179,19 @@ pub fn equality_solution(b_over_z2: f64, horizon: usize) -> Vec<f64> {
 
 /// The right-hand side of the variance bound of the masked update at step `eta` (001:L276):
 /// `(eta^t)^2 sigma^2 psibar^2 sum_k c_k^2 alpha_{r_k}^2`, with `c2_alpha2 = sum_k c_k^2
-/// alpha_{r_k}^2` (alpha as printed, 001:L357).
+/// alpha_{r_k}^2` (alpha as printed, 001:L357); with per-client steps `eta_k = s_k eta^t`,
+/// `c2_alpha2 = sum_k c_k^2 s_k^2 alpha_{r_k}^2`, the bound of Step 3 client by client.
 pub fn variance_bound(x: &Inputs, eta: f64, c2_alpha2: f64) -> f64 {
     eta * eta * x.sigma2 * x.psi_max * x.psi_max * c2_alpha2
 }
 
 /// The right-hand side of the local divergence bound at step `eta` (001:L592):
-/// `(eta^t)^2 tau^2 (G^2 + sigma^2) Gamma`, `Gamma = sum_k c_k alpha_{r_k}^2` (001:L588); NaN when
-/// `G^2` is not finite.
-pub fn divergence_bound(x: &Inputs, eta: f64) -> f64 {
+/// `(eta^t)^2 tau^2 (G^2 + sigma^2) Gamma`, `Gamma = sum_k c_k alpha_{r_k}^2` (001:L588), or with
+/// per-client steps `eta_k = s_k eta^t` the same bound client by client, `gamma =
+/// sum_k c_k s_k^2 alpha_{r_k}^2` in place of `Gamma`; NaN when `G^2` is not finite.
+pub fn divergence_bound(x: &Inputs, eta: f64, gamma: f64) -> f64 {
     let tau = x.tau as f64;
-    eta * eta * tau * tau * (x.g2.unwrap_or(f64::NAN) + x.sigma2) * x.gamma_mask
+    eta * eta * tau * tau * (x.g2.unwrap_or(f64::NAN) + x.sigma2) * gamma
 }
 
 /// The claims.
@@ -279,6 +285,21 @@ fn implicit(name: &str, given: f64, required: f64) -> ConditionCheck {
 
 fn scope(name: &str, holds: bool) -> ConditionCheck {
     ConditionCheck::compare(name, ConditionKind::Scope, f64::from(u8::from(holds)), Relation::Equal, 1.0)
+}
+
+/// One step `eta^t` for every client: the analysis writes every client's update with the round's
+/// step, `U_k^t = -eta^t grad l(W_k^t; xi_k)` (001:L108-110, L194), though eq. 4 gives each client
+/// its own `eta_k` (001:L57); the recursion of Step 5 and every result built on it (Cases 1 and 2,
+/// the limit) are proven for that common step. `None` when the run's clients share it.
+fn common_step(x: &Inputs) -> Option<ConditionCheck> {
+    let (lo, hi) = x.client_steps?;
+    let name = format!(
+        "one step eta^t for every client (the analysis takes U_k^t = -eta^t grad l(W_k^t; xi_k), 001:L108-110, L194; eq. 4 has eta_k, 001:L57); \
+         client steps differ: min eta_k = {}, max eta_k = {} at t = 0 (given: their ratio)",
+        fmt_num(lo),
+        fmt_num(hi)
+    );
+    Some(ConditionCheck { holds: false, ..ConditionCheck::compare(name, ConditionKind::Scope, hi / lo, Relation::Equal, 1.0) })
 }
 
 /// `tau = 1`: the recursion of Step 5 replaces the `tau` local steps by one gradient at `W_k^t`
@@ -439,6 +460,12 @@ impl BoundClaim for FedPltClaim {
         let decaying = matches!(x.schedule, Schedule::Decaying { beta, offset, .. } if beta == 1.0 && offset == 1.0);
         let z_consistent = || ConditionCheck::assumption("the schedule's z is this run's z = mu psi_ rho_", x.schedule_z_consistent, "");
         let mut out = Vec::new();
+        // A6 and the psi step do not involve the step (the psi step is an inequality per client,
+        // divided by its eta_k > 0); the update's variance and the local divergence are taken
+        // client by client ([`variance_bound`], [`divergence_bound`]).
+        if !matches!(self, FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance | FedPltClaim::LocalDivergence { .. }) {
+            out.extend(common_step(x));
+        }
         match self {
             FedPltClaim::Recursion { tau_steps, sqrt_r } => {
                 if !tau_steps {

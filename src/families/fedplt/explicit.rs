@@ -16,9 +16,15 @@
 //! optimum = [1.0, 0.0]      # a_k, the minimizer of F_k
 //! mask = [1, 0]             # m_k, 0 or 1 per coordinate
 //! noise_cov = [[0.1, 0.0], [0.0, 0.02]]   # optional S_k (in every client, with no sigma)
+//! step_scale = 2.0          # optional s_k > 0: the client steps with eta_k = s_k eta^t (default 1)
 //! ```
 //!
 //! With covariances, Assumption 4's `sigma^2 = max_k tr(S_k)`.
+//!
+//! `step_scale` gives each client its own step `eta_k` of eq. 4 (001:L57) as a multiple of the
+//! scenario's step `eta^t`. The analysis takes one step `eta^t` for every client (001:L108-110,
+//! L194): when the factors differ, the claims built on that step are not applicable; when they
+//! are all equal to `s`, the run is the one at the common step `s eta^t`.
 //!
 //! `H_k` positive definite is Assumption 2 (`mu = min_k lambda_min(H_k) > 0`, 001:L126-129); its
 //! smallest eigenvalue must be at least [`crate::prec::INPUT_MAGNITUDE_MIN`] and its largest at
@@ -58,12 +64,38 @@ pub struct ExplicitClient {
     pub hessian: Vec<Vec<f64>>,
     /// `a_k`, length `d`.
     pub optimum: Vec<f64>,
-    /// `m_k`, length `d`, entries 0 or 1.
-    pub mask: Vec<u8>,
+    /// `m_k`, length `d`, entries 0 or 1 (any other number is refused by name).
+    pub mask: Vec<MaskEntry>,
     /// `S_k`, the covariance of the gradient noise, `d x d` symmetric positive semidefinite
     /// (anisotropic noise `R_k xi`, `R_k R_k^T = S_k`); only without `instance.sigma`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_cov: Option<Vec<Vec<f64>>>,
+    /// `s_k > 0`: the client's step is `eta_k^t = s_k eta^t` (its `eta_k` of eq. 4, 001:L57);
+    /// absent: 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_scale: Option<f64>,
+}
+
+/// One entry of a mask as written: any TOML number, so that a value other than 0 or 1 is refused
+/// by [`ExplicitInstance::build`] naming its place rather than by the parser; written back as the
+/// integer 0 or 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaskEntry(pub f64);
+
+impl Serialize for MaskEntry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0 {
+            0.0 => serializer.serialize_u8(0),
+            1.0 => serializer.serialize_u8(1),
+            v => serializer.serialize_f64(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MaskEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        f64::deserialize(deserializer).map(Self)
+    }
 }
 
 /// A scenario's instance: the seeded recipe (the default) or the explicit numbers.
@@ -180,11 +212,14 @@ impl ExplicitClient {
         if self.mask.len() != d {
             return Err(Error::field(f("mask"), format!("length {}", self.mask.len()), format!("length d = {d}")));
         }
-        if let Some((i, v)) = self.mask.iter().enumerate().find(|(_, v)| **v > 1) {
-            return Err(Error::field(format!("{}[{i}]", f("mask")), format!("got {v}"), "0 or 1"));
+        if let Some((i, v)) = self.mask.iter().enumerate().find(|(_, v)| v.0 != 0.0 && v.0 != 1.0) {
+            return Err(Error::field(format!("{}[{i}]", f("mask")), format!("got {}", v.0), "a value in {0, 1} (the coordinate is updated or not)"));
+        }
+        if let Some(s) = self.step_scale.filter(|s| !(s.is_finite() && *s >= INPUT_MAGNITUDE_MIN && *s <= INPUT_MAGNITUDE_MAX)) {
+            return Err(Error::field(f("step_scale"), format!("got {s}"), format!("a factor s_k in [{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}]")));
         }
         let noise = self.noise_cov.as_ref().map(|rows| covariance(&f("noise_cov"), rows, (d, "d x d"), SYMMETRY, PSD_FLOOR)).transpose()?;
-        Ok(Built { hessian, optimum, mask: DVector::from_iterator(d, self.mask.iter().map(|v| f64::from(*v))), noise })
+        Ok(Built { hessian, optimum, mask: DVector::from_iterator(d, self.mask.iter().map(|v| v.0)), noise })
     }
 }
 
@@ -195,7 +230,8 @@ impl ExplicitInstance {
     /// # Errors
     /// [`Error::InvalidField`]: no client or an empty `W^0`, a matrix or vector of the wrong
     /// shape, a non-finite entry, a non-symmetric or not positive definite `H_k`, a weight out of
-    /// `(0, 1]` or weights whose sum is not 1 (to [`WEIGHT_SUM`]), a mask entry other than 0 or 1,
+    /// `(0, 1]` or weights whose sum is not 1 (to [`WEIGHT_SUM`]), a mask entry other than 0 or 1, a
+    /// step factor that is not a positive finite number in the input range,
     /// a negative or non-finite `sigma`, a noise covariance that is not symmetric positive
     /// semidefinite, noise given both ways or neither.
     pub fn build(&self) -> Result<Instance> {
@@ -221,6 +257,7 @@ impl ExplicitInstance {
             sigma,
             initial: DVector::from_column_slice(&self.initial),
             noise,
+            step_scales: self.clients.iter().any(|c| c.step_scale.is_some()).then(|| self.clients.iter().map(|c| c.step_scale.unwrap_or(1.0)).collect()),
         })
     }
 
@@ -233,8 +270,9 @@ impl ExplicitInstance {
                 weight: inst.weights[k],
                 hessian: rows(&inst.hessians[k]),
                 optimum: inst.optima[k].iter().copied().collect(),
-                mask: inst.masks[k].iter().map(|v| u8::from(*v != 0.0)).collect(),
+                mask: inst.masks[k].iter().map(|v| MaskEntry(f64::from(u8::from(*v != 0.0)))).collect(),
                 noise_cov: inst.noise.as_ref().map(|n| rows(&n[k].matrix)),
+                step_scale: inst.step_scales.as_ref().map(|s| s[k]),
             })
             .collect();
         Self { sigma: inst.noise.is_none().then_some(inst.sigma), initial: inst.initial.iter().copied().collect(), clients }

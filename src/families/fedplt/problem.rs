@@ -95,6 +95,10 @@ pub struct Instance {
     /// Per-client noise covariances `S_k` (an explicit instance's `noise_cov`); `None`: the
     /// isotropic `(sigma / sqrt(d)) xi` of every client, `S_k = (sigma^2 / d) I`.
     pub noise: Option<Vec<Covariance>>,
+    /// Per-client step factors `s_k` (an explicit instance's `step_scale`): client `k` steps with
+    /// `eta_k^t = s_k eta^t` (its own `eta_k` of eq. 4, 001:L57); `None`: every client takes the
+    /// round's step `eta^t`, as the analysis does (001:L108-110, L194).
+    pub step_scales: Option<Vec<f64>>,
 }
 
 fn unit_vector(rng: &mut rand_chacha::ChaCha8Rng, d: usize) -> DVector<f64> {
@@ -166,7 +170,7 @@ impl InstanceSpec {
             .collect();
         let centre = DVector::from_fn(d, |i, _| (i as f64 + 1.0).sqrt());
         let optima: Vec<DVector<f64>> = (0..k).map(|_| &centre + unit_vector(&mut rng, d) * self.heterogeneity).collect();
-        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d), noise: None };
+        let mut inst = Instance { hessians, optima, weights, masks, sigma: self.sigma, initial: DVector::zeros(d), noise: None, step_scales: None };
         let w_star = inst.minimizer()?;
         inst.initial = &w_star + unit_vector(&mut rng, d) * self.init_distance;
         Ok(inst)
@@ -295,6 +299,26 @@ impl Instance {
             None => DVector::from_element(self.dim(), self.sigma * self.sigma / self.dim() as f64),
             Some(n) => n[k].matrix.diagonal(),
         }
+    }
+
+    /// Client `k`'s step `eta_k^t = s_k eta^t` at the round's step `eta`; exactly `eta` without
+    /// per-client factors.
+    pub fn client_step(&self, k: usize, eta: f64) -> f64 {
+        self.step_scales.as_ref().map_or(eta, |s| s[k] * eta)
+    }
+
+    /// The common factor `s` when every client's step is `s eta^t` (1 without per-client
+    /// factors), `None` when two clients' factors differ (in any bit).
+    pub fn common_step_scale(&self) -> Option<f64> {
+        match &self.step_scales {
+            None => Some(1.0),
+            Some(s) => s.iter().all(|v| *v == s[0]).then(|| s[0]),
+        }
+    }
+
+    /// `(min_k s_k, max_k s_k)` of the per-client factors (`(1, 1)` without them).
+    pub fn step_scale_range(&self) -> (f64, f64) {
+        self.step_scales.as_ref().map_or((1.0, 1.0), |s| s.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v))))
     }
 
     /// `grad F_k(W) = H_k (W - a_k)`.

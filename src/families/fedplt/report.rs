@@ -88,6 +88,9 @@ fn run_fields(r: &ScenarioRun, extra: serde_json::Value) -> serde_json::Value {
         "b_empirical": m.b_empirical, "rho_by_horizon": r.alignment.rho_by_horizon(), "a6_for_all_w": r.a6_for_all_w,
         "alignment_failure": r.alignment.first_failure, "limit_gap": m.limit_gap,
     });
+    if let (Some(all), Some(f)) = (fields.as_object_mut(), &r.step_scales) {
+        all.insert("step_scales".into(), serde_json::json!(f));
+    }
     if let (Some(all), serde_json::Value::Object(extra)) = (fields.as_object_mut(), extra) {
         all.extend(extra);
     }
@@ -143,10 +146,13 @@ pub fn summary_markdown(runs: &[ScenarioRun]) -> String {
     let header = "scenario | K | d | tau | schedule | L | mu | sigma^2 | psi_ | psibar | uncovered | Gamma | rho_ | z | G^2 (run) | B (run) | ‖W_lim − W*‖";
     let rows = runs.iter().map(|r| {
         let (c, p) = (&r.constants, &r.constants.compensation);
-        let schedule = match r.schedule {
+        let mut schedule = match r.schedule {
             Schedule::Constant(eta) => format!("eta = {}", fmt_num(eta)),
             Schedule::Decaying { z, beta, offset } => format!("{}/({} (t + {}))", fmt_num(beta), fmt_num(z), fmt_num(offset)),
         };
+        if let Some(f) = &r.step_scales {
+            schedule.push_str(&format!("; eta_k = s_k eta^t, s = [{}]", f.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(", ")));
+        }
         let m = &r.measured;
         let mut row = vec![r.scenario.name.clone(), c.clients.to_string(), c.dim.to_string(), r.scenario.tau.to_string(), schedule];
         row.extend([c.l, c.mu, c.sigma2, p.psi_min, p.psi_max].map(fmt_num));

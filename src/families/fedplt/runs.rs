@@ -323,7 +323,9 @@ pub fn sample_paths(
 /// The point the masked dynamics settle at as the step goes to zero: the zero of the masked mean
 /// field `psi .* sum_k c_k m_k .* grad F_k(W)` on covered coordinates, with uncovered coordinates
 /// kept at `W^0` (nobody moves them). It equals `W*` for full masks or a shared optimum, and
-/// generally not otherwise.
+/// generally not otherwise. With per-client steps `eta_k = s_k eta^t` the field is
+/// `psi .* sum_k c_k s_k m_k .* grad F_k(W)` (each client moves at its own rate), whose zero is
+/// not `W*` even for full masks when the optima differ.
 ///
 /// # Errors
 /// [`crate::Error::Instance`] when the masked field is singular on the covered coordinates.
@@ -334,7 +336,7 @@ pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<DVector<f64
     let mut a = DMatrix::zeros(d, d);
     let mut b = DVector::zeros(d);
     for k in 0..inst.clients() {
-        let mh = DMatrix::from_diagonal(&inst.masks[k]) * &inst.hessians[k] * inst.weights[k];
+        let mh = DMatrix::from_diagonal(&inst.masks[k]) * &inst.hessians[k] * inst.client_step(k, inst.weights[k]);
         b += &mh * &inst.optima[k];
         a += mh;
     }
@@ -370,6 +372,10 @@ pub struct ResidualPoint {
     /// The exact contraction time ([`half_life`]), `None` when the excess does not halve.
     #[serde(skip)]
     pub half_life: Option<usize>,
+    /// `(min_k eta_k, max_k eta_k)` when the clients' steps differ (Case 1 takes one step for
+    /// every client, so the trade-off is not applicable there); `None` otherwise.
+    #[serde(skip)]
+    pub client_steps: Option<(f64, f64)>,
 }
 
 /// The exact moments of the error `W - W*` at a constant step: the round's maps, the full

@@ -105,7 +105,18 @@ pub fn evaluate(points: &[ResidualPoint], scale: f64, reversed: bool) -> Tradeof
         VerdictKind::NotApplicable => 2,
         VerdictKind::Holds => 3,
     };
-    let decisive = parts.iter().min_by_key(|p| rank(p.0)).cloned().unwrap_or((VerdictKind::NotApplicable, Some(no_pairs.into())));
+    let decisive = match points.iter().find_map(|p| p.client_steps) {
+        // Case 1 takes one step eta for every client (001:L639; the analysis's U_k^t = -eta^t grad, 001:L108-110).
+        Some((lo, hi)) => (
+            VerdictKind::NotApplicable,
+            Some(format!(
+                "Case 1 takes one step eta for every client (001:L639, L108-110); client steps differ: min eta_k = {}, max eta_k = {} at the first step",
+                fmt_num(lo),
+                fmt_num(hi)
+            )),
+        ),
+        None => parts.iter().min_by_key(|p| rank(p.0)).cloned().unwrap_or((VerdictKind::NotApplicable, Some(no_pairs.into()))),
+    };
     let why = if decisive.0 == VerdictKind::Holds { None } else { decisive.1 };
     Tradeoff { balls, faster, larger, verdict: decisive.0, why }
 }
