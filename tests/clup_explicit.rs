@@ -44,7 +44,9 @@ fn round_trips(first: usize, part: usize) {
         let exported = export(&text);
         assert!(exported.contains("[[model.draws.clients]]") && !exported.contains("seed ="), "{name}: explicit form only\n{exported}");
         let (a, b) = (run(&text), run(&exported));
-        assert_ne!(a["scenario_hash"], b["scenario_hash"], "{name}: the hash covers the model as written");
+        // The hash covers the model as written: a recipe's export hashes otherwise, explicit
+        // data's is itself.
+        assert_eq!(a["scenario_hash"] == b["scenario_hash"], text.contains("[[model.draws]]"), "{name}: the scenario hash");
         assert_eq!(without_hash(a), without_hash(b), "{name}: the exported file runs to another JSON");
         assert_eq!(body(&export(&exported)), body(&exported), "{name}: export is not a fixed point");
     }
@@ -72,7 +74,8 @@ fn a_feature_changed_by_1e_6_changes_the_run() {
     let rest = line.strip_prefix("features = [[").expect("a features line");
     let (first, tail) = rest.split_once(',').expect("two entries");
     let x: f64 = first.trim().parse().expect("a number");
-    let perturbed = exported.replacen(line, &format!("features = [[{},{tail}", x + 1e-6), 1);
+    // Towards zero, so that the stated rho^2 = s^2 L stays above the data's.
+    let perturbed = exported.replacen(line, &format!("features = [[{},{tail}", x - 1e-6 * x.signum()), 1);
     assert_ne!(perturbed, exported);
     let (a, b) = (without_hash(run(&exported)), without_hash(run(&perturbed)));
     assert_ne!(a["constants"], b["constants"]);
@@ -105,17 +108,20 @@ fn one_client(text: &str) -> String {
 #[test]
 fn bad_explicit_data_is_refused_with_the_field_and_its_range() {
     let text = example();
-    let first = "features = [[1.0, 0.2], [-0.3, 0.9], [0.6, -0.7], [0.4, 0.5]]";
-    let labels = "labels = [1.128, 0.525, -0.029, 0.948]";
-    let truth = "ground_truth = [1.0, 0.5]";
+    // Client 1's numbers (client 0 sets n and d).
+    let first = "features = [[0.9, -0.4], [0.1, 1.1], [-0.8, 0.3], [0.5, 0.6]]";
+    let labels = "labels = [0.882, 0.372, -0.3, 0.827]";
+    let truth = "ground_truth = [1.2, 0.3]";
     let cases: Vec<(String, &str)> = vec![
-        (text.replacen(first, "features = [[1.0, 0.2], [-0.3, 0.9], [0.6, -0.7]]", 1), "model.draws[0].clients[0].features"),
-        (text.replacen(first, "features = [[1.0, 0.2, 0.0], [-0.3, 0.9], [0.6, -0.7], [0.4, 0.5]]", 1), "model.draws[0].clients[0].features"),
-        (text.replacen(first, "features = [[1.0, nan], [-0.3, 0.9], [0.6, -0.7], [0.4, 0.5]]", 1), "model.draws[0].clients[0].features[0][1]"),
-        (text.replacen(first, "features = [[1.0, inf], [-0.3, 0.9], [0.6, -0.7], [0.4, 0.5]]", 1), "model.draws[0].clients[0].features[0][1]"),
-        (text.replacen(labels, "labels = [1.128, 0.525, -0.029]", 1), "model.draws[0].clients[0].labels"),
-        (text.replacen(labels, "labels = [1.128, 0.525, nan, 0.948]", 1), "model.draws[0].clients[0].labels[2]"),
-        (text.replacen(truth, "ground_truth = [1.0, 0.5, 0.0]", 1), "model.draws[0].clients[0].ground_truth"),
+        (text.replacen(first, "features = [[0.9, -0.4], [0.1, 1.1], [-0.8, 0.3]]", 1), "model.draws[0].clients[1].features"),
+        (text.replacen(first, "features = [[0.9, -0.4, 0.0], [0.1, 1.1], [-0.8, 0.3], [0.5, 0.6]]", 1), "model.draws[0].clients[1].features"),
+        (text.replacen(first, "features = [[0.9, nan], [0.1, 1.1], [-0.8, 0.3], [0.5, 0.6]]", 1), "model.draws[0].clients[1].features[0][1]"),
+        (text.replacen(first, "features = [[0.9, inf], [0.1, 1.1], [-0.8, 0.3], [0.5, 0.6]]", 1), "model.draws[0].clients[1].features[0][1]"),
+        (text.replacen(labels, "labels = [0.882, 0.372, -0.3]", 1), "model.draws[0].clients[1].labels"),
+        (text.replacen(labels, "labels = [0.882, 0.372, nan, 0.827]", 1), "model.draws[0].clients[1].labels[2]"),
+        (text.replacen(truth, "ground_truth = [1.2, 0.3, 0.0]", 1), "model.draws[0].clients[1].ground_truth"),
+        // Fewer samples than the dimension in client 0.
+        (text.replacen("features = [[1.0, 0.2], [-0.3, 0.9], [0.6, -0.7], [0.4, 0.5]]", "features = [[1.0, 0.2]]", 1), "model.draws[0].clients[0].features"),
         (text.replacen("noise = 0.3", "noise = 0.0", 1), "model.noise"),
         (text.replacen("noise = 0.3", "noise = -1.0", 1), "model.noise"),
         (text.replacen("noise = 0.3", "noise = 0.3\nr = -1.0", 1), "model.r"),
@@ -160,12 +166,12 @@ fn the_command_line_exports_and_refuses_bad_data_writing_nothing() {
     assert_eq!(parse(&String::from_utf8_lossy(&again.stdout)), parse(&std::fs::read_to_string(&out).expect("the run's JSON")));
     // Bad data: exit 2, the field named, no export and no output.
     let wrong = dir.join("wrong.toml");
-    std::fs::write(&wrong, example().replacen("labels = [1.128, 0.525, -0.029, 0.948]", "labels = [1.128]", 1)).expect("written");
+    std::fs::write(&wrong, example().replacen("labels = [0.882, 0.372, -0.3, 0.827]", "labels = [0.882]", 1)).expect("written");
     let (refused, json) = (dir.join("refused.toml"), dir.join("refused.json"));
     let bad = cli(&["run", wrong.to_str().unwrap(), "--export-instance", refused.to_str().unwrap(), "--out", json.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(bad.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("model.draws[0].clients[0].labels") && !stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("model.draws[0].clients[1].labels") && !stderr.contains("panicked"), "{stderr}");
     assert!(!refused.exists() && !json.exists());
     // Negative control: the example itself runs through the command line.
     let ok = cli(&["run", concat!(env!("CARGO_MANIFEST_DIR"), "/examples/clup-explicit.toml")]);

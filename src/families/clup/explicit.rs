@@ -118,7 +118,7 @@ impl ModelInput {
     pub fn n(&self) -> usize {
         match self {
             Self::Seeded(s) => s.n,
-            Self::Explicit(e) => e.first_client().map_or(0, |c| c.labels.len()),
+            Self::Explicit(e) => e.first_client().map_or(0, |c| c.features.len()),
         }
     }
 
@@ -221,10 +221,10 @@ impl ExplicitModel {
         let m = require_count(&format!("{field}.draws[0].clients"), self.draws[0].clients.len(), 2, MAX_CLIENTS)?;
         let first = &self.draws[0].clients[0];
         let d = require_count(&format!("{field}.draws[0].clients[0].ground_truth"), first.ground_truth.len(), 1, MAX_DIM)?;
-        let n = first.labels.len();
+        let n = first.features.len();
         if n < d || n > MAX_SAMPLES {
             return Err(Error::field(
-                format!("{field}.draws[0].clients[0].labels"),
+                format!("{field}.draws[0].clients[0].features"),
                 format!("{n} samples with d = {d}"),
                 format!("d <= n <= {MAX_SAMPLES} samples (Assumption 2 needs n >= d)"),
             ));
