@@ -9,6 +9,10 @@
 //! - labels are `y = x^T w*^(i) + s e`, `e ~ N(0, 1)`, so `E||grad l(w*^(i), z)||^2 = s^2 L = rho^2`
 //!   exactly (Assumption 3).
 //!
+//! With Gaussian features ([`Features::Gaussian`]) the per-sample `L = max ||x||^2` and `rho^2 =
+//! s^2 max_i tr(A_i)` are those of each drawn design; explicit data ([`super::explicit`]) gives
+//! every number itself.
+//!
 //! `mu` (Assumption 2) and the empirical-Hessian `L` are properties of the drawn design: they are
 //! computed per draw. Expectations over the data are taken over the label noise given the design
 //! (exact, since every solution is linear in the labels); each design draw is checked with its own
