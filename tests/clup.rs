@@ -29,7 +29,7 @@ fn scenario(name: &str) -> Scenario {
 }
 
 fn model(m: usize, n: usize, r: f64, seed: u64) -> ModelSpec {
-    ModelSpec { m, n, d: 2, r, l: 1.0, noise: 0.5, center: 1.0, seed }
+    ModelSpec { m, n, d: 2, r, l: 1.0, noise: 0.5, center: 1.0, seed, features: Default::default() }
 }
 
 #[test]

@@ -38,7 +38,7 @@ fn claim(id: &str) -> ClupClaim {
 
 fn stat_of(s: &Scenario, draw: u64) -> Stat {
     let c = s.model.instance(draw).unwrap().constants;
-    Stat { mu: c.mu, l: c.l_sample, rho2: c.rho2, r: s.model.r, n: s.model.n as f64, m: s.model.m as f64 }
+    Stat { mu: c.mu, l: c.l_sample, rho2: c.rho2, r: s.model.radius(&c), n: s.model.n() as f64, m: s.model.m() as f64 }
 }
 
 /// The slack of `id` on scenario `name` at bound scale 1, after asserting the card's verdict.
@@ -105,7 +105,7 @@ fn lemma_2_is_an_identity_and_a_wrong_factor_fails() {
 fn lemma_3_with_factor_one_is_tight_and_below_one_fails() {
     let s = scenario("high-r");
     let mut worst: f64 = 0.0;
-    for draw in 0..s.designs as u64 {
+    for draw in 0..s.designs() as u64 {
         let d = s.model.instance(draw).unwrap();
         let mu = d.constants.mu;
         for l in lambda_grid().into_iter().filter(|l| *l > 0.0) {
@@ -190,7 +190,7 @@ fn the_remarks_ball_is_eight_times_below_theorem_3s_at_its_steps_and_holds() {
 fn lemma_4_slack_is_at_least_two() {
     for name in ["low-r", "high-r", "high-kappa-pole-band"] {
         let s = scenario(name);
-        for draw in 0..s.designs as u64 {
+        for draw in 0..s.designs() as u64 {
             let d = s.model.instance(draw).unwrap();
             let rms = d.global_train_error_to_center().sqrt();
             assert!(rms <= bounds::lemma4(&stat_of(&s, draw)) / 2.0, "{name} draw {draw}");

@@ -18,20 +18,11 @@ use super::algorithm::{
 };
 use super::bounds::{self, Opt, Stat};
 use super::claims::{ClupClaim, GammaRule, Inputs, Statement};
+use super::explicit::ModelInput;
 use super::lemmas;
-use super::model::{Constants, Instance, ModelSpec, Solution};
+use super::model::{Constants, Instance, Solution};
 
-/// How the run starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Init {
-    /// `w_1^(g) = 0`, `w_{0,K}^(i) = 0`.
-    #[default]
-    Zero,
-    /// `w_{0,K}^(i) = w~^(i)` while `w_1^(g) = 0`: the local models already at their solution,
-    /// the global model not.
-    LocalsAtSolution,
-}
+pub use super::init::{GivenInit, Init};
 
 /// The steps of Algorithms 1 and 2; an omitted value is Corollary 2's choice
 /// (`gamma = 1/(2 L_g)`, `eta = 1/(lambda + L)`, `K` of (134)).
@@ -77,9 +68,8 @@ impl Corollary2Multiples {
     }
 }
 
-fn default_designs() -> usize {
-    2
-}
+/// Design draws of a recipe that does not say.
+const DEFAULT_DESIGNS: usize = 2;
 fn default_true() -> bool {
     true
 }
@@ -99,11 +89,12 @@ pub struct Scenario {
     /// What it probes.
     #[serde(default)]
     pub description: String,
-    /// The data.
-    pub model: ModelSpec,
-    /// Design draws the statistical claims are checked on.
-    #[serde(default = "default_designs")]
-    pub designs: usize,
+    /// The data: a seeded recipe or explicit numbers ([`ModelInput`]).
+    pub model: ModelInput,
+    /// Design draws the statistical claims are checked on (2 when omitted with a recipe; the
+    /// draws given with explicit data, which it must equal when given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub designs: Option<usize>,
     /// Whether the statistical claims (Lemma 1, Theorem 1, Corollary 1) run on this scenario.
     #[serde(default = "default_true")]
     pub statistics: bool,
@@ -126,6 +117,11 @@ pub struct Scenario {
     /// Target `eps` of the sweep.
     #[serde(default = "default_epsilon")]
     pub epsilon: f64,
+    /// The lambdas Theorem 1 and the other statistical claims that walk a grid (Lemmas 1-3,
+    /// (35), (52), the monotonicity of q) are compared at: increasing, `>= 0` (`0` is
+    /// LocalTrain); omitted: [`lambda_grid`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda_grid: Option<Vec<f64>>,
     /// Corollary 2's parameters moved past their conditions (the search's step room; omitted:
     /// the corollary's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,14 +136,36 @@ pub const MAX_ROUNDS: usize = 100_000;
 /// Largest `K`.
 pub const MAX_K: usize = 100_000;
 /// Largest number of design draws.
-pub const MAX_DESIGNS: usize = 32;
+pub const MAX_DESIGNS: usize = super::explicit::MAX_DRAWS;
+/// Largest number of lambdas of a scenario's `lambda_grid`.
+pub const MAX_GRID: usize = 1000;
 /// Round cap of the communication sweep.
 pub const SWEEP_ROUND_CAP: usize = 200_000;
 
 impl Scenario {
-    /// SHA-256 of the canonical JSON form (first 16 hex digits).
+    /// SHA-256 of the canonical JSON form (first 16 hex digits); a recipe's omitted `designs`
+    /// hashed as its value, 2.
     pub fn hash(&self) -> String {
-        crate::card::canonical_hash(self)
+        match (&self.model, self.designs) {
+            (ModelInput::Seeded(_), None) => crate::card::canonical_hash(&Self { designs: Some(DEFAULT_DESIGNS), ..self.clone() }),
+            _ => crate::card::canonical_hash(self),
+        }
+    }
+
+    /// The number of design draws: as given, the explicit draws, or 2.
+    pub fn designs(&self) -> usize {
+        self.designs.or(self.model.draws()).unwrap_or(DEFAULT_DESIGNS)
+    }
+
+    /// The lambdas of the statistical claims: the scenario's `lambda_grid` or [`lambda_grid`].
+    pub fn grid(&self) -> Vec<f64> {
+        self.lambda_grid.clone().unwrap_or_else(lambda_grid)
+    }
+
+    /// Whether Algorithm 2's one-batch-per-round reading runs: its batches `C(n, B)` are
+    /// enumerated, at most [`MAX_BATCH_OUTCOMES`] of them.
+    pub fn one_batch_runs(&self) -> bool {
+        self.batch.is_some_and(|b| per_round_outcomes(self.model.n(), b) <= MAX_BATCH_OUTCOMES as f64)
     }
 
     /// Checks every field, naming the one at fault.
@@ -169,8 +187,18 @@ impl Scenario {
         if self.rounds == 0 || self.rounds > MAX_ROUNDS {
             return Err(Error::field(format!("{field}.rounds"), format!("got {}", self.rounds), format!("1 <= rounds <= {MAX_ROUNDS}")));
         }
-        if self.designs == 0 || self.designs > MAX_DESIGNS {
-            return Err(Error::field(format!("{field}.designs"), format!("got {}", self.designs), format!("1 <= designs <= {MAX_DESIGNS}")));
+        match (self.designs, self.model.draws()) {
+            (Some(k), Some(given)) if k != given => {
+                return Err(Error::field(
+                    format!("{field}.designs"),
+                    format!("got {k} with {given} draws given"),
+                    format!("{given} (the draws of model.draws), or omitted"),
+                ));
+            }
+            (Some(k), _) if k == 0 || k > MAX_DESIGNS => {
+                return Err(Error::field(format!("{field}.designs"), format!("got {k}"), format!("1 <= designs <= {MAX_DESIGNS}")));
+            }
+            _ => {}
         }
         if let Some(g) = self.steps.gamma {
             require_positive(&format!("{field}.steps.gamma"), g)
@@ -186,21 +214,17 @@ impl Scenario {
             }
         }
         if let Some(b) = self.batch {
-            if b == 0 || b > self.model.n {
+            if b == 0 || b > self.model.n() {
                 return Err(Error::field(
                     format!("{field}.batch"),
-                    format!("got {b} with n = {}", self.model.n),
+                    format!("got {b} with n = {}", self.model.n()),
                     "1 <= B <= n (batches are drawn without replacement)",
                 ));
             }
-            if per_round_outcomes(self.model.n, b) > MAX_BATCH_OUTCOMES as f64 {
-                return Err(Error::field(
-                    format!("{field}.batch"),
-                    format!("C(n, B) = {:.3e} batches", per_round_outcomes(self.model.n, b)),
-                    format!("C(n, B) <= {MAX_BATCH_OUTCOMES} (the one-batch reading enumerates them)"),
-                ));
-            }
         }
+        self.check_one_batch(field)?;
+        self.init.check(&format!("{field}.init"), self.model.m(), self.model.d())?;
+        self.check_grid(field)?;
         if let Some(c) = &self.corollary2_multiples {
             for (name, v) in [("gamma", c.gamma), ("eta", c.eta), ("k_divisor", c.k_divisor)] {
                 require_positive(&format!("{field}.corollary2_multiples.{name}"), v)?;
@@ -214,11 +238,41 @@ impl Scenario {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(Error::field(format!("{field}.epsilon"), format!("got {}", self.epsilon), "a finite number > 0"));
         }
-        let d = (self.model.m + 1) * self.model.d;
+        let d = (self.model.m() + 1) * self.model.d();
         let bytes = 8.0 * (self.rounds as f64 + 1.0) * d as f64 * 2.0
-            + 8.0 * (d * d) as f64 * (self.model.m * MAX_BATCH_OUTCOMES.min(1 + self.model.n * self.model.n)) as f64;
+            + 8.0 * (d * d) as f64 * (self.model.m() * MAX_BATCH_OUTCOMES.min(1 + self.model.n() * self.model.n())) as f64;
         crate::error::require_memory(&format!("{field}.rounds"), bytes, "the trajectories and batch maps")?;
         Ok(())
+    }
+
+    /// An expected verdict of a one-batch-per-round reading of Theorem 3 needs its batches
+    /// enumerated ([`Self::one_batch_runs`]); the fresh-batch readings run at any `C(n, B)`.
+    fn check_one_batch(&self, field: &str) -> Result<()> {
+        let Some(b) = self.batch.filter(|_| !self.one_batch_runs()) else { return Ok(()) };
+        let one_batch = super::claims::ALL.iter().filter(|c| matches!(c.statement, Statement::Theorem3 { one_batch: true, .. })).map(|c| c.id);
+        match one_batch.into_iter().find(|id| self.expected.contains_key(*id)) {
+            Some(id) => Err(Error::field(
+                format!("{field}.expected.{id}"),
+                format!("C(n, B) = {:.3e} batches of B = {b} of n = {}", per_round_outcomes(self.model.n(), b), self.model.n()),
+                format!("C(n, B) <= {MAX_BATCH_OUTCOMES} for the one-batch reading, which enumerates them (the fresh-batch readings run at any C(n, B))"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// A given `lambda_grid`: 1 to [`MAX_GRID`] finite lambdas `>= 0`, strictly increasing.
+    fn check_grid(&self, field: &str) -> Result<()> {
+        let Some(grid) = &self.lambda_grid else { return Ok(()) };
+        let f = format!("{field}.lambda_grid");
+        crate::error::require_count(&f, grid.len(), 1, MAX_GRID)?;
+        crate::explicit::finite(&f, grid)?;
+        if let Some(j) = grid.iter().position(|l| *l < 0.0) {
+            return Err(Error::field(format!("{f}[{j}]"), format!("got {}", grid[j]), "lambda >= 0 (0 is LocalTrain)"));
+        }
+        match grid.windows(2).position(|w| w[1] <= w[0]) {
+            Some(j) => Err(Error::field(format!("{f}[{}]", j + 1), format!("{} after {}", grid[j + 1], grid[j]), "strictly increasing lambdas")),
+            None => Ok(()),
+        }
     }
 
     /// Checks that every claim `expected` names is one of `ids` (the built-in claims and those
@@ -237,16 +291,22 @@ impl Scenario {
     /// dimension, `D = (m + 1) d` the state, `T` rounds, `S` lambdas swept (each run up to
     /// [`SWEEP_ROUND_CAP`] rounds, counted as `T`), `K` the local steps when given (Corollary
     /// 2's `K` of (134) grows like the log of the condition number; counted as 1 otherwise) and
-    /// `C` the batches enumerated (`C(n, B)`, 0 without a batch): the runs of every design
-    /// `designs (1 + S) T (D^2 + K m d^2)`, the data `designs m n d^2`, Algorithm 2's batch maps
-    /// `designs T C m D^2` (measured: 5000 rounds of the card's `low-r` take about 13 s).
+    /// `C` the batches enumerated (`C(n, B)` when the one-batch reading runs, 0 otherwise) and `G`
+    /// a given `lambda_grid`'s length (0 without one): the runs of every design `designs (1 + S)
+    /// T (D^2 + K m d^2)`, the data `designs m n d^2`, Algorithm 2's batch maps `designs T C m
+    /// D^2` (measured: 5000 rounds of the card's `low-r` take about 13 s), the statistical
+    /// errors over a given grid `designs G m^2 d^4`.
     pub fn work(&self) -> crate::budget::Work {
-        let [m, n, d, t, designs, s] = [self.model.m, self.model.n, self.model.d, self.rounds, self.designs, self.lambda_sweep.len()].map(|x| x as f64);
+        let (model, grid) = (&self.model, self.lambda_grid.as_ref().map_or(0, Vec::len));
+        let [m, n, d, t, designs, s, g] = [model.m(), model.n(), model.d(), self.rounds, self.designs(), self.lambda_sweep.len(), grid].map(|x| x as f64);
         let k = self.steps.k.unwrap_or(1) as f64;
         let state = (m + 1.0) * d;
-        let batches = self.batch.map_or(0.0, |b| per_round_outcomes(self.model.n, b));
-        let total = designs * (1.0 + s) * t * (state * state + k * m * d * d) + designs * m * n * d * d + designs * t * batches * m * state * state;
-        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 (D = (m + 1) d, S lambdas swept)";
+        let batches = self.batch.filter(|_| self.one_batch_runs()).map_or(0.0, |b| per_round_outcomes(model.n(), b));
+        let total = designs * (1.0 + s) * t * (state * state + k * m * d * d)
+            + designs * m * n * d * d
+            + designs * t * batches * m * state * state
+            + designs * g * m * m * d * d * d * d;
+        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 (D = (m + 1) d, S lambdas swept, G lambdas of a given grid)";
         crate::budget::Work::new("rounds, designs, lambda_sweep, steps.k, batch and model.m, model.n, model.d", formula, total)
     }
 
@@ -336,6 +396,8 @@ pub struct ScenarioRun {
     pub params: Params,
     /// Theorem 1's curve on draw 0 (primary reading).
     pub stat_curve: Vec<StatPoint>,
+    /// Theorem 1's curve on every draw (draw 0's is [`Self::stat_curve`]).
+    pub stat_curves: Vec<Vec<StatPoint>>,
     /// LocalTrain's and GlobalTrain's `max_i E||w - w*^(i)||^2` on draw 0.
     pub local_train: f64,
     /// GlobalTrain's level.
@@ -348,6 +410,9 @@ pub struct ScenarioRun {
     pub mean_of_locals_gap: f64,
     /// Algorithm 2's `E||w_t^(g) - w~^(g)||^2` (fresh batches), when it runs.
     pub alg2_error: Vec<f64>,
+    /// The same with one batch per round reused for the `K` local steps (the listing, 003:L1176),
+    /// when it runs ([`Scenario::one_batch_runs`]).
+    pub alg2_one_batch_error: Vec<f64>,
     /// Its ball (printed) and `sigma^2`.
     pub alg2_ball: f64,
     /// `sigma^2` at the visited iterates.
@@ -377,8 +442,8 @@ pub fn lambda_grid() -> Vec<f64> {
     std::iter::once(0.0).chain((0..33).map(|j| 10f64.powf(-3.0 + 8.0 * j as f64 / 32.0))).collect()
 }
 
-fn stat_of(c: &Constants, s: &ModelSpec, empirical_l: bool) -> Stat {
-    Stat { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, rho2: c.rho2, r: s.r, n: s.n as f64, m: s.m as f64 }
+fn stat_of(c: &Constants, s: &ModelInput, empirical_l: bool) -> Stat {
+    Stat { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, rho2: c.rho2, r: s.radius(c), n: s.n() as f64, m: s.m() as f64 }
 }
 
 fn opt_of(c: &Constants, m: usize, p: &Params, empirical_l: bool) -> Opt {
@@ -492,11 +557,12 @@ fn trajectory(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> 
     t
 }
 
-fn init_state(inst: &Instance, init: Init, lambda: f64) -> DVector<f64> {
+fn init_state(inst: &Instance, init: &Init, lambda: f64) -> DVector<f64> {
     let d = inst.d;
     match init {
         Init::Zero => DVector::zeros((inst.m() + 1) * d),
         Init::LocalsAtSolution => initial_state(&DVector::zeros(d), &inst.solve(lambda).locals),
+        Init::Given(g) => g.state(inst.m(), d),
     }
 }
 
@@ -582,12 +648,12 @@ impl<'a> Prepared<'a> {
     fn new(s: &'a Scenario, draws: Vec<Instance>, claims: &[ClupClaim]) -> Result<Self> {
         let inst = &draws[0];
         let c0 = inst.constants;
-        let m = s.model.m;
+        let m = s.model.m();
         let p = s.params(&c0, s.lambda);
-        let z0 = init_state(inst, s.init, s.lambda);
+        let z0 = init_state(inst, &s.init, s.lambda);
         let wants = |f: &dyn Fn(&Statement) -> bool| claims.iter().any(|c| f(&c.statement));
         // Statistical curves over the grid, per draw: max_i E||w~^(i) - w*^(i)||^2.
-        let grid = lambda_grid();
+        let grid = s.grid();
         let curves: Vec<Vec<f64>> = if wants_statistics(s, claims) {
             draws.iter().map(|d| grid.iter().map(|&l| max_of(&d.statistical_errors(l))).collect()).collect()
         } else {
@@ -601,7 +667,8 @@ impl<'a> Prepared<'a> {
         let sol = inst.solve(s.lambda);
         let alg2 = |batches: Batches| s.batch.map(|b| run_alg2(inst, &p, b, batches, &z0, &sol.global, s.rounds));
         let run2 = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: false, .. })) { alg2(Batches::PerStep) } else { None };
-        let run2_one = if wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. })) { alg2(Batches::PerRound) } else { None };
+        let one_batch = s.one_batch_runs() && wants(&|st| matches!(st, Statement::Theorem3 { one_batch: true, .. }));
+        let run2_one = if one_batch { alg2(Batches::PerRound) } else { None };
         let (sweep, total_error) = if wants(&|st| matches!(st, Statement::Corollary2Rounds | Statement::Corollary2Computation | Statement::Corollary2Monotone))
         {
             c2_sweep(s, inst)
@@ -652,8 +719,8 @@ fn c2_sweep(s: &Scenario, inst: &Instance) -> (Vec<SweepPoint>, Vec<(f64, Vec<f6
     let mut total_error = Vec::new();
     for &l in &s.lambda_sweep {
         let pl = c2_params(&c0, l);
-        let ol = opt_of(&c0, s.model.m, &pl, false);
-        let zl = init_state(inst, s.init, l);
+        let ol = opt_of(&c0, s.model.m(), &pl, false);
+        let zl = init_state(inst, &s.init, l);
         let trl = trajectory(inst, &pl, &zl, s.rounds);
         let v1 = v1_t2(&ol, &trl);
         let r = bounds::c2_rate(c0.mu, c0.l_sample, l);
@@ -673,17 +740,19 @@ fn c2_sweep(s: &Scenario, inst: &Instance) -> (Vec<SweepPoint>, Vec<(f64, Vec<f6
     (sweep, total_error)
 }
 
-/// Theorem 1's curve on draw 0 (primary reading) beside the measured errors.
-fn stat_curve(c: &Prepared) -> Vec<StatPoint> {
-    let Some(curve) = c.curves.first() else { return Vec::new() };
-    c.grid
+/// Theorem 1's curve on every draw (primary reading, each draw with its own constants) beside
+/// the measured errors `max_i E||w~^(i) - w*^(i)||^2`; none without statistical claims.
+fn stat_curves(c: &Prepared) -> Vec<Vec<StatPoint>> {
+    c.draws
         .iter()
-        .zip(curve)
-        .map(|(&l, &e)| StatPoint {
-            lambda: l,
-            error: e,
-            first: bounds::t1_first(&c.stat0, l, bounds::T1_PROOF),
-            second: bounds::t1_second(&c.stat0, l, false),
+        .zip(&c.curves)
+        .map(|(d, curve)| {
+            let st = stat_of(&d.constants, &c.s.model, false);
+            c.grid
+                .iter()
+                .zip(curve)
+                .map(|(&l, &e)| StatPoint { lambda: l, error: e, first: bounds::t1_first(&st, l, bounds::T1_PROOF), second: bounds::t1_second(&st, l, false) })
+                .collect()
         })
         .collect()
 }
@@ -949,7 +1018,7 @@ fn theorem2_global(c: &Prepared, claim: &ClupClaim, rule: GammaRule, scale: f64)
             (pe, trajectory(c.inst(), &pe, &c.z0, s.rounds).global)
         }
     };
-    let oo = opt_of(&c.c0, s.model.m, &pp, false);
+    let oo = opt_of(&c.c0, s.model.m(), &pp, false);
     let v1 = match rule {
         GammaRule::Scenario => v1_t2(&oo, &c.tr),
         _ => v1_t2(&oo, &trajectory(c.inst(), &pp, &c.z0, 1)),
@@ -986,7 +1055,7 @@ fn worst_client_key((l, r): (f64, f64)) -> f64 {
 
 /// Corollary 3 per client at Corollary 2's steps; each round compares its worst client.
 fn corollary3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
-    let (m, inst) = (c.s.model.m, c.inst());
+    let (m, inst) = (c.s.model.m(), c.inst());
     let inits: Vec<f64> = (0..m).map(|i| (block(&c.z0, i + 1, inst.d) - &c.sol.locals[i]).norm_squared()).collect();
     let x = base_inputs(c.stat0, c.o_c2);
     let reference = inits.iter().copied().fold(0.0, f64::max).max(c.tr_c2.per_client[0].iter().copied().fold(0.0, f64::max));
@@ -1004,7 +1073,7 @@ fn corollary3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 /// `g` of (136) at the initial state: `||(1/m) sum_i (w_{0,K}^(i) - w_*^(i)(w_1^(g)))||^2` (the
 /// recursion's start `g_0` at 003:L1316; the `~v1-initial` reading of Theorem 3).
 fn g_initial(c: &Prepared) -> f64 {
-    let (inst, m) = (c.inst(), c.s.model.m);
+    let (inst, m) = (c.inst(), c.s.model.m());
     let wg = block(&c.z0, 0, inst.d);
     ((0..m).map(|i| block(&c.z0, i + 1, inst.d) - inst.prox(i, c.s.lambda, &wg)).fold(DVector::zeros(inst.d), |a, v| a + v) / m as f64).norm_squared()
 }
@@ -1018,7 +1087,7 @@ fn theorem3(c: &Prepared, claim: &ClupClaim, readings: (bool, bool, bool), scale
     let s = c.s;
     let run = if one_batch { c.run2_one.as_ref() } else { c.run2.as_ref() };
     run.map(|r| {
-        let oo = opt_of(&c.c0, s.model.m, &c.p, empirical_l);
+        let oo = opt_of(&c.c0, s.model.m(), &c.p, empirical_l);
         let v1 = t3_v1(&oo, r, if v1_initial { g_initial(c) } else { r.g1 });
         let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(c.stat0, oo) };
         per_round(claim, &x, &r.global_error, v1, scale)
@@ -1187,7 +1256,7 @@ fn t3_remark(c: &Prepared, claim: &ClupClaim, batch: usize, scale: f64) -> Outco
         let run = run_alg2(inst, &p, batch, Batches::PerStep, &start, &c.sol.global, s.rounds);
         (p, run)
     });
-    let x = Inputs { sigma2: run.sigma2, batch: batch as f64, ..base_inputs(c.stat0, opt_of(&c.c0, s.model.m, p, false)) };
+    let x = Inputs { sigma2: run.sigma2, batch: batch as f64, ..base_inputs(c.stat0, opt_of(&c.c0, s.model.m(), p, false)) };
     let b = claim.bound(&x);
     let sides: Vec<(f64, f64)> = run.global_error.iter().skip(1).map(|e| (*e, b)).collect();
     let points = sides.iter().enumerate().map(|(t, (e, b))| format!("round {} (eta {:.4e}, K {}): {e:.6e} vs {b:.6e}", t + 2, p.eta, p.k)).collect();
@@ -1200,7 +1269,7 @@ fn t3_remark(c: &Prepared, claim: &ClupClaim, batch: usize, scale: f64) -> Outco
 /// Bad input naming the field; an instance that is not strongly convex.
 pub fn draw_designs(s: &Scenario) -> Result<Vec<Instance>> {
     s.check("scenario")?;
-    (0..s.designs as u64).map(|d| s.model.instance(d)).collect()
+    (0..s.designs() as u64).map(|d| s.model.instance(d)).collect()
 }
 
 /// Evaluates every selected claim on a scenario.
@@ -1230,15 +1299,18 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
     }
     let mean_of_locals_gap = c.tr.globals.iter().zip(&c.tr_mean.globals).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
     let (alg2_error, sigma2) = c.run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
+    let curves = stat_curves(&c);
     Ok(ScenarioRun {
         scenario: s.name.clone(),
         description: s.description.clone(),
         scenario_hash: s.hash(),
-        m: s.model.m,
-        n: s.model.n,
+        m: s.model.m(),
+        n: s.model.n(),
         constants: c.draws.iter().map(|d| d.constants).collect(),
         params: c.p,
-        stat_curve: stat_curve(&c),
+        stat_curve: curves.first().cloned().unwrap_or_default(),
+        stat_curves: curves,
+        alg2_one_batch_error: c.run2_one.as_ref().map(|r| r.global_error.clone()).unwrap_or_default(),
         local_train,
         global_train,
         mean_of_locals_gap,

@@ -11,6 +11,7 @@ use crate::paper_card::PaperCard;
 
 use super::check::{draw_designs, run_drawn, run_scenario, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, Statement, ALL};
+use super::explicit::ModelInput;
 use super::formulas::{card_claim, SYMBOLS};
 use super::model::Instance;
 use super::report;
@@ -186,9 +187,32 @@ impl Plugin for Clup {
             "constants": run.constants,
             "params": run.params,
             "global_error": run.global_error,
+            "stat_curves": run.stat_curves,
+            "alg2": scenario.batch.map(|b| serde_json::json!({
+                "batch": b,
+                "fresh_batches": run.alg2_error,
+                "one_batch": (!run.alg2_one_batch_error.is_empty()).then_some(&run.alg2_one_batch_error),
+                "sigma2": run.sigma2,
+                "ball": run.alg2_ball,
+                "v1": run.t3_v1,
+            })),
             "k_study": run.k_study,
             "verdicts": verdicts,
         }))
+    }
+
+    /// The scenario file with its design draws written out by their numbers
+    /// ([`ModelInput::explicit`]): they build the same instances bit for bit, with the constants
+    /// the scenario states, so the file runs to the same results (the scenario hash aside, which
+    /// covers the model as written).
+    fn export_instance(&self, text: &str, what: &str) -> Result<String> {
+        let s = scenario_file(text, what)?;
+        let draws = draw_designs(&s)?;
+        let model = ModelInput::Explicit(s.model.explicit(&draws));
+        let explicit = Scenario { family: None, designs: None, model, ..s };
+        let file = toml::to_string(&explicit).map_err(|e| Error::serialization("the explicit model", e))?;
+        let head = format!("# The design draws of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.", explicit.name);
+        Ok(format!("{head}\nfamily = \"{FAMILY_ID}\"\n{file}"))
     }
 
     fn space(&self) -> Option<&dyn crate::checker::Searcher<Self>> {

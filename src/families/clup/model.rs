@@ -9,6 +9,10 @@
 //! - labels are `y = x^T w*^(i) + s e`, `e ~ N(0, 1)`, so `E||grad l(w*^(i), z)||^2 = s^2 L = rho^2`
 //!   exactly (Assumption 3).
 //!
+//! With Gaussian features ([`Features::Gaussian`]) the per-sample `L = max ||x||^2` and `rho^2 =
+//! s^2 max_i tr(A_i)` are those of each drawn design; explicit data ([`super::explicit`]) gives
+//! every number itself.
+//!
 //! `mu` (Assumption 2) and the empirical-Hessian `L` are properties of the drawn design: they are
 //! computed per draw. Expectations over the data are taken over the label noise given the design
 //! (exact, since every solution is linear in the labels); each design draw is checked with its own
@@ -34,7 +38,8 @@ pub struct ModelSpec {
     pub d: usize,
     /// Heterogeneity radius `R >= 0` (eq. 5).
     pub r: f64,
-    /// `L`: the squared norm of every feature.
+    /// `L`: the squared norm of every feature (sphere features only; omitted for Gaussian ones).
+    #[serde(default = "not_given")]
     pub l: f64,
     /// Label noise standard deviation `s` (`rho^2 = s^2 L`).
     pub noise: f64,
@@ -43,10 +48,104 @@ pub struct ModelSpec {
     pub center: f64,
     /// Seed of the designs and labels.
     pub seed: u64,
+    /// How the features are drawn (the sphere `||x||^2 = L` by default).
+    #[serde(default, skip_serializing_if = "Features::is_sphere")]
+    pub features: Features,
 }
 
 fn default_center() -> f64 {
     1.0
+}
+
+fn not_given() -> f64 {
+    f64::NAN
+}
+
+/// How a seeded design draws its features.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Features {
+    /// Isotropic on the sphere `||x||^2 = L`: the per-sample `L` of Assumption 1 is exact.
+    #[default]
+    Sphere,
+    /// Gaussian `x = Sigma^{1/2} g`, `g ~ N(0, I_d)`: `features = { gaussian = { spectrum =
+    /// [...] } }` (`Sigma` diagonal) or `{ gaussian = { covariance = [[...], ...] } }`. `L`,
+    /// `mu` and `rho^2 = s^2 max_i tr(A_i)` are computed from each draw.
+    Gaussian(Gaussian),
+}
+
+/// The covariance of Gaussian features: its eigenvalues on the axes, or the matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gaussian {
+    /// `Sigma = diag(spectrum)`, `d` positive numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectrum: Option<Vec<f64>>,
+    /// `Sigma` as rows, `d x d` symmetric positive definite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covariance: Option<Vec<Vec<f64>>>,
+}
+
+impl Features {
+    /// The default.
+    pub fn is_sphere(&self) -> bool {
+        *self == Self::Sphere
+    }
+
+    /// `Sigma` of Gaussian features (checked by [`Features::check`]), `None` on the sphere.
+    fn sigma(&self, d: usize) -> Option<DMatrix<f64>> {
+        match self {
+            Self::Sphere => None,
+            Self::Gaussian(Gaussian { spectrum: Some(s), .. }) => Some(DMatrix::from_diagonal(&DVector::from_column_slice(s))),
+            Self::Gaussian(Gaussian { covariance: Some(rows), .. }) => Some(DMatrix::from_fn(d, d, |i, j| 0.5 * (rows[i][j] + rows[j][i]))),
+            Self::Gaussian(_) => None,
+        }
+    }
+
+    /// `Sigma^{1/2}` of Gaussian features, `None` on the sphere.
+    fn root(&self, d: usize) -> Option<DMatrix<f64>> {
+        self.sigma(d).map(|s| crate::explicit::Covariance::new(s).root)
+    }
+
+    /// `lambda_max(Sigma)`: the scale strong convexity is judged against.
+    fn scale(&self, d: usize) -> f64 {
+        self.sigma(d).map_or(f64::NAN, |s| SymmetricEigen::new(s).eigenvalues.max())
+    }
+
+    /// Checks a Gaussian design's covariance: exactly one of `spectrum` (`d` numbers in
+    /// `[INPUT_MAGNITUDE_MIN, INPUT_MAGNITUDE_MAX]`) and `covariance` (`d x d`, symmetric,
+    /// eigenvalues in that range).
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] naming `field.gaussian.<name>`.
+    pub fn check(&self, field: &str, d: usize) -> Result<()> {
+        use crate::prec::{INPUT_MAGNITUDE_MAX as MAX, INPUT_MAGNITUDE_MIN as MIN};
+        let Self::Gaussian(g) = self else { return Ok(()) };
+        let range = format!("positive definite: eigenvalues in [{MIN:e}, {MAX:e}]");
+        match (&g.spectrum, &g.covariance) {
+            (Some(s), None) => {
+                let v = crate::explicit::vector(&format!("{field}.gaussian.spectrum"), s, d, "d")?;
+                match v.iter().position(|x| !(MIN..=MAX).contains(x)) {
+                    Some(k) => Err(Error::field(format!("{field}.gaussian.spectrum[{k}]"), format!("got {}", v[k]), range)),
+                    None => Ok(()),
+                }
+            }
+            (None, Some(rows)) => {
+                let f = format!("{field}.gaussian.covariance");
+                let m = crate::explicit::symmetric(&f, super::prec::SYMMETRY, crate::explicit::matrix(&f, rows, (d, d), "d x d")?)?;
+                let e = SymmetricEigen::new(m).eigenvalues;
+                if e.min().is_nan() || e.min() < MIN || e.max() > MAX {
+                    return Err(Error::field(f, format!("eigenvalues in [{:e}, {:e}]", e.min(), e.max()), range));
+                }
+                Ok(())
+            }
+            _ => Err(Error::field(
+                format!("{field}.gaussian"),
+                "neither or both of spectrum and covariance",
+                "exactly one of spectrum (d eigenvalues) and covariance (d x d rows)",
+            )),
+        }
+    }
 }
 
 /// Largest `m`, `n` and `d` a scenario may ask for.
@@ -74,7 +173,12 @@ impl ModelSpec {
         if !(self.r.is_finite() && self.r >= 0.0) {
             return Err(Error::field(format!("{field}.r"), format!("got {}", self.r), "a finite number >= 0 (the radius R of P(R))"));
         }
-        require_positive(&format!("{field}.l"), self.l)?;
+        if self.features.is_sphere() {
+            require_positive(&format!("{field}.l"), self.l)?;
+        } else if !self.l.is_nan() {
+            return Err(Error::field(format!("{field}.l"), format!("got {}", self.l), "omitted with Gaussian features (their covariance sets the scale)"));
+        }
+        self.features.check(&format!("{field}.features"), self.d)?;
         require_positive(&format!("{field}.noise"), self.noise)?;
         require_non_negative(&format!("{field}.center"), self.center)?;
         Ok(())
@@ -133,8 +237,83 @@ fn eig_range(a: &DMatrix<f64>) -> (f64, f64) {
     (e.min(), e.max())
 }
 
+/// Strong convexity of every client's empirical loss (Assumption 2), checked on the clients'
+/// Hessians `A_i`: `mu = min_i lambda_min(A_i)` must exceed
+/// [`super::prec::STRONG_CONVEXITY`] times `scale`. Gives `(mu, max_i lambda_max(A_i))`, or the
+/// client with the smallest eigenvalue and that eigenvalue.
+fn curvatures(clients: &[Client], scale: f64) -> std::result::Result<(f64, f64), (usize, f64)> {
+    let mut mu = f64::INFINITY;
+    let mut l_emp: f64 = 0.0;
+    let mut worst = 0;
+    for (i, c) in clients.iter().enumerate() {
+        let (lo, hi) = eig_range(&c.a);
+        if lo < mu {
+            worst = i;
+        }
+        mu = mu.min(lo);
+        l_emp = l_emp.max(hi);
+    }
+    if mu <= super::prec::STRONG_CONVEXITY * scale {
+        return Err((worst, mu));
+    }
+    Ok((mu, l_emp))
+}
+
+/// One client's numbers as given or drawn: features (rows), labels, ground truth.
+pub struct ClientData {
+    /// `X`, `n x d`.
+    pub x: DMatrix<f64>,
+    /// `y`, length `n`.
+    pub y: DVector<f64>,
+    /// `w*^(i)`, length `d`.
+    pub w_star: DVector<f64>,
+}
+
+impl Client {
+    /// The client's Hessian `A_i = X^T X / n`, linear term `b_i = X^T y / n` and its mean
+    /// `A_i w*^(i)` over the label noise (003:L41-51 for the squared loss).
+    pub fn new(data: ClientData) -> Self {
+        let ClientData { x, y, w_star } = data;
+        let n = x.nrows() as f64;
+        let a = x.transpose() * &x / n;
+        let b = x.transpose() * &y / n;
+        let b_mean = &a * &w_star;
+        Self { x, y, a, b, b_mean, w_star }
+    }
+}
+
+/// `rho^2` of Assumption 3 computed from a design: `s^2 max_i tr(A_i)`, the largest
+/// `E||grad l(w*^(i), z)||^2 = s^2 (1/n) sum_j ||x_ij||^2` over the clients, `z` a sample of
+/// client `i` with its label noise (the proof's `E||grad L_i(w*^(i))||^2 <= rho^2/n` then holds
+/// with equality at the worst client).
+pub fn design_rho2(clients: &[Client], noise2: f64) -> f64 {
+    noise2 * clients.iter().map(|c| c.a.trace()).fold(0.0, crate::engine::nan_max)
+}
+
+impl Instance {
+    /// The instance of clients' data with label noise variance `noise2` and Assumption 3's
+    /// `rho2`; the constants `L` (per sample and empirical), `mu` and `R` computed from the data.
+    ///
+    /// # Errors
+    /// `(client, lambda_min)` when an empirical loss is not strongly convex (the caller names
+    /// the field).
+    pub fn from_clients(data: Vec<ClientData>, noise2: f64, rho2: f64, scale: f64) -> std::result::Result<Self, (usize, f64)> {
+        let (n, d) = data.first().map_or((0, 0), |c| c.x.shape());
+        let m = data.len();
+        let clients: Vec<Client> = data.into_iter().map(Client::new).collect();
+        let (mu, l_emp) = curvatures(&clients, scale)?;
+        let mean = clients.iter().fold(DVector::zeros(d), |acc, c| acc + &c.w_star) / m as f64;
+        let r = clients.iter().map(|c| (&c.w_star - &mean).norm()).fold(0.0, f64::max);
+        let l_sample = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| clients[i].x.row(j).norm_squared()).fold(0.0, f64::max);
+        let constants = Constants { l_sample, l_empirical: l_emp, mu, rho2, r };
+        Ok(Instance { d, n, clients, noise2, constants })
+    }
+}
+
 impl ModelSpec {
-    /// Draws design number `draw` (features, labels) of this model.
+    /// Draws design number `draw` (features, labels) of this model: ground truths on a regular
+    /// polygon of radius `R` around a centre of norm `center` in the first two coordinates,
+    /// features by [`Features`], labels `x^T w*^(i) + s e`.
     ///
     /// # Errors
     /// [`Error::Instance`] when a client's empirical loss is not strongly convex.
@@ -147,7 +326,8 @@ impl ModelSpec {
             let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal));
             center += v.normalize() * self.center;
         }
-        let mut clients = Vec::with_capacity(m);
+        let root = self.features.root(d);
+        let mut data = Vec::with_capacity(m);
         for i in 0..m {
             let angle = 2.0 * std::f64::consts::PI * i as f64 / m as f64;
             let mut u = DVector::zeros(d);
@@ -158,31 +338,32 @@ impl ModelSpec {
             let mut x = DMatrix::zeros(n, d);
             let mut y = DVector::zeros(n);
             for j in 0..n {
-                let v = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal)).normalize() * self.l.sqrt();
+                let g = DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal));
+                let v = match &root {
+                    None => g.normalize() * self.l.sqrt(),
+                    Some(root) => root * g,
+                };
                 let e: f64 = rng.sample(StandardNormal);
                 y[j] = v.dot(&w_star) + self.noise * e;
                 x.set_row(j, &v.transpose());
             }
-            let a = x.transpose() * &x / n as f64;
-            let b = x.transpose() * &y / n as f64;
-            let b_mean = &a * &w_star;
-            clients.push(Client { x, y, a, b, b_mean, w_star });
+            data.push(ClientData { x, y, w_star });
         }
-        let mut mu = f64::INFINITY;
-        let mut l_emp: f64 = 0.0;
-        for c in &clients {
-            let (lo, hi) = eig_range(&c.a);
-            mu = mu.min(lo);
-            l_emp = l_emp.max(hi);
-        }
-        if mu <= super::prec::STRONG_CONVEXITY * self.l {
-            return Err(Error::Instance(format!("design draw {draw}: an empirical loss is not strongly convex (lambda_min = {mu:e}); raise n")));
-        }
-        let mean = clients.iter().fold(DVector::zeros(d), |acc, c| acc + &c.w_star) / m as f64;
-        let r = clients.iter().map(|c| (&c.w_star - &mean).norm()).fold(0.0, f64::max);
-        let l_sample = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| clients[i].x.row(j).norm_squared()).fold(0.0, f64::max);
-        let constants = Constants { l_sample, l_empirical: l_emp, mu, rho2: self.noise * self.noise * self.l, r };
-        Ok(Instance { d, n, clients, noise2: self.noise * self.noise, constants })
+        let noise2 = self.noise * self.noise;
+        let scale = if root.is_none() { self.l } else { self.features.scale(d) };
+        let inst = Instance::from_clients(data, noise2, f64::NAN, scale)
+            .map_err(|(_, mu)| Error::Instance(format!("design draw {draw}: an empirical loss is not strongly convex (lambda_min = {mu:e}); raise n")))?;
+        let rho2 = match root {
+            None => self.noise * self.noise * self.l,
+            Some(_) => design_rho2(&inst.clients, noise2),
+        };
+        Ok(Instance { constants: Constants { rho2, ..inst.constants }, ..inst })
+    }
+
+    /// `rho^2` as the scenario states it, the same on every draw: `s^2 L` on the sphere; `None`
+    /// for Gaussian features, whose `rho^2` is computed per draw ([`design_rho2`]).
+    pub fn stated_rho2(&self) -> Option<f64> {
+        self.features.is_sphere().then_some(self.noise * self.noise * self.l)
     }
 }
 

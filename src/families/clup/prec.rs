@@ -28,6 +28,16 @@ pub const GRID_MATCH: f64 = crate::prec::RELATIVE_IDENTITY;
 /// rounding of `g` and of the root that gives `lambda_guard`.
 pub const GUARD_OFFSET: f64 = 1e-9;
 
+/// A feature covariance is symmetric when `max |S - S^T| <= SYMMETRY max |S|` (then `(S +
+/// S^T)/2` is used).
+pub const SYMMETRY: f64 = crate::prec::RELATIVE_IDENTITY;
+
+/// A stated constant of an explicit model (`r` of P(R), Assumption 3's `rho2`) is valid when it
+/// is at least the value computed from the data less `ASSUMED_CONSTANT` times its scale
+/// (`max_i ||w*^(i)||` for `R`, the computed `rho^2` itself): a radius or a `s^2 L` written as
+/// the seeded recipe states it differs from the data's by rounding.
+pub const ASSUMED_CONSTANT: f64 = crate::prec::RELATIVE_IDENTITY;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     STRICT_MARGIN = 1e-12,
@@ -35,4 +45,6 @@ crate::prec::policy_test!(
     ROUNDING_FLOOR = 1e-20,
     GRID_MATCH = 1e-9,
     GUARD_OFFSET = 1e-9,
+    SYMMETRY = 1e-9,
+    ASSUMED_CONSTANT = 1e-9,
 );

@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 use super::bounds::{self, Opt};
 use super::check::{Corollary2Multiples, Init, Scenario, StepsSpec};
 use super::claims::{ClupClaim, GammaRule, Statement};
-use super::model::ModelSpec;
+use super::model::{Features, ModelSpec};
 use super::{Card, Clup, CARD};
 use crate::checker::{Plugin, ReportSettings};
 use crate::error::{Error, Result};
@@ -187,6 +187,7 @@ impl Space {
             noise: 10f64.powf(-1.5 + 2.0 * x[4]),
             center: 2.0 * x[6],
             seed: c.instance_seed,
+            features: Features::Sphere,
         };
         let lambda = 10f64.powf(4.0 * x[7] - 2.0);
         let statistical = kind == Kind::Statistical;
@@ -194,8 +195,8 @@ impl Space {
             family: None,
             name: "search-worst".into(),
             description: "the worst case found by `fedbounds search`".into(),
-            model,
-            designs: 1,
+            model: model.into(),
+            designs: Some(1),
             statistics: statistical,
             lambda,
             rounds: match kind {
@@ -209,6 +210,7 @@ impl Space {
             lambda_sweep: if kind == Kind::Sweep { vec![lambda / 10.0, lambda, 10.0 * lambda] } else { Vec::new() },
             epsilon: 1e-8,
             corollary2_multiples: None,
+            lambda_grid: None,
             expected: BTreeMap::new(),
         }
     }
@@ -222,7 +224,7 @@ impl Space {
         let k1 = bounds::lemma1(c0.mu, l, s.lambda);
         let gamma = if own_gamma { log_range(GAMMA_RANGE, x[8]) / k1.l_g } else { 1.0 / s.lambda };
         let eta = log_range(ETA_RANGE, x[9]) / k1.l_l;
-        let o = Opt { mu: c0.mu, l, lambda: s.lambda, gamma, eta, k: 1.0, m: s.model.m as f64 };
+        let o = Opt { mu: c0.mu, l, lambda: s.lambda, gamma, eta, k: 1.0, m: s.model.m() as f64 };
         let cap = if s.batch.is_some() { K_CAP.1 } else { K_CAP.0 };
         let k14 = bounds::k_min_14(&o, cap).ok_or_else(|| {
             Error::field(
