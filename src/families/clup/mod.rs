@@ -8,6 +8,7 @@
 //! named inputs ([`bounds`]) wired to its checks in [`claims`] and evaluated in [`check`].
 
 pub mod algorithm;
+pub mod ball_scaling;
 pub mod bounds;
 pub mod check;
 pub mod claims;
