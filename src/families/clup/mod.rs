@@ -13,6 +13,7 @@ pub mod bounds;
 pub mod check;
 pub mod claims;
 pub mod family;
+pub mod figures;
 pub mod formulas;
 pub mod lemmas;
 pub mod model;
