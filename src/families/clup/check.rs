@@ -16,6 +16,7 @@ use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKi
 use super::algorithm::{
     alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES,
 };
+use super::ball_scaling;
 use super::bounds::{self, Opt, Stat};
 use super::claims::{ClupClaim, GammaRule, Inputs, Statement};
 use super::explicit::ModelInput;
@@ -816,6 +817,16 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Corollary2Monotone if c.sweep.len() >= 2 => Some(corollary2_monotone(c, claim, scale)),
         Statement::QMonotone if s.statistics => Some(q_monotone(c, claim, scale)),
         Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
+        Statement::Theorem3BallSlope(axis) => s.batch.and_then(|b| {
+            let sw = ball_scaling::sweep_along(axis, c.inst(), &c.p, b, s.rounds)?;
+            let x = Inputs { batch: ball_scaling::checked_batch(&sw, b) as f64, ..base_inputs(c.stat0, c.o) };
+            Some(ball_scaling::evaluate(&sw, ball_scaling::EXPONENT, claim.checks(&x), scale))
+        }),
+        Statement::Figure2LocalSteps if !s.lambda_sweep.is_empty() => {
+            let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), s.init, l), s.epsilon);
+            let points = super::figures::k_sweep(&s.lambda_sweep, rounds);
+            Some(super::figures::evaluate_local_steps(&points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
+        }
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
         Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
         Statement::Lemma2 if s.statistics => Some(lemma2(c, claim, scale)),

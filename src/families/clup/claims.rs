@@ -8,6 +8,7 @@ use crate::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizo
 use crate::family::ClaimKind;
 use crate::formula::user::FormulaClaim;
 
+use super::ball_scaling::BallAxis;
 use super::bounds::{self, FirstBranchGuard, Opt, Stat, T1Reading, T1_PROOF};
 
 /// Everything a claim's bound and checks read at one point (a round, or a lambda of a sweep).
@@ -79,6 +80,12 @@ pub enum Statement {
     QMonotone,
     /// Theorem 3's noise floor shrinks at least like `1/B` (003:L194, L1320), over a `B` sweep.
     Theorem3BallScaling,
+    /// Theorem 3's noise floor against `m` or `B` as a log-log slope at most `-1` (003:L194,
+    /// L1251, L1320; [`super::ball_scaling`]).
+    Theorem3BallSlope(BallAxis),
+    /// Figure 2's statement (003:L264, L1399): the rounds to an eps-solution do not increase with
+    /// the local steps `K` ([`super::figures`]).
+    Figure2LocalSteps,
     /// Lemma 2 (003:L161): `grad F_i(w_g) = lambda (w_g - w_*^(i)(w_g))`, as two inequalities.
     Lemma2,
     /// Lemma 3 (003:L394-398): `||w~^(g) - w~^(i)|| <= 2 ||grad L_i(w~^(g))||/(mu + lambda)`.
@@ -190,7 +197,7 @@ const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every 
 pub const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
-pub const ALL: [ClupClaim; 40] = [
+pub const ALL: [ClupClaim; 43] = [
     ClupClaim { id: "CLUP-L1", title: "Lemma 1: mu_g, L_g, mu_l, L_l, L_w against the instance's curvatures", source: "003:L159; proof L918-951", metric: "extreme eigenvalues of the Moreau envelopes' Hessians lambda A_i (A_i + lambda I)^-1, of A_i + lambda I, and the norm of the prox Jacobian, over clients and the average F", kind: ClaimKind::Lemma, reading: "primary", why: "L of Assumption 1 as printed (per-sample); the constants are attained with the empirical-Hessian L", statement: Statement::Lemma1 },
     ClupClaim { id: "CLUP-T1", title: "Theorem 1: statistical error of the solution of (2), for every lambda >= 0", source: "003:L108-114; (70) L721; proof L452-725", metric: STAT_T1, kind: ClaimKind::Bound, reading: "primary", why: "rho^2/n in (70) (I-CLUP4), 16 rho^2 lambda/(mu^3 n) in the second branch (I-CLUP5), first branch +inf unless g(lambda) <= 1/(8 L^2) (I-CLUP6)", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false } },
     ClupClaim { id: "CLUP-T1~n2", title: "Theorem 1 with (70) as printed: rho^2/n^2", source: "003:L721", metric: STAT_T1, kind: ClaimKind::Bound, reading: "n2", why: "I-CLUP4: (70) prints 2 rho^2/n^2 where (52) has 2 rho^2/n", statement: Statement::Theorem1 { reading: T1Reading { n_squared: true, printed_four: false, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
@@ -231,6 +238,9 @@ pub const ALL: [ClupClaim; 40] = [
     ClupClaim { id: "CLUP-G79", title: "(79): E||w~^(g) - w*_g||^2 <= C1/N + C2 (1/n ^ R^2) at the lambda (77) or (72) admits", source: "003:L773-780; (75) L754, (77) L763, (72) L740", metric: "E||w~^(g) - w*_g||^2 at lambda in {l77, 10 l77, 1000 l77} (R <= 1/sqrt n) or {0, l72/10, l72} (R > 1/sqrt n), every draw", kind: ClaimKind::Bound, reading: "primary", why: "as printed, C1 = 32 rho^2/mu^2, C2 = ((1+sqrt 3) rho/mu)^2 v 32 L^2/mu^2 (80), with the case of (78) that (73) supports for R > 1/sqrt(n) (I-CLUP9)", statement: Statement::Global79 },
     ClupClaim { id: "CLUP-T3-REMARK", title: "Remark after Theorem 3: at eta = min{mu(lambda+L)/(4L(lambda+mu)^2), 1/(lambda+L)}, gamma = 1/(2 L_g), the ball is min{1/(4 mu L), (lambda+mu)/(mu^2 (lambda+L))} sigma^2/(B m)", source: "003:L1318", metric: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 at the remark's steps started at the solution (the noise floor alone), every round", kind: ClaimKind::Bound, reading: "primary", why: "the O(eps) part vanishes from the solution; K the smallest meeting (143) = (14) at these steps; sigma^2 of Assumption 4 at the visited iterates (I-CLUP17), fresh batches (I-CLUP19)", statement: Statement::Theorem3Remark { at_steps: false } },
     ClupClaim { id: "CLUP-T3-REMARK~ball-at-steps", title: "Remark after Theorem 3 with Theorem 3's printed ball at the remark's steps", source: "003:L1251, L1316-1318", metric: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 at the remark's steps started at the solution, every round", kind: ClaimKind::Bound, reading: "ball-at-steps", why: "I-CLUP22: the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) at these steps is 2 (lambda+L)/(mu L (lambda+mu)) sigma^2/(B m) when the first eta is the smaller, at least 8 times the remark's closed form", statement: Statement::Theorem3Remark { at_steps: true } },
+    ClupClaim { id: "CLUP-T3-BALL-M-SLOPE", title: "Theorem 3: the noise ball scales like 1/m: the log-log slope of Algorithm 2's floor against the number of clients is at most -1", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone) with every client repeated j = 1..8 times (m = j m_0), scenarios with m_0 = 2: least-squares slope of ln floor against ln m with its 99% Student-t interval", kind: ClaimKind::Lemma, reading: "primary", why: "the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) depends on m only through 1/m (mu_g, mu_l, sigma^2 and the steps are per client), and L194 reads it as the noise error scaling inversely with the number of clients: repeating each client keeps every other factor of the ball fixed, each copy drawing its own batches", statement: Statement::Theorem3BallSlope(BallAxis::Clients) },
+    ClupClaim { id: "CLUP-T3-BALL-B-SLOPE", title: "Theorem 3: the noise ball scales like 1/B: the log-log slope of Algorithm 2's floor against the batch size is at most -1", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone), B = 1..8 below n: least-squares slope of ln floor against ln B with its 99% Student-t interval", kind: ClaimKind::Lemma, reading: "primary", why: "the ball and the text (L194, L1320) put the batch size in the denominator, O(1/(B m)); sampling without replacement shrinks the per-step variance by (n - B)/(B (n - 1)), a slope below -1", statement: Statement::Theorem3BallSlope(BallAxis::Batch) },
+    ClupClaim { id: "CLUP-FIG2-K", title: "Figure 2: more local updates accelerate convergence: the rounds to an eps-solution do not increase with K", source: "003:L264, L272, L1399", metric: "rounds of Algorithm 1 to an eps-solution at Corollary 2's gamma and eta, K in {1, 2, 4, 8, 16, 32}, every lambda of the scenario's sweep: rounds(K_{j+1}) <= rounds(K_j)", kind: ClaimKind::Lemma, reading: "primary", why: "'more local updates significantly accelerate convergence, reducing the reliance on frequent communication' (low personalization) and 'a limited effect' (high personalization): neither says more local steps cost rounds, so every pair is an ordering whose ties hold; the figure is empirical, so no step condition of Theorem 2 is required", statement: Statement::Figure2LocalSteps },
 ];
 
 /// `given < required` strictly (a strict inequality of the paper).
@@ -325,6 +335,7 @@ impl BoundClaim for ClupClaim {
             | Statement::Theorem1 { .. }
             | Statement::Corollary1 { .. }
             | Statement::QMonotone
+            | Statement::Figure2LocalSteps
             | Statement::Lemma2
             | Statement::Lemma3
             | Statement::Lemma4
@@ -355,7 +366,7 @@ impl BoundClaim for ClupClaim {
             | Statement::Corollary3 { .. } => {
                 v.extend(optimization_checks(&x.opt));
             }
-            Statement::Theorem3 { .. } | Statement::Theorem3BallScaling | Statement::Theorem3Remark { .. } => {
+            Statement::Theorem3 { .. } | Statement::Theorem3BallScaling | Statement::Theorem3BallSlope(_) | Statement::Theorem3Remark { .. } => {
                 // Scope checks first, then the step conditions (the order of a card's formula).
                 v.push(ConditionCheck::compare("B <= n", ConditionKind::Scope, x.batch, Relation::AtMost, x.stat.n));
                 v.extend(optimization_checks(&x.opt));
@@ -380,6 +391,8 @@ impl BoundClaim for ClupClaim {
             | Statement::Corollary2Monotone
             | Statement::QMonotone
             | Statement::Theorem3BallScaling
+            | Statement::Theorem3BallSlope(_)
+            | Statement::Figure2LocalSteps
             | Statement::Lemma2
             | Statement::Lemma3
             | Statement::Lemma5

@@ -85,7 +85,7 @@ pub fn card_claim(entry: &ClaimCard) -> Result<ClupClaim> {
 }
 
 /// Claims without a formula, with the reason.
-pub const WITHOUT_FORMULA: [(&str, &str); 10] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 13] = [
     (
         "CLUP-T1~unguarded",
         "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
@@ -127,6 +127,9 @@ pub const WITHOUT_FORMULA: [(&str, &str); 10] = [
         "CLUP-T3-BALL-B",
         "compares Algorithm 2's noise floors at several batch sizes with each other: an ordering over runs, not a bound of one point's inputs",
     ),
+    ("CLUP-T3-BALL-M-SLOPE", "a slope fitted to Algorithm 2's noise floors over runs with m = 2..16 clients: a rate exponent over runs, not a bound of one point's inputs"),
+    ("CLUP-T3-BALL-B-SLOPE", "a slope fitted to Algorithm 2's noise floors over runs with B = 1..8: a rate exponent over runs, not a bound of one point's inputs"),
+    ("CLUP-FIG2-K", "compares the rounds measured at consecutive K of a sweep with each other: an ordering over runs, not a bound of the claim's inputs"),
 ];
 
 fn bound_at<const I: usize>(x: &Inputs) -> f64 {

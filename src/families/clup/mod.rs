@@ -8,11 +8,13 @@
 //! named inputs ([`bounds`]) wired to its checks in [`claims`] and evaluated in [`check`].
 
 pub mod algorithm;
+pub mod ball_scaling;
 pub mod bounds;
 pub mod check;
 pub mod claims;
 pub mod explicit;
 pub mod family;
+pub mod figures;
 pub mod formulas;
 pub mod init;
 pub mod lemmas;

@@ -1,0 +1,47 @@
+//! FedCLUP, Figure 2's statement on quadratics (`CLUP-FIG2-K`, 003:L264, L272, L1399): the rounds
+//! to an eps-solution do not increase with the local steps `K` at any lambda of the card's sweep;
+//! the ordering fails when the rounds grow with `K` or when a tie is not allowed (the negative
+//! controls).
+
+use fedbounds::families::clup::check::{run_scenario, Scenario};
+use fedbounds::families::clup::claims::ALL;
+use fedbounds::families::clup::family::embedded_card;
+use fedbounds::families::clup::figures::{evaluate_local_steps, k_sweep, LOCAL_STEPS};
+use fedbounds::verdict::VerdictKind;
+
+fn scenario(name: &str) -> Scenario {
+    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+}
+
+/// `(lambda, K from, K to, rounds from, rounds to)` of a point's text.
+fn parse(point: &str) -> (f64, usize, usize, f64, f64) {
+    let (l, rest) = point.strip_prefix("lambda ").unwrap().split_once(": K ").unwrap();
+    let (ks, rounds) = rest.split_once(": ").unwrap();
+    let (k0, k1) = ks.split_once(" -> ").unwrap();
+    let (r0, r1) = rounds.split_once(" rounds vs ").unwrap();
+    (l.parse().unwrap(), k0.parse().unwrap(), k1.parse().unwrap(), r0.parse().unwrap(), r1.parse().unwrap())
+}
+
+#[test]
+fn more_local_steps_never_cost_rounds_on_the_card_sweep() {
+    let s = scenario("low-r");
+    let claim: Vec<_> = ALL.iter().copied().filter(|c| c.id == "CLUP-FIG2-K").collect();
+    let run = run_scenario(&s, &claim, 1.0).unwrap();
+    assert_eq!(run.results[0].evaluation.verdict, VerdictKind::Holds);
+    let points: Vec<_> = run.points[0].1.iter().map(|p| parse(p)).collect();
+    assert_eq!(points.len(), s.lambda_sweep.len() * (LOCAL_STEPS.len() - 1), "pairs within each lambda only");
+    // From K = 1 to K = 2 every lambda saves rounds; none is lost at any step.
+    for (l, k0, k1, r0, r1) in &points {
+        assert!(k0 < k1 && r1 <= r0 && r1.is_finite(), "lambda {l}: K {k0} -> {k1}: {r0} -> {r1}");
+        assert!(*k0 != 1 || r1 < r0, "lambda {l}: K = 2 saves rounds");
+    }
+    // Negative controls: a tie fails a strict reading (the side x 0.9), and rounds that grow with K fail.
+    let strict = run_scenario(&s, &claim, 0.9).unwrap();
+    assert_eq!(strict.results[0].evaluation.verdict, VerdictKind::Violated);
+    let growing = k_sweep(&[0.5], |_, k| k as f64);
+    assert_eq!(evaluate_local_steps(&growing, Vec::new(), 1.0).0.verdict, VerdictKind::Violated);
+    let falling = k_sweep(&[0.5, 2.0], |l, k| l * 100.0 / k as f64);
+    assert_eq!(evaluate_local_steps(&falling, Vec::new(), 1.0).0.verdict, VerdictKind::Holds, "pairs never cross lambdas");
+    // No sweep: nothing to compare.
+    assert_eq!(evaluate_local_steps(&[], Vec::new(), 1.0).0.verdict, VerdictKind::NotApplicable);
+}
