@@ -2,7 +2,11 @@
 //! horizons) with the verdicts the card expects, and comparisons of topologies (Remark 2).
 //! Unknown keys are errors (`deny_unknown_fields`); a top-level `family = "dpgp"` is accepted.
 //! A scenario's instance is generated from its keys (`mu_u`, `heterogeneity`, ...) or given by
-//! its matrices in an `[instance]` table ([`super::explicit`]), never both.
+//! its matrices in an `[instance]` table ([`super::explicit`]), never both. Optional keys beyond
+//! Algorithm 1's defaults: push weights through a `weighted` or `lazy` topology
+//! ([`Topology::Weighted`], [`Topology::Lazy`]; only with `mixing = "column"`), `noise_draws =
+//! "per-round"` (the listing's one sample per round, [`NoiseDraws`]) and `push_sum = { c, q }`
+//! (Lemma 3's constants given, [`PushSumConstants`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
