@@ -312,8 +312,15 @@ fn dpgp_inputs(rng: &mut ChaCha8Rng) -> DpgpInputs {
         q: rng.gen_range(0.0..0.99),
         estimation_rounds: 10,
         column_stochastic: true,
+        given: None,
     };
-    let params = Params { eta_u: log_uniform(rng, 1e-5, 1.0), eta_v: log_uniform(rng, 1e-4, 1.0), k_u: rng.gen_range(1..10), k_v: rng.gen_range(1..10) };
+    let params = Params {
+        eta_u: log_uniform(rng, 1e-5, 1.0),
+        eta_v: log_uniform(rng, 1e-4, 1.0),
+        k_u: rng.gen_range(1..10),
+        k_v: rng.gen_range(1..10),
+        noise_draws: Default::default(),
+    };
     DpgpInputs { f0: constants.f_star + constant(rng, 1e-3, 10.0), constants, connectivity, params, t: rng.gen_range(1..100_000) }
 }
 

@@ -2,7 +2,11 @@
 //! horizons) with the verdicts the card expects, and comparisons of topologies (Remark 2).
 //! Unknown keys are errors (`deny_unknown_fields`); a top-level `family = "dpgp"` is accepted.
 //! A scenario's instance is generated from its keys (`mu_u`, `heterogeneity`, ...) or given by
-//! its matrices in an `[instance]` table ([`super::explicit`]), never both.
+//! its matrices in an `[instance]` table ([`super::explicit`]), never both. Optional keys beyond
+//! Algorithm 1's defaults: push weights through a `weighted` or `lazy` topology
+//! ([`Topology::Weighted`], [`Topology::Lazy`]; only with `mixing = "column"`), `noise_draws =
+//! "per-round"` (the listing's one sample per round, [`NoiseDraws`]) and `push_sum = { c, q }`
+//! (Lemma 3's constants given, [`PushSumConstants`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,8 +18,8 @@ use crate::verdict::VerdictKind;
 
 use super::explicit::ExplicitInstance;
 use super::problem::{Instance, InstanceSpec};
-use super::round::Params;
-use super::topology::{MixingRule, Topology};
+use super::round::{NoiseDraws, Params};
+use super::topology::{connectivity_given, Connectivity, MixingRule, PushSumConstants, Topology};
 
 /// The family's id.
 pub const FAMILY_ID: &str = "dpgp";
@@ -125,6 +129,11 @@ pub struct Scenario {
     /// The instance given by its matrices; then the generator's keys above (`l_u` to `v0_norm`)
     /// are 0 and unused.
     pub explicit: Option<Arc<ExplicitInstance>>,
+    /// When the gradient noise is drawn: every local step (default) or once per round
+    /// (`noise_draws = "per-round"`, the listing's line 3).
+    pub noise_draws: NoiseDraws,
+    /// Lemma 3's `C` and `q` given (`push_sum = { c = ..., q = ... }`) instead of estimated.
+    pub push_sum: Option<PushSumConstants>,
 }
 
 /// A scenario as a file holds it: the generator's keys (`mu_u`, `mu_v`, `heterogeneity`,
@@ -176,6 +185,10 @@ pub struct ScenarioFile {
     sweep: Vec<usize>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     expected: BTreeMap<String, VerdictKind>,
+    #[serde(default, skip_serializing_if = "NoiseDraws::is_per_step")]
+    noise_draws: NoiseDraws,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    push_sum: Option<PushSumConstants>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     instance: Option<ExplicitInstance>,
 }
@@ -245,6 +258,8 @@ impl TryFrom<ScenarioFile> for Scenario {
             sweep: f.sweep,
             expected: f.expected,
             explicit,
+            noise_draws: f.noise_draws,
+            push_sum: f.push_sum,
         })
     }
 }
@@ -345,14 +360,28 @@ impl Scenario {
             rounds: self.rounds,
             sweep: self.sweep.clone(),
             expected: self.expected.clone(),
+            noise_draws: self.noise_draws,
+            push_sum: self.push_sum,
             instance: Some(ExplicitInstance::of(inst)),
         }
+    }
+
+    /// The connectivity of the first `rounds` graphs under the scenario's mixing, with Lemma 3's
+    /// `C` and `q` given ([`Scenario::push_sum`]) or estimated.
+    pub fn connectivity(&self, rounds: usize) -> Connectivity {
+        connectivity_given(&self.topology, self.mixing, self.m, rounds, self.graph_seed, self.push_sum)
     }
 
     /// The steps at horizon `t` (`L_u`, `L_v` the instance's constants).
     pub fn params(&self, t: usize, l_u: f64, l_v: f64) -> Params {
         let s = (t as f64).sqrt();
-        Params { eta_u: self.c_u / (l_u * self.k_u as f64 * s), eta_v: self.c_v / (l_v * self.k_v as f64 * s), k_u: self.k_u, k_v: self.k_v }
+        Params {
+            eta_u: self.c_u / (l_u * self.k_u as f64 * s),
+            eta_v: self.c_v / (l_v * self.k_v as f64 * s),
+            k_u: self.k_u,
+            k_v: self.k_v,
+            noise_draws: self.noise_draws,
+        }
     }
 
     /// Validates every field, naming it as `field.<name>`.
@@ -372,6 +401,16 @@ impl Scenario {
             None => self.instance().validate(field)?,
         }
         self.topology.validate(&f("topology"), self.m)?;
+        if self.mixing == MixingRule::Row && self.topology.weighted() {
+            return Err(Error::field(
+                f("mixing"),
+                format!("row with {} topology weights", self.topology.name()),
+                "mixing = \"column\" with a weighted or lazy topology (row pull weights are 1/|N_in(i)| by construction)",
+            ));
+        }
+        if let Some(c) = &self.push_sum {
+            c.validate(&f("push_sum"))?;
+        }
         for (n, k) in [("k_u", self.k_u), ("k_v", self.k_v)] {
             if k == 0 || k > 100 {
                 return Err(Error::field(f(n), format!("got {k}"), "an integer in [1, 100]"));
@@ -455,7 +494,10 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
             return Err(Error::field(format!("{field}.scenarios"), format!("{} scenarios", members.len()), "at least two"));
         }
         let same = |a: &Scenario, b: &Scenario| {
-            a.instance() == b.instance() && a.explicit == b.explicit && (a.k_u, a.k_v, a.c_u, a.c_v, a.rounds) == (b.k_u, b.k_v, b.c_u, b.c_v, b.rounds)
+            a.instance() == b.instance()
+                && a.explicit == b.explicit
+                && a.noise_draws == b.noise_draws
+                && (a.k_u, a.k_v, a.c_u, a.c_v, a.rounds) == (b.k_u, b.k_v, b.c_u, b.c_v, b.rounds)
         };
         if let Some(other) = members.iter().find(|s| !same(s, members[0])) {
             return Err(Error::field(

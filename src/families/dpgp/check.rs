@@ -24,7 +24,7 @@ use super::formulas::Inputs;
 use super::lemmas::LemmaRun;
 use super::problem::{Constants, GradientDiversity, Instance};
 use super::round::{exact_trajectory, exact_trajectory_with, sampled_trajectory, Params, Trajectory};
-use super::topology::{connectivity_with, Connectivity, GraphSequence};
+use super::topology::{Connectivity, GraphSequence};
 
 /// Confidence of intervals (only the slope fit's; every expectation is exact).
 pub const CONFIDENCE: f64 = 0.99;
@@ -196,7 +196,7 @@ impl<'a> Setup<'a> {
         let seq = GraphSequence::with_rule(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
         // Connectivity of the whole realised sequence (the longest horizon): B, delta and the
         // estimated C, q of a prefix are no worse, so one estimate serves every horizon.
-        let conn = connectivity_with(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
+        let conn = s.connectivity(horizon);
         let u0 = inst.u0.iter().map(|u| u.norm()).fold(0.0, f64::max);
         Self { s, inst, k, seq, conn, horizon, u0 }
     }

@@ -199,8 +199,12 @@ impl Plugin for DpgpFamily {
         run.results.extend(evaluate_card_claims(&cards, s.rounds, &run, settings.bound_scale));
         let selected = |id: &str| claims.iter().any(|c| c.id() == id);
         run.results.retain(|r| selected(r.claim));
+        let given = run.connectivity.given_label();
         for r in &mut run.results {
             r.expected = s.expected.get(r.claim).copied();
+            if r.constants == ConstantsSource::Estimated && r.label.is_none() {
+                r.label.clone_from(&given);
+            }
         }
         Ok(run)
     }
@@ -270,7 +274,7 @@ impl Plugin for DpgpFamily {
         if !(0.0..1.0).contains(&q) {
             return Err(Error::field("--q", format!("got {q}"), "a number in [0, 1)"));
         }
-        let params = Params { eta_u, eta_v, k_u: whole("k-u")?, k_v: whole("k-v")? };
+        let params = Params { eta_u, eta_v, k_u: whole("k-u")?, k_v: whole("k-v")?, noise_draws: Default::default() };
         let proof = step_checks_for(l_u, l_v, delta, c, q, &params, false);
         let printed = step_checks_for(l_u, l_v, delta, c, q, &params, true);
         let admissible = proof.iter().filter(|c| c.name.starts_with("eta_u")).map(|c| c.required).fold(f64::INFINITY, f64::min);
@@ -347,6 +351,15 @@ fn claim_files(rows: &[VerdictRow], claims: &[ClaimSummary], meta: &ReportMeta) 
     Ok(files)
 }
 
+/// `C` or `q` for the tables: the number, marked `(given)` when the scenario gives it, with a
+/// `!` when the graphs' deviations exceed the given envelope ([`super::topology::Envelope`]).
+fn cq(c: &super::topology::Connectivity, x: f64) -> String {
+    match c.given {
+        Some(g) => format!("{} (given{})", fmt_num(x), if g.too_small { "!" } else { "" }),
+        None => fmt_num(x),
+    }
+}
+
 /// Connectivity and rate per scenario, for the terminal.
 fn terminal(runs: &BTreeMap<String, &ScenarioRun>) -> String {
     let mut s = String::from("\nDFedPGP connectivity and rates (C, q estimated from the realised mixing products)\n");
@@ -355,7 +368,7 @@ fn terminal(runs: &BTreeMap<String, &ScenarioRun>) -> String {
         let c = &r.connectivity;
         let slope = r.fit.map(|f| format!("{} [{}, {}]", fmt_num(f.slope), fmt_num(f.lower), fmt_num(f.upper))).unwrap_or_else(|| "-".into());
         let b = c.window.map(|b| b.to_string()).unwrap_or_else(|| "none".into());
-        let _ = writeln!(s, "{:<22} {:<28} {:>4} {:>9} {:>9} {:>9} {:>22}", r.scenario, r.topology, b, fmt_num(c.delta), fmt_num(c.c), fmt_num(c.q), slope);
+        let _ = writeln!(s, "{:<22} {:<28} {:>4} {:>9} {:>9} {:>9} {:>22}", r.scenario, r.topology, b, fmt_num(c.delta), cq(c, c.c), cq(c, c.q), slope);
     }
     s
 }
@@ -369,12 +382,14 @@ fn markdown(rows: &[VerdictRow], runs: &BTreeMap<String, &ScenarioRun>) -> Strin
     for r in rows {
         let expected = r.expected.map(|e| e.to_string()).unwrap_or_else(|| "-".into());
         let detail = describe(&r.evaluation).replace('|', "\\|");
+        // Rows whose C, q the scenario gives say so (the overview's label has the numbers).
+        let given = runs.get(&r.scenario).is_some_and(|run| run.connectivity.given.is_some()) && r.label.as_deref().is_some_and(|l| l.starts_with("given C"));
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} |",
             r.claim,
             r.scenario,
-            r.constants,
+            if given { "given".to_string() } else { r.constants.to_string() },
             r.evaluation.verdict,
             expected,
             opt_num(r.evaluation.slack),
@@ -387,9 +402,17 @@ fn markdown(rows: &[VerdictRow], runs: &BTreeMap<String, &ScenarioRun>) -> Strin
         let sg = r.constants.sigma_g2.value.map(fmt_num).unwrap_or_else(|| "infinite".into());
         let slope = r.fit.map(|f| format!("{} [{}, {}]", fmt_num(f.slope), fmt_num(f.lower), fmt_num(f.upper))).unwrap_or_else(|| "-".into());
         let b = c.window.map(|b| b.to_string()).unwrap_or_else(|| "none".into());
-        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} | {} | {} |", r.scenario, r.topology, b, fmt_num(c.delta), fmt_num(c.c), fmt_num(c.q), sg, slope);
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} | {} | {} |", r.scenario, r.topology, b, fmt_num(c.delta), cq(c, c.c), cq(c, c.q), sg, slope);
     }
     s.push('\n');
+    for r in runs.values() {
+        if let Some(label) = r.connectivity.given_label() {
+            let _ = writeln!(s, "- {}: {label}.", r.scenario);
+        }
+    }
+    if runs.values().any(|r| r.connectivity.given.is_some()) {
+        s.push_str("\n(given): the scenario's own C, q (`push_sum`), used in place of the estimate; `!`: the graphs' deviations max_(i,j) |Phi_ij/(Phi mu)_i - 1/m| exceed C q^l at some lag l (004:L532).\n\n");
+    }
     literal_delta_v_table(&mut s, runs);
     s
 }

@@ -19,6 +19,62 @@ pub struct Params {
     pub k_u: usize,
     /// `K_v`.
     pub k_v: usize,
+    /// How often a client draws its gradient noise (written only when not the default).
+    #[serde(skip_serializing_if = "NoiseDraws::is_per_step")]
+    pub noise_draws: NoiseDraws,
+}
+
+/// When a client draws the noise of its stochastic gradients within a round.
+///
+/// Algorithm 1 samples a batch `xi_i` once per round, before both phases (line 3, 004:L100), and
+/// takes every local gradient with it; the proofs treat each local step's noise as fresh
+/// (Lemmas 1 and 2 sum independent variances over the steps, 004:L478-518; CLAIMS.md DPGP-ALG).
+/// With additive noise `S^{1/2} xi`, the per-round reading adds the same draw at every step: the
+/// noise of a phase of `K` steps `x <- x - eta (H x + g + n_k)` is `-eta sum_k M^{K-1-k} n_k`,
+/// `M = I - eta H`, of covariance `eta^2 sum_k M^{K-1-k} S M^{K-1-k}^T` with fresh draws and
+/// `eta^2 (sum_k M^k) S (sum_k M^k)^T` with one draw; for `H = h` scalar and weights
+/// `w_k = eta (1 - eta h)^k`, variances `(sum_k w_k^2) sigma^2` against `(sum_k w_k)^2 sigma^2`
+/// (`K eta^2 sigma^2` against `K^2 eta^2 sigma^2` at `h = 0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoiseDraws {
+    /// Fresh noise at every local step, as the proofs read it (the default).
+    #[default]
+    PerStep,
+    /// One draw per round for each phase (`dv` normals for the v-phase, `du` for the u-phase),
+    /// reused at every local step: the listing's "sample a batch of local data xi_i" (line 3).
+    PerRound,
+}
+
+impl NoiseDraws {
+    /// Whether this is the default reading.
+    pub fn is_per_step(&self) -> bool {
+        *self == NoiseDraws::PerStep
+    }
+
+    /// The name in reports: `per-step` or `per-round`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoiseDraws::PerStep => "per-step",
+            NoiseDraws::PerRound => "per-round",
+        }
+    }
+
+    /// Local steps that draw their own noise out of `k`: `k`, or 1 when drawn once per round.
+    fn draws(self, k: usize) -> usize {
+        match self {
+            NoiseDraws::PerStep => k,
+            NoiseDraws::PerRound => k.min(1),
+        }
+    }
+
+    /// The draw local step `k` uses: `k`, or 0 when drawn once per round.
+    fn draw(self, k: usize) -> usize {
+        match self {
+            NoiseDraws::PerStep => k,
+            NoiseDraws::PerRound => 0,
+        }
+    }
 }
 
 /// Offsets of the flat state.
@@ -53,9 +109,10 @@ impl Layout {
     pub fn ubar_prev(&self) -> usize {
         self.m * (self.du + self.dv)
     }
-    /// Standard normals one client draws per round: `K_v dv` for the v-phase, then `K_u du`.
+    /// Standard normals one client draws per round: `K_v dv` for the v-phase, then `K_u du`
+    /// (`dv`, then `du`, when drawn once per round, [`NoiseDraws::PerRound`]).
     pub fn noise_len(&self, p: &Params) -> usize {
-        p.k_v * self.dv + p.k_u * self.du
+        p.noise_draws.draws(p.k_v) * self.dv + p.noise_draws.draws(p.k_u) * self.du
     }
     /// The initial state: `u_i^0` (zero as the proofs assume, 004:L554, unless an explicit
     /// instance gives it) and `v_i^0` of the instance, `ubar_prev = 0`.
@@ -71,7 +128,7 @@ impl Layout {
 
 /// Client `i`'s local phase of one round (Algorithm 1 lines 3-12, 004:L100) from `u_i^t = u0`,
 /// `v_i^t = v0` with push-sum weight `mu = mu_i^t` and its standard normals `xi` (`K_v dv` for
-/// the v-phase, then `K_u du`): with `z_i^t = u0 / mu`, `v <- v - eta_v (grad_v F_i(z_i^t, v) +
+/// the v-phase, then `K_u du`; one draw per phase under [`NoiseDraws::PerRound`]): with `z_i^t = u0 / mu`, `v <- v - eta_v (grad_v F_i(z_i^t, v) +
 /// noise)` `K_v` times, then `u <- u - eta_u (grad_u F_i(u / mu, v_i^{t+1}) + noise)` `K_u` times.
 /// Returns `v_i^{t+1}` and the u-iterates `u_i^{t,k}`, `k = 0..=K_u` (the last is the pushed
 /// `u_i^{t+1/2}`).
@@ -100,17 +157,19 @@ pub fn local_iterates(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVect
     let mut vs = Vec::with_capacity(p.k_v + 1);
     vs.push(v0.clone());
     for k in 0..p.k_v {
-        let g = c.grad_v(&z0, &vs[k]) + noise(c.noise_v.as_ref(), &xi[k * dv..(k + 1) * dv], sv);
+        let r = p.noise_draws.draw(k);
+        let g = c.grad_v(&z0, &vs[k]) + noise(c.noise_v.as_ref(), &xi[r * dv..(r + 1) * dv], sv);
         vs.push(&vs[k] - g * p.eta_v);
     }
     let v = &vs[p.k_v];
-    let base = p.k_v * dv;
+    let base = p.noise_draws.draws(p.k_v) * dv;
     let mut iterates = Vec::with_capacity(p.k_u + 1);
     iterates.push(u0.clone());
     let mut u_gradient_sum = DVector::zeros(du);
     for k in 0..p.k_u {
         let u = &iterates[k];
-        let g = c.grad_u(&(u / mu), v) + noise(c.noise_u.as_ref(), &xi[base + k * du..base + (k + 1) * du], su);
+        let r = p.noise_draws.draw(k);
+        let g = c.grad_u(&(u / mu), v) + noise(c.noise_u.as_ref(), &xi[base + r * du..base + (r + 1) * du], su);
         u_gradient_sum += &g;
         iterates.push(u - g * p.eta_u);
     }

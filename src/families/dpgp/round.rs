@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::rng::StreamKey;
 
 use super::local::{path_round, realised, LocalProbe, LocalRound, PathRound};
-pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, Params, RoundAffine, RoundFunction};
+pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, NoiseDraws, Params, RoundAffine, RoundFunction};
 use super::problem::Instance;
 use super::topology::GraphSequence;
 
@@ -51,8 +51,9 @@ impl RandomAffineRound for DpgpRound<'_> {
     /// Algorithm 1 lines 3-15 for the active clients (004:L100): with `z_i^t = u_i^t / mu_i^t`,
     /// `v <- v - eta_v (grad_v F_i(z_i^t, v) + noise)` `K_v` times, then
     /// `u <- u - eta_u (grad_u F_i(u / mu_i^t, v_i^{t+1}) + noise)` `K_u` times, and the push
-    /// `u_j^{t+1} += p_ji u_i^{t+1/2}`. Fresh noise at every local step (the listing samples
-    /// `xi_i` once per round, line 3; with additive noise that reading would reuse one draw).
+    /// `u_j^{t+1} += p_ji u_i^{t+1/2}`. Fresh noise at every local step by default; the
+    /// listing's one sample `xi_i` per round (line 3) reuses one draw per phase
+    /// ([`NoiseDraws::PerRound`]).
     fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
         let lay = Layout::of(self.inst);
         let p = &self.params;

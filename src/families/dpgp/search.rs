@@ -163,6 +163,8 @@ impl Space {
             sweep,
             expected: BTreeMap::new(),
             explicit: None,
+            noise_draws: Default::default(),
+            push_sum: None,
         }
     }
 }
@@ -226,7 +228,7 @@ impl SearchSpace<Card, DpgpClaim, Scenario> for Space {
         let (_, k) = prepare(&s)?;
         let horizon = s.sweep.iter().copied().chain(std::iter::once(s.rounds)).max().unwrap_or(s.rounds);
         let conn = connectivity_with(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
-        let params = Params { eta_u: 0.0, eta_v: 0.0, k_u: s.k_u, k_v: s.k_v };
+        let params = Params { eta_u: 0.0, eta_v: 0.0, k_u: s.k_u, k_v: s.k_v, noise_draws: s.noise_draws };
         let limits = step_checks_for(k.l_u, k.l_v, conn.delta, conn.c, conn.q, &params, false);
         let eta_u_max = limits.iter().filter(|l| l.name.starts_with("eta_u")).map(|l| l.required).fold(f64::INFINITY, f64::min);
         if !(eta_u_max.is_finite() && eta_u_max > 0.0) {

@@ -7,6 +7,15 @@
 //! own `u_i` and `mu_i`, 004:L100; App. B, L362). The push weight of node `i` to each of its
 //! out-neighbours (itself included) is `p_ji = 1/|N_out(i)|` (004:L100), so every column of the
 //! mixing matrix `P^t` sums to one (column-stochastic), while rows need not.
+//!
+//! Other column-stochastic weights are within the analysis: the text lets each client choose its
+//! outgoing weights (004:L94), App. B asks only that the mixing matrices be column stochastic
+//! (004:L360), and Lemma 3's constants rest on column-stochasticity, the window `B` and a floor of
+//! the positive weights (the `D` of 004:L525-528, from [2]). Two kinds give them:
+//! [`Topology::Weighted`] (every round's weights edge by edge) and [`Topology::Lazy`] (a graph
+//! whose nodes keep a fixed share). Lemma 3's `C` and `q` may also be given
+//! ([`PushSumConstants`]); the graphs' own deviations are then measured against the given
+//! envelope ([`Envelope`]).
 
 use nalgebra::{DMatrix, DVector};
 use rand::seq::index::sample;
@@ -19,8 +28,12 @@ use crate::rng::StreamKey;
 /// Stream step reserved for drawing random graphs (never used by gradient noise).
 const GRAPH_STEP: u64 = 0x0067_7261_7068;
 
+/// One push weight of a [`Topology::Weighted`] round, `[i, j, w]`: node `i` pushes the share
+/// `w = p_ji` of its `u_i` and `mu_i` to node `j` (`j = i`: the share it keeps).
+pub type PushWeight = (usize, usize, f64);
+
 /// A family of directed graphs indexed by the round `t`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Topology {
     /// `i -> i+1 (mod m)`: strongly connected every round (B = 1); doubly stochastic with the
@@ -55,6 +68,27 @@ pub enum Topology {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
+    /// Push weights given edge by edge: `rounds[t mod len]` lists the weights `[i, j, w]`
+    /// (`w = p_ji`, [`PushWeight`]) of round `t`, repeated cyclically. A node that lists any
+    /// weight in a round lists its whole column: its own share `[i, i, w]` with `w > 0` and every
+    /// weight `w >= 0`, summing to 1 within [`super::prec::COLUMN_SUM`] (column-stochastic, as
+    /// push-sum needs, 004:L100, L360); a node that lists none keeps everything (`p_ii = 1`).
+    Weighted {
+        /// Per-round weight lists, node indices in `[0, m - 1]`, at least one round.
+        rounds: Vec<Vec<PushWeight>>,
+        /// What the reports call the sequence (optional), as for [`Topology::Explicit`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// Lazy push-sum on the graphs of `graph`: node `i` keeps `p_ii = self_weight` and pushes
+    /// `p_ji = (1 - self_weight)/(|N_out(i)| - 1)` to each other out-neighbour `j` (all of it
+    /// kept when it has none). `self_weight = 1/|N_out(i)|` is Algorithm 1's uniform weight.
+    Lazy {
+        /// The share each node keeps, in `(0, 1]`.
+        self_weight: f64,
+        /// The graphs (any unweighted kind).
+        graph: Box<Topology>,
+    },
     /// An [`Topology::Explicit`] sequence read from a TOML file holding `rounds = [[[i, j], ...],
     /// ...]`, its path relative to the working directory. Cards read it when they are parsed
     /// ([`Topology::resolve`]); an unread file has no edges beyond the self-loops.
@@ -83,8 +117,17 @@ impl Topology {
             Topology::Split => "two disjoint rings".into(),
             Topology::Explicit { name: Some(name), .. } => name.clone(),
             Topology::Explicit { rounds, name: None } => format!("explicit sequence of {} rounds", rounds.len()),
+            Topology::Weighted { name: Some(name), .. } => name.clone(),
+            Topology::Weighted { rounds, name: None } => format!("weighted sequence of {} rounds", rounds.len()),
+            Topology::Lazy { self_weight, graph } => format!("{}, self-weight {self_weight}", graph.name()),
             Topology::File { path } => format!("sequence read from {path}"),
         }
+    }
+
+    /// Whether the push weights are other than Algorithm 1's `1/|N_out(i)|` by construction
+    /// ([`Topology::Weighted`], [`Topology::Lazy`]).
+    pub fn weighted(&self) -> bool {
+        matches!(self, Topology::Weighted { .. } | Topology::Lazy { .. })
     }
 
     /// Checks the topology's parameters for `m` nodes.
@@ -112,6 +155,20 @@ impl Topology {
                 }
                 Ok(())
             }
+            Topology::Weighted { rounds, .. } => validate_weights(field, rounds, m),
+            Topology::Lazy { self_weight, graph } => {
+                if !(self_weight.is_finite() && *self_weight > 0.0 && *self_weight <= 1.0) {
+                    return Err(Error::field(format!("{field}.self_weight"), format!("got {self_weight}"), "a number in (0, 1]"));
+                }
+                if graph.weighted() {
+                    return Err(Error::field(
+                        format!("{field}.graph.kind"),
+                        "a weighted kind inside lazy",
+                        "an unweighted kind (ring, exponential, random-out, ...)",
+                    ));
+                }
+                graph.validate(&format!("{field}.graph"), m)
+            }
             Topology::File { path } => {
                 Err(Error::field(format!("{field}.path"), format!("`{path}` not read yet"), "a file read by Topology::resolve before use"))
             }
@@ -126,6 +183,9 @@ impl Topology {
     /// [`Error::Io`] when the file cannot be read; [`Error::InvalidField`] naming `field.path`
     /// when it is not a TOML table `rounds = [[[i, j], ...], ...]`.
     pub fn resolve(self, field: &str) -> Result<Self> {
+        if let Topology::Lazy { self_weight, graph } = self {
+            return Ok(Topology::Lazy { self_weight, graph: Box::new(graph.resolve(&format!("{field}.graph"))?) });
+        }
         let Topology::File { path } = self else { return Ok(self) };
         if path.is_empty() {
             return Err(Error::field(format!("{field}.path"), "empty path", "a path to a TOML file, relative to the working directory"));
@@ -190,6 +250,14 @@ impl Topology {
                     }
                 }
             }
+            Topology::Weighted { rounds, .. } => {
+                if let Some(weights) = rounds.get(t % rounds.len().max(1)) {
+                    for &(i, j, _) in weights.iter().filter(|(i, j, w)| *i < m && *j < m && *w > 0.0) {
+                        out[i].push(j);
+                    }
+                }
+            }
+            Topology::Lazy { graph, .. } => return graph.out_neighbours(m, t, seed),
             // Read by `resolve` before use; unread, only the self-loops.
             Topology::File { .. } => {}
         }
@@ -201,14 +269,30 @@ impl Topology {
     }
 
     /// The push-sum mixing matrix of round `t`: `P[j][i] = 1/|N_out(i)|` for `j in N_out(i)`
-    /// (self included), else 0 (004:L100). Column `i` sums to one.
+    /// (self included), else 0 (004:L100); the given weights of [`Topology::Weighted`] and the
+    /// lazy ones of [`Topology::Lazy`]. Column `i` sums to one.
     pub fn mixing(&self, m: usize, t: usize, seed: u64) -> DMatrix<f64> {
-        let out = self.out_neighbours(m, t, seed);
         let mut p = DMatrix::zeros(m, m);
-        for (i, o) in out.iter().enumerate() {
-            let w = 1.0 / o.len() as f64;
-            for &j in o {
+        if let Topology::Weighted { rounds, .. } = self {
+            let weights = rounds.get(t % rounds.len().max(1)).map_or(&[][..], Vec::as_slice);
+            for i in 0..m {
+                p[(i, i)] = if weights.iter().any(|(from, _, _)| *from == i) { 0.0 } else { 1.0 };
+            }
+            // Entries outside `[0, m)` are rejected by `validate`; skipped here, never a panic.
+            for &(i, j, w) in weights.iter().filter(|(i, j, _)| *i < m && *j < m) {
                 p[(j, i)] = w;
+            }
+            return p;
+        }
+        let out = self.out_neighbours(m, t, seed);
+        for (i, o) in out.iter().enumerate() {
+            let (own, other) = match self {
+                Topology::Lazy { self_weight, .. } if o.len() > 1 => (*self_weight, (1.0 - self_weight) / (o.len() - 1) as f64),
+                Topology::Lazy { .. } => (1.0, 0.0),
+                _ => (1.0 / o.len() as f64, 1.0 / o.len() as f64),
+            };
+            for &j in o {
+                p[(j, i)] = if j == i { own } else { other };
             }
         }
         p
@@ -256,15 +340,82 @@ impl Topology {
     /// added back when it is read), cut to the smallest period `p` with graph `t` equal to graph
     /// `t mod p` for every `t < rounds`. Every round `t < rounds` then has the same out-neighbours,
     /// so the same mixing matrices and push-sum weights, as this topology.
+    ///
+    /// A [`Topology::Weighted`] or [`Topology::Lazy`] sequence is recorded as a
+    /// [`Topology::Weighted`] one: every nonzero entry `p_ji` of each round's mixing matrix as
+    /// `[i, j, p_ji]`, the same numbers, so the same matrices bit for bit.
     pub fn recorded(&self, m: usize, rounds: usize, seed: u64) -> Topology {
+        let n = rounds.max(1);
+        if self.weighted() {
+            let weights = |t: usize| -> Vec<PushWeight> {
+                let p = self.mixing(m, t, seed);
+                (0..m).flat_map(|i| (0..m).map(move |j| (i, j))).filter(|&(i, j)| p[(j, i)] != 0.0).map(|(i, j)| (i, j, p[(j, i)])).collect()
+            };
+            let graphs: Vec<Vec<PushWeight>> = (0..n).map(weights).collect();
+            return Topology::Weighted { rounds: graphs[..period(&graphs)].to_vec(), name: Some(self.name()) };
+        }
         let edges = |t: usize| -> Vec<[usize; 2]> {
             self.out_neighbours(m, t, seed).into_iter().enumerate().flat_map(|(i, o)| o.into_iter().filter(move |j| *j != i).map(move |j| [i, j])).collect()
         };
-        let graphs: Vec<Vec<[usize; 2]>> = (0..rounds.max(1)).map(edges).collect();
-        let n = graphs.len();
-        let period = (1..=n).find(|&p| (p..n).all(|t| graphs[t] == graphs[t % p])).unwrap_or(n);
-        Topology::Explicit { rounds: graphs[..period].to_vec(), name: Some(self.name()) }
+        let graphs: Vec<Vec<[usize; 2]>> = (0..n).map(edges).collect();
+        Topology::Explicit { rounds: graphs[..period(&graphs)].to_vec(), name: Some(self.name()) }
     }
+}
+
+/// The smallest period `p` of `graphs`: `graphs[t] == graphs[t mod p]` for every `t`.
+fn period<T: PartialEq>(graphs: &[T]) -> usize {
+    let n = graphs.len();
+    (1..=n).find(|&p| (p..n).all(|t| graphs[t] == graphs[t % p])).unwrap_or(n)
+}
+
+/// Checks a [`Topology::Weighted`] sequence for `m` nodes: every round's entries `[i, j, w]` with
+/// nodes in `[0, m - 1]`, `w` finite and `>= 0`, no pair twice; every node that lists a weight
+/// keeps a share `w_ii > 0` (so `mu_i^t > 0`) and its column sums to 1 within
+/// [`super::prec::COLUMN_SUM`] (004:L100, L360).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field.rounds[t][e]` or `field.rounds[t]` and the allowed range.
+fn validate_weights(field: &str, rounds: &[Vec<PushWeight>], m: usize) -> Result<()> {
+    if rounds.is_empty() {
+        return Err(Error::field(format!("{field}.rounds"), "no rounds", "a non-empty list of per-round weight lists [[i, j, w], ...]"));
+    }
+    for (t, weights) in rounds.iter().enumerate() {
+        for (e, &(i, j, w)) in weights.iter().enumerate() {
+            let at = format!("{field}.rounds[{t}][{e}]");
+            if i >= m || j >= m {
+                return Err(Error::field(at, format!("[{i}, {j}, {w}] with m = {m}"), format!("node indices in [0, m - 1] = [0, {}]", m.saturating_sub(1))));
+            }
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(Error::field(at, format!("weight {w} of [{i}, {j}]"), "a finite weight >= 0 (column-stochastic push weights)"));
+            }
+            if weights[..e].iter().any(|(a, b, _)| (*a, *b) == (i, j)) {
+                return Err(Error::field(at, format!("[{i}, {j}] listed twice in round {t}"), "each pair [i, j] at most once per round"));
+            }
+        }
+        for i in 0..m {
+            let column: Vec<&PushWeight> = weights.iter().filter(|(from, _, _)| *from == i).collect();
+            if column.is_empty() {
+                continue;
+            }
+            let own = column.iter().find(|(_, to, _)| *to == i).map_or(0.0, |x| x.2);
+            if own <= 0.0 {
+                return Err(Error::field(
+                    format!("{field}.rounds[{t}]"),
+                    format!("node {i} lists weights but keeps {own} of its own (no [{i}, {i}, w > 0])"),
+                    "a share w_ii > 0 for every node that lists weights (Algorithm 1's N_in includes i, App. B L362)",
+                ));
+            }
+            let sum: f64 = column.iter().map(|x| x.2).sum();
+            if (sum - 1.0).abs() > super::prec::COLUMN_SUM {
+                return Err(Error::field(
+                    format!("{field}.rounds[{t}]"),
+                    format!("node {i}'s weights sum to {sum}"),
+                    format!("weights of each node summing to 1 within {:e} (column-stochastic, 004:L100, L360)", super::prec::COLUMN_SUM),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether the directed graph with adjacency `adj[i][j]` (edge `i -> j`) is strongly connected.
@@ -349,6 +500,100 @@ pub struct Connectivity {
     /// Whether every realised mixing matrix has columns summing to one (up to [`super::prec::COLUMN_SUM`]), as
     /// push-sum needs (`sum_i u_i` preserved, 004:L100, L129).
     pub column_stochastic: bool,
+    /// When the scenario gives `C` and `q` ([`PushSumConstants`]): `c`, `q` above are the given
+    /// ones, and this says how the graphs' own deviations compare with them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub given: Option<Envelope>,
+}
+
+/// Lemma 3's `C` and `q` as a scenario gives them (`push_sum = { c = ..., q = ... }`), in place
+/// of the estimate from the realised products (I-DPGP10: the paper defines them only up to
+/// undefined `n`, `D`, 004:L525-528).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushSumConstants {
+    /// `C > 0`.
+    pub c: f64,
+    /// `q` in `[0, 1)`.
+    pub q: f64,
+}
+
+impl PushSumConstants {
+    /// Checks `C > 0` finite and `q` in `[0, 1)`, naming `field.c`, `field.q`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidField`] with the allowed range.
+    pub fn validate(&self, field: &str) -> Result<()> {
+        crate::error::require_positive(&format!("{field}.c"), self.c)?;
+        if !(self.q.is_finite() && (0.0..1.0).contains(&self.q)) {
+            return Err(Error::field(format!("{field}.q"), format!("got {}", self.q), "a number in [0, 1)"));
+        }
+        Ok(())
+    }
+}
+
+/// Given `C`, `q` against the realised graphs: the largest ratio of a deviation coefficient to
+/// the given envelope, `max_l E(l) / (C q^l)` over the lags `l` of [`deviation_by_lag`] (lag 0 and
+/// those above [`super::prec::DEVIATION_FLOOR`], as for the estimate), and the estimate itself.
+/// A ratio above 1 means the graphs' own products do not obey Lemma 3's bound with the given
+/// constants: the given `C`, `q` are smaller than the graphs attain (`too_small`). The ratio is
+/// computed as `(E(l) / q^l) / C`, the same operations as [`estimate_c_q`]'s `C`, so the
+/// estimated constants given back attain exactly 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Envelope {
+    /// `max_l E(l) / (C q^l)` with the given `C`, `q` (infinite when `q = 0` and some lag `l >= 1`
+    /// is above rounding).
+    pub ratio: f64,
+    /// The lag where it is attained.
+    pub lag: usize,
+    /// `ratio > 1`.
+    pub too_small: bool,
+    /// The estimate from the realised products ([`estimate_c_q`]).
+    pub estimated_c: f64,
+    /// Likewise.
+    pub estimated_q: f64,
+}
+
+impl Envelope {
+    /// The given `(c, q)` measured against the deviations `by_lag`.
+    pub fn measure(by_lag: &[f64], c: f64, q: f64) -> Self {
+        let (estimated_c, estimated_q) = estimate_c_q(by_lag);
+        let (lag, ratio) = by_lag
+            .iter()
+            .enumerate()
+            .filter(|(l, e)| *l == 0 || **e > DEVIATION_FLOOR)
+            .map(|(l, e)| (l, e / q.powi(l as i32) / c))
+            .fold((0, f64::NEG_INFINITY), |best, x| if x.1 > best.1 || x.1.is_nan() { x } else { best });
+        Self { ratio, lag, too_small: ratio > 1.0 || ratio.is_nan(), estimated_c, estimated_q }
+    }
+}
+
+impl Connectivity {
+    /// `given` or `estimated`: where `C` and `q` come from.
+    pub fn source(&self) -> &'static str {
+        if self.given.is_some() {
+            "given"
+        } else {
+            "estimated"
+        }
+    }
+
+    /// What the rows using given `C`, `q` say of them (`None` when estimated).
+    pub fn given_label(&self) -> Option<String> {
+        use crate::claim::fmt_num;
+        self.given.map(|g| {
+            let flag = if g.too_small { "; smaller than the graphs attain" } else { "" };
+            format!(
+                "given C = {}, q = {} (graphs reach {} of C q^l at lag {}{flag}; estimated C = {}, q = {})",
+                fmt_num(self.c),
+                fmt_num(self.q),
+                fmt_num(g.ratio),
+                g.lag,
+                fmt_num(g.estimated_c),
+                fmt_num(g.estimated_q)
+            )
+        })
+    }
 }
 
 /// Assumption 1's smallest window within the horizon (see [`Connectivity::window`]).
@@ -445,12 +690,21 @@ pub fn connectivity(topology: &Topology, m: usize, rounds: usize, seed: u64) -> 
 
 /// [`connectivity`] under a mixing rule.
 pub fn connectivity_with(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64) -> Connectivity {
+    connectivity_given(topology, rule, m, rounds, seed, None)
+}
+
+/// [`connectivity_with`], with Lemma 3's `C` and `q` the `given` ones when there are (and the
+/// realised deviations measured against them, [`Envelope`]), else estimated.
+pub fn connectivity_given(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64, given: Option<PushSumConstants>) -> Connectivity {
     let seq = GraphSequence::with_rule(topology, rule, m, rounds, seed);
     let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= super::prec::COLUMN_SUM));
     let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
     let by_lag = deviation_by_lag(&seq, MAX_ESTIMATION_LAG);
-    let (c, q) = estimate_c_q(&by_lag);
-    Connectivity { window: smallest_window(topology, m, rounds, seed), delta, c, q, estimation_rounds: rounds, column_stochastic }
+    let ((c, q), given) = match given {
+        Some(g) => ((g.c, g.q), Some(Envelope::measure(&by_lag, g.c, g.q))),
+        None => (estimate_c_q(&by_lag), None),
+    };
+    Connectivity { window: smallest_window(topology, m, rounds, seed), delta, c, q, estimation_rounds: rounds, column_stochastic, given }
 }
 
 #[cfg(test)]
