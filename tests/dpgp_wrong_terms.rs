@@ -65,6 +65,7 @@ fn round_quantities(run: &ScenarioRun, t: usize) -> Vec<(&'static str, f64)> {
     if let Some(local) = tr.local.get(t) {
         out.push(("u_drift_t", local.u_drift[..kappa].iter().copied().fold(0.0, f64::max)));
         out.push(("u_grad_t", local.u_grad));
+        out.push(("F_mid", local.objective_mid));
     }
     out
 }
@@ -129,6 +130,18 @@ fn lemma3_printed_every_halved_term_is_violated_on_l3_tight() {
     assert_eq!(halved_terms("DPGP-L3~printed", "l3-tight"), Vec::<(String, f64)>::new());
 }
 
+/// The u-step's positive corrections, in (32) as in (26): the `O(eta^2)` and `AA` terms, each
+/// smaller than twice the room where (32) or (26) is tightest on the card's scenarios.
+const U_STEP_CORRECTIONS: [&str; 7] = [
+    "rhs +Su*(sigma_u^2 + sigma_g2)",
+    "let.Pb +1",
+    "let.Pb +(32*K_u*L_u^2*eta_u^2/delta^2)*(L_u^2*AA + 1)",
+    "let.Pb +L_u^2*AA",
+    "let.Su +K_u*L_u^2*eta_u*AA/2",
+    "let.Su +5/2*K_u*L_u*eta_u^2*Pb",
+    "let.Cu +Su",
+];
+
 #[test]
 fn rec32_halved_terms_caught_on_l3_printed_k32_and_the_ones_that_cannot_be() {
     // (32) holds with slack 1.039 at its worst round: a halved term is caught where it exceeds the
@@ -145,17 +158,7 @@ fn rec32_halved_terms_caught_on_l3_printed_k32_and_the_ones_that_cannot_be() {
     let zero = ["rhs +Sv", "let.Su +L_vu^2*AA/2", "let.Sv +4*eta_v^2*K_v^2*sigma_v^2*(1 + L_v)"];
     // (c) Positive terms smaller than twice the room at every round: the O(eta^2) and AA
     // corrections (least ratio 1.034 to 1.039 with the term halved).
-    let small = [
-        "rhs +Su*(sigma_u^2 + sigma_g2)",
-        "let.Pb +1",
-        "let.Pb +(32*K_u*L_u^2*eta_u^2/delta^2)*(L_u^2*AA + 1)",
-        "let.Pb +L_u^2*AA",
-        "let.Su +K_u*L_u^2*eta_u*AA/2",
-        "let.Su +5/2*K_u*L_u*eta_u^2*Pb",
-        "let.Cu +Su",
-        "let.Cv +8*eta_v^2*K_v^2*L_v",
-        "let.Cv +8*eta_v^2*K_v^2",
-    ];
+    let small: Vec<&str> = U_STEP_CORRECTIONS.iter().chain(&["let.Cv +8*eta_v^2*K_v^2*L_v", "let.Cv +8*eta_v^2*K_v^2"]).copied().collect();
     assert_eq!(uncaught.len(), weaker.len() + zero.len() + small.len() + 1, "uncaught: {uncaught:#?}");
     for (n, least) in &uncaught {
         let why = if weaker.contains(&n.as_str()) {
@@ -167,6 +170,57 @@ fn rec32_halved_terms_caught_on_l3_printed_k32_and_the_ones_that_cannot_be() {
         };
         assert!(why, "{n}: least ratio {least} against the unmutated {slack}");
     }
+}
+
+/// Every uncaught halved term of a half of (32) on `scenario`, each of three kinds as for (32):
+/// negative (halving it raises the bound, least ratio above the unmutated slack), zero on this
+/// instance (least ratio the slack), or positive but below the room (least ratio in `[1, slack)`).
+/// Returns the uncaught names by kind.
+fn halves_uncaught(claim: &str, scenario: &str) -> [Vec<String>; 3] {
+    let card = card();
+    let run = run(&card, scenario);
+    let slack = per_round(&run, &formula(&card, claim)).0;
+    let mut kinds: [Vec<String>; 3] = Default::default();
+    for (n, least) in uncaught_halved_terms(claim, &run) {
+        let kind = if least > slack * (1.0 + 1e-12) {
+            0
+        } else if (least - slack).abs() <= 1e-12 * slack {
+            1
+        } else {
+            assert!((1.0..slack).contains(&least), "{claim} {n}: least ratio {least} against {slack}");
+            2
+        };
+        kinds[kind].push(n);
+    }
+    eprintln!("{claim} on {scenario} (slack {slack}): {kinds:#?}");
+    kinds
+}
+
+#[test]
+fn eq26_halved_terms_caught_on_l3_tight_and_the_ones_that_cannot_be() {
+    // (26) holds with slack 1.018 at its worst round: the room is 1.8% of the bound. F_mid and
+    // -F_star are most of it and are caught.
+    let [weaker, zero, small] = halves_uncaught("DPGP-EQ26", "l3-tight");
+    assert_eq!(weaker, ["rhs +Cu*Delta_ubar_t", "let.Cu +-eta_u*K_u/2"], "the descent term, negative under the steps");
+    assert!(zero.is_empty(), "{zero:?}");
+    let small_expected = U_STEP_CORRECTIONS;
+    let mut small: Vec<String> = small.into_iter().filter(|n| !n.starts_with("let.AA ")).collect();
+    small.sort();
+    let mut expected: Vec<String> = small_expected.iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    assert_eq!(small, expected, "the O(eta^2) and AA corrections, smaller than the room");
+}
+
+#[test]
+fn eq31_halved_terms_caught_on_randk_small_step_and_the_ones_that_cannot_be() {
+    // (31) holds with slack 1.016 at its worst round on randk-small-step: F_t and -F_star are
+    // caught; the noise term Sv and the O(eta_v^2) parts of Cv are smaller than the room.
+    let [weaker, zero, small] = halves_uncaught("DPGP-EQ31", "randk-small-step");
+    assert_eq!(weaker, ["rhs +Cv*Delta_v_t", "let.Cv +-eta_v*K_v"], "the descent term, negative under the steps");
+    // No coupling here (L_vu = 0): the consensus term and AA, which enters (31) only through it, are zero.
+    assert_eq!(zero.len(), 3, "{zero:?}");
+    assert!(zero[0] == "rhs +Vu*(sigma_u^2 + sigma_g2 + Delta_ubar_t)" && zero[1].starts_with("let.AA ") && zero[2] == "let.Vu +L_vu^2*AA/2", "{zero:?}");
+    assert_eq!(small, ["rhs +Sv", "let.Cv +8*eta_v^2*K_v^2*L_v", "let.Cv +8*eta_v^2*K_v^2", "let.Sv +4*eta_v^2*K_v^2*sigma_v^2*(1 + L_v)"]);
 }
 
 /// The searched worst instance for DPGP-REC32 (`reports/search/DPGP-REC32@estimated.toml`, slack

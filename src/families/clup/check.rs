@@ -823,7 +823,7 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
             Some(ball_scaling::evaluate(&sw, ball_scaling::EXPONENT, claim.checks(&x), scale))
         }),
         Statement::Figure2LocalSteps if !s.lambda_sweep.is_empty() => {
-            let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), s.init, l), s.epsilon);
+            let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
             let points = super::figures::k_sweep(&s.lambda_sweep, rounds);
             Some(super::figures::evaluate_local_steps(&points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
         }

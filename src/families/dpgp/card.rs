@@ -278,10 +278,13 @@ pub fn work(s: &Scenario) -> crate::budget::Work {
     crate::budget::Work::new("rounds, sweep, m, du, dv, k_u, k_v", formula, total).holding(8.0 * m * (d + k * p) * d)
 }
 
-/// A comparison of scenarios that differ only in their topology (Remark 2).
+/// A comparison of scenarios that differ along one axis only ([`super::compare::axis`]).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Comparison {
+    /// What its scenarios differ in, found when the card is read.
+    #[serde(skip)]
+    pub axis: super::axis::Axis,
     /// Name (a scenario name of the reports).
     pub name: String,
     /// The scenarios compared.
@@ -292,6 +295,33 @@ pub struct Comparison {
 }
 
 impl Scenario {
+    /// The keys in which `other` differs from this scenario, by name, for a comparison's axis
+    /// ([`super::axis::classify`]); the horizons of the rate sweep are not compared (comparisons
+    /// read the runs at the per-round horizon).
+    pub fn differences(&self, other: &Scenario) -> std::collections::BTreeSet<&'static str> {
+        let blank = |s: &Scenario| InstanceSpec { l_u: 0.0, sigma_u: 0.0, sigma_v: 0.0, heterogeneity: 0.0, ..s.instance() };
+        let (a, b) = (self.instance(), other.instance());
+        let keys = [
+            ("topology", self.topology != other.topology),
+            ("graph_seed", self.graph_seed != other.graph_seed),
+            ("mixing", self.mixing != other.mixing),
+            ("k_u", self.k_u != other.k_u),
+            ("k_v", self.k_v != other.k_v),
+            ("c_u", self.c_u != other.c_u),
+            ("c_v", self.c_v != other.c_v),
+            ("rounds", self.rounds != other.rounds),
+            ("explicit", self.explicit != other.explicit),
+            ("noise_draws", self.noise_draws != other.noise_draws),
+            ("push_sum", self.push_sum != other.push_sum),
+            ("l_u", a.l_u != b.l_u),
+            ("sigma_u", a.sigma_u != b.sigma_u),
+            ("sigma_v", a.sigma_v != b.sigma_v),
+            ("heterogeneity", a.heterogeneity != b.heterogeneity),
+            ("instance", blank(self) != blank(other)),
+        ];
+        keys.into_iter().filter_map(|(name, differs)| differs.then_some(name)).collect()
+    }
+
     /// The instance spec.
     pub fn instance(&self) -> InstanceSpec {
         InstanceSpec {
@@ -425,7 +455,7 @@ impl Scenario {
             return Err(Error::field(f("sweep"), format!("got {:?}", self.sweep), format!("at least three increasing horizons in [1, {MAX_ROUNDS}]")));
         }
         for id in self.expected.keys() {
-            let builtin = super::claims::summaries().iter().any(|c| c.id == id && !c.id.starts_with("DPGP-R2"));
+            let builtin = super::claims::summaries().iter().any(|c| c.id == id && !super::axis::COMPARISON_CLAIMS.contains(&c.id));
             if !builtin && !defined.contains(&id.as_str()) {
                 return Err(Error::field(f("expected"), format!("unknown claim `{id}`"), "claim ids of DPGP-L3, DPGP-REC32, DPGP-C1 and their variants"));
             }
@@ -475,6 +505,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
         }
         names.push(&s.name);
     }
+    let mut axes = Vec::new();
     for (k, c) in card.comparisons.iter().enumerate() {
         let field = format!("comparisons[{k}]");
         if names.contains(&c.name.as_str()) {
@@ -493,25 +524,21 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
         if members.len() < 2 {
             return Err(Error::field(format!("{field}.scenarios"), format!("{} scenarios", members.len()), "at least two"));
         }
-        let same = |a: &Scenario, b: &Scenario| {
-            a.instance() == b.instance()
-                && a.explicit == b.explicit
-                && a.noise_draws == b.noise_draws
-                && (a.k_u, a.k_v, a.c_u, a.c_v, a.rounds) == (b.k_u, b.k_v, b.c_u, b.c_v, b.rounds)
-        };
-        if let Some(other) = members.iter().find(|s| !same(s, members[0])) {
-            return Err(Error::field(
-                format!("{field}.scenarios"),
-                format!("`{}` differs from `{}` in more than its topology", other.name, members[0].name),
-                "scenarios with the same instance, steps and horizon",
-            ));
-        }
+        let differences: Vec<_> = members[1..].iter().map(|s| members[0].differences(s)).collect();
+        let degrees: Vec<usize> = members.iter().filter_map(|s| if let Topology::RandomOut { k } = s.topology { Some(k) } else { None }).collect();
+        let distinct = degrees.len() == members.len() && degrees.iter().collect::<std::collections::BTreeSet<_>>().len() == degrees.len();
+        let axis = super::axis::classify(&members[0].name, &differences, distinct)
+            .map_err(|e| Error::field(format!("{field}.scenarios"), e, "scenarios that differ along one axis"))?;
         for id in c.expected.keys() {
-            if !id.starts_with("DPGP-R2") || !super::claims::summaries().iter().any(|x| x.id == id) {
-                return Err(Error::field(format!("{field}.expected"), format!("unknown claim `{id}`"), "DPGP-R2, DPGP-R2~stationarity, DPGP-R2~factor"));
+            if !axis.claims().contains(&id.as_str()) {
+                return Err(Error::field(format!("{field}.expected"), format!("unknown claim `{id}`"), axis.claims().join(", ")));
             }
         }
+        axes.push(axis);
         names.push(&c.name);
+    }
+    for (c, axis) in card.comparisons.iter_mut().zip(axes) {
+        c.axis = axis;
     }
     Ok(card)
 }

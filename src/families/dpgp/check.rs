@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::claim::{ConditionCheck, ConditionKind};
+use crate::claim::ConditionCheck;
 use crate::engine::{nan_max, Estimator};
 use rayon::prelude::*;
 
@@ -11,9 +11,8 @@ use crate::claim::BoundClaim;
 use crate::error::{require_memory, Result};
 use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource};
 
-use super::card::{Comparison, Scenario};
+use super::card::Scenario;
 use crate::kinds::big_o::evaluate_big_o;
-use crate::kinds::ordering::{evaluate_ordering, pair_ratio};
 use crate::kinds::rate::{evaluate_rate, fit_slope, sweep_series, SlopeFit};
 
 use super::card_claims::{constants_label, per_round_metric, CardClaim, CardInputs, WithAssumptions};
@@ -78,13 +77,18 @@ pub struct ScenarioRun {
     /// `max_i ||u_i^0||` (zero unless an explicit instance starts elsewhere).
     #[serde(skip)]
     pub u0: f64,
-    /// The floor of Theorem 1's printed `Delta_v^t` ([`literal_delta_v_floor`]) with the push-sum
-    /// weights of the longest horizon; NaN when `F` has no unique minimizer.
+    /// The floor of Theorem 1's printed `Delta_v^t` ([`literal_delta_v_floor`]) averaged over the
+    /// push-sum weights of the second half of the longest horizon ([`mean_literal_floor`]); NaN
+    /// when `F` has no unique minimizer.
     #[serde(skip)]
     pub literal_floor: f64,
+    /// The out-degree `k` of a random out-neighbour topology (Figure 3a's axis, [`super::compare`]).
+    #[serde(skip)]
+    pub neighbours: Option<usize>,
 }
 
-fn mean(x: &[f64]) -> f64 {
+/// The mean of `x`, 0 for none.
+pub(super) fn mean(x: &[f64]) -> f64 {
     if x.is_empty() {
         0.0
     } else {
@@ -150,7 +154,8 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
         fit,
         results,
         u0: setup.u0,
-        literal_floor: literal_delta_v_floor(&setup.inst, &setup.seq.weights[setup.horizon]).unwrap_or(f64::NAN),
+        literal_floor: mean_literal_floor(&setup.inst, &setup.seq.weights[setup.horizon / 2..setup.horizon.max(1)]).unwrap_or(f64::NAN),
+        neighbours: if let super::topology::Topology::RandomOut { k } = s.topology { Some(k) } else { None },
     })
 }
 
@@ -162,18 +167,25 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
 /// instead of 0; a weight within [`super::prec::UNIT_WEIGHT`] of 1 counts as 1. `None` when the
 /// joint Hessian is singular (no unique minimizer).
 pub fn literal_delta_v_floor(inst: &Instance, mu: &nalgebra::DVector<f64>) -> Option<f64> {
+    mean_literal_floor(inst, std::slice::from_ref(mu))
+}
+
+/// [`literal_delta_v_floor`] averaged over the push-sum weights of several rounds, `(1/|R|)
+/// sum_{t in R} (1/m) sum_i (mu_i^t - 1)^2 ||B_i^T u*||^2`: the level the printed metric's average
+/// `(1/T) sum_t E Delta_v^t / L_v` tends to when the weights keep changing (random out-neighbours
+/// draw new graphs every round), over rounds `R` where their distribution has settled (the second
+/// half of the horizon). With weights that converge (a static graph) every round gives the limit's
+/// floor. `None` as [`literal_delta_v_floor`], or for no rounds.
+pub fn mean_literal_floor(inst: &Instance, mus: &[nalgebra::DVector<f64>]) -> Option<f64> {
     let (h, g) = inst.joint();
     let x = h.lu().solve(&g)?;
     let u = x.rows(0, inst.du).into_owned();
     let m = inst.clients.len() as f64;
-    Some(
-        inst.clients
-            .iter()
-            .zip(mu.iter())
-            .map(|(c, w)| if (w - 1.0).abs() <= super::prec::UNIT_WEIGHT { 0.0 } else { (w - 1.0).powi(2) * c.b.tr_mul(&u).norm_squared() })
-            .sum::<f64>()
-            / m,
-    )
+    let pulls: Vec<f64> = inst.clients.iter().map(|c| c.b.tr_mul(&u).norm_squared()).collect();
+    let floor = |mu: &nalgebra::DVector<f64>| {
+        pulls.iter().zip(mu.iter()).map(|(p, w)| if (w - 1.0).abs() <= super::prec::UNIT_WEIGHT { 0.0 } else { (w - 1.0).powi(2) * p }).sum::<f64>() / m
+    };
+    (!mus.is_empty()).then(|| mus.iter().map(floor).sum::<f64>() / mus.len() as f64)
 }
 
 /// What every claim of a scenario's run shares: the instance, its constants, the realised graphs
@@ -278,23 +290,44 @@ impl<'a> Setup<'a> {
                 expected: None,
             },
         ];
-        for (id, reading, r) in [
-            ("DPGP-REC32", "primary", Rec32Reading::Primary),
-            ("DPGP-REC32~printed-sv", "printed-sv", Rec32Reading::PrintedSv),
-            ("DPGP-REC32~bracket-aa", "bracket-aa", Rec32Reading::BracketAa),
-        ] {
-            let c = Rec32::new(k, conn, params, r);
-            // (32) as a bound on the next suboptimality: E[F^{t+1}] - F* <= E[F^t] - F* +
-            // Cu E Delta_ubar^t + Cv E Delta_v^t + Sv + Su (sigma_u^2 + sigma_g^2). Both sides are
-            // >= 0 when it holds, so slack is a ratio and a scaled-down bound a stricter one.
-            let sides = |t: usize| {
-                let side = |tr: &Trajectory| {
-                    let rhs = tr.objective[t] - k.f_star + c.cu * tr.delta_ubar[t] + c.cv * tr.delta_v[t] + c.sv + c.su * sigma;
-                    (tr.objective[t + 1] - k.f_star, rhs)
-                };
-                Some(sources.iter().map(|tr| side(tr)).collect())
+        results.extend(self.descent_results(params, (sources, estimator), bound_scale, k, &checks));
+        results
+    }
+
+    /// Inequality (32) and its halves, the u-step (26) and the v-step (31), each as a bound on the
+    /// next suboptimality: `E F_after - F* <= E F_before - F* + step`, with `(before, after)` =
+    /// `(F(ubar^t, V^t), F(ubar^{t+1}, V^{t+1}))` for (32), `(F(ubar^t, V^{t+1}), F(ubar^{t+1},
+    /// V^{t+1}))` for (26) and `(F(ubar^t, V^t), F(ubar^t, V^{t+1}))` for (31) ([`Rec32`]). Both
+    /// sides are >= 0 when it holds, so slack is a ratio and a scaled-down bound a stricter one.
+    /// The halves need `E F(ubar^t, V^{t+1})`, which the run computes with the local phases: they
+    /// are left out when a source has none.
+    fn descent_results(
+        &self,
+        params: &Params,
+        (sources, estimator): (&[&Trajectory], Estimator),
+        bound_scale: f64,
+        k: &Constants,
+        checks: &[ConditionCheck],
+    ) -> Vec<ClaimResult> {
+        let sigma = sigma_sum(k);
+        let rounds = self.s.rounds;
+        let halves = sources.iter().all(|tr| tr.local.len() >= rounds);
+        let mut results = Vec::new();
+        for (id, reading, r, part) in DESCENT {
+            if part != Part::Whole && !halves {
+                continue;
+            }
+            let c = Rec32::new(k, &self.conn, params, r);
+            let side = |tr: &Trajectory, t: usize| -> (f64, f64) {
+                let (d, dv) = (tr.delta_ubar[t], tr.delta_v[t]);
+                match part {
+                    Part::Whole => (tr.objective[t + 1] - k.f_star, tr.objective[t] - k.f_star + c.cu * d + c.cv * dv + c.sv + c.su * sigma),
+                    Part::U => (tr.objective[t + 1] - k.f_star, tr.local[t].objective_mid - k.f_star + c.u_step(d, sigma)),
+                    Part::V => (tr.local[t].objective_mid - k.f_star, tr.objective[t] - k.f_star + c.v_step(dv, d, sigma)),
+                }
             };
-            let evaluation = evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale);
+            let sides = |t: usize| Some(sources.iter().map(|tr| side(tr, t)).collect());
+            let evaluation = evaluate_inequality(checks.to_vec(), rounds, &sides, estimator, CONFIDENCE, bound_scale);
             results.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation, label: None, expected: None });
         }
         results
@@ -392,6 +425,28 @@ impl<'a> Setup<'a> {
     }
 }
 
+/// Which part of a round's change of `F` a descent inequality bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The whole round, (32).
+    Whole,
+    /// The u-step, (26).
+    U,
+    /// The v-step, (31).
+    V,
+}
+
+/// The descent inequalities: (claim, reading name, reading of the coefficients, part).
+const DESCENT: [(&str, &str, Rec32Reading, Part); 7] = [
+    ("DPGP-REC32", "primary", Rec32Reading::Primary, Part::Whole),
+    ("DPGP-REC32~printed-sv", "printed-sv", Rec32Reading::PrintedSv, Part::Whole),
+    ("DPGP-REC32~bracket-aa", "bracket-aa", Rec32Reading::BracketAa, Part::Whole),
+    ("DPGP-EQ26", "primary", Rec32Reading::Primary, Part::U),
+    ("DPGP-EQ26~bracket-aa", "bracket-aa", Rec32Reading::BracketAa, Part::U),
+    ("DPGP-EQ31", "primary", Rec32Reading::Primary, Part::V),
+    ("DPGP-EQ31~printed-sv", "printed-sv", Rec32Reading::PrintedSv, Part::V),
+];
+
 /// Which reading of Assumption 4 a set of rows uses.
 #[derive(Debug, Clone, Copy)]
 enum A4 {
@@ -471,68 +526,6 @@ pub fn evaluate_card_claims(claims: &[&CardClaim], rounds: usize, run: &Scenario
             ClaimResult { claim: c.id(), reading: "primary", constants: constants_label(c), evaluation, label: None, expected: None }
         })
         .collect()
-}
-
-/// Remark 2 on a comparison: the runs of its scenarios (same instance and steps) ordered by
-/// estimated `q` ("the bound will be tighter as q decreases", 004:L159), or, for the `factor`
-/// reading, by the topology's factor `C/(1-q)` in `AA` (004:L590; "C decreases as the
-/// connectivity improves"); every pair with a strictly smaller key must have a metric no larger.
-pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -> Vec<ClaimResult> {
-    let rounds = runs.iter().map(|r| r.trajectory.consensus.len().saturating_sub(1)).max().unwrap_or(0);
-    let mut checks: Vec<ConditionCheck> = Vec::new();
-    for r in runs {
-        let mut a1 = assumption_checks(&r.constants, &r.connectivity, rounds, r.u0).remove(0);
-        a1.name = format!("{}: {}", r.scenario, a1.name);
-        checks.push(a1);
-    }
-    let metric = |r: &ScenarioRun, stationarity: bool| -> f64 {
-        let t = &r.trajectory;
-        if stationarity {
-            mean(&r.trajectory.stationarity(r.constants.l_u, r.constants.l_v))
-        } else {
-            mean(&r.trajectory.consensus[..t.consensus.len() - 1])
-        }
-    };
-    let mut out = Vec::new();
-    for (id, reading, stationarity, by_factor) in
-        [("DPGP-R2", "primary", false, false), ("DPGP-R2~stationarity", "stationarity", true, false), ("DPGP-R2~factor", "factor", false, true)]
-    {
-        let key = |c: &Connectivity| if by_factor { tightness(c) } else { c.q };
-        let mut ratios = Vec::new();
-        for a in runs {
-            for b in runs {
-                if key(&a.connectivity) < key(&b.connectivity) - super::prec::ORDER_MARGIN * key(&b.connectivity).abs().max(1.0) {
-                    let (ma, mb) = (metric(a, stationarity), metric(b, stationarity));
-                    ratios.push(pair_ratio(ma, mb));
-                }
-            }
-        }
-        let mut evaluation = evaluate_ordering(&ratios, rounds, checks.clone(), bound_scale, "no pair of topologies with different keys (q or C/(1-q))");
-        evaluation.checks.push(ConditionCheck {
-            name: format!("{}: topologies by estimated {}", c.name, if by_factor { "C/(1-q)" } else { "q" }),
-            kind: ConditionKind::Implicit,
-            given: ratios.len() as f64,
-            required: 1.0,
-            relation: crate::claim::Relation::AtLeast,
-            holds: true,
-            detail: runs
-                .iter()
-                .map(|r| format!("{} q = {:.4}, C/(1-q) = {:.4}", r.scenario, r.connectivity.q, tightness(&r.connectivity)))
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
-        out.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation, label: None, expected: None });
-    }
-    out
-}
-
-/// `C/(1-q)`, the topology's factor in Lemma 3's `AA` (infinite when `q = 1`).
-pub fn tightness(c: &Connectivity) -> f64 {
-    if c.q < 1.0 {
-        c.c / (1.0 - c.q)
-    } else {
-        f64::INFINITY
-    }
 }
 
 /// The per-round series of a scenario's run at its per-round horizon `T` (exact expectations,

@@ -23,8 +23,9 @@ impl DpgpClaim {
             DpgpClaim::Card(c) => c.id(),
         }
     }
-    /// Remark 2's claims compare the runs of a group of scenarios.
+    /// The orderings (Remarks 1-3, Figure 3a) compare the runs of a group of scenarios
+    /// ([`super::axis`], [`super::compare`]).
     pub fn compares(&self) -> bool {
-        self.id().starts_with("DPGP-R2")
+        super::axis::COMPARISON_CLAIMS.contains(&self.id())
     }
 }

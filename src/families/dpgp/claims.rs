@@ -11,6 +11,10 @@
 //! | `DPGP-REC32` | per-round descent inequality (32) with `Sv` as derived (I-DPGP6) and `L_u^2 AA` in the bracket (I-DPGP7) | 004:L637-641 |
 //! | `DPGP-REC32~printed-sv` | (32) with the printed `4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v)` | 004:L639 |
 //! | `DPGP-REC32~bracket-aa` | (32) with `+ AA` in the bracket as in T_{2,u}'s last line | 004:L597 |
+//! | `DPGP-EQ26` | the u-step (26): `E F(ubar^{t+1}, V^{t+1}) - F* <= E F(ubar^t, V^{t+1}) - F* + Cu26 E Delta_ubar^t + Su26 (sigma_u^2 + sigma_g^2)`, `L_u^2 AA` in the bracket ([`Rec32`]) | 004:L597-603 |
+//! | `DPGP-EQ26~bracket-aa` | (26) with `+ AA` in the bracket as in T_{2,u}'s last line (I-DPGP7) | 004:L597 |
+//! | `DPGP-EQ31` | the v-step (31): `E F(ubar^t, V^{t+1}) - F* <= E F(ubar^t, V^t) - F* + Cv E Delta_v^t + Sv + (L_vu^2 AA/2)(sigma_u^2 + sigma_g^2 + E Delta_ubar^t)`, `Sv` as derived (I-DPGP6) | 004:L604-633 |
+//! | `DPGP-EQ31~printed-sv` | (31) with the printed `4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v)` | 004:L632 |
 //! | `DPGP-T1` | the metric is `O(.)` of the bracket of (33): metric/bracket bounded over a sweep of `T` ([`crate::kinds::big_o`]) | 004:L131-138, L645 |
 //! | `DPGP-T1~printed-step` | the same under the printed step condition `eta_u < delta/(4 sqrt(2 L_u K_u))` | 004:L131 |
 //! | `DPGP-C1` | with `eta_u, eta_v` proportional to `1/sqrt(T)`, Theorem 1's metric is `O(1/sqrt(T))`: log-log slope `<= -1/2` | 004:L142-155 |
@@ -20,6 +24,11 @@
 //! | `DPGP-R2` | Remark 2: better-connected graphs (smaller `q`) give a smaller consensus error at equal steps | 004:L159 |
 //! | `DPGP-R2~factor` | the same with topologies ordered by `C/(1-q)`, their factor in `AA` | 004:L159, L590 |
 //! | `DPGP-R2~stationarity` | the same for Theorem 1's metric | 004:L159 |
+//! | `DPGP-R1`, `DPGP-R1~variance` | Remark 1: more `K_u` (at Corollary 1's steps), smaller `sigma_u`, `sigma_v`, `sigma_g^2` give a smaller Theorem 1 metric | 004:L157 |
+//! | `DPGP-R3` | Remark 3: a larger `L_u` gives a smaller share of Corollary 1's `1/T`, `T^(-3/2)` terms ([`corollary1_split`]) | 004:L177 |
+//! | `DPGP-F3A`, `DPGP-F3A~consensus` | Figure 3a: more out-neighbours give a smaller metric (consensus error) | 004:L232, L240 |
+//!
+//! The orderings (Remarks 1-3, Figure 3a) are the checker's comparisons ([`super::compare`]).
 //!
 //! `C` and `q` are *estimated* from the realised mixing products
 //! ([`super::topology::estimate_c_q`]): every verdict that uses them says so (`constants =
@@ -74,6 +83,13 @@ pub enum Rec32Reading {
 /// `Cu = -eta_u K_u/2 + K_u L_u^2 eta_u AA/2 + (5 K_u L_u eta_u^2/2) Pb + L_vu^2 AA/2`,
 /// `Cv = -eta_v K_v + 8 eta_v^2 K_v^2 L_v + 8 eta_v^2 K_v^2`,
 /// `Su = K_u L_u^2 eta_u AA/2 + (5 K_u L_u eta_u^2/2) Pb + L_vu^2 AA/2`.
+///
+/// (32) is the sum of its two halves, which are claims of their own: the u-step (26)
+/// (004:L597-602), `E[F(ubar^{t+1}, V^{t+1}) - F(ubar^t, V^{t+1})] <= Cu26 E Delta_ubar^t + Su26
+/// (sigma_u^2 + sigma_g^2)` with `Su26 = K_u L_u^2 eta_u AA/2 + (5 K_u L_u eta_u^2/2) Pb`, `Cu26 =
+/// -eta_u K_u/2 + Su26`; and the v-step (31) (004:L632), `E[F(ubar^t, V^{t+1}) - F(ubar^t, V^t)] <=
+/// Cv E Delta_v^t + Sv + Vu (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)` with `Vu = L_vu^2 AA/2`. So
+/// `Cu = Cu26 + Vu` and `Su = Su26 + Vu`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Rec32 {
     /// `AA` of (19).
@@ -86,6 +102,12 @@ pub struct Rec32 {
     pub sv: f64,
     /// `Su`.
     pub su: f64,
+    /// `Cu26`, (26)'s factor of `E Delta_ubar^t`.
+    pub cu26: f64,
+    /// `Su26`, (26)'s factor of `sigma_u^2 + sigma_g^2`.
+    pub su26: f64,
+    /// `Vu = L_vu^2 AA/2`, (31)'s factor of `sigma_u^2 + sigma_g^2 + E Delta_ubar^t` ((30), 004:L628).
+    pub vu: f64,
 }
 
 impl Rec32 {
@@ -96,7 +118,9 @@ impl Rec32 {
         let (eu, ev) = (p.eta_u, p.eta_v);
         let tail = if reading == Rec32Reading::BracketAa { aa } else { k.l_u * k.l_u * aa };
         let pb = 1.0 + (32.0 * ku * k.l_u.powi(2) * eu * eu / conn.delta.powi(2)) * (k.l_u.powi(2) * aa + 1.0) + tail;
-        let common = ku * k.l_u.powi(2) * eu * aa / 2.0 + 2.5 * ku * k.l_u * eu * eu * pb + k.l_vu.powi(2) * aa / 2.0;
+        let su26 = ku * k.l_u.powi(2) * eu * aa / 2.0 + 2.5 * ku * k.l_u * eu * eu * pb;
+        let vu = k.l_vu.powi(2) * aa / 2.0;
+        let common = su26 + vu;
         let sv_factor = if reading == Rec32Reading::PrintedSv { k.l_v * k.l_v } else { 1.0 };
         Self {
             aa,
@@ -104,7 +128,22 @@ impl Rec32 {
             cv: -ev * kv + 8.0 * ev * ev * kv * kv * k.l_v + 8.0 * ev * ev * kv * kv,
             sv: 4.0 * ev * ev * kv * kv * sv_factor * k.sigma_v.powi(2) * (1.0 + k.l_v),
             su: common,
+            cu26: -eu * ku / 2.0 + su26,
+            su26,
+            vu,
         }
+    }
+
+    /// (26)'s right side beyond `E F(ubar^t, V^{t+1})`: `Cu26 E Delta_ubar^t + Su26 sigma` with
+    /// `sigma = sigma_u^2 + sigma_g^2`.
+    pub fn u_step(&self, delta_ubar: f64, sigma: f64) -> f64 {
+        self.cu26 * delta_ubar + self.su26 * sigma
+    }
+
+    /// (31)'s right side beyond `E F(ubar^t, V^t)`: `Cv E Delta_v^t + Sv + Vu (sigma + E
+    /// Delta_ubar^t)`.
+    pub fn v_step(&self, delta_v: f64, delta_ubar: f64, sigma: f64) -> f64 {
+        self.cv * delta_v + self.sv + self.vu * (sigma + delta_ubar)
     }
 }
 
@@ -234,7 +273,9 @@ pub fn lemma1_bound(p: &Params, sigma_v: f64, g: f64) -> f64 {
 
 /// The claims read from the local phases and the noiseless path ([`super::lemmas`]): a run
 /// computes their sides only when one of them is checked.
-pub const LOCAL_CLAIMS: [&str; 4] = ["DPGP-L1", "DPGP-L2", "DPGP-L2~printed", "DPGP-EQ15"];
+/// (26) and (31) read `E F(ubar^t, V^{t+1})` from the same local phases.
+pub const LOCAL_CLAIMS: [&str; 8] =
+    ["DPGP-L1", "DPGP-L2", "DPGP-L2~printed", "DPGP-EQ15", "DPGP-EQ26", "DPGP-EQ26~bracket-aa", "DPGP-EQ31", "DPGP-EQ31~printed-sv"];
 
 /// Which reading of Lemma 2's constant (I-DPGP5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,12 +326,28 @@ pub fn theorem1_shape(k: &Constants, conn: &Connectivity, k_u: usize, f0: f64, t
                 + k.l_vu.powi(2) * c2 / (gap * k.l_u.powi(2) * s))
 }
 
+/// Corollary 1's bound (004:L142-155) at horizon `T` without its hidden constant, split into its
+/// `1/sqrt(T)` part and the rest: `[(F0 - F* + sigma_1^2)/sqrt(T), sigma_2^2/T +
+/// sigma_3^2/T^(3/2)]` with (5) (004:L149-155) `sigma_1^2 = (1+L_v) sigma_v^2 + (1/(K_u L_u) +
+/// L_v chi^2 C^2/((1-q)^2 L_u)) s`, `sigma_2^2 = C^2/((1-q)^2 L_u) s`, `sigma_3^2 = (1/(K_u L_u
+/// delta^2) + C^2/((1-q)^2 K_u L_u)) s`, `s = sigma_u^2 + sigma_g^2` (infinite where Assumption 4
+/// fails). Remark 3 (004:L177) says the second part can be neglected when `L_u` is large.
+pub fn corollary1_split(k: &Constants, conn: &Connectivity, k_u: usize, f0: f64, t: usize) -> [f64; 2] {
+    let (t, ku) = (t as f64, k_u as f64);
+    let s = k.sigma_u.powi(2) + k.sigma_g2.value.unwrap_or(f64::INFINITY);
+    let graph = conn.c.powi(2) / (1.0 - conn.q).powi(2);
+    let sigma1 = (1.0 + k.l_v) * k.sigma_v.powi(2) + (1.0 / (ku * k.l_u) + k.l_v * k.chi.powi(2) * graph / k.l_u) * s;
+    let sigma2 = graph / k.l_u * s;
+    let sigma3 = (1.0 / (ku * k.l_u * conn.delta.powi(2)) + graph / (ku * k.l_u)) * s;
+    [(f0 - k.f_star + sigma1) / t.sqrt(), sigma2 / t + sigma3 / t.powf(1.5)]
+}
+
 /// One claim of the family: id, kind, title, source, reading name (`primary`, or the variant's
 /// name), what the reading is, metric.
 type SummaryRow = (&'static str, ClaimKind, &'static str, &'static str, &'static str, &'static str, &'static str);
 
 /// Every claim of the family, in report order.
-const SUMMARIES: [SummaryRow; 22] = [
+const SUMMARIES: [SummaryRow; 31] = [
     ("DPGP-L1", ClaimKind::Lemma, "Lemma 1: v-drift of a client's local phase bounded by its starting gradient and sigma_v", "004:L478-495", "primary", "every client and local step k = 1..K_v (the proof's 'for all k <= K_v - 1' on v^(k+1), which includes the printed v^(K_v-1) and the v_i^(t+1) that (29) uses), the worst per round; F = F_i(z_i^t, .) with the v-phase's fixed z_i^t = u_i^t / mu_i^t; exact expectations", "E||v_i^(t,k) - v_i^t||^2 <= 16 eta_v^2 K_v^2 E||grad_v F_i(z_i^t, v_i^t)||^2 + 8 eta_v^2 K_v^2 sigma_v^2"),
     ("DPGP-L2", ClaimKind::Lemma, "Lemma 2: u-drift of the local phases bounded with the proof's constant 32 K_u^2 eta_u^2", "004:L498-518", "primary", "the constant the proof's geometric sum gives, (K_u-1)((1+1/(K_u-1))^K_u - 1) 8 K_u eta_u^2 <= 32 K_u^2 eta_u^2 (I-DPGP5); every local step k = 1..K_u (the proof bounds u^(t,k+1) for k <= K_u - 1), the worst per round; exact expectations", "(1/m) sum_i E||u_i^(t,k) - u_i^t||^2 <= 32 K_u^2 eta_u^2 (sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^(t+1))||^2)"),
     ("DPGP-L2~printed", ClaimKind::Lemma, "Lemma 2 as printed in (10), with 32 K_u eta_u^2", "004:L500", "printed", "the statement's constant 32 K_u eta_u^2, a factor K_u below what its proof shows (I-DPGP5), over the statement's local steps k = 0..K_u-1; otherwise as DPGP-L2", "(1/m) sum_i E||u_i^(t,k) - u_i^t||^2 <= 32 K_u eta_u^2 (sigma_u^2 + sigma_g^2 + (1/m) sum_i E||grad_u F(z_i^t, V^(t+1))||^2)"),
@@ -302,6 +359,10 @@ const SUMMARIES: [SummaryRow; 22] = [
     ("DPGP-REC32~printed-sv", ClaimKind::Lemma, "(32) with the printed sigma_v term", "004:L632, L639", "printed-sv", "Sv = 4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v) as printed (I-DPGP6)", "as DPGP-REC32"),
     ("DPGP-REC32~bracket-aa", ClaimKind::Lemma, "(32) with + AA in the bracket", "004:L597", "bracket-aa", "the bracket's last term AA as in the last line of T_{2,u} (I-DPGP7)", "as DPGP-REC32"),
     ("DPGP-REC32~visited-sg", ClaimKind::Lemma, "(32) with Assumption 4 restricted to the proof's points", "004:L637-641, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i (the largest over the per-round run); otherwise as DPGP-REC32", "as DPGP-REC32"),
+    ("DPGP-EQ26", ClaimKind::Lemma, "(26): the u-step's change of F bounded through Lemmas 2 and 3", "004:L597-603", "primary", "(26) as printed at L602, L_u^2 AA in the bracket (I-DPGP7), with the sign of its first line's -eta_u K_u/2 E Delta_ubar^t (printed +, a typo); AA of (19); E F(ubar^t, V^(t+1)) exact from the local phases; the half of (32) without L_vu^2 AA/2", "E F(ubar^{t+1},V^{t+1}) - F* <= E F(ubar^t,V^{t+1}) - F* + Cu26 E Delta_ubar^t + Su26 (sigma_u^2 + sigma_g^2)"),
+    ("DPGP-EQ26~bracket-aa", ClaimKind::Lemma, "(26) with + AA in the bracket, as T_{2,u}'s last line", "004:L597", "bracket-aa", "the bracket's last term AA as in the last line of T_{2,u} (I-DPGP7); otherwise as DPGP-EQ26", "as DPGP-EQ26"),
+    ("DPGP-EQ31", ClaimKind::Lemma, "(31): the v-step's change of F bounded through Lemmas 1 and 3", "004:L604-633", "primary", "Sv = 4 eta_v^2 K_v^2 sigma_v^2 (1+L_v) as the sum of (28) and (29) gives it (I-DPGP6); Delta_v^t at the printed u_i^t as (28) has it (I-DPGP11); AA of (19); E F(ubar^t, V^(t+1)) exact from the local phases", "E F(ubar^t,V^{t+1}) - F* <= E F(ubar^t,V^t) - F* + Cv E Delta_v^t + Sv + (L_vu^2 AA/2) (sigma_u^2 + sigma_g^2 + E Delta_ubar^t)"),
+    ("DPGP-EQ31~printed-sv", ClaimKind::Lemma, "(31) with the printed sigma_v term", "004:L632", "printed-sv", "Sv = 4 eta_v^2 K_v^2 L_v^2 sigma_v^2 (1+L_v) as printed (I-DPGP6); otherwise as DPGP-EQ31", "as DPGP-EQ31"),
     ("DPGP-T1", ClaimKind::Bound, "Theorem 1: the metric is O(the bracket of (33)), metric/bracket bounded over the sweep of T", "004:L131-138, L645", "primary", "steps proportional to 1/sqrt(T) over the sweep; no constant fitted: holds when metric/bracket stops growing at the largest horizons (local log-log slope at most a resolution, or slopes falling geometrically), violated when it keeps growing; the smallest constant covering every horizon is reported, never verified against a stated one; the proof's step conditions", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
     ("DPGP-T1~printed-step", ClaimKind::Bound, "Theorem 1 under its printed step condition eta_u < delta/(4 sqrt(2 L_u K_u))", "004:L131", "printed-step", "the step condition as printed (root over L_u K_u, I-DPGP2) in place of the proof's conditions", "as DPGP-T1"),
     ("DPGP-T1~visited-sg", ClaimKind::Bound, "Theorem 1 with Assumption 4 restricted to the proof's points", "004:L131-138, L503, L532", "visited-sg", "sigma_g^2 = max_(i,t,k) E||grad_u F_i(z_i^(t,k), v_i^(t+1)) - grad_u F(z_i^(t,k), V^(t+1))||^2 over the run, where Lemmas 2 and 3 use Assumption 4 (004:L503, L532), in place of the printed supremum over all u, V, which is infinite with client-specific A_i or any coupling B_i (the largest over every run of the sweep); otherwise as DPGP-T1", "as DPGP-T1"),
@@ -313,6 +374,11 @@ const SUMMARIES: [SummaryRow; 22] = [
     ("DPGP-R2", ClaimKind::Bound, "Remark 2: tighter connectivity (smaller q) gives a smaller consensus error at equal steps", "004:L159", "primary", "every pair of topologies ordered by estimated q: consensus error averaged over the rounds, ratio tighter/looser <= 1", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),
     ("DPGP-R2~stationarity", ClaimKind::Bound, "Remark 2 for Theorem 1's metric", "004:L159", "stationarity", "the same ordering for (1/T) sum_t (E Delta_ubar^t / L_u + E Delta_v^t / L_v)", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
     ("DPGP-R2~factor", ClaimKind::Bound, "Remark 2 with topologies ordered by C/(1-q)", "004:L159, L590", "factor", "topologies ordered by the estimated factor C/(1-q) through which they enter AA; consensus error averaged over the rounds", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),
+    ("DPGP-R1", ClaimKind::Bound, "Remark 1: more local steps K_u accelerate the convergence", "004:L157", "primary", "scenarios differing only in K_u at Corollary 1's steps eta_u = c_u/(L_u K_u sqrt(T)) (c_u fixed): every pair with more K_u has Theorem 1's metric averaged over the rounds no larger; the bound's K_u enters only through its explicit 1/K_u terms, with C, q estimated from graphs that do not depend on K_u (I-DPGP10)", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
+    ("DPGP-R1~variance", ClaimKind::Bound, "Remark 1: larger gradient variances sigma_u^2, sigma_v^2, sigma_g^2 slow the convergence", "004:L157", "variance", "scenarios differing only in sigma_u, sigma_v and the heterogeneity of the shared linear terms (so sigma_g^2): every pair whose noise levels (sigma_u, sigma_v, sigma_g^2) are no larger in each component and smaller in one has Theorem 1's metric averaged over the rounds no larger", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
+    ("DPGP-R3", ClaimKind::Bound, "Remark 3: for large L_u the 1/T and T^(-3/2) terms of Corollary 1's bound are negligible next to its 1/sqrt(T) term", "004:L177", "primary", "scenarios differing only in L_u: every pair with larger L_u has a share of the 1/T and T^(-3/2) terms in Corollary 1's bound (hidden constant 1, exact constants, estimated C, q, delta, F0 of the run, at the per-round horizon T) no larger; the shares are printed", "(sigma_2^2/T + sigma_3^2/T^(3/2)) / ((F0 - F* + sigma_1^2)/sqrt(T) + sigma_2^2/T + sigma_3^2/T^(3/2))"),
+    ("DPGP-F3A", ClaimKind::Bound, "Figure 3a: more neighbours per client give a quicker convergence", "004:L232, L240", "primary", "scenarios on random out-neighbour graphs differing only in the out-degree k: every pair with more out-neighbours has Theorem 1's metric averaged over the rounds no larger (the figure's accuracy read as the stationarity metric of the quadratics)", "(1/T) sum_{t<T} (E Delta_ubar^t / L_u + E Delta_v^t / L_v)"),
+    ("DPGP-F3A~consensus", ClaimKind::Bound, "Figure 3a for the consensus error", "004:L232, L240", "consensus", "the same ordering for the consensus error averaged over the rounds, the quantity that the graph moves most directly", "(1/T) sum_t (1/m) sum_i E||ubar^t - z_i^t||^2"),
 ];
 
 /// Every claim of the family, in report order.

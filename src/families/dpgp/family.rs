@@ -11,7 +11,8 @@
 //! Files: `claims/<ID>.json` per claim, `claims/dpgp-scenarios.json` (constants, connectivity,
 //! sweep and fit per scenario), with `--plots` `figures/dpgp-c1-<scenario>.png` (metric vs `T`,
 //! fitted slope, `-1/2` reference) and `figures/dpgp-l3-<scenario>.png` (consensus error vs
-//! rounds with Lemma 3's bound), and the family's section of `SUMMARY.md`.
+//! rounds with Lemma 3's bound), `figures/dpgp-<comparison>.png` (Theorem 1's metric and the
+//! consensus error of a comparison's scenarios vs rounds), and the family's section of `SUMMARY.md`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -28,10 +29,11 @@ use crate::verdict::{ConstantsSource, VerdictKind};
 
 use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
-use super::check::{evaluate_card_claims, prepare, run_comparison, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
+use super::check::{evaluate_card_claims, prepare, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
 pub use super::claim::DpgpClaim;
 use super::claims::{step_checks_for, summaries, LOCAL_CLAIMS};
-use super::plot::{consensus_figure, rate_figure};
+use super::compare::run_comparison;
+use super::plot::{comparison_figure, consensus_figure, rate_figure};
 use super::problem::{Constants, Instance};
 use super::round::Params;
 
@@ -223,7 +225,7 @@ impl Plugin for DpgpFamily {
 
     fn report(
         &self,
-        _card: &Card,
+        card: &Card,
         claims: &[DpgpClaim],
         runs: &[ScenarioRun],
         rows: &[VerdictRow],
@@ -239,6 +241,12 @@ impl Plugin for DpgpFamily {
             for run in runs.values() {
                 files.push(rate_figure(run).file(&format!("dpgp-c1-{}", run.scenario))?);
                 files.push(consensus_figure(run).file(&format!("dpgp-l3-{}", run.scenario))?);
+            }
+            for c in &card.comparisons {
+                let members: Option<Vec<&ScenarioRun>> = c.scenarios.iter().map(|n| runs.get(n).copied()).collect();
+                if let Some(members) = members.filter(|_| rows.iter().any(|r| r.scenario == c.name)) {
+                    files.push(comparison_figure(&c.name, &members).file(&format!("dpgp-{}", c.name))?);
+                }
             }
         }
         Ok(FamilyReport { summary_markdown: markdown(rows, &runs), files, terminal: terminal(&runs), ..Default::default() })

@@ -2,7 +2,7 @@
 //! from, and which built-in function each formula of a built-in claim twins.
 //!
 //! `C` and `q` are estimated from the realised mixing products; a formula reads the estimates.
-//! Remark 2's claims order two runs and have no formula.
+//! The orderings of runs (Remarks 1-3, Figure 3a) have no formula.
 
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};
 use crate::formula::{Interval, SymbolDef, SymbolTable, COUNT, NON_NEGATIVE, POSITIVE};
@@ -16,7 +16,7 @@ type Def = SymbolDef<Inputs, ()>;
 
 /// The names a formula of this family may use, in slot order, and where their values come from
 /// (per-round quantities are NaN: they are the card's, built-in claims compare them in Rust).
-pub static SYMBOLS: SymbolTable<Inputs, (), 25> = SymbolTable::new([
+pub static SYMBOLS: SymbolTable<Inputs, (), 26> = SymbolTable::new([
     Def::new("K_u", "local steps on u, K_u", COUNT, |x| x.params.k_u as f64),
     Def::new("K_v", "local steps on v, K_v", COUNT, |x| x.params.k_v as f64),
     Def::new("eta_u", "step eta_u", POSITIVE, |x| x.params.eta_u),
@@ -45,6 +45,7 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 25> = SymbolTable::new([
     Def::per_round("v_grad_t", "per-round: E||grad_v F_i(z_i^t, v_i^t)||^2 of the same client (Lemma 1)", NON_NEGATIVE),
     Def::per_round("u_drift_t", "per-round: (1/m) sum_i E||u_i^{t,k} - u_i^t||^2 at a local step (Lemma 2)", NON_NEGATIVE),
     Def::per_round("u_grad_t", "per-round: (1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2 (Lemma 2)", NON_NEGATIVE),
+    Def::per_round("F_mid", "per-round: E F(ubar^t, V^{t+1}), between the round's v-step and its u-step ((26), (31))", Interval::everything()),
 ]);
 
 /// Index of the first per-round quantity: the constants are the slots before it.
@@ -94,6 +95,15 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "DPGP-REC32~printed-sv", field: "let.Sv", builtin: |x| rec32(x, Rec32Reading::PrintedSv).sv },
         Twin { claim: "DPGP-REC32~bracket-aa", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::BracketAa).cu },
         Twin { claim: "DPGP-REC32~bracket-aa", field: "let.Su", builtin: |x| rec32(x, Rec32Reading::BracketAa).su },
+        Twin { claim: "DPGP-EQ26", field: "let.Su", builtin: |x| rec32(x, Rec32Reading::Primary).su26 },
+        Twin { claim: "DPGP-EQ26", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::Primary).cu26 },
+        Twin { claim: "DPGP-EQ26~bracket-aa", field: "let.Su", builtin: |x| rec32(x, Rec32Reading::BracketAa).su26 },
+        Twin { claim: "DPGP-EQ26~bracket-aa", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::BracketAa).cu26 },
+        Twin { claim: "DPGP-EQ31", field: "let.Cv", builtin: |x| rec32(x, Rec32Reading::Primary).cv },
+        Twin { claim: "DPGP-EQ31", field: "let.Sv", builtin: |x| rec32(x, Rec32Reading::Primary).sv },
+        Twin { claim: "DPGP-EQ31", field: "let.Vu", builtin: |x| rec32(x, Rec32Reading::Primary).vu },
+        Twin { claim: "DPGP-EQ31~printed-sv", field: "let.Sv", builtin: |x| rec32(x, Rec32Reading::PrintedSv).sv },
+        Twin { claim: "DPGP-EQ31~printed-sv", field: "let.Vu", builtin: |x| rec32(x, Rec32Reading::PrintedSv).vu },
         Twin { claim: "DPGP-T1", field: "bound", builtin: |x| claims::theorem1_shape(&x.constants, &x.connectivity, x.params.k_u, x.f0, x.t) },
         Twin { claim: "DPGP-T1~printed-step", field: "bound", builtin: |x| claims::theorem1_shape(&x.constants, &x.connectivity, x.params.k_u, x.f0, x.t) },
         Twin { claim: "DPGP-C1", field: "bound", builtin: |_| claims::C1_EXPONENT },
@@ -117,6 +127,10 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         ConditionTwin { claim: "DPGP-REC32", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-REC32~printed-sv", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-REC32~bracket-aa", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-EQ26", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-EQ26~bracket-aa", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-EQ31", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-EQ31~printed-sv", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-T1", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-T1~printed-step", builtin: |x| claims::step_checks(&x.constants, &x.connectivity, &x.params, true) },
         ConditionTwin { claim: "DPGP-C1", builtin: proof_steps },
@@ -132,7 +146,7 @@ pub fn claim_twins() -> TwinTable<Inputs> {
 }
 
 /// Claims without a formula, and why.
-pub const WITHOUT_FORMULA: [(&str, &str); 4] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 9] = [
     (
         "DPGP-EQ15",
         "its right side at round t sums node i's own gradients of every earlier round weighted by q^(t-r): a recursion over the run's history, not a formula of one round's quantities",
@@ -140,4 +154,9 @@ pub const WITHOUT_FORMULA: [(&str, &str); 4] = [
     ("DPGP-R2", "orders two runs by their connectivity: a comparison of runs, not a bound"),
     ("DPGP-R2~stationarity", "as DPGP-R2"),
     ("DPGP-R2~factor", "as DPGP-R2"),
+    ("DPGP-R1", "orders runs by K_u: a comparison of runs, not a bound"),
+    ("DPGP-R1~variance", "orders runs by their noise levels: a comparison of runs, not a bound"),
+    ("DPGP-R3", "orders runs by L_u, comparing a share of Corollary 1's bound (claims::corollary1_split) between runs, not a bound on one run"),
+    ("DPGP-F3A", "orders runs by the out-degree of their graphs: a comparison of runs, not a bound"),
+    ("DPGP-F3A~consensus", "as DPGP-F3A"),
 ];

@@ -6,12 +6,14 @@
 //!   u_i^t||^2`, `k = 1..=K_u`, and `(1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2`.
 //! - (15) (004:L532): on one path, `||ubar^t - z_i^t||` and node `i`'s summed stochastic
 //!   u-gradients of the round, `||sum_k grad_u F_i(z_i^{t,k}, v_i^{t+1}; xi_i)||`.
+//! - (26) and (31) (004:L597-602, L632): the objective between the round's v-step and its
+//!   u-step, `E F(ubar^t, V^{t+1})`, where (20) splits the round's change (004:L563).
 //!
 //! Every quantity is affine in the round's state and its Gaussian noise, so the expectations are
 //! exact from the state's moments ([`LocalProbe`]); a sampled path gives the realised values
 //! ([`realised`]).
 
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector};
 
 use crate::engine::Moments;
 
@@ -29,6 +31,34 @@ pub struct LocalRound {
     pub u_drift: Vec<f64>,
     /// `(1/m) sum_i E||grad_u F(z_i^t, V^{t+1})||^2`.
     pub u_grad: f64,
+    /// `E F(ubar^t, V^{t+1})`, `ubar^t = (1/m) sum_i u_i^t`: the objective after the round's
+    /// v-step and before its u-step (004:L563), in the convention of the trajectory's
+    /// `E F(ubar^t, V^t)` (`F(x) = x^T H x / 2 - g^T x`, [`Instance::joint`]).
+    pub objective_mid: f64,
+}
+
+/// `F(x) = ||R (x - x*)||^2 + F*` over `x = [u; v_1; ...; v_m]` with `R = L^T / sqrt(2)`, `H = L
+/// L^T` the joint Hessian's Cholesky factor and `x* = H^{-1} g` (`F* = -g^T x* / 2`): the form
+/// that makes `E F(ubar^t, V^{t+1})` the expected square of a vector affine in the round's state
+/// and noise. NaN throughout when `H` is not positive definite (no instance whose constants exist).
+struct SquareRoot {
+    root: DMatrix<f64>,
+    x_star: DVector<f64>,
+    f_star: f64,
+}
+
+impl SquareRoot {
+    fn of(inst: &Instance) -> Self {
+        let (h, g) = inst.joint();
+        let n = h.nrows();
+        match h.cholesky() {
+            Some(c) => {
+                let x_star = c.solve(&g);
+                Self { root: c.l().transpose() * std::f64::consts::FRAC_1_SQRT_2, f_star: -0.5 * g.dot(&x_star), x_star }
+            }
+            None => Self { root: DMatrix::from_element(n, n, f64::NAN), x_star: DVector::from_element(n, f64::NAN), f_star: f64::NAN },
+        }
+    }
 }
 
 /// (15)'s quantities at one round of one path.
@@ -49,11 +79,13 @@ struct Blocks {
     dv: usize,
     k_u: usize,
     k_v: usize,
+    /// `F*` of [`SquareRoot`].
+    f_star: f64,
 }
 
 impl Blocks {
-    fn new(inst: &Instance, p: &Params) -> Self {
-        Self { m: inst.m(), du: inst.du, dv: inst.dv, k_u: p.k_u, k_v: p.k_v }
+    fn new(inst: &Instance, p: &Params, f_star: f64) -> Self {
+        Self { m: inst.m(), du: inst.du, dv: inst.dv, k_u: p.k_u, k_v: p.k_v, f_star }
     }
     /// `v_i^{t,k} - v_i^t`, `k >= 1`.
     fn v_drift(&self, i: usize, k: usize) -> usize {
@@ -71,8 +103,16 @@ impl Blocks {
     fn u_grad(&self, i: usize) -> usize {
         self.m * (self.k_v + 1) * self.dv + (self.m * self.k_u + i) * self.du
     }
-    fn len(&self) -> usize {
+    /// `R ([ubar^t; V^{t+1}] - x*)` of [`SquareRoot`].
+    fn mid(&self) -> usize {
         self.m * (self.k_v + 1) * self.dv + self.m * (self.k_u + 1) * self.du
+    }
+    /// Length of [`Blocks::mid`]'s block.
+    fn joint(&self) -> usize {
+        self.du + self.m * self.dv
+    }
+    fn len(&self) -> usize {
+        self.mid() + self.joint()
     }
 
     /// The sides from the squared norms of the blocks, `sq(offset, length)`.
@@ -84,6 +124,7 @@ impl Blocks {
             v_grad: (0..m).map(|i| sq(self.v_grad(i), dv)).collect(),
             u_drift: (1..=self.k_u).map(|k| mean((0..m).map(|i| sq(self.u_drift(i, k), du)).sum())).collect(),
             u_grad: mean((0..m).map(|i| sq(self.u_grad(i), du)).sum()),
+            objective_mid: sq(self.mid(), self.joint()) + self.f_star,
         }
     }
 }
@@ -101,11 +142,18 @@ fn phases(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>,
 }
 
 /// The blocks of [`Blocks`] at state `z` and noise `noise`: the drifts, `grad_v F_i(z_i^t,
-/// v_i^t)` and `grad_u F(z_i^t, V^{t+1})`.
-fn local_vector(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> DVector<f64> {
-    let b = Blocks::new(inst, p);
+/// v_i^t)`, `grad_u F(z_i^t, V^{t+1})` and `R ([ubar^t; V^{t+1}] - x*)`.
+fn local_vector(inst: &Instance, p: &Params, root: &SquareRoot, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> DVector<f64> {
+    let b = Blocks::new(inst, p, root.f_star);
     let ph = phases(inst, p, weights, z, noise);
     let mut out = DVector::zeros(b.len());
+    let mut x = DVector::zeros(b.joint());
+    for (i, it) in ph.iter().enumerate() {
+        let mut u = x.rows_mut(0, b.du);
+        u += &it.u[0] / b.m as f64;
+        x.rows_mut(b.du + i * b.dv, b.dv).copy_from(&it.v[b.k_v]);
+    }
+    out.rows_mut(b.mid(), b.joint()).copy_from(&(&root.root * (x - &root.x_star)));
     for (i, (c, it)) in inst.clients.iter().zip(&ph).enumerate() {
         let z_i = &it.u[0] / weights[i];
         for k in 1..=b.k_v {
@@ -132,8 +180,9 @@ impl LocalProbe {
     /// The maps for weights `weights`.
     pub fn probe(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
         let lay = Layout::of(inst);
-        let blocks = Blocks::new(inst, p);
-        let maps = RoundAffine::probe(lay.dim(), lay.m * lay.noise_len(p), blocks.len(), &|z, xi| local_vector(inst, p, weights, z, xi));
+        let root = SquareRoot::of(inst);
+        let blocks = Blocks::new(inst, p, root.f_star);
+        let maps = RoundAffine::probe(lay.dim(), lay.m * lay.noise_len(p), blocks.len(), &|z, xi| local_vector(inst, p, &root, weights, z, xi));
         Self { maps, blocks }
     }
 
@@ -145,8 +194,9 @@ impl LocalProbe {
 
 /// The values of one path at state `z` with the round's standard normals `noise`.
 pub fn realised(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> LocalRound {
-    let x = local_vector(inst, p, weights, z, noise);
-    Blocks::new(inst, p).assemble(&|r, len| x.rows(r, len).norm_squared())
+    let root = SquareRoot::of(inst);
+    let x = local_vector(inst, p, &root, weights, z, noise);
+    Blocks::new(inst, p, root.f_star).assemble(&|r, len| x.rows(r, len).norm_squared())
 }
 
 /// (15)'s quantities at state `z` with the round's standard normals `noise` (zeros on the

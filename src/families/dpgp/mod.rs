@@ -9,9 +9,11 @@
 //! verdicts), `round`
 //! (Algorithm 1 as a random affine round, exact and sampled trajectories, and Assumption 4's constant on the points where the
 //! proofs use it), `claims` (the claims' constants and conditions:
-//! Lemma 3, inequality (32), Theorem 1's bracket, Corollary 1's rate, Remark 2), `card` (scenario
-//! schema), `check` (scenario runs; the rate, ordering and O(.) verdicts through the claim kinds of
-//! [`crate::kinds`]), `plot`, `family`.
+//! Lemma 3, inequality (32) and its halves (26) and (31), Theorem 1's bracket, Corollary 1's rate
+//! and its split), `card` (scenario schema), `check` (scenario runs; the rate and O(.) verdicts
+//! through the claim kinds of [`crate::kinds`]), `axis` (what a comparison's scenarios differ in and
+//! the claims it checks), `compare` (the orderings of runs: Remarks 1-3, Figure 3a), `plot`,
+//! `family`.
 //!
 //! Readings where the paper is inconsistent (CLAIMS.md I-DPGP items) are encoded as the proof
 //! supports them, the printed forms as `~name` variants: Lemma 2's constant `32 K_u^2 eta_u^2`
@@ -25,11 +27,13 @@
 //! applicable and say so, and the `~visited-sg` variants read it on the local iterates where
 //! Lemmas 2 and 3 use it (004:L503, L532), labelled `empirical`.
 
+pub mod axis;
 pub mod card;
 pub mod card_claims;
 pub mod check;
 pub mod claim;
 pub mod claims;
+pub mod compare;
 pub mod explicit;
 pub mod family;
 pub mod formulas;

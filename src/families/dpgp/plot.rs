@@ -3,7 +3,7 @@
 //! shared panels of [`crate::report::panels`].
 
 use crate::claim::fmt_num;
-use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE, GREY, RED};
+use crate::report::panels::{log_range, Axis, Figure, Layout, Panel, Series, BLUE, GREY, PALETTE, RED};
 
 use super::check::ScenarioRun;
 
@@ -68,4 +68,39 @@ pub fn consensus_figure(run: &ScenarioRun) -> Figure {
         format!("{}; estimated C = {}, q = {}, delta = {}", run.topology, fmt_num(c.c), fmt_num(c.q), fmt_num(c.delta)),
         panel,
     )
+}
+
+/// The runs of a comparison (Remarks 1-3, Figure 3a; [`super::compare`]): Theorem 1's metric and
+/// the consensus error over the rounds of the per-round horizon, one line per scenario, on log
+/// axes spanning at most 9 decades below the largest value (values at or below an axis' floor,
+/// such as a complete graph's consensus error at rounding level, drawn on it).
+pub fn comparison_figure(name: &str, runs: &[&ScenarioRun]) -> Figure {
+    let panel = |desc: &str, series: &dyn Fn(&ScenarioRun) -> Vec<f64>| {
+        let all: Vec<Vec<f64>> = runs.iter().map(|r| series(r)).collect();
+        let top = all.iter().flatten().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+        let (lo, hi) = log_range(all.iter().flatten().copied().filter(|v| v.is_finite() && *v > 1e-9 * top));
+        let n = all.iter().map(Vec::len).max().unwrap_or(1);
+        let lines = runs
+            .iter()
+            .zip(&all)
+            .enumerate()
+            .map(|(i, (r, ys))| {
+                let points = ys.iter().enumerate().filter(|(_, y)| !y.is_nan()).map(|(t, y)| (t as f64, y.max(lo))).collect();
+                Series::line(&r.scenario, PALETTE[i % PALETTE.len()], points)
+            })
+            .collect();
+        Panel { caption: Some(desc.to_string()), x: Axis::linear((0.0, n.max(1) as f64), "round t"), y: Axis::log((lo, hi), desc), series: lines, legend: true }
+    };
+    let stationarity = panel("E Delta_u/L_u + E Delta_v/L_v", &|r| r.trajectory.stationarity(r.constants.l_u, r.constants.l_v));
+    let consensus = panel("(1/m) sum_i E||ubar - z_i||^2", &|r| {
+        let c = &r.trajectory.consensus;
+        c[..c.len().saturating_sub(1)].to_vec()
+    });
+    Figure {
+        title: format!("DFedPGP comparison {name}: Theorem 1's metric and the consensus error vs rounds"),
+        subtitle: "one line per scenario; the scenarios differ only along the comparison's axis".into(),
+        layout: Layout::grid(70),
+        panels: vec![Some(stationarity), Some(consensus)],
+        empty_note: None,
+    }
 }

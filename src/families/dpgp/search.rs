@@ -6,7 +6,8 @@
 //! Claims searched: Lemma 1 (`DPGP-L1`), Lemma 2 (`DPGP-L2`, `~printed`) and the push-sum bound
 //! (15) (`DPGP-EQ15`), on the instances where Assumption 4 as stated is finite (rows `exact`,
 //! `estimated` for (15)); Lemma 3 (`DPGP-L3`, `~printed`) and inequality (32) (`DPGP-REC32`,
-//! `~printed-sv`, `~bracket-aa`), each with
+//! `~printed-sv`, `~bracket-aa`) and its halves (26) and (31) (`DPGP-EQ26`, `~bracket-aa`,
+//! `DPGP-EQ31`, `~printed-sv`), each with
 //! Assumption 4 as stated (rows `estimated`: `C`, `q` from the realised graphs; the search keeps
 //! to the instances where the stated `sigma_g^2` is finite, identical diagonal curvature and no
 //! coupling) and read on the proof's points (the `~visited-sg` readings, rows `empirical`, over
@@ -75,6 +76,7 @@ fn searched(claim: &DpgpClaim) -> Option<(bool, bool)> {
         "DPGP-L1" | "DPGP-L2" | "DPGP-L2~printed" | "DPGP-EQ15" => Some((false, false)),
         "DPGP-L3" | "DPGP-L3~printed" | "DPGP-L3~visited-sg" => Some((false, visited)),
         "DPGP-REC32" | "DPGP-REC32~printed-sv" | "DPGP-REC32~bracket-aa" | "DPGP-REC32~visited-sg" => Some((false, visited)),
+        "DPGP-EQ26" | "DPGP-EQ26~bracket-aa" | "DPGP-EQ31" | "DPGP-EQ31~printed-sv" => Some((false, false)),
         _ => None,
     }
 }
@@ -94,6 +96,9 @@ fn not_searched(id: &str) -> Option<&'static str> {
         "an ordering of topologies (004:L159): every pair on one instance, the tighter's average error over the looser's at most 1; \
          an ordering claim compares runs with each other; the search maximizes one run's observed / bound, and an ordering \
          has no printed bound or step condition to give it one"
+    } else if super::axis::COMPARISON_CLAIMS.contains(&id) {
+        "an ordering of scenarios along one axis (K_u, the noise levels, L_u or the out-degree; 004:L157, L177, L240): it compares \
+         runs with each other, and the search maximizes one run's observed / bound"
     } else {
         return None;
     };
