@@ -11,7 +11,7 @@ use fedbounds::families::clup::family::embedded_card;
 use fedbounds::verdict::VerdictKind;
 
 fn scenario(name: &str) -> Scenario {
-    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+    embedded_card().unwrap().card.scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
 }
 
 const IDS: [&str; 2] = ["CLUP-T3-BALL-M-SLOPE", "CLUP-T3-BALL-B-SLOPE"];

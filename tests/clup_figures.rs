@@ -10,7 +10,7 @@ use fedbounds::families::clup::figures::{evaluate_local_steps, k_sweep, LOCAL_ST
 use fedbounds::verdict::VerdictKind;
 
 fn scenario(name: &str) -> Scenario {
-    embedded_card().unwrap().scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
+    embedded_card().unwrap().card.scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
 }
 
 /// `(lambda, K from, K to, rounds from, rounds to)` of a point's text.
