@@ -693,7 +693,10 @@ fn check_summary_lists_disagreements_first_and_ends_with_the_exit_reason() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.starts_with("DIFFERS FROM THE CARDS"), "{stdout}");
     // Under cargo the replay is a cargo command; run directly, it is the program as invoked.
-    assert!(stdout.contains("replay: cargo run -- check --claim 'FEDPLT-DECAY' --scenario 'decaying-one-dimensional'"), "{stdout}");
+    // `cargo run --release --` when the binary under test is a release build.
+    let release = if BIN.contains("/release/") { " --release" } else { "" };
+    let replay = format!("replay: cargo run{release} -- check --claim 'FEDPLT-DECAY' --scenario 'decaying-one-dimensional'");
+    assert!(stdout.contains(&replay), "{stdout}");
     assert!(stdout.trim_end().lines().last().unwrap().starts_with("exit 1: "), "{stdout}");
     let direct = Command::new(BIN).args(&shrunk).env_remove("CARGO_MANIFEST_DIR").output().unwrap();
     let direct = String::from_utf8_lossy(&direct.stdout);
