@@ -80,6 +80,17 @@ struct MetricMaps {
     mean_r: DVector<f64>,
     /// `B^T` (`n dv x du`), with zero columns up to [`GEMM_MIN`].
     b_t: DMatrix<f64>,
+    /// Each client's maps that do not change with the moments.
+    fixed: Vec<FixedParts>,
+}
+
+/// Client `i`'s rows `Q_i^u = Q[:du, :]` and `Q_i^v = Q[du:, :]`, the dissimilarity's
+/// `a_i = [Q_i^uu - Mbar_S, Q_i^uv - B_i]` and `B_i` (`du x dv`), formed once.
+struct FixedParts {
+    q_u: DMatrix<f64>,
+    q_v: DMatrix<f64>,
+    a: DMatrix<f64>,
+    b_i: DMatrix<f64>,
 }
 
 impl MetricMaps {
@@ -110,7 +121,19 @@ impl MetricMaps {
         for (i, c) in clients.iter().enumerate() {
             b_t.view_mut((i * dv, 0), (dv, du)).copy_from(&(c.q.view((0, du), (du, dv)).transpose() / nf));
         }
-        Self { clients, du, base: layout.state_dim(), mean_s, mean_r, b_t }
+        let fixed = clients
+            .iter()
+            .enumerate()
+            .map(|(i, cl)| {
+                let (q_u, q_v) = (cl.q.rows(0, du).into_owned(), cl.q.rows(du, dv).into_owned());
+                let b_i_t = b_t.view((i * dv, 0), (dv, du));
+                let mut a = q_u.clone();
+                a.columns_mut(0, du).copy_from(&(q_u.columns(0, du) - &mean_s));
+                a.columns_mut(du, dv).copy_from(&(q_u.columns(du, dv) - b_i_t.transpose()));
+                FixedParts { q_u, q_v, a, b_i: b_i_t.transpose() }
+            })
+            .collect();
+        Self { clients, du, base: layout.state_dim(), mean_s, mean_r, b_t, fixed }
     }
 
     fn summary(&self, m: &Moments) -> GradientSummary {
@@ -147,23 +170,19 @@ impl MetricMaps {
         let x = DVector::from_fn(p, |r, _| m.mean[cl.idx[r]]);
         let g = &cl.q * &x + &cl.r;
         let spread = |q: &DMatrix<f64>| (q * &c_i).component_mul(q).sum();
-        let (q_u, q_v) = (cl.q.rows(0, du).into_owned(), cl.q.rows(du, dv).into_owned());
-        let b_sum = spread(&q_u) + g.rows(0, du).norm_squared();
-        let g_v = spread(&q_v) + g.rows(du, dv).norm_squared();
+        let FixedParts { q_u, q_v, a, b_i } = &self.fixed[i];
+        let b_sum = spread(q_u) + g.rows(0, du).norm_squared();
+        let g_v = spread(q_v) + g.rows(du, dv).norm_squared();
         let objective = 0.5 * cl.hessian.component_mul(&c_i).sum() + 0.5 * x.dot(&(&cl.hessian * &x)) - cl.linear.dot(&x);
         // a_i on (u, v_i); B_i^T; (C b_i^T)[idx] = V_o[idx] - C[idx, v_i] B_i^T.
         let b_i_t = self.b_t.view((i * dv, 0), (dv, du));
-        let mut a = q_u.clone();
-        a.columns_mut(0, du).copy_from(&(q_u.columns(0, du) - &self.mean_s));
-        a.columns_mut(du, dv).copy_from(&(q_u.columns(du, dv) - b_i_t.transpose()));
         let v_idx = DMatrix::from_fn(p, du, |r, k| v_o[(cl.idx[r], k)]);
         let c_b = v_idx - c_i.columns(du, dv) * b_i_t;
-        let a_a = spread(&a);
-        let a_b = (&a * &c_b).trace();
-        let b_i = b_i_t.transpose();
+        let a_a = spread(a);
+        let a_b = (a * &c_b).trace();
         let v_own = DMatrix::from_fn(dv, du, |k, r| v_o[(cl.idx[du + k], r)]);
         let c_own = c_i.view((du, du), (dv, dv));
-        let b_b = b_v_b - 2.0 * (&b_i * v_own).trace() + (&b_i * c_own).component_mul(&b_i).sum();
+        let b_b = b_v_b - 2.0 * (b_i * v_own).trace() + (b_i * c_own).component_mul(b_i).sum();
         let dev = g.rows(0, du) - mean_g;
         [b_sum, g_v, a_a - 2.0 * a_b + b_b + dev.norm_squared(), objective]
     }
