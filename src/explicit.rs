@@ -1,7 +1,10 @@
 //! Reading the numbers of an explicit instance in a scenario file (matrices as lists of rows,
-//! vectors), every entry checked, errors naming the field and the allowed range.
+//! vectors), every entry checked, errors naming the field and the allowed range; and telling a
+//! seeded recipe from an explicit instance ([`recipe_or_explicit`]).
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use serde::de::{DeserializeOwned, Error as _};
+use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::prec::INPUT_MAGNITUDE_MAX;
@@ -19,6 +22,40 @@ pub fn matrix(field: &str, rows: &[Vec<f64>], (r, c): (usize, usize), shape: &st
         finite(&format!("{field}[{k}]"), row)?;
     }
     Ok(DMatrix::from_fn(r, c, |i, j| rows[i][j]))
+}
+
+/// The rows of `m`, as [`matrix`] reads them back (bit for bit).
+pub fn rows(m: &DMatrix<f64>) -> Vec<Vec<f64>> {
+    m.row_iter().map(|r| r.iter().copied().collect()).collect()
+}
+
+/// Reads a table written either as a seeded recipe `R` or by its explicit numbers `E`: the
+/// table is read whole, `is_explicit` picks the form from it (a key only the explicit form has,
+/// or one whose type differs between the forms), and that form alone is parsed, so that an error
+/// speaks of the form meant rather than of both. The explicit form's errors are prefixed with
+/// `prefix` (`"{prefix}: {message}"`); the recipe's pass unchanged. `recipe` and `explicit` make
+/// the value of each form.
+///
+/// # Errors
+/// The chosen form's parse error, as a `D::Error` with the message above.
+pub fn recipe_or_explicit<'de, D, R, E, T>(
+    deserializer: D,
+    is_explicit: impl FnOnce(&toml::Value) -> bool,
+    prefix: &str,
+    recipe: impl FnOnce(R) -> T,
+    explicit: impl FnOnce(E) -> T,
+) -> std::result::Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    R: DeserializeOwned,
+    E: DeserializeOwned,
+{
+    let value = toml::Value::deserialize(deserializer)?;
+    if is_explicit(&value) {
+        E::deserialize(value).map(explicit).map_err(|e| D::Error::custom(format!("{prefix}: {}", e.message())))
+    } else {
+        R::deserialize(value).map(recipe).map_err(|e| D::Error::custom(e.message()))
+    }
 }
 
 /// Checks that every entry of `x` is finite and at most [`INPUT_MAGNITUDE_MAX`] in magnitude
@@ -101,5 +138,51 @@ impl Covariance {
         let roots = eig.eigenvalues.map(|l| if l > 0.0 { l.sqrt() } else { 0.0 });
         let root = &eig.eigenvectors * DMatrix::from_diagonal(&roots) * eig.eigenvectors.transpose();
         Self { matrix, root: (&root + root.transpose()) * 0.5 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::recipe_or_explicit;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Recipe {
+        clients: usize,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Explicit {
+        clients: Vec<f64>,
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Input {
+        Recipe(Recipe),
+        Explicit(Explicit),
+    }
+
+    /// The test's table as either form, told apart by `clients`: a count or a list.
+    fn read(text: &str) -> Result<Input, String> {
+        let value = toml::from_str::<toml::Value>(text).unwrap();
+        let explicit = |v: &toml::Value| matches!(v.get("clients"), Some(toml::Value::Array(_)));
+        recipe_or_explicit(value, explicit, "explicit input", Input::Recipe, Input::Explicit).map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn each_form_is_read_by_its_key() {
+        assert_eq!(read("clients = 3"), Ok(Input::Recipe(Recipe { clients: 3 })));
+        assert_eq!(read("clients = [0.5, 2.0]"), Ok(Input::Explicit(Explicit { clients: vec![0.5, 2.0] })));
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_with_the_message_of_the_form_meant() {
+        assert_eq!(read("clients = 3\nextra = 1").unwrap_err(), "unknown field `extra`, expected `clients`");
+        assert_eq!(read("clients = [1.0]\nextra = 1").unwrap_err(), "explicit input: unknown field `extra`, expected `clients`");
+        // A wrong type in the explicit form is the explicit form's error, never the recipe's.
+        assert_eq!(read("clients = [true]").unwrap_err(), "explicit input: invalid type: boolean `true`, expected f64");
     }
 }

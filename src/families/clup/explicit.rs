@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::model::{design_rho2, ClientData, Constants, Instance, ModelSpec, MAX_CLIENTS, MAX_DIM, MAX_SAMPLES};
 use super::prec::ASSUMED_CONSTANT;
 use crate::error::{require_count, require_memory, require_positive, Error, Result};
-use crate::explicit::{matrix, vector};
+use crate::explicit::{matrix, recipe_or_explicit, rows, vector};
 use crate::prec::INPUT_MAGNITUDE_MAX;
 
 /// Largest number of design draws a scenario may hold or ask for.
@@ -89,13 +89,7 @@ pub enum ModelInput {
 
 impl<'de> Deserialize<'de> for ModelInput {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        use serde::de::Error as _;
-        let value = toml::Value::deserialize(deserializer)?;
-        if value.get("draws").is_some() {
-            ExplicitModel::deserialize(value).map(Self::Explicit).map_err(|e| D::Error::custom(format!("explicit model: {}", e.message())))
-        } else {
-            ModelSpec::deserialize(value).map(Self::Seeded).map_err(|e| D::Error::custom(e.message()))
-        }
+        recipe_or_explicit(deserializer, |v| v.get("draws").is_some(), "explicit model", Self::Seeded, Self::Explicit)
     }
 }
 
@@ -184,7 +178,6 @@ impl ModelInput {
 impl ExplicitDraw {
     /// The numbers of an instance's clients.
     fn of(inst: &Instance) -> Self {
-        let rows = |m: &DMatrix<f64>| -> Vec<Vec<f64>> { m.row_iter().map(|r| r.iter().copied().collect()).collect() };
         let clients = inst
             .clients
             .iter()

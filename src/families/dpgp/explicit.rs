@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::prec::{PSD_FLOOR, SYMMETRY};
 use super::problem::{validate_sizes, Client, Covariance, Instance};
 use crate::error::{require_non_negative, Error, Result};
-use crate::explicit::{covariance, matrix, require_psd, symmetric, vector};
+use crate::explicit::{covariance, matrix, require_psd, rows, symmetric, vector};
 
 /// An instance given by its matrices (the `[instance]` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -140,7 +140,6 @@ impl ExplicitInstance {
     /// [`ExplicitInstance::build`] gives back the same instance bit for bit. `u_i^0` is written
     /// when some entry is not `+0`; the isotropic levels when no client has a covariance.
     pub fn of(inst: &Instance) -> Self {
-        let rows = |m: &DMatrix<f64>| -> Vec<Vec<f64>> { m.row_iter().map(|r| r.iter().copied().collect()).collect() };
         let list = |x: &DVector<f64>| -> Vec<f64> { x.iter().copied().collect() };
         let clients = inst
             .clients

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use super::prec::{PSD_FLOOR, SYMMETRY, WEIGHT_SUM};
 use super::problem::{Instance, InstanceSpec};
 use crate::error::{require_count, require_memory, Error, Result};
-use crate::explicit::{covariance, finite, matrix, symmetric, vector, Covariance};
+use crate::explicit::{covariance, finite, matrix, recipe_or_explicit, rows, symmetric, vector, Covariance};
 use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
 
 /// An instance given by its numbers (the `[instance]` table with a list of clients).
@@ -113,14 +113,8 @@ pub enum InstanceInput {
 
 impl<'de> Deserialize<'de> for InstanceInput {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        use serde::de::Error as _;
-        let value = toml::Value::deserialize(deserializer)?;
-        let explicit = matches!(value.get("clients"), Some(toml::Value::Array(_)));
-        if explicit {
-            ExplicitInstance::deserialize(value).map(Self::Explicit).map_err(|e| D::Error::custom(format!("explicit instance: {}", e.message())))
-        } else {
-            InstanceSpec::deserialize(value).map(Self::Recipe).map_err(|e| D::Error::custom(e.message()))
-        }
+        let explicit = |v: &toml::Value| matches!(v.get("clients"), Some(toml::Value::Array(_)));
+        recipe_or_explicit(deserializer, explicit, "explicit instance", Self::Recipe, Self::Explicit)
     }
 }
 
@@ -264,7 +258,6 @@ impl ExplicitInstance {
     /// The explicit form of `inst`: every number as the instance holds it, so that
     /// [`ExplicitInstance::build`] gives back the same instance bit for bit.
     pub fn of(inst: &Instance) -> Self {
-        let rows = |m: &DMatrix<f64>| -> Vec<Vec<f64>> { m.row_iter().map(|r| r.iter().copied().collect()).collect() };
         let clients = (0..inst.clients())
             .map(|k| ExplicitClient {
                 weight: inst.weights[k],
