@@ -207,7 +207,7 @@ pub struct ClupClaim {
 }
 
 const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every design draw, lambda in {0} U [1e-3, 1e5]";
-/// The metric of Theorem 2 and of the claims a card defines.
+/// The metric of Theorem 2 (a card-defined claim bounds it as `global-error`, `formulas::METRICS`).
 pub const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
