@@ -1,59 +1,58 @@
 //! Deliberately wrong terms in FedCLUP's claims: a claim's formula twin (`[claims.formula]` of
 //! `theorems/clup.toml`) with one top-level term of its bound or of a definition halved at a time
-//! (`formula::wrong::wrong_terms`), checked as a card-defined claim on the claim's tight scenario
-//! of the main job. Every halved term that lowers the bound by more than its room there
+//! (`formula::wrong::wrong_terms`), checked as a card-defined claim on the metric the built-in
+//! claim compares (`formulas::METRICS`) on the claim's tight scenario of the main job (slack below
+//! 2 in `reports/summary.csv`). Every halved term that lowers the bound by more than its room there
 //! (term/2 > bound - observed) must flip the verdict to violated; the test classifies every other
 //! mutant as not lowering the bound there (slack at least the correct formula's: a subtracted
-//! term, or a definition that enters only a condition that halving relaxes) or as a condition the
-//! halved definition breaks (not applicable, the condition named).
+//! term, a definition that enters only a condition that halving relaxes, or one the bound does not
+//! read), as lowering it by less than its room (slack between 1 and the correct one's), or as a
+//! condition the halved definition breaks (not applicable, the condition named). Each claim's
+//! caught terms are listed explicitly below.
 //!
-//! Which claims: card-defined claims compare with Theorem 2's global error `||w_t^(g) - w~^(g)||^2`
-//! only (`formulas::RULES`), so the wrong terms are checked for the claims on that metric with a
-//! tight scenario: CLUP-T2 and CLUP-C2 (`low-r-lambda-large`, slack 1.72 and 1.74) and
-//! CLUP-T2~mean-of-locals (the same scenario at its gamma = 1/lambda, slack 1.09). The other
-//! formula twins bound other metrics (Theorem 1's statistical error, the global and local
-//! solutions' errors, Algorithm 2's error, the local models, the Lyapunov ratio) and cannot be
-//! written as card-defined claims. Of those, no scenario can be tight for CLUP-T1 and its
-//! variants, CLUP-C1 and ~a2-printed, CLUP-L4, CLUP-T2-LOCAL, CLUP-G52 and ~young (their
-//! `tightness` derives a floor of 2 or more on every instance); CLUP-L1 is attained exactly
-//! (slack 1); CLUP-T2-LYAPUNOV and CLUP-C3 are tight on the card's scenarios; CLUP-G35,
-//! ~local-average, CLUP-G79, CLUP-T3 and its variants, CLUP-T3-REMARK and ~ball-at-steps have
-//! neither a tight scenario nor a derived floor yet. CLUP-T2~expgamma is never applicable
-//! (gamma = 1/L_g).
-//! Negative control: the correct formula, as a card-defined claim, holds there with the built-in
-//! claim's slack.
+//! Negative control, per claim: the built-in claim and its twin (as a card-defined claim) hold
+//! there with the same slack, below 2; the built-in claim, its twin and every wrong version are
+//! evaluated in one run of the scenario (the whole file takes about 1 s in release).
+//!
+//! Covered, every FedCLUP claim with a formula twin and a holding row of slack below 2:
+//!
+//! | claim | metric | scenario | slack | caught |
+//! |---|---|---|---|---|
+//! | CLUP-T2 | global-error | theorem-3-first-round | 1.08 | bound, `1` of `r` |
+//! | CLUP-T2 | global-error | low-r-lambda-large | 1.72 | bound, `1` of `r` |
+//! | CLUP-T2~mean-of-locals | global-error-mean-of-locals | low-r-lambda-large | 1.09 | bound, `1` of `r` |
+//! | CLUP-T2-LYAPUNOV | lyapunov-ratio | theorem-3-first-round | 1.08 | bound `r`, `1` of `r` |
+//! | CLUP-C2 | corollary2-global-error | low-r-lambda-large | 1.74 | bound |
+//! | CLUP-C3 | corollary3-local-error | low-r-lambda-large | 1.98 | bound |
+//! | CLUP-C3~c4 | corollary3-local-error | low-r | 1.28 | bound, `kappa` |
+//! | CLUP-T3, ~ball-corrected, ~stated-rate, ~one-batch, ~empirical-l, ~v1-initial | alg2-error (-one-batch, -empirical-l, -v1-initial) | theorem-3-first-round | 1.08 (1.13) | `rate^(t-1) V1`, `1` of `rate` |
+//! | CLUP-T3-REMARK | alg2-noise-floor | remark-noise-floor | 1.83 | bound |
+//!
+//! Not caught where they would matter: the ball of Theorem 3 and its variants (the bound's
+//! `+ball` and the `let.ball` term lower the bound by less than its room on
+//! `theorem-3-first-round`, tight at t = 1 where `V_1` dominates; no scenario of the main job has
+//! Theorem 3 tight at its noise floor), `kappa` of Corollaries 2 and 3 (the rate enters to a low
+//! power at the tightest round; see their tests) and `c1` of Theorems 2 and 3 (it enters `V_1`,
+//! an input the run computes with the built-in `c1`, so the twin's `let.c1` is read by no bound).
+//!
+//! Left out: CLUP-L1 (slack 1 on every scenario) compares seven spectral inequalities whose sides
+//! are Lemma 1's constants computed by the family; its twin's `bound = "1"` is the ratio's bound
+//! and its `let`s are checked by `tests/formula_twins.rs` only, so no card metric can read them.
+//! No scenario can be tight for CLUP-T1 and its variants, CLUP-C1 and ~a2-printed, CLUP-L4,
+//! CLUP-T2-LOCAL, CLUP-G52 and ~young, CLUP-T3-REMARK~ball-at-steps (their `tightness` derives a
+//! floor of 2 or more on every instance); CLUP-G35, ~local-average and CLUP-G79 have such a floor
+//! only in part (their `tightness`); CLUP-T2~expgamma is never applicable (gamma = 1/L_g, where
+//! its `V_1` is infinite). Their metrics are card metrics all the same (`tests/clup_card_metrics.rs`
+//! reads each one), except Theorem 2's at gamma = 1/L_g, which compares no round.
 
-use fedbounds::card::ClaimCard;
 use fedbounds::families::clup::check::{run_scenario, Scenario};
+use fedbounds::families::clup::claims::{ClupClaim, ALL};
 use fedbounds::families::clup::family::embedded_card;
-use fedbounds::families::clup::formulas::card_claim;
 use fedbounds::formula::wrong::wrong_terms;
-use fedbounds::formula::FormulaCard;
-use fedbounds::verdict::VerdictKind;
+use fedbounds::verdict::{Evaluation, VerdictKind};
 
-/// The verdict of one formula (a card-defined claim named `id`) on a scenario: verdict, slack and
-/// the failed conditions.
-fn check(entry: &ClaimCard, id: &str, formula: &FormulaCard, scenario: &Scenario) -> (VerdictKind, Option<f64>, Vec<String>) {
-    let mut e = entry.clone();
-    e.id = id.to_string();
-    e.bound = Default::default();
-    e.tightness = None;
-    let mut f = formula.clone();
-    f.metric = Some("global-error".to_string());
-    e.formula = Some(f);
-    let claim = card_claim(&e).unwrap_or_else(|err| panic!("{id} compiles: {err}"));
-    let run = run_scenario(scenario, &[claim], 1.0).expect("the scenario runs");
-    let r = run.results.iter().find(|r| r.claim == id).expect("the claim is compared");
-    (r.evaluation.verdict, r.evaluation.slack, r.evaluation.failed.clone())
-}
-
-/// The built-in claim's verdict and slack on the scenario.
-fn builtin(id: &str, scenario: &Scenario) -> (VerdictKind, Option<f64>) {
-    let claim = fedbounds::families::clup::claims::ALL.iter().find(|c| c.id == id).expect("a built-in claim");
-    let run = run_scenario(scenario, &[*claim], 1.0).expect("the scenario runs");
-    let r = run.results.iter().find(|r| r.claim == id).expect("the claim is compared");
-    (r.evaluation.verdict, r.evaluation.slack)
-}
+mod clup_card_metrics_common;
+use clup_card_metrics_common::{card, metric_of, CLAIM_METRICS};
 
 /// What halving one term did on the tight scenario.
 #[derive(Debug, PartialEq)]
@@ -63,38 +62,42 @@ enum Fate {
     /// Holds with at least the correct formula's slack: halving it does not lower the bound here.
     NotLowered,
     /// Holds with a smaller slack (given): halving it lowers the bound by less than its room here
-    /// (term/2 <= bound - observed at every round), so it cannot be caught on this scenario.
+    /// (term/2 <= bound - observed at every compared point), so it cannot be caught on this
+    /// scenario.
     Lowered(f64),
     /// Not applicable: a condition the halved definition enters fails (named).
     Condition(String),
 }
 
-/// Every wrong term of the claim's twin with its fate on the scenario.
+/// Every wrong term of the built-in claim `id`'s twin with its fate on `scenario`, the twin read
+/// on the metric the claim compares ([`metric_of`]): the built-in claim, its twin and every wrong version in one run of the scenario.
+/// Negative control: the twin holds there with the built-in claim's slack, below 2.
 fn fates(id: &str, scenario: &Scenario) -> Vec<(String, Fate)> {
-    let card = embedded_card().expect("the embedded card");
-    let entry = card.claims.iter().find(|c| c.id == id).expect("a card entry");
+    let metric = metric_of(id);
+    let read = embedded_card().expect("the embedded card");
+    let entry = read.claims.iter().find(|c| c.id == id).expect("a card entry");
     let formula = entry.formula.as_ref().expect("a formula twin");
-    let (verdict, slack, _) = check(entry, &format!("{id}-TWIN"), formula, scenario);
-    let slack = slack.expect("the twin holds");
-    assert_eq!(verdict, VerdictKind::Holds, "the correct formula holds (negative control)");
-    assert!(slack < 2.0, "{id}: the scenario is tight ({slack})");
-    let (bv, bs) = builtin(id, scenario);
-    assert_eq!(bv, VerdictKind::Holds);
-    let bs = bs.expect("a slack");
-    assert!((slack - bs).abs() <= 1e-9 * bs, "{id}: the twin's slack {slack} is the built-in's {bs}");
     let wrong = wrong_terms(formula, 0.5).expect("the twin parses");
     assert!(!wrong.is_empty());
+    let mut claims = vec![*ALL.iter().find(|c| c.id == id).expect("a built-in claim"), card(entry, format!("{id}-TWIN"), formula, metric)];
+    claims.extend(wrong.iter().enumerate().map(|(k, w)| card(entry, format!("{id}-WRONG-{k}"), &w.card, metric)));
+    let run = run_scenario(scenario, &claims, 1.0).expect("the scenario runs");
+    let eval = |c: &ClupClaim| -> &Evaluation { &run.results.iter().find(|r| r.claim == c.id).expect("the claim is compared").evaluation };
+    let (b, twin) = (eval(&claims[0]), eval(&claims[1]));
+    assert_eq!((b.verdict, twin.verdict), (VerdictKind::Holds, VerdictKind::Holds), "{id}: the built-in claim and its twin hold (negative control)");
+    let (bs, slack) = (b.slack.expect("a slack"), twin.slack.expect("a slack"));
+    assert!(slack < 2.0, "{id}: the scenario is tight ({slack})");
+    assert!((slack - bs).abs() <= 1e-9 * bs, "{id}: the twin's slack {slack} is the built-in's {bs}");
     wrong
         .iter()
-        .enumerate()
-        .map(|(k, w)| {
-            let (v, s, failed) = check(entry, &format!("{id}-WRONG-{k}"), &w.card, scenario);
-            let name = format!("{} {}", w.field, w.term);
-            let fate = match v {
+        .zip(&claims[2..])
+        .map(|(w, c)| {
+            let (e, name) = (eval(c), format!("{} {}", w.field, w.term));
+            let fate = match e.verdict {
                 VerdictKind::Violated => Fate::Caught,
-                VerdictKind::NotApplicable => Fate::Condition(failed.join("; ")),
+                VerdictKind::NotApplicable => Fate::Condition(e.failed.join("; ")),
                 VerdictKind::Holds => {
-                    let s = s.expect("a slack");
+                    let s = e.slack.expect("a slack");
                     assert!(s >= 1.0, "{id}: `{name}` holds with slack {s}");
                     if s >= slack * (1.0 - 1e-12) {
                         Fate::NotLowered
@@ -123,9 +126,16 @@ fn caught(f: &[(String, Fate)]) -> Vec<&str> {
     with(f, |x| *x == Fate::Caught)
 }
 
-/// Theorem 2's and the mean-of-locals server's fates: caught the bound and the `1` of `r`; the
-/// `lambda` of `mu_l` breaks (14); every other term raises the bound or enters only conditions
-/// that still hold (so no scenario where the correct bound holds can show it violated).
+/// Theorem 2's fates where (14) has room: caught the bound and the `1` of `r`; every other term
+/// raises the bound (`-a/2`, `-a^2/2`, `a`, `mu_g`) or enters only conditions that halving
+/// relaxes or that still hold (`L_g`, `L_l`, `L_w`, `zeta`, `mu_l`).
+fn assert_rate_fates(f: &[(String, Fate)], bound: &str) {
+    assert_eq!(caught(f), [bound, "let.r +1"], "{f:#?}");
+    assert_eq!(with(f, |x| *x == Fate::NotLowered).len(), f.len() - 2, "{f:#?}");
+}
+
+/// Theorem 2's and the mean-of-locals server's fates on `low-r-lambda-large`: as
+/// [`assert_rate_fates`], except that the `lambda` of `mu_l` breaks (14) there.
 fn assert_theorem2_fates(f: &[(String, Fate)]) {
     assert_eq!(caught(f), ["bound +r^(t - 1)*V1", "let.r +1"], "{f:#?}");
     let broken = with(f, |x| matches!(x, Fate::Condition(c) if c.starts_with("(2 + 64*L_w^2")));
@@ -134,19 +144,52 @@ fn assert_theorem2_fates(f: &[(String, Fate)]) {
     assert_eq!(with(f, |x| *x == Fate::NotLowered).len(), f.len() - 3, "{f:#?}");
 }
 
-/// Theorem 2, `r^(t-1) V_1` with `r = 1 - a/2 - a^2/2`: the bound itself and the `1` of `r` lower
-/// the bound when halved and are caught; `-a/2`, `-a^2/2`, `a` and `mu_g` (halving them raises
-/// `r`) raise it, and (14) still holds with `mu_g` halved; the `lambda` of `mu_l` breaks (14);
-/// `L_g`, `L_l`, `L_w` and `zeta` enter only conditions that halving relaxes, the `mu` of `mu_l`
-/// only (14), which still holds here (a scenario where it is near its threshold would flip to
-/// not applicable, never to violated).
+/// The one term that lowers the bound by less than its room, with its slack.
+fn lowered(f: &[(String, Fate)]) -> Vec<(&str, f64)> {
+    f.iter().filter_map(|(n, x)| if let Fate::Lowered(s) = x { Some((n.as_str(), *s)) } else { None }).collect()
+}
+
+/// Theorem 2, `r^(t-1) V_1` with `r = 1 - a/2 - a^2/2`, on its tightest scenario (slack 1.08 at
+/// round 2): the bound itself and the `1` of `r` lower the bound when halved and are caught;
+/// `-a/2`, `-a^2/2`, `a` and `mu_g` (halving them raises `r`) raise it; `L_g`, `L_l`, `L_w`, `zeta`
+/// and `mu_l` enter only conditions that halving relaxes or that still hold here (K = 74 leaves
+/// (14) room even with `mu_l` halved).
 #[test]
 fn theorem2_catches_a_halved_bound_and_a_halved_one_in_its_rate() {
+    assert_rate_fates(&fates("CLUP-T2", &scenario("theorem-3-first-round")), "bound +r^(t - 1)*V1");
+}
+
+/// Theorem 2 on `low-r-lambda-large` (slack 1.72): the same terms are caught; the `lambda` of
+/// `mu_l` breaks (14) (a scenario where a condition is near its threshold flips to not
+/// applicable, never to violated).
+#[test]
+fn theorem2_catches_the_same_terms_at_lambda_10() {
     assert_theorem2_fates(&fates("CLUP-T2", &scenario("low-r-lambda-large")));
 }
 
+/// The mean-of-locals server is Algorithm 1 at gamma = 1/lambda (`global-error-mean-of-locals`):
+/// on `low-r-lambda-large` its twin is as tight as the built-in claim (1.09) and the same terms
+/// are caught.
+#[test]
+fn mean_of_locals_catches_the_same_terms_at_gamma_one_over_lambda() {
+    assert_theorem2_fates(&fates("CLUP-T2~mean-of-locals", &scenario("low-r-lambda-large")));
+}
+
+/// The proof's (114), `V_(t+1) <= r V_t`, on `lyapunov-ratio` (slack 1.08 at round 19): the
+/// halved `r` and the halved `1` of `r` are caught; `eps_g`, `q` and `c1` are read by no bound
+/// (`c1` weighs `V_t`, which the run computes with the built-in `c1`), so halving them cannot be
+/// caught on any scenario.
+#[test]
+fn lyapunov_recursion_catches_a_halved_rate() {
+    let f = fates("CLUP-T2-LYAPUNOV", &scenario("theorem-3-first-round"));
+    assert_rate_fates(&f, "bound +r");
+    for unread in ["let.eps_g", "let.q", "let.c1"] {
+        assert!(f.iter().any(|(n, x)| n.starts_with(unread) && *x == Fate::NotLowered), "{unread}: {f:#?}");
+    }
+}
+
 /// Corollary 2, `(1 - (lambda + L)/(4 kappa (lambda + mu)))^(t-1) V_1`: the halved bound is
-/// caught. Halved `kappa` doubles the subtracted fraction of the rate and lowers the bound, but by
+/// caught, the `lambda` of `mu_l` breaks (14). Halved `kappa` doubles the subtracted fraction of the rate and lowers the bound, but by
 /// less than its room (slack 1.74 to 1.60): the tightest round is t = 2, where the rate enters to
 /// the first power, and at later rounds the run contracts faster than the printed rate, so the
 /// slack grows with t. It could be caught only where the run's contraction is close to the printed
@@ -155,18 +198,69 @@ fn theorem2_catches_a_halved_bound_and_a_halved_one_in_its_rate() {
 #[test]
 fn corollary2_catches_a_halved_bound_not_a_halved_kappa() {
     let f = fates("CLUP-C2", &scenario("low-r-lambda-large"));
-    assert_eq!(caught(&f), ["bound +(1 - (lambda + L)/(4*kappa*(lambda + mu)))^(t - 1)*V1"], "{f:#?}");
-    let lowered: Vec<_> = f.iter().filter_map(|(n, x)| if let Fate::Lowered(s) = x { Some((n.as_str(), *s)) } else { None }).collect();
-    assert_eq!(lowered.len(), 1, "{f:#?}");
-    assert_eq!(lowered[0].0, "let.kappa +L/mu");
-    assert!(lowered[0].1 > 1.0 && lowered[0].1 < 1.74, "{lowered:?}");
+    assert_bound_caught_kappa_lowered(&f, "bound +(1 - (lambda + L)/(4*kappa*(lambda + mu)))^(t - 1)*V1", 1.74);
 }
 
-/// The mean-of-locals server is Algorithm 1 at gamma = 1/lambda: on `low-r-lambda-large` at that
-/// step its twin is as tight as the built-in claim (1.09) and the same terms are caught.
+/// Corollaries 2 and 3 on `low-r-lambda-large`: the halved bound is caught, the halved `kappa`
+/// lowers the bound by less than its room (slack between 1 and the correct formula's), the
+/// `lambda` of `mu_l` breaks (14), every other term does not lower the bound.
+fn assert_bound_caught_kappa_lowered(f: &[(String, Fate)], bound: &str, slack: f64) {
+    assert_eq!(caught(f), [bound], "{f:#?}");
+    let l = lowered(f);
+    assert_eq!(l.len(), 1, "{f:#?}");
+    assert_eq!(l[0].0, "let.kappa +L/mu");
+    assert!(l[0].1 > 1.0 && l[0].1 < slack, "{l:?}");
+    assert_eq!(with(f, |x| matches!(x, Fate::Condition(_))), ["let.mu_l +lambda"], "{f:#?}");
+    assert_eq!(with(f, |x| *x == Fate::NotLowered).len(), f.len() - 3, "{f:#?}");
+}
+
+/// Corollary 3, `2 (1 - (lambda + L)/(4 kappa (lambda + mu)))^T ||w_{0,K}^(i) - w~^(i)||^2` on
+/// `corollary3-local-error` (slack 1.98 at T = 1): the halved bound is caught; halved `kappa`
+/// lowers it by less than its room (to 1.82), for Corollary 2's reason (at T = 1 the rate enters
+/// to the first power); the `lambda` of `mu_l` breaks (14).
 #[test]
-fn mean_of_locals_catches_the_same_terms_at_gamma_one_over_lambda() {
-    let mut s = scenario("low-r-lambda-large");
-    s.steps.gamma = Some(1.0 / s.lambda);
-    assert_theorem2_fates(&fates("CLUP-T2~mean-of-locals", &s));
+fn corollary3_catches_a_halved_bound_not_a_halved_kappa() {
+    let f = fates("CLUP-C3", &scenario("low-r-lambda-large"));
+    assert_bound_caught_kappa_lowered(&f, "bound +2*(1 - (lambda + L)/(4*kappa*(lambda + mu)))^t*init_local", 1.98);
+}
+
+/// Corollary 4's reading, `(1 - 1/kappa - (L - mu)/(kappa (lambda + mu)))^T ||w_{0,K}^(i) -
+/// w~^(i)||^2`, on `low-r` (slack 1.28): the halved bound and the halved `kappa` (which doubles
+/// the subtracted fractions of the rate) are both caught.
+#[test]
+fn corollary4_reading_catches_a_halved_bound_and_a_halved_kappa() {
+    let f = fates("CLUP-C3~c4", &scenario("low-r"));
+    assert_eq!(caught(&f), ["bound +(1 - 1/kappa - (L - mu)/(kappa*(lambda + mu)))^t*init_local", "let.kappa +L/mu"], "{f:#?}");
+    assert_eq!(with(&f, |x| *x == Fate::NotLowered).len(), f.len() - 2, "{f:#?}");
+}
+
+/// Theorem 3 and its readings, `rate^(t-1) V_1 + ball`, on `theorem-3-first-round` (slack 1.08,
+/// ~ball-corrected 1.13, tightest at t = 1): the halved `rate^(t-1) V_1` and the halved `1` of
+/// `rate` are caught. The ball (the bound's `+ball` and the `let.ball` term, the same quantity)
+/// lowers the bound by less than its room: at t = 1 the ball is small against `V_1`. `c1` is read
+/// by no bound (it enters `V_1`, which the run computes), `eps_g` and `q` only through `c1`.
+#[test]
+fn theorem3_catches_its_first_term_not_its_ball() {
+    let s = scenario("theorem-3-first-round");
+    let theorem3 = CLAIM_METRICS.iter().filter(|(id, _)| id.starts_with("CLUP-T3") && !id.starts_with("CLUP-T3-"));
+    assert_eq!(theorem3.clone().count(), 6);
+    for (id, _) in theorem3 {
+        let f = fates(id, &s);
+        assert_eq!(caught(&f), ["bound +rate^(t - 1)*V1", "let.rate +1"], "{id}: {f:#?}");
+        let l: Vec<&str> = lowered(&f).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(l.len(), 2, "{id}: {f:#?}");
+        assert!(l[0] == "bound +ball" && l[1].starts_with("let.ball +"), "{id}: {f:#?}");
+        assert_eq!(with(&f, |x| *x == Fate::NotLowered).len(), f.len() - 4, "{id}: {f:#?}");
+    }
+}
+
+/// The remark after Theorem 3, `min{1/(4 mu L), (lambda + mu)/(mu^2 (lambda + L))} sigma^2/(B
+/// m)`, on `alg2-noise-floor` (slack 1.83): the halved bound (one product: its only top-level
+/// term) is caught; the `mu` of `mu_l` breaks (14) at the remark's steps.
+#[test]
+fn remark_catches_a_halved_ball() {
+    let f = fates("CLUP-T3-REMARK", &scenario("remark-noise-floor"));
+    assert_eq!(caught(&f), ["bound +min(1/(4*mu*L), (lambda + mu)/(mu^2*(lambda + L)))*sigma2/(B*m)"], "{f:#?}");
+    assert_eq!(with(&f, |x| matches!(x, Fate::Condition(_))), ["let.mu_l +mu"], "{f:#?}");
+    assert_eq!(with(&f, |x| *x == Fate::NotLowered).len(), f.len() - 2, "{f:#?}");
 }

@@ -652,7 +652,7 @@ impl<'a> Prepared<'a> {
         let m = s.model.m();
         let p = s.params(&c0, s.lambda);
         let z0 = init_state(inst, &s.init, s.lambda);
-        let wants = |f: &dyn Fn(&Statement) -> bool| claims.iter().any(|c| f(&c.statement));
+        let wants = |f: &dyn Fn(&Statement) -> bool| claims.iter().any(|c| f(&c.observed()));
         // Statistical curves over the grid, per draw: max_i E||w~^(i) - w*^(i)||^2.
         let grid = s.grid();
         let curves: Vec<Vec<f64>> = if wants_statistics(s, claims) {
@@ -710,7 +710,7 @@ impl<'a> Prepared<'a> {
 /// Whether statistical curves are computed: the scenario asks for them and a statistical claim
 /// (Lemma 1, Theorem 1, Corollary 1) is selected.
 fn wants_statistics(s: &Scenario, claims: &[ClupClaim]) -> bool {
-    s.statistics && claims.iter().any(|c| matches!(c.statement, Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. }))
+    s.statistics && claims.iter().any(|c| matches!(c.observed(), Statement::Lemma1 | Statement::Theorem1 { .. } | Statement::Corollary1 { .. }))
 }
 
 /// Corollary 2's sweep over `s.lambda_sweep`, and the total error per lambda.
@@ -792,7 +792,8 @@ type Outcome = (Evaluation, Vec<String>);
 /// Evaluates one claim on the prepared runs; `None` where the scenario has nothing it compares.
 fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome> {
     let s = c.s;
-    match claim.statement {
+    // A card-defined claim is compared with the series of the statement its metric reads.
+    match claim.observed() {
         Statement::Lemma1 if s.statistics => Some(lemma1(c, claim, scale)),
         Statement::Theorem1 { empirical_l, .. } if s.statistics => Some(theorem1(c, claim, empirical_l, scale)),
         Statement::Corollary1 { a2_printed } if s.statistics => Some(corollary1(c, claim, a2_printed, scale)),
@@ -837,11 +838,6 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Lemma5 => lemma5(c, claim, scale),
         Statement::Lemma6 => Some(lemma6(c, claim, scale)),
         Statement::Theorem3Remark { .. } => s.batch.map(|b| t3_remark(c, claim, b, scale)),
-        // A card-defined bound on Theorem 2's metric, at the scenario's steps (`formulas::RULES`).
-        Statement::Card(_) => {
-            let x = Inputs { t: s.rounds, v1: v1_t2(&c.o, &c.tr), ..base_inputs(c.stat0, c.o) };
-            Some(per_round(claim, &x, &c.tr.global, x.v1, scale))
-        }
         _ => None,
     }
 }
@@ -1039,12 +1035,13 @@ fn theorem2_global(c: &Prepared, claim: &ClupClaim, rule: GammaRule, scale: f64)
 }
 
 /// Theorem 2's Lyapunov recursion `V_{t+1} <= r V_t`, round by round, with `V_t` from the
-/// propagated deviations ([`alg1_lyapunov`]); the last point gives the limit `r / rho(M)^2`.
+/// propagated deviations ([`alg1_lyapunov`]) and `r` the claim's bound (Theorem 2's rate, or a
+/// card's bound on `lyapunov-ratio`); the last point gives the limit `r / rho(M)^2`.
 fn theorem2_lyapunov(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let c1 = bounds::lyapunov_c1(&c.o, false);
     let v = alg1_lyapunov(c.inst(), &c.p, &c.z0, c.s.rounds, c1);
-    let r = bounds::t2_rate(&c.o);
     let x = base_inputs(c.stat0, c.o);
+    let r = claim.bound(&x);
     let v0 = v.first().copied().unwrap_or(0.0);
     let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| w[1] >= ROUNDING_FLOOR * v0).map(|w| (w[1], r * w[0])).collect();
     let mut points: Vec<String> = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
@@ -1186,7 +1183,7 @@ fn global_bound(c: &Prepared, claim: &ClupClaim, local_average: bool, scale: f64
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
         checks = claim.checks(&base_inputs(st, c.o));
-        for l in global_lambdas(c, &st, claim.statement) {
+        for l in global_lambdas(c, &st, claim.observed()) {
             let (e, b) = (global_metric(d, l, local_average), claim.bound(&Inputs { lambda: l, ..base_inputs(st, c.o) }));
             sides.push((e, b));
             points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));

@@ -135,15 +135,29 @@ pub enum Statement {
         v1_initial: bool,
     },
     /// A claim a card defines by a `bound` formula over [`super::formulas::SYMBOLS`], compared
-    /// with Theorem 2's metric `||w_t^(g) - w~^(g)||^2` at the scenario's steps, every round.
+    /// with the metric its `formula.metric` names ([`super::formulas::METRICS`]), every round.
     Card(CardFormula),
 }
 
-/// A card-defined claim compiled ([`crate::formula::user`]): it lives as long as the process, as
-/// every claim's metadata does, so a [`ClupClaim`] stays `Copy`. Two are equal when they are the
-/// same compiled claim.
+/// A metric a card-defined claim may bound: its name in `formula.metric`, what it measures (the
+/// formula, with the paper line), and the built-in statement whose observed series and inputs it
+/// reads ([`ClupClaim::observed`]): the card's bound takes the place of that statement's.
+#[derive(Debug, Clone, Copy)]
+pub struct CardMetric {
+    /// The name a card gives in `formula.metric`.
+    pub name: &'static str,
+    /// What is measured, as a formula, with the paper line.
+    pub measures: &'static str,
+    /// The built-in statement whose observed series (and inputs: steps, `V_1`, `sigma^2`, the
+    /// lambdas compared) the card's bound is compared with.
+    pub reads: Statement,
+}
+
+/// A card-defined claim compiled ([`crate::formula::user`]) with the metric it bounds: it lives as
+/// long as the process, as every claim's metadata does, so a [`ClupClaim`] stays `Copy`. Two are
+/// equal when they are the same compiled claim.
 #[derive(Clone, Copy)]
-pub struct CardFormula(pub &'static FormulaClaim<Inputs>);
+pub struct CardFormula(pub &'static FormulaClaim<Inputs>, pub &'static CardMetric);
 
 impl PartialEq for CardFormula {
     fn eq(&self, other: &Self) -> bool {
@@ -193,7 +207,7 @@ pub struct ClupClaim {
 }
 
 const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every design draw, lambda in {0} U [1e-3, 1e5]";
-/// The metric of Theorem 2 and of the claims a card defines.
+/// The metric of Theorem 2 (a card-defined claim bounds it as `global-error`, `formulas::METRICS`).
 pub const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
@@ -301,6 +315,14 @@ impl ClupClaim {
     /// The metric.
     pub fn metric(&self) -> &'static str {
         self.metric
+    }
+    /// The statement whose observed series the claim is compared with: its own, or for a
+    /// card-defined claim the built-in statement its metric reads ([`CardMetric::reads`]).
+    pub fn observed(&self) -> Statement {
+        match self.statement {
+            Statement::Card(f) => f.1.reads,
+            s => s,
+        }
     }
     /// Which statistical constants the claim reads (`L` per-sample or empirical).
     pub fn uses_empirical_l(&self) -> bool {

@@ -1,7 +1,9 @@
 //! This family's formula table: the names a card's formulas may use, where their values come
 //! from, and which built-in function each formula of a built-in claim twins; and the claims a
 //! card defines by formulas ([`RULES`], [`card_claim`]): a `bound` over [`SYMBOLS`] compared with
-//! Theorem 2's global error `||w_t^(g) - w~^(g)||^2` (003:L176-181) every round, as `CLUP-T2` is.
+//! one of [`METRICS`] (each the observed series of a built-in claim with a formula twin, read as
+//! that claim reads it; Theorem 2's global error `||w_t^(g) - w~^(g)||^2`, 003:L176-181, is
+//! `global-error`), at every point that claim compares.
 //!
 //! One [`Inputs`] carries the statistical constants (`stat`, read by Lemma 1, Theorem 1 and
 //! Corollary 1) and the optimization ones (`opt`, read by Theorems 2-3 and Corollaries 2-3); the
@@ -25,7 +27,7 @@ use crate::formula::user::{FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
 
 use super::bounds::{self, FirstBranchGuard, T1Reading, T1_PROOF};
-use super::claims::{CardFormula, ClupClaim, Inputs, Statement, ALL, T2_METRIC};
+use super::claims::{CardFormula, CardMetric, ClupClaim, GammaRule, Inputs, Statement, ALL};
 
 type Def = SymbolDef<Inputs, ()>;
 
@@ -54,33 +56,158 @@ pub static SYMBOLS: SymbolTable<Inputs, (), 16> = SymbolTable::new([
     Def::new("uniform", "1 when p_i = 1/m and n_i = n (every FedCLUP model here), else 0", FLAG, |_| 1.0),
 ]);
 
-/// What this family accepts in a card-defined claim: a bound on `global-error`, Theorem 2's metric
-/// `||w_t^(g) - w~^(g)||^2` of Algorithm 1 at the scenario's steps (003:L176-181), compared
-/// `per-round` at every round `2..=T` above the rounding floor, as the built-in `CLUP-T2` is.
-pub const RULES: UserClaimRules =
-    UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &["global-error"], algorithms: &[], comparisons: &[CompareSpec::PerRound] };
+/// The metrics a card-defined claim may bound (`formula.metric`), one per observed series of the
+/// built-in claims with a formula twin: each names the built-in statement whose series, inputs
+/// and compared points it reads ([`CardMetric::reads`], [`ClupClaim::observed`]); the card's
+/// bound takes the place of that statement's. Conditions are the card's own (`scope`,
+/// `conditions`, `implicit`) after the family's model checks. Not a metric: Theorem 2 at the
+/// experiments' `gamma = 1/L_g` (`CLUP-T2~expgamma`), whose `V_1` is infinite there (`c1` divides
+/// by `zeta = 1 - gamma L_g = 0`, 003:L1049), so no round of it is ever compared; and Lemma 1's
+/// spectral inequalities (`CLUP-L1`), whose sides are the lemma's constants themselves, computed
+/// by the family, not a series a bound is compared with.
+pub const METRICS: [CardMetric; 20] = [
+    CardMetric {
+        name: "global-error",
+        measures: "||w_t^(g) - w~^(g)||^2 of Algorithm 1 at the scenario's steps, per round 2..=T with V_1 = ||w_1^(g) - w~^(g)||^2 + c1 e_1 (Theorem 2, 003:L176-181)",
+        reads: Statement::Theorem2Global(GammaRule::Scenario),
+    },
+    CardMetric {
+        name: "global-error-mean-of-locals",
+        measures: "||w_t^(g) - w~^(g)||^2 of Algorithm 1 at gamma = 1/lambda (the server takes the mean of the local models), per round, V_1 of that run (003:L258)",
+        reads: Statement::Theorem2Global(GammaRule::MeanOfLocals),
+    },
+    CardMetric {
+        name: "local-error",
+        measures: "max_i ||w_{t,K}^(i) - w~^(i)||^2 of Algorithm 1 at the scenario's steps, per round, V_1 of Theorem 2 ((130), 003:L181, L1134)",
+        reads: Statement::Theorem2Local,
+    },
+    CardMetric {
+        name: "lyapunov-ratio",
+        measures: "V_(t+1)/V_t, V_t = ||w_t^(g) - w~^(g)||^2 + c1 (1/m) sum_i ||w_{t,K}^(i) - w*^(i)(w_t^(g))||^2 with c1 of L1049, per round of Algorithm 1 at the scenario's steps ((114), 003:L1049-1071)",
+        reads: Statement::Theorem2Lyapunov,
+    },
+    CardMetric {
+        name: "corollary2-global-error",
+        measures: "||w_t^(g) - w~^(g)||^2 of Algorithm 1 at Corollary 2's steps (eta = 1/(lambda + L), gamma = 1/(2 L_g), K of (134)), per round, V_1 of that run (003:L185-190)",
+        reads: Statement::Corollary2,
+    },
+    CardMetric {
+        name: "corollary3-local-error",
+        measures: "||w_{t,K}^(i) - w~^(i)||^2 of Algorithm 1 at Corollary 2's steps, per round t = 1..T, the client whose ratio to the bound is largest, init_local = ||w_{0,K}^(i) - w~^(i)||^2 of that client (Corollary 3, 003:L200-207)",
+        reads: Statement::Corollary3 { c4: false },
+    },
+    CardMetric {
+        name: "alg2-error",
+        measures: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 at the scenario's steps, fresh batches of B per local step (exact moments), per round, V_1 = E||w_1^(g) - w~^(g)||^2 + c1 g_1 with c1 of (146) and g_1 after round 1's K local steps (Theorem 3, 003:L1245-1251)",
+        reads: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: false, v1_initial: false },
+    },
+    CardMetric {
+        name: "alg2-error-one-batch",
+        measures: "as alg2-error with one batch per round for the K local steps, as Algorithm 2 is listed (003:L1176)",
+        reads: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: true, v1_initial: false },
+    },
+    CardMetric {
+        name: "alg2-error-empirical-l",
+        measures: "as alg2-error with L = max_i lambda_max(A_i) in the inputs (the constants, c1 of V_1) (003:L92, L1245)",
+        reads: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: true, one_batch: false, v1_initial: false },
+    },
+    CardMetric {
+        name: "alg2-error-v1-initial",
+        measures: "as alg2-error with V_1 = E||w_1^(g) - w~^(g)||^2 + c1 ||(1/m) sum_i (w_{0,K}^(i) - w_*^(i)(w_1^(g)))||^2 from the initial local models (003:L1316)",
+        reads: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: false, v1_initial: true },
+    },
+    CardMetric {
+        name: "alg2-noise-floor",
+        measures: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 (fresh batches) at the remark's steps eta = min{mu (lambda + L)/(4 L (lambda + mu)^2), 1/(lambda + L)}, gamma = 1/(2 L_g), started at the solution, rounds 2..=T (the remark after Theorem 3, 003:L1318)",
+        reads: Statement::Theorem3Remark { at_steps: false },
+    },
+    CardMetric {
+        name: "statistical-error",
+        measures: "max_i E||w~^(i) - w*^(i)||^2 over the label noise (exact), every design draw, every lambda of the scenario's grid and beside Theorem 1's pole and guard (Theorem 1, 003:L108-114)",
+        reads: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false },
+    },
+    CardMetric {
+        name: "statistical-error-empirical-l",
+        measures: "as statistical-error with L = max_i lambda_max(A_i) in the inputs and the probes (003:L92, L542, L592)",
+        reads: Statement::Theorem1 { reading: T1_PROOF, empirical_l: true },
+    },
+    CardMetric {
+        name: "corollary1-error",
+        measures: "max_i E||w~^(i) - w*^(i)||^2 at lambda in {l93, 10 l93, 1000 l93} (R <= 1/sqrt n) or {0, l72/10, l72} (R > 1/sqrt n), every draw (Corollary 1, 003:L122-126, (93) L866)",
+        reads: Statement::Corollary1 { a2_printed: false },
+    },
+    CardMetric {
+        name: "corollary1-error-a2-printed",
+        measures: "max_i E||w~^(i) - w*^(i)||^2 at lambda = max(a1, a2) of (92) with the printed a2, every draw, with the scope check R < 1/sqrt(n) (003:L854-862)",
+        reads: Statement::Corollary1 { a2_printed: true },
+    },
+    CardMetric {
+        name: "lemma4-rms",
+        measures: "(E||w~_GT - w*_g||^2)^(1/2) over the label noise (exact), every draw (Lemma 4, 003:L422-426)",
+        reads: Statement::Lemma4,
+    },
+    CardMetric {
+        name: "global-statistical-error",
+        measures: "E||w~^(g) - w*_g||^2 over the label noise (exact), every draw, every lambda of the grid ((35), 003:L527)",
+        reads: Statement::Global35 { local_average: false },
+    },
+    CardMetric {
+        name: "local-average-statistical-error",
+        measures: "(1/m) sum_i E||w~^(i) - w*^(i)||^2 over the label noise (exact), every draw, every lambda of the grid ((34) solved at 003:L742)",
+        reads: Statement::Global35 { local_average: true },
+    },
+    CardMetric {
+        name: "global-statistical-error-52",
+        measures: "E||w~^(g) - w*_g||^2 over the label noise (exact), every draw, every lambda of the grid where g(lambda) < 1/(8L)^2 and just inside that condition ((52), 003:L618-621)",
+        reads: Statement::Global52 { young: false },
+    },
+    CardMetric {
+        name: "global-statistical-error-79",
+        measures: "E||w~^(g) - w*_g||^2 at lambda in {l77, 10 l77, 1000 l77} (R <= 1/sqrt n) or {0, l72/10, l72} (R > 1/sqrt n), every draw ((79), 003:L773-780)",
+        reads: Statement::Global79,
+    },
+];
+/// The names of [`METRICS`], in order: what `formula.metric` may say.
+pub const METRIC_NAMES: [&str; METRICS.len()] = {
+    let mut names = [""; METRICS.len()];
+    let mut i = 0;
+    while i < METRICS.len() {
+        names[i] = METRICS[i].name;
+        i += 1;
+    }
+    names
+};
 
-/// Compiles a card's claim entry that is not built in into a [`ClupClaim`] (`Statement::Card`).
+/// What this family accepts in a card-defined claim: a bound on one of [`METRICS`], compared
+/// `per-round` at every point the metric's built-in statement compares (for Theorem 2's
+/// `global-error`, every round `2..=T` above the rounding floor, as the built-in `CLUP-T2` is).
+pub const RULES: UserClaimRules = UserClaimRules { symbols: SYMBOLS.symbols(), metrics: &METRIC_NAMES, algorithms: &[], comparisons: &[CompareSpec::PerRound] };
+
+/// Compiles a card's claim entry that is not built in into a [`ClupClaim`] (`Statement::Card`)
+/// on the metric its `formula.metric` names ([`METRICS`]).
 ///
 /// # Errors
-/// [`Error::InvalidField`] naming `claims[ID].formula.FIELD` as [`UserClaim::compile`] does, and
-/// `.at` when it is `horizon` (this family compares its bounds at every round).
+/// [`Error::InvalidField`] naming `claims[ID].formula.FIELD` as [`UserClaim::compile`] does (an
+/// unknown `metric` with the names of [`METRICS`]), and `.at` when it is `horizon` (this family
+/// compares its bounds at every round).
 pub fn card_claim(entry: &ClaimCard) -> Result<ClupClaim> {
     let claim = UserClaim::compile(entry, &RULES)?;
+    let field = |f: &str| format!("claims[{}].formula.{f}", entry.id);
     if !claim.every_prefix {
-        return Err(Error::field(format!("claims[{}].formula.at", entry.id), "`horizon`: FedCLUP compares its bounds at every round", "every-prefix"));
+        return Err(Error::field(field("at"), "`horizon`: FedCLUP compares its bounds at every round", "every-prefix"));
     }
+    let metric = METRICS.iter().find(|m| m.name == claim.metric).ok_or_else(|| Error::field(field("metric"), "unknown metric", METRIC_NAMES.join(", ")))?;
     let formula: &'static FormulaClaim<Inputs> = Box::leak(Box::new(FormulaClaim { claim, values: |x| SYMBOLS.values(x) }));
     let c = &formula.claim;
     Ok(ClupClaim {
         id: c.id,
         title: c.title,
         source: c.source,
-        metric: T2_METRIC,
+        metric: metric.measures,
         kind: ClaimKind::Bound,
         reading: "primary",
         why: c.description,
-        statement: Statement::Card(CardFormula(formula)),
+        statement: Statement::Card(CardFormula(formula, metric)),
     })
 }
 
