@@ -19,7 +19,7 @@
 //! The total error of a round is Figure 1's `||w_{t,K}^(i) - w*^(i)||^2` (003:L270), worst
 //! client, expected over the label noise given draw 0's design (exact: every iterate is affine
 //! in the clients' linear terms `b_i`, whose covariance is `s^2 A_i/n`), from the scenario's
-//! start; GlobalTrain's model is its global one. The rounds to a target `eps` are the first `t`
+//! start (GlobalTrain's local models equal its global one up to `O(1/lambda)`). The rounds to a target `eps` are the first `t`
 //! with total error `<= eps` (`inf` past [`HORIZON`]); the targets are [`TARGETS`] geometric
 //! points strictly between the best error any method reaches at the horizon and the initial
 //! error.
