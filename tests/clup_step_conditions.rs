@@ -8,10 +8,13 @@
 //!   `gamma <= 1/L_g` (003:L964) on the same run;
 //! - `eta <= 1/L_l` (Lemma 5, 003:L955): CLUP-L5 with one local step;
 //! - (14) (003:L178): CLUP-T2 at Corollary 2's steps with `K` the smallest meeting (14) and one less;
-//! - (134) (003:L1164) is Corollary 2's choice of `K`, not a condition its check applies: the
-//!   corollary's proof needs (14), which (134) implies; with `K` one below (134), (14) still holds
-//!   here and CLUP-C2 is checked (holds); one below the smallest `K` meeting (14) it is not
-//!   applicable, (14) named.
+//! - (134) (003:L1164) is Corollary 2's choice of `K`, not a condition CLUP-C2's check applies:
+//!   the corollary's proof needs (14), which (134) implies; with `K` one below (134), (14) still
+//!   holds here and CLUP-C2 is checked (holds); one below the smallest `K` meeting (14) it is not
+//!   applicable, (14) named;
+//! - (134) is the hypothesis of CLUP-C2-K134, the implication (134) => (132) => (131) = (14): at
+//!   (134)'s `K` it is checked (holds), one below it not applicable with (134) named (and no
+//!   other).
 
 use fedbounds::families::clup::bounds::k_134;
 use fedbounds::families::clup::check::{run_scenario, Corollary2Multiples, Scenario};
@@ -110,4 +113,15 @@ fn below_134_corollary2_is_checked_and_below_14_it_is_not_applicable() {
     holds("CLUP-C2", &s);
     s.corollary2_multiples = below(k14 - 1);
     fails_only("CLUP-C2", &s, "(14)");
+}
+
+#[test]
+fn condition_134_decides_the_implication() {
+    let mut s = scenario("low-r-lambda-large", 40);
+    let c = constants(&s);
+    let k = k_134(c.mu, c.l_sample, s.lambda);
+    holds("CLUP-C2-K134", &s);
+    // ceil(K/divisor) = K - 1.
+    s.corollary2_multiples = Some(Corollary2Multiples { gamma: 1.0, eta: 1.0, k_divisor: k as f64 / (k - 1) as f64 * (1.0 + 1e-12) });
+    fails_only("CLUP-C2-K134", &s, "(134)");
 }

@@ -468,7 +468,7 @@ pub use super::prec::ROUNDING_FLOOR;
 /// tolerance is relative at every scale (`rhs = 0 < lhs` or `rhs < 0` is the largest finite ratio,
 /// `f64::MAX`, so it reads as violated; `rhs = inf` a zero one). The slack is `rhs/lhs` at the
 /// tightest point.
-fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
+pub(super) fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
     let ratio = |(l, r): (f64, f64)| {
         if r.is_infinite() && r > 0.0 {
             0.0
@@ -634,6 +634,8 @@ struct Prepared<'a> {
     /// Algorithm 2 at the remark's steps (003:L1318) started at the solution, run once for both
     /// of the remark's rows when one is selected.
     remark: std::sync::OnceLock<(Params, Alg2Run)>,
+    /// Figure 3's study over the sweep, computed once for both of its rows when one is selected.
+    figure3: std::sync::OnceLock<super::figure3::Study>,
     sweep: Vec<SweepPoint>,
     total_error: Vec<(f64, Vec<f64>)>,
 }
@@ -695,6 +697,7 @@ impl<'a> Prepared<'a> {
             run2,
             run2_one,
             remark: std::sync::OnceLock::new(),
+            figure3: std::sync::OnceLock::new(),
             sweep,
             total_error,
             draws,
@@ -827,6 +830,15 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
             let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
             let points = super::figures::k_sweep(&s.lambda_sweep, rounds);
             Some(super::figures::evaluate_local_steps(&points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
+        }
+        Statement::Figure3Lambda { every_eps } if !s.lambda_sweep.is_empty() => {
+            let study = c.figure3.get_or_init(|| super::figure3::study(c.inst(), &s.lambda_sweep, &|l| init_state(c.inst(), &s.init, l)));
+            Some(study.evaluate(every_eps, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
+        }
+        Statement::Corollary2K134 => {
+            let chains = super::k134::chains(c.c0.mu, c.c0.l_sample, s.lambda, c.p_c2.k, &s.lambda_sweep);
+            let sides: Vec<(f64, f64)> = chains.iter().flat_map(super::k134::Chain::compared).collect();
+            Some((per_point(claim.checks(&base_inputs(c.stat0, c.o_c2)), &sides, scale), chains.iter().map(super::k134::Chain::describe).collect()))
         }
         Statement::Corollary3 { .. } => Some(corollary3(c, claim, scale)),
         Statement::Theorem3 { empirical_l, one_batch, v1_initial, .. } => theorem3(c, claim, (empirical_l, one_batch, v1_initial), scale),
