@@ -7,9 +7,8 @@
 //! reference's, in the reference's order (nalgebra's gemv adds column by column), so a replicate
 //! is bit-for-bit the reference's (tests compare them).
 
-use rand::Rng;
-use rand_distr::StandardNormal;
-
+use super::lanes::{self, LaneBuffers, LaneSteps, LANES};
+use super::normals::NormalStream;
 use super::RoundParams;
 use crate::families::ccyw::problem::QuadraticInstance;
 use crate::rng::{StreamKey, SAMPLING_SLOT};
@@ -61,6 +60,7 @@ pub struct RoundBuffers {
     correction: Vec<f64>,
     c_global: Vec<f64>,
     sampled: Vec<usize>,
+    lanes: LaneBuffers,
 }
 
 impl RoundKernel {
@@ -103,6 +103,7 @@ impl RoundKernel {
             correction: vec![0.0; self.du],
             c_global: vec![0.0; self.du],
             sampled: Vec::with_capacity(self.n),
+            lanes: LaneBuffers::new(d, self.du, self.params.k),
         }
     }
 
@@ -118,69 +119,110 @@ impl RoundKernel {
         }
     }
 
-    /// `K` local steps of client `i` from `x` (see [`super::local_sgd`]), the noise of step `k`
-    /// the next `du + dv` normals of the client-round stream `(seed, replicate, round, i)`, as
-    /// [`super::RoundDraws::draw`] draws it. `correction` is `c - c_i` for Scaffold-P (empty for FedAvg-P). Local dimensions
-    /// up to [`MAX_FIXED_DIM`] run with their size known at compile time (the mat-vecs unrolled
-    /// into registers); larger ones through the same arithmetic on slices.
-    fn local_steps(&self, i: usize, key: StreamKey, x: &mut [f64], buf: &mut StepBuffers, correction: &[f64]) {
+    /// The local steps of the sampled clients `group` (at most [`LANES`]), side by side
+    /// ([`super::lanes`]), from the state: lane `l` ends at client `group[l]`'s `x_K`. The noise
+    /// of client `i`'s step `k` is the next `du + dv` normals of its client-round stream
+    /// `(seed, replicate, round, i)`, as [`super::RoundDraws::draw`] draws it; unused lanes
+    /// compute zeros.
+    fn lane_group<const D: usize>(&self, group: &[usize], state: &[f64], lanes: &mut LaneBuffers, seed: u64, replicate: u64, round: u64) {
+        let (du, n) = (self.du, self.n);
+        let c_global_off = du + n * self.dv + n * du;
+        for l in 0..LANES {
+            let Some(&i) = group.get(l) else {
+                lanes.clear_lane(l);
+                continue;
+            };
+            lanes.use_lane(l);
+            for (a, &v) in lanes.h.iter_mut().zip(&self.hessians[i * D * D..(i + 1) * D * D]) {
+                a[l] = v;
+            }
+            for (a, &v) in lanes.g.iter_mut().zip(&self.linear[i * D..(i + 1) * D]) {
+                a[l] = v;
+            }
+            let v_off = du + i * self.dv;
+            for (a, &v) in lanes.x.iter_mut().zip(state[..du].iter().chain(&state[v_off..v_off + self.dv])) {
+                a[l] = v;
+            }
+            if self.algorithm == KernelAlgorithm::ScaffoldP {
+                let c_off = du + n * self.dv + i * du;
+                for (a, corr) in lanes.correction.iter_mut().enumerate() {
+                    corr[l] = state[c_global_off + a] - state[c_off + a];
+                }
+            }
+            if self.noise.is_some() {
+                let mut normals = NormalStream::new(StreamKey { seed, replicate, round, client: i as u64 }.client_round_rng());
+                for z in lanes.z.iter_mut() {
+                    z[l] = normals.normal();
+                }
+            }
+        }
+        let steps = LaneSteps {
+            k: self.params.k,
+            du,
+            gamma_u: self.params.gamma_u,
+            gamma_v: self.params.gamma_v,
+            noise: self.noise.as_deref(),
+            corrected: self.algorithm == KernelAlgorithm::ScaffoldP,
+        };
+        lanes::run::<D>(&steps, lanes);
+    }
+
+    /// The sampled clients' local steps, [`LANES`] at a time for local dimensions up to
+    /// [`MAX_FIXED_DIM`] (compiled for their size), one at a time on slices above; `finish(buf, i)`
+    /// sees client `i`'s `x_K` in `buf.x`, in the order of `sampled`.
+    fn all_local_steps(
+        &self,
+        sampled: &[usize],
+        state: &[f64],
+        buf: &mut RoundBuffers,
+        seeds: (u64, u64, u64),
+        mut finish: impl FnMut(&mut RoundBuffers, usize),
+    ) {
         macro_rules! fixed {
             ($($d:literal)*) => {
-                match x.len() {
-                    $($d => self.local_steps_fixed::<$d>(i, key, x.try_into().expect("local dimension"), correction),)*
-                    _ => self.local_steps_dyn(i, key, x, buf, correction),
+                match self.local_dim() {
+                    $($d => {
+                        for group in sampled.chunks(LANES) {
+                            self.lane_group::<$d>(group, state, &mut buf.lanes, seeds.0, seeds.1, seeds.2);
+                            for (l, &i) in group.iter().enumerate() {
+                                for (x, lane) in buf.x.iter_mut().zip(&buf.lanes.x) {
+                                    *x = lane[l];
+                                }
+                                finish(buf, i);
+                            }
+                        }
+                    })*
+                    _ => {
+                        for &i in sampled {
+                            self.one_client(i, state, buf, seeds);
+                            finish(buf, i);
+                        }
+                    }
                 }
             };
         }
         fixed!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
     }
 
-    fn local_steps_fixed<const D: usize>(&self, i: usize, key: StreamKey, x: &mut [f64; D], correction: &[f64]) {
-        let h: &[f64] = &self.hessians[i * D * D..(i + 1) * D * D];
-        let g: &[f64; D] = self.linear[i * D..(i + 1) * D].try_into().expect("linear term");
-        let noise: Option<&[f64]> = self.noise.as_deref().map(|r| &r[..D * D]);
-        let mut rng = noise.map(|_| key.client_round_rng());
-        let du = self.du;
-        let (gamma_u, gamma_v) = (self.params.gamma_u, self.params.gamma_v);
-        let mut z = [0.0; D];
-        for _ in 0..self.params.k {
-            // grad = H x - g, added column by column as nalgebra's gemv does.
-            let mut grad = [0.0; D];
-            for r in 0..D {
-                grad[r] = h[r] * x[0];
-            }
-            for j in 1..D {
-                for r in 0..D {
-                    grad[r] += h[j * D + r] * x[j];
+    /// Client `i`'s local steps on slices, `x_K` left in `buf.x`.
+    fn one_client(&self, i: usize, state: &[f64], buf: &mut RoundBuffers, (seed, replicate, round): (u64, u64, u64)) {
+        let (du, dv, n) = (self.du, self.dv, self.n);
+        let v_off = du + i * dv;
+        buf.x[..du].copy_from_slice(&state[..du]);
+        buf.x[du..].copy_from_slice(&state[v_off..v_off + dv]);
+        let key = StreamKey { seed, replicate, round, client: i as u64 };
+        let c_global_off = du + n * dv + n * du;
+        let c_off = du + n * dv + i * du;
+        let correction: &[f64] = match self.algorithm {
+            KernelAlgorithm::FedAvgP => &[],
+            KernelAlgorithm::ScaffoldP => {
+                for a in 0..du {
+                    buf.correction[a] = state[c_global_off + a] - state[c_off + a];
                 }
+                &buf.correction
             }
-            for r in 0..D {
-                grad[r] -= g[r];
-            }
-            if let (Some(noise), Some(rng)) = (noise, rng.as_mut()) {
-                for zj in z.iter_mut() {
-                    *zj = rng.sample(StandardNormal);
-                }
-                // grad += R z, column by column (gemv with alpha = beta = 1).
-                for j in 0..D {
-                    for r in 0..D {
-                        grad[r] += noise[j * D + r] * z[j];
-                    }
-                }
-            }
-            if correction.is_empty() {
-                for r in 0..du {
-                    x[r] -= gamma_u * grad[r];
-                }
-            } else {
-                for r in 0..du {
-                    x[r] -= gamma_u * (grad[r] + correction[r]);
-                }
-            }
-            for r in du..D {
-                x[r] -= gamma_v * grad[r];
-            }
-        }
+        };
+        self.local_steps_dyn(i, key, &mut buf.x, &mut buf.step, correction);
     }
 
     fn local_steps_dyn(&self, i: usize, key: StreamKey, x: &mut [f64], buf: &mut StepBuffers, correction: &[f64]) {
@@ -188,7 +230,7 @@ impl RoundKernel {
         let du = self.du;
         let h = &self.hessians[i * d * d..(i + 1) * d * d];
         let g = &self.linear[i * d..(i + 1) * d];
-        let mut rng = self.noise.as_ref().map(|_| key.client_round_rng());
+        let mut rng = self.noise.as_ref().map(|_| NormalStream::new(key.client_round_rng()));
         let (gamma_u, gamma_v) = (self.params.gamma_u, self.params.gamma_v);
         let StepBuffers { grad, z } = buf;
         for _ in 0..self.params.k {
@@ -207,9 +249,7 @@ impl RoundKernel {
                 *gr -= lr;
             }
             if let (Some(noise), Some(rng)) = (&self.noise, rng.as_mut()) {
-                for zj in z.iter_mut() {
-                    *zj = rng.sample(StandardNormal);
-                }
+                rng.fill(&mut z[..]);
                 // grad += R z, column by column (gemv with alpha = beta = 1).
                 for (j, &zj) in z.iter().enumerate() {
                     let col = &noise[j * d..(j + 1) * d];
@@ -250,30 +290,18 @@ impl RoundKernel {
         if self.algorithm == KernelAlgorithm::ScaffoldP {
             buf.c_global.copy_from_slice(&state[c_global_off..c_global_off + du]);
         }
-        for &i in &sampled {
-            let v_off = du + i * dv;
-            buf.x[..du].copy_from_slice(&state[..du]);
-            buf.x[du..].copy_from_slice(&state[v_off..v_off + dv]);
-            let key = StreamKey { seed, replicate, round, client: i as u64 };
-            let c_off = du + n * dv + i * du;
-            let correction: &[f64] = match self.algorithm {
-                KernelAlgorithm::FedAvgP => &[],
-                KernelAlgorithm::ScaffoldP => {
-                    for a in 0..du {
-                        buf.correction[a] = state[c_global_off + a] - state[c_off + a];
-                    }
-                    &buf.correction
-                }
-            };
-            self.local_steps(i, key, &mut buf.x, &mut buf.step, correction);
+        let scaffold = self.algorithm == KernelAlgorithm::ScaffoldP;
+        self.all_local_steps(&sampled, state, buf, (seed, replicate, round), |buf, i| {
             for a in 0..du {
                 buf.u_sum[a] += buf.x[a] - state[a];
             }
             // `v + eta_v (v_K - v)`, as the reference writes line 9.
+            let v_off = du + i * dv;
             for b in 0..dv {
                 buf.next[v_off + b] = state[v_off + b] + (buf.x[du + b] - state[v_off + b]) * p.eta_v;
             }
-            if self.algorithm == KernelAlgorithm::ScaffoldP {
+            if scaffold {
+                let c_off = du + n * dv + i * du;
                 let step = p.k as f64 * p.gamma_u;
                 for a in 0..du {
                     let c_i = state[c_off + a];
@@ -282,7 +310,7 @@ impl RoundKernel {
                     buf.next[c_off + a] = c_i_new;
                 }
             }
-        }
+        });
         let scale = p.eta_u / p.m as f64;
         for a in 0..du {
             buf.next[a] = state[a] + buf.u_sum[a] * scale;

@@ -6,6 +6,8 @@
 
 mod fedavg_p;
 pub mod kernel;
+mod lanes;
+mod normals;
 mod params;
 mod scaffold_p;
 
