@@ -423,6 +423,10 @@ pub struct ScenarioRun {
     /// Total error `max_i ||w_{t,K}^(i) - w*^(i)||^2` on draw 0's labels at Corollary 2's steps,
     /// per lambda of the sweep (the paper's Figure 3 mirrored).
     pub total_error: Vec<(f64, Vec<f64>)>,
+    /// Figure 3's study (every method's total error and rounds to each target), when one of its
+    /// claims was evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub figure3: Option<super::figure3::Study>,
     /// LocalTrain's and GlobalTrain's total error on draw 0's labels.
     pub train_levels: (f64, f64),
     /// `V_1` of Theorem 2 at the scenario's steps (`e_1` after round 1's `K` local steps, as (100)
@@ -1320,6 +1324,7 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
     let mean_of_locals_gap = c.tr.globals.iter().zip(&c.tr_mean.globals).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
     let (alg2_error, sigma2) = c.run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
     let curves = stat_curves(&c);
+    let figure3 = c.figure3.get().cloned();
     Ok(ScenarioRun {
         scenario: s.name.clone(),
         description: s.description.clone(),
@@ -1347,5 +1352,6 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
         mean_of_locals_error: c.tr_mean.global,
         sweep: c.sweep,
         total_error: c.total_error,
+        figure3,
     })
 }

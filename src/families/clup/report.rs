@@ -17,6 +17,7 @@ use crate::verdict::{Evaluation, VerdictKind};
 
 use super::check::ScenarioRun;
 use super::claims::ALL;
+use super::figure3::Method;
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -82,6 +83,10 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
         if !swept.is_empty() {
             files.push(plot_rounds(&swept).file("CLUP-C2-ROUNDS")?);
             files.push(plot_total(&swept).file("CLUP-C3")?);
+        }
+        let studied: Vec<&ScenarioRun> = runs.iter().filter(|r| r.figure3.is_some()).collect();
+        if !studied.is_empty() {
+            files.push(plot_figure3(&studied).file("CLUP-FIG3-LAMBDA")?);
         }
         let rate: Vec<&ScenarioRun> = runs.iter().filter(|r| r.results.iter().any(|c| c.claim == "CLUP-T2")).collect();
         if !rate.is_empty() {
@@ -344,6 +349,40 @@ fn plot_total(runs: &[&ScenarioRun]) -> Figure {
     figure(
         "CLUP-C3: total error against rounds for several lambda (Figure 3 mirrored)",
         "Algorithm 1 at Corollary 2's steps on draw 0's labels; caption: best lambda (rounds) per target total error",
+        panels,
+    )
+}
+
+/// Figure 3 (003:L276, L284): rounds to each target total error against the target, one series
+/// per method (LocalTrain and GlobalTrain dashed, FedCLUP at each lambda of the sweep); a target a
+/// method does not reach within the horizon has no point.
+fn plot_figure3(runs: &[&ScenarioRun]) -> Figure {
+    let panels: Vec<Panel> = runs
+        .iter()
+        .filter_map(|r| {
+            let study = r.figure3.as_ref()?;
+            let mut methods: Vec<(usize, &Method, &Vec<f64>)> = study.methods.iter().zip(&study.rounds).enumerate().map(|(j, (m, k))| (j, m, k)).collect();
+            // The baselines drawn last, on top of the lambdas that tie with them.
+            methods.sort_by_key(|(_, m, _)| !matches!(m, Method::FedClup(_)));
+            let series: Vec<Series> = methods
+                .into_iter()
+                .map(|(j, method, rounds)| {
+                    let points = study.targets.iter().zip(rounds).filter(|(_, k)| k.is_finite()).map(|(t, k)| (*t, *k)).collect();
+                    match method {
+                        Method::FedClup(l) => Series::line(format!("FedCLUP lambda {}", fmt_num(*l)), colour(j), points),
+                        Method::LocalTrain | Method::GlobalTrain => Series::dashed(method.name(), colour(j), points),
+                    }
+                })
+                .collect();
+            // Rounds start at 0 (a target met at the start), so the rounds axis is linear.
+            let most = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0, f64::max);
+            let x = Axis::log(log_range(study.targets.iter().copied()), "target total error eps");
+            Some(Panel { caption: Some(r.scenario.clone()), x, y: Axis::linear((0.0, most + 1.0), "rounds to eps"), series, legend: true })
+        })
+        .collect();
+    figure(
+        "CLUP-FIG3-LAMBDA: rounds to a target total error, per method (Figure 3 as a statement)",
+        "worst client's exact E||w_tK^(i) - w*^(i)||^2; LocalTrain (lambda = 0) and GlobalTrain (lambda -> inf) dashed",
         panels,
     )
 }
