@@ -427,6 +427,13 @@ pub struct ScenarioRun {
     /// claims was evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub figure3: Option<super::figure3::Study>,
+    /// Figure 2's rounds per lambda and `K`, when its claim was evaluated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub k_sweep: Vec<super::figures::KPoint>,
+    /// Theorem 3's noise floors over `m` and over `B` with their fitted slopes, when the slope
+    /// claims were evaluated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ball_sweeps: Vec<ball_scaling::BallSweep>,
     /// LocalTrain's and GlobalTrain's total error on draw 0's labels.
     pub train_levels: (f64, f64),
     /// `V_1` of Theorem 2 at the scenario's steps (`e_1` after round 1's `K` local steps, as (100)
@@ -640,6 +647,10 @@ struct Prepared<'a> {
     remark: std::sync::OnceLock<(Params, Alg2Run)>,
     /// Figure 3's study over the sweep, computed once for both of its rows when one is selected.
     figure3: std::sync::OnceLock<super::figure3::Study>,
+    /// Figure 2's rounds per lambda and `K`, computed once when its claim is selected.
+    k_sweep: std::sync::OnceLock<Vec<super::figures::KPoint>>,
+    /// Theorem 3's ball sweeps over `m` and over `B` (in that order), each computed once.
+    ball_sweeps: [std::sync::OnceLock<Option<ball_scaling::BallSweep>>; 2],
     sweep: Vec<SweepPoint>,
     total_error: Vec<(f64, Vec<f64>)>,
 }
@@ -702,6 +713,8 @@ impl<'a> Prepared<'a> {
             run2_one,
             remark: std::sync::OnceLock::new(),
             figure3: std::sync::OnceLock::new(),
+            k_sweep: std::sync::OnceLock::new(),
+            ball_sweeps: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sweep,
             total_error,
             draws,
@@ -826,14 +839,15 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::QMonotone if s.statistics => Some(q_monotone(c, claim, scale)),
         Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
         Statement::Theorem3BallSlope(axis) => s.batch.and_then(|b| {
-            let sw = ball_scaling::sweep_along(axis, c.inst(), &c.p, b, s.rounds)?;
-            let x = Inputs { batch: ball_scaling::checked_batch(&sw, b) as f64, ..base_inputs(c.stat0, c.o) };
-            Some(ball_scaling::evaluate(&sw, ball_scaling::EXPONENT, claim.checks(&x), scale))
+            let slot = &c.ball_sweeps[usize::from(axis == ball_scaling::BallAxis::Batch)];
+            let sw = slot.get_or_init(|| ball_scaling::sweep_along(axis, c.inst(), &c.p, b, s.rounds)).as_ref()?;
+            let x = Inputs { batch: ball_scaling::checked_batch(sw, b) as f64, ..base_inputs(c.stat0, c.o) };
+            Some(ball_scaling::evaluate(sw, ball_scaling::EXPONENT, claim.checks(&x), scale))
         }),
         Statement::Figure2LocalSteps if !s.lambda_sweep.is_empty() => {
             let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
-            let points = super::figures::k_sweep(&s.lambda_sweep, rounds);
-            Some(super::figures::evaluate_local_steps(&points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
+            let points = c.k_sweep.get_or_init(|| super::figures::k_sweep(&s.lambda_sweep, rounds));
+            Some(super::figures::evaluate_local_steps(points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
         }
         Statement::Figure3Lambda { every_eps } if !s.lambda_sweep.is_empty() => {
             let study = c.figure3.get_or_init(|| super::figure3::study(c.inst(), &s.lambda_sweep, &|l| init_state(c.inst(), &s.init, l)));
@@ -1325,6 +1339,8 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
     let (alg2_error, sigma2) = c.run2.as_ref().map(|r| (r.global_error.clone(), r.sigma2)).unwrap_or_default();
     let curves = stat_curves(&c);
     let figure3 = c.figure3.get().cloned();
+    let k_sweep = c.k_sweep.get().cloned().unwrap_or_default();
+    let ball_sweeps = c.ball_sweeps.iter().filter_map(|sw| sw.get().cloned().flatten()).collect();
     Ok(ScenarioRun {
         scenario: s.name.clone(),
         description: s.description.clone(),
@@ -1353,5 +1369,7 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
         sweep: c.sweep,
         total_error: c.total_error,
         figure3,
+        k_sweep,
+        ball_sweeps,
     })
 }

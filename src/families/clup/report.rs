@@ -15,6 +15,7 @@ use crate::report::panels::{colour, log_range, Axis, Figure, Layout, Panel, Seri
 use crate::report::{reproduce_command, to_json, ReportMeta};
 use crate::verdict::{Evaluation, VerdictKind};
 
+use super::ball_scaling::{BallAxis, BallSweep};
 use super::check::ScenarioRun;
 use super::claims::ALL;
 use super::figure3::Method;
@@ -83,6 +84,17 @@ pub fn report_files(runs: &[ScenarioRun], meta: &ReportMeta, plots: bool) -> Res
         if !swept.is_empty() {
             files.push(plot_rounds(&swept).file("CLUP-C2-ROUNDS")?);
             files.push(plot_total(&swept).file("CLUP-C3")?);
+        }
+        let k_swept: Vec<&ScenarioRun> = runs.iter().filter(|r| !r.k_sweep.is_empty()).collect();
+        if !k_swept.is_empty() {
+            files.push(plot_local_steps(&k_swept).file("CLUP-FIG2-K")?);
+        }
+        for (axis, id) in [(BallAxis::Clients, "CLUP-T3-BALL-M-SLOPE"), (BallAxis::Batch, "CLUP-T3-BALL-B-SLOPE")] {
+            let swept: Vec<(&ScenarioRun, &BallSweep)> =
+                runs.iter().flat_map(|r| r.ball_sweeps.iter().filter(|sw| sw.axis == axis).map(move |sw| (r, sw))).collect();
+            if !swept.is_empty() {
+                files.push(plot_ball_slope(id, &swept).file(id)?);
+            }
         }
         let studied: Vec<&ScenarioRun> = runs.iter().filter(|r| r.figure3.is_some()).collect();
         if !studied.is_empty() {
@@ -349,6 +361,60 @@ fn plot_total(runs: &[&ScenarioRun]) -> Figure {
     figure(
         "CLUP-C3: total error against rounds for several lambda (Figure 3 mirrored)",
         "Algorithm 1 at Corollary 2's steps on draw 0's labels; caption: best lambda (rounds) per target total error",
+        panels,
+    )
+}
+
+/// Figure 2 (003:L264, L272): rounds to an `eps`-solution against the local steps `K`, one line
+/// per lambda of the sweep; the claim is that no line rises.
+fn plot_local_steps(runs: &[&ScenarioRun]) -> Figure {
+    let panels: Vec<Panel> = runs
+        .iter()
+        .map(|r| {
+            let mut lambdas: Vec<f64> = r.k_sweep.iter().map(|p| p.lambda).collect();
+            lambdas.dedup();
+            let series: Vec<Series> = lambdas
+                .iter()
+                .enumerate()
+                .map(|(j, l)| {
+                    let points = r.k_sweep.iter().filter(|p| p.lambda == *l && p.rounds.is_finite()).map(|p| (p.k as f64, p.rounds)).collect();
+                    Series::line(format!("lambda {}", fmt_num(*l)), colour(j), points)
+                })
+                .collect();
+            let most = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0, f64::max);
+            let x = Axis::log((1.0, 32.0), "local steps K");
+            Panel { caption: Some(r.scenario.clone()), x, y: Axis::linear((0.0, most + 1.0), "rounds to eps"), series, legend: true }
+        })
+        .collect();
+    figure(
+        "CLUP-FIG2-K: rounds to an eps-solution against the local steps K (Figure 2 as a statement)",
+        "Algorithm 1 at Corollary 2's gamma and eta, one line per lambda; the claim: no line rises with K",
+        panels,
+    )
+}
+
+/// Theorem 3's ball against `m` or `B` (003:L194, L1320): Algorithm 2's exact noise floor from
+/// the solution, the fitted power law and the claimed `1/(B m)` through the first point, log-log.
+fn plot_ball_slope(id: &str, swept: &[(&ScenarioRun, &BallSweep)]) -> Figure {
+    let name = if swept[0].1.axis == BallAxis::Clients { "clients m" } else { "batch size B" };
+    let panels: Vec<Panel> = swept
+        .iter()
+        .map(|(r, sw)| {
+            let xs: Vec<f64> = sw.xs.iter().map(|x| *x as f64).collect();
+            let mut series = vec![Series::line("exact noise floor", colour(0), xs.iter().copied().zip(sw.floors.iter().copied()).collect())];
+            if let Some(fit) = &sw.fit {
+                let line = xs.iter().map(|x| (*x, (fit.intercept + fit.slope * x.ln()).exp())).collect();
+                series.push(Series::dashed(format!("fit: slope {:.4} [{:.4}, {:.4}]", fit.slope, fit.lower, fit.upper), colour(1), line));
+            }
+            if let (Some(x0), Some(y0)) = (xs.first(), sw.floors.first()) {
+                series.push(Series::dashed("1/(B m) through the first point", colour(2), xs.iter().map(|x| (*x, y0 * x0 / x)).collect()));
+            }
+            panel(r.scenario.clone(), (name, "E||w_T^g - w~^g||^2 from the solution"), true, series)
+        })
+        .collect();
+    figure(
+        &format!("{id}: Theorem 3's noise floor against the {name}"),
+        "Algorithm 2, fresh batches per local step, exact moments; the claim: slope at most -1 (99% interval)",
         panels,
     )
 }
