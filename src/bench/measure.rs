@@ -202,6 +202,9 @@ pub struct ScalingPoint {
     pub seconds: f64,
     /// Peak resident memory during the point (bytes), where measurable.
     pub peak_bytes: Option<f64>,
+    /// Units of work done per second (the series' `work_unit`), where the series counts its work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_second: Option<f64>,
 }
 
 /// Time and peak memory against one size, the others fixed.
@@ -222,6 +225,9 @@ pub struct ScalingSeries {
     pub time_exponent: f64,
     /// The same for the peak memory above the smallest point's.
     pub memory_exponent: Option<f64>,
+    /// What a point's `per_second` counts (e.g. `client local steps`), where it is counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_unit: Option<String>,
     /// 1-minute load average before the first and after the last point.
     pub load_average: [Option<f64>; 2],
 }

@@ -65,17 +65,47 @@ pub fn measure_series<T>(
         let (out, timing) = time(repeats, || job(x));
         out?;
         let peak_bytes = if resettable { peak_memory_bytes() } else { None };
-        points.push(ScalingPoint { x: x as f64, seconds: timing.best(), peak_bytes });
+        points.push(ScalingPoint { x: x as f64, seconds: timing.best(), peak_bytes, per_second: None });
     }
     let time_exponent = fit_exponent(&points.iter().map(|p| (p.x, p.seconds)).collect::<Vec<_>>());
     let memory_exponent = memory_exponent(&points);
-    Ok(ScalingSeries { family, name: name.into(), axis: axis.into(), fixed, points, time_exponent, memory_exponent, load_average: [before, load_average()] })
+    Ok(ScalingSeries {
+        family,
+        name: name.into(),
+        axis: axis.into(),
+        fixed,
+        points,
+        time_exponent,
+        memory_exponent,
+        work_unit: None,
+        load_average: [before, load_average()],
+    })
 }
 
-/// The exponent of the peak memory above the smallest point's (what the work itself holds).
+impl ScalingSeries {
+    /// The series with the work each point does, `work(x)` units of `unit`, read as a rate:
+    /// `per_second = work(x) / seconds` at every point.
+    pub fn with_work(mut self, unit: &str, work: impl Fn(f64) -> f64) -> Self {
+        for p in &mut self.points {
+            p.per_second = Some(work(p.x) / p.seconds);
+        }
+        self.work_unit = Some(unit.to_string());
+        self
+    }
+}
+
+/// A series' peak memory is said to grow with the work only where its largest peak is at least
+/// this multiple of its smallest; below it the peaks are the process's own memory and noise.
+const MEMORY_GROWTH_MIN: f64 = 1.25;
+
+/// The exponent of the peak memory above the smallest point's (what the work itself holds);
+/// none where the memory does not grow by [`MEMORY_GROWTH_MIN`].
 fn memory_exponent(points: &[ScalingPoint]) -> Option<f64> {
     let peaks: Vec<f64> = points.iter().map(|p| p.peak_bytes).collect::<Option<_>>()?;
     let floor = peaks.iter().copied().fold(f64::INFINITY, f64::min);
+    if peaks.iter().copied().fold(0.0, f64::max) < MEMORY_GROWTH_MIN * floor {
+        return None;
+    }
     let above: Vec<(f64, f64)> = points.iter().zip(&peaks).filter(|(_, &b)| b > floor).map(|(p, &b)| (p.x, b - floor)).collect();
     (above.len() >= 2).then(|| fit_exponent(&above))
 }
@@ -91,7 +121,9 @@ pub fn figure(series: &[ScalingSeries]) -> Figure {
             let y = log_range(time.iter().chain(&memory).map(|p| p.1));
             let x = log_range(time.iter().map(|p| p.0));
             let memory_note = s.memory_exponent.map_or(String::new(), |a| format!(", memory ~ x^{a:.2}"));
-            let mut lines = vec![Series { markers: Some(3), ..Series::line("seconds", colour(0), time) }];
+            let rate = s.points.last().and_then(|p| Some(format!(" ({:.3e} {}/s at {})", p.per_second?, s.work_unit.as_deref()?, p.x)));
+            let seconds = format!("seconds{}", rate.unwrap_or_default());
+            let mut lines = vec![Series { markers: Some(3), ..Series::line(seconds, colour(0), time) }];
             if !memory.is_empty() {
                 lines.push(Series { markers: Some(3), ..Series::dashed("peak memory (MiB)", colour(1), memory) });
             }
@@ -105,7 +137,7 @@ pub fn figure(series: &[ScalingSeries]) -> Figure {
         })
         .collect();
     Figure {
-        title: "How the exact engine's cost grows with the work".into(),
+        title: "How cost grows with the work".into(),
         subtitle: "best of the repetitions; exponents fitted on the larger half of each series (log-log least squares)".into(),
         layout: Layout::grid(70),
         panels,
@@ -143,5 +175,20 @@ mod tests {
             assert!(b - a > 40.0 * 1024.0 * 1024.0, "the larger allocation peaks higher: {a} vs {b}");
         }
         assert!(figure(&[s]).problems().is_empty());
+    }
+
+    #[test]
+    fn a_series_with_work_reports_its_rate_per_point() {
+        let s = measure_series("core", "sum", "n", serde_json::json!({}), &[1000, 4000], 1, |n| Ok(std::hint::black_box((0..n).sum::<usize>()))).unwrap();
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains("per_second") && !json.contains("work_unit"), "no rate without work: {json}");
+        let s = s.with_work("additions", |x| 2.0 * x);
+        for p in &s.points {
+            assert_eq!(p.per_second, Some(2.0 * p.x / p.seconds));
+        }
+        // Negative control: the rate is per point, not the first point's copied.
+        assert_ne!(s.points[0].per_second, s.points[1].per_second);
+        let label = figure(std::slice::from_ref(&s)).panels[0].as_ref().unwrap().series[0].label.clone().unwrap();
+        assert!(label.contains("additions/s at 4000"), "{label}");
     }
 }

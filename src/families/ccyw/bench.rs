@@ -111,9 +111,11 @@ fn exact_scaled(n: usize, du: usize, rounds: usize) -> Result<()> {
 type SeriesSpec = (&'static str, &'static str, serde_json::Value, Vec<usize>, fn(usize) -> Result<()>);
 
 /// How the exact engine's time and peak memory grow: against `n` (T = 100, du = 5), against `T`
-/// (n = 100, du = 5) and against the shared dimension `du` (n = 100, T = 100); one repetition
-/// a point. Each series is a measurement of its largest point carrying the series.
-fn scaling_series() -> Result<Vec<Measurement>> {
+/// (n = 100, du = 5) and against the shared dimension `du` (n = 100, T = 100), one repetition a
+/// point; then Monte Carlo's throughput against replicates and threads
+/// ([`monte_carlo_series`]). Each series is a measurement of its largest point carrying the
+/// series.
+fn scaling_series(threads: usize) -> Result<Vec<Measurement>> {
     let specs: [SeriesSpec; 3] = [
         (
             "exact FedAvg-P against clients",
@@ -129,18 +131,45 @@ fn scaling_series() -> Result<Vec<Measurement>> {
             exact_scaled(100, du, 100)
         }),
     ];
-    specs
-        .into_iter()
-        .map(|(name, axis, fixed, xs, job)| {
-            let series = measure_series(FAMILY_ID, name, axis, fixed.clone(), &xs, 1, job)?;
-            let last = series.points.last().cloned();
-            let timing = crate::bench::Timing { seconds: last.iter().map(|p| p.seconds).collect(), load_average: series.load_average, cpu_seconds: Vec::new() };
-            let mut out = Measurement::new(FAMILY_ID, format!("{name}: seconds at the largest point"), fixed, 1, timing);
-            out.peak_bytes = last.and_then(|p| p.peak_bytes);
-            out.scaling = Some(series);
-            Ok(out)
-        })
-        .collect()
+    let exact = specs.into_iter().map(|(name, axis, fixed, xs, job)| Ok((measure_series(FAMILY_ID, name, axis, fixed, &xs, 1, job)?, 1)));
+    exact.chain(monte_carlo_series(threads)).map(|series| series.map(|(s, threads)| series_measurement(s, threads))).collect()
+}
+
+/// How Monte Carlo FedAvg-P's throughput grows with the replicates (on `threads` threads) and
+/// with the threads (at [`MC_REPLICATES`] replicates), on the paper's instance of [`bench`]: time
+/// against the size, and client local steps per second at each point. With the replicates
+/// shared out evenly, time ~ replicates^1 and ~ threads^-1 are perfect scaling.
+fn monte_carlo_series(threads: usize) -> impl Iterator<Item = Result<(crate::bench::ScalingSeries, usize)>> {
+    let (n, m, k, rounds) = (10, 9, 25, MC_ROUNDS / 4);
+    let fixed = json!({ "n": n, "m": m, "K": k, "du": 5, "dv": 5, "rounds": rounds, "seed": MC_SEED });
+    let steps = move |replicates: f64| (rounds * m * k) as f64 * replicates;
+    let run = move |threads: usize, replicates: usize| -> Result<()> {
+        let inst = instance(n, 5, 5)?;
+        let alg = FedAvgP { params: config(n, m, k).check(n)? };
+        std::hint::black_box(in_pool(Some(threads), || simulate(&inst, &alg, rounds, MC_SEED, replicates))?);
+        Ok(())
+    };
+    let by_replicates =
+        measure_series(FAMILY_ID, "Monte Carlo FedAvg-P against replicates", "replicates", fixed.clone(), &[2, 4, 8, 16, 32, 64], 2, |r| run(threads, r));
+    let thread_counts: Vec<usize> = (1..=threads).collect();
+    let mut fixed_threads = fixed;
+    fixed_threads["replicates"] = json!(MC_REPLICATES);
+    let by_threads = measure_series(FAMILY_ID, "Monte Carlo FedAvg-P against threads", "threads", fixed_threads, &thread_counts, 2, |t| run(t, MC_REPLICATES));
+    [
+        by_replicates.map(|s| (s.with_work("client local steps", steps), threads)),
+        by_threads.map(|s| (s.with_work("client local steps", move |_| steps(MC_REPLICATES as f64)), threads)),
+    ]
+    .into_iter()
+}
+
+/// A scaling series as a measurement of its largest point, on `threads` threads.
+fn series_measurement(series: crate::bench::ScalingSeries, threads: usize) -> Measurement {
+    let last = series.points.last().cloned();
+    let timing = crate::bench::Timing { seconds: last.iter().map(|p| p.seconds).collect(), load_average: series.load_average, cpu_seconds: Vec::new() };
+    let mut out = Measurement::new(FAMILY_ID, format!("{}: seconds at the largest point", series.name), series.fixed.clone(), threads, timing);
+    out.peak_bytes = last.and_then(|p| p.peak_bytes);
+    out.scaling = Some(series);
+    out
 }
 
 /// The exact run with 1,000 clients held to [`EXACT_THOUSAND_TARGET`] (time and peak memory).
@@ -170,7 +199,7 @@ pub fn bench(request: &BenchRequest) -> Result<Vec<Measurement>> {
     out.push(exact("100 clients", (100, 90, k, 5, 2), 1000, EXACT_HUNDRED_TARGET, request)?);
     if request.scaling {
         out.push(exact_thousand(request)?);
-        out.extend(scaling_series()?);
+        out.extend(scaling_series(request.threads)?);
     }
     let check = CheckRequest { scenarios: vec!["paper-default".into()], threads: Some(request.threads), ..CheckRequest::default() };
     let (report, timing) = time(request.repeats, || super::FAMILY.check(&check, &Silent));
