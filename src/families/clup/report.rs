@@ -365,6 +365,13 @@ fn plot_total(runs: &[&ScenarioRun]) -> Figure {
     )
 }
 
+/// A panel of rounds to an `eps`-solution (y) against `x`, titled by its scenario. Rounds start
+/// at 0 (a target met at the start), so the rounds axis is linear, from 0 to one past the most.
+fn rounds_panel(scenario: &str, x: Axis, series: Vec<Series>) -> Panel {
+    let most = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0, f64::max);
+    Panel { caption: Some(scenario.to_string()), x, y: Axis::linear((0.0, most + 1.0), "rounds to eps"), series, legend: true }
+}
+
 /// Figure 2 (003:L264, L272): rounds to an `eps`-solution against the local steps `K`, one line
 /// per lambda of the sweep; the claim is that no line rises.
 fn plot_local_steps(runs: &[&ScenarioRun]) -> Figure {
@@ -381,9 +388,7 @@ fn plot_local_steps(runs: &[&ScenarioRun]) -> Figure {
                     Series::line(format!("lambda {}", fmt_num(*l)), colour(j), points)
                 })
                 .collect();
-            let most = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0, f64::max);
-            let x = Axis::log((1.0, 32.0), "local steps K");
-            Panel { caption: Some(r.scenario.clone()), x, y: Axis::linear((0.0, most + 1.0), "rounds to eps"), series, legend: true }
+            rounds_panel(&r.scenario, Axis::log((1.0, 32.0), "local steps K"), series)
         })
         .collect();
     figure(
@@ -440,10 +445,7 @@ fn plot_figure3(runs: &[&ScenarioRun]) -> Figure {
                     }
                 })
                 .collect();
-            // Rounds start at 0 (a target met at the start), so the rounds axis is linear.
-            let most = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0, f64::max);
-            let x = Axis::log(log_range(study.targets.iter().copied()), "target total error eps");
-            Some(Panel { caption: Some(r.scenario.clone()), x, y: Axis::linear((0.0, most + 1.0), "rounds to eps"), series, legend: true })
+            Some(rounds_panel(&r.scenario, Axis::log(log_range(study.targets.iter().copied()), "target total error eps"), series))
         })
         .collect();
     figure(
