@@ -23,7 +23,6 @@ use crate::paper_card::PaperCard;
 use crate::verdict::VerdictKind;
 
 use super::card_claims::CardClaim;
-
 use super::explicit::ExplicitInstance;
 use super::problem::{Instance, InstanceSpec};
 use super::round::{NoiseDraws, Params};
