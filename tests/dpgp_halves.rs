@@ -20,7 +20,7 @@ fn card() -> Card {
 }
 
 fn card_scenario(name: &str) -> Scenario {
-    card().scenarios.into_iter().find(|s| s.name == name).expect("a card scenario")
+    card().card.scenarios.into_iter().find(|s| s.name == name).expect("a card scenario")
 }
 
 fn row(run: &ScenarioRun, claim: &str) -> (VerdictKind, Option<f64>) {
