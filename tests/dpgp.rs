@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use fedbounds::engine::student_t_interval;
 use fedbounds::engine::RandomAffineRound;
-use fedbounds::families::dpgp::card::{parse_card, parse_scenario, DEFAULT_CARD};
+use fedbounds::families::dpgp::card::{embedded_card, parse_scenario, CARD};
 use fedbounds::families::dpgp::round::{exact_trajectory, sampled_trajectory, DpgpRound, Params};
 use fedbounds::families::dpgp::topology::{connectivity, smallest_window, GraphSequence, MixingRule, Topology};
 use fedbounds::family::{CardText, CheckRequest, Family, RunOptions, Silent};
@@ -37,8 +37,11 @@ fn default_card_verdicts_are_reproduced() {
     let outcome = registry().check(&CheckRequest::default(), &Silent).unwrap();
     assert!(outcome.mismatches().is_empty(), "{:?}", outcome.mismatches());
     let rows: Vec<_> = outcome.rows().collect();
-    let card = parse_card(DEFAULT_CARD, "card").unwrap();
-    assert_eq!(rows.len(), card.scenarios.iter().map(|s| s.expected.len()).sum::<usize>() + card.comparisons.iter().map(|c| c.expected.len()).sum::<usize>());
+    let card = embedded_card().unwrap();
+    assert_eq!(
+        rows.len(),
+        card.scenarios.iter().map(|s| s.expected.len()).sum::<usize>() + card.sections.comparisons.iter().map(|c| c.expected.len()).sum::<usize>()
+    );
     // Every verdict kind the card speaks of is computed somewhere, not assumed.
     for kind in [VerdictKind::Holds, VerdictKind::Violated, VerdictKind::NotApplicable] {
         assert!(rows.iter().any(|r| r.evaluation.verdict == kind), "no {kind} row");
@@ -94,7 +97,7 @@ fn theorem_one_is_read_as_a_bounded_ratio_wherever_the_sweep_starts() {
     use fedbounds::families::dpgp::check::run_scenario;
     use fedbounds::families::dpgp::claims::theorem1_shape;
     use fedbounds::kinds::big_o::evaluate_big_o;
-    let card = parse_card(DEFAULT_CARD, "card").unwrap();
+    let card = embedded_card().unwrap();
     let base = card.scenarios.iter().find(|s| s.name == "ring-high").unwrap().clone();
     // metric/bracket rises from 0.07 to 0.17 over ring-high's sweep, its growth slowing: a
     // constant fitted at any first horizon would be exceeded later, the ratio is bounded.
@@ -410,7 +413,7 @@ fn assumption_four_is_exact() {
 
 #[test]
 fn bad_input_names_the_field() {
-    let base = DEFAULT_CARD;
+    let base = CARD.1;
     let bad = |text: String, needle: &str| {
         let err = registry().check(&CheckRequest { card: Some(CardText { what: "bad.toml".into(), text }), ..Default::default() }, &Silent).err().unwrap();
         assert!(err.is_bad_input(), "{err}");
@@ -424,7 +427,13 @@ fn bad_input_names_the_field() {
     bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = []", 1), "topology.rounds");
     bad(base.replacen("coupling = 0.0", "coupling = 1.5", 1), "coupling");
     bad(base.replacen("rounds = 200", "rounds = 100000000", 1), "rounds");
-    bad(base.replacen("family = \"dpgp\"", "family = \"ccyw\"", 1), "family");
+    bad(base.replacen("module = \"dpgp\"", "module = \"nope\"", 1), "family `nope`");
+    bad(base.replacen("[family]", "family = \"dpgp\"\n[family_]", 1), "family");
+    bad(base.replacen("module = \"dpgp\"", "module = \"dpgp\"\nmodul = 1", 1), "modul");
+    bad(base.replacen("[[comparisons]]", "[[comparisons]]\nbogus = 1", 1), "bogus");
+    // Read directly, a card of another family is refused naming the key.
+    let other = fedbounds::families::dpgp::card::parse_card(&base.replacen("module = \"dpgp\"", "module = \"clup\"", 1), "bad.toml").err().unwrap();
+    assert!(other.is_bad_input() && other.to_string().contains("family.module"), "{other}");
     bad(base.replacen("m = 6", "m = 200", 1).replacen("du = 2", "du = 3", 1), "state dimension");
     bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [10000, 15000, 20000, 20000]", 1), "scenarios[0].sweep");
     bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [9000, 14000, 18000, 19000]", 1), "rounds in all");
@@ -514,7 +523,7 @@ fn the_card_names_every_claim_and_every_inconsistency() {
 
 /// The run of a default-card scenario by name.
 fn card_run(name: &str) -> fedbounds::families::dpgp::check::ScenarioRun {
-    let card = parse_card(DEFAULT_CARD, "card").unwrap();
+    let card = embedded_card().unwrap();
     let s = card.scenarios.iter().find(|s| s.name == name).unwrap();
     fedbounds::families::dpgp::check::run_scenario(s, 1.0).unwrap()
 }
@@ -562,7 +571,7 @@ fn the_graph_moves_the_metric_where_assumption_four_needs_the_visited_points() {
 fn on_the_hub_the_printed_delta_v_has_a_floor_the_debiased_one_does_not() {
     use fedbounds::families::dpgp::topology::GraphSequence;
     let run = card_run("hub-coupled");
-    let card = parse_card(DEFAULT_CARD, "card").unwrap();
+    let card = embedded_card().unwrap();
     let s = card.scenarios.iter().find(|s| s.name == "hub-coupled").unwrap();
     let inst = s.instance().build("s").unwrap();
     // Floor of E Delta_v^t at u_i^t = mu_i u*: (1/m) sum_i (mu_i - 1)^2 ||B_i^T u*||^2 (in the

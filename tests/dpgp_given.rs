@@ -13,6 +13,9 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fedbounds");
 
+/// The shared header of a card of this family, without claims of its own.
+const CARD_HEAD: &str = "claims = []\n[family]\nid = \"DPGP-GIVEN\"\nmodule = \"dpgp\"\npaper = \"DFedPGP\"\nsource_files = []\nalgorithm = \"Algorithm 1\"\n";
+
 /// A generated scenario on random graphs with short horizons and `extra` keys.
 fn scenario(name: &str, extra: &str) -> String {
     format!(
@@ -117,7 +120,7 @@ fn check_rows_say_given_and_export_keeps_the_constants() {
     let check = |name: &str, keys: &str| -> (String, String) {
         let card = dir.join(format!("{name}.toml"));
         let body = scenario(name, keys).replace("family = \"dpgp\"\n", "");
-        std::fs::write(&card, format!("family = \"dpgp\"\n[[scenarios]]\n{body}")).expect("written");
+        std::fs::write(&card, format!("{CARD_HEAD}[[scenarios]]\n{body}")).expect("written");
         let out = dir.join(name);
         let o = Command::new(BIN)
             .args(["check", "--no-plots", "--claim", "DPGP-L3", "--claim", "DPGP-L1", "--card"])

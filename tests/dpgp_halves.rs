@@ -10,17 +10,17 @@
 //! - Negative control: both hold on the card's tightest scenario and both are violated there with
 //!   the bounds scaled by 0.98, below their slack.
 
-use fedbounds::families::dpgp::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD};
+use fedbounds::families::dpgp::card::{embedded_card, parse_scenario, Card, Scenario};
 use fedbounds::families::dpgp::check::{run_scenario, ScenarioRun};
 use fedbounds::families::dpgp::claims::{Rec32, Rec32Reading};
 use fedbounds::verdict::VerdictKind;
 
 fn card() -> Card {
-    parse_card(DEFAULT_CARD, "theorems/dpgp.toml").expect("the embedded card parses")
+    embedded_card().expect("the embedded card parses")
 }
 
 fn card_scenario(name: &str) -> Scenario {
-    card().scenarios.into_iter().find(|s| s.name == name).expect("a card scenario")
+    card().card.scenarios.into_iter().find(|s| s.name == name).expect("a card scenario")
 }
 
 fn row(run: &ScenarioRun, claim: &str) -> (VerdictKind, Option<f64>) {

@@ -3,7 +3,7 @@
 //! the exact sides against seeded sampling.
 
 use fedbounds::engine::student_t_interval;
-use fedbounds::families::dpgp::card::{parse_card, parse_scenario, DEFAULT_CARD};
+use fedbounds::families::dpgp::card::{embedded_card, parse_scenario};
 use fedbounds::families::dpgp::check::{run_scenario, ScenarioRun};
 use fedbounds::families::dpgp::round::{exact_trajectory_with, sampled_trajectory, Params, Trajectory};
 use fedbounds::families::dpgp::topology::GraphSequence;
@@ -24,7 +24,7 @@ fn verdict(claim: &str, scenario: &str, scale: Option<f64>) -> (VerdictKind, Opt
 }
 
 fn card_run(name: &str) -> ScenarioRun {
-    let card = parse_card(DEFAULT_CARD, "card").unwrap();
+    let card = embedded_card().unwrap();
     run_scenario(card.scenarios.iter().find(|s| s.name == name).unwrap(), 1.0).unwrap()
 }
 

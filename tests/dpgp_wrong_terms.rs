@@ -12,7 +12,7 @@
 //! [`evaluate_big_o`] for Theorem 1's bracket. DPGP-EQ15 and the Remark 2 orderings have no formula
 //! twin (`formulas::WITHOUT_FORMULA` says why), so no term of theirs can be scaled.
 
-use fedbounds::families::dpgp::card::{parse_card, Card, DEFAULT_CARD};
+use fedbounds::families::dpgp::card::{embedded_card, parse_card, Card};
 use fedbounds::families::dpgp::check::{run_scenario, ScenarioRun};
 use fedbounds::families::dpgp::formulas::{Inputs, SYMBOLS, WITHOUT_FORMULA};
 use fedbounds::formula::wrong::wrong_terms;
@@ -22,7 +22,7 @@ use fedbounds::kinds::rate::{evaluate_rate, sweep_series};
 use fedbounds::verdict::VerdictKind;
 
 fn card() -> Card {
-    parse_card(DEFAULT_CARD, "theorems/dpgp.toml").expect("the embedded card parses")
+    embedded_card().expect("the embedded card parses")
 }
 
 fn formula(card: &Card, id: &str) -> FormulaCard {

@@ -325,7 +325,7 @@ fn dpgp_inputs(rng: &mut ChaCha8Rng) -> DpgpInputs {
 }
 
 fn dpgp_cards() -> Vec<ClaimCard> {
-    dpgp::card::parse_card(dpgp::card::DEFAULT_CARD, "theorems/dpgp.toml").expect("embedded card parses").claims
+    dpgp::card::embedded_card().expect("embedded card parses").card.claims
 }
 
 #[test]

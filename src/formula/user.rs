@@ -302,35 +302,6 @@ pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], symbols: &'static 
     Ok(())
 }
 
-/// The claims a card defines, compiled ([`compile_card_claims`]), carried with the card that
-/// defines them.
-pub struct Defined<C>(pub Vec<std::sync::Arc<C>>);
-
-impl<C> Default for Defined<C> {
-    fn default() -> Self {
-        Self(Vec::new())
-    }
-}
-
-impl<C> Clone for Defined<C> {
-    fn clone(&self) -> Self {
-        Self(self.0.clone())
-    }
-}
-
-impl<C: BoundClaim> std::fmt::Debug for Defined<C> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.iter().map(|c| c.id())).finish()
-    }
-}
-
-impl<C: BoundClaim> Defined<C> {
-    /// The ids, in card order.
-    pub fn ids(&self) -> Vec<&'static str> {
-        self.0.iter().map(|c| c.id()).collect()
-    }
-}
-
 /// The `conditions` command for card-defined claims: each symbol takes the given value of the
 /// same name (`--set NAME=VALUE`, or a flag such as `--eta-u` for `eta_u`, matched ignoring case
 /// when no exact name is given), NaN when none is; then every check of each claim and, when all

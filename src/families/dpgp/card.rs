@@ -1,6 +1,8 @@
 //! The card schema of DFedPGP: scenarios (an instance, a topology, steps in Corollary 1's form, the
 //! horizons) with the verdicts the card expects, and comparisons of topologies (Remark 2).
-//! Unknown keys are errors (`deny_unknown_fields`); a top-level `family = "dpgp"` is accepted.
+//! The card is read through [`PaperCard`] (a `[family]` table with `module = "dpgp"`, claims,
+//! inconsistencies, `[search]`), its own section being `comparisons`; unknown keys are errors at
+//! every level. A scenario file of its own names its family by a top-level `family = "dpgp"`.
 //! A scenario's instance is generated from its keys (`mu_u`, `heterogeneity`, ...) or given by
 //! its matrices in an `[instance]` table ([`super::explicit`]), never both. Optional keys beyond
 //! Algorithm 1's defaults: push weights through a `weighted` or `lazy` topology
@@ -13,9 +15,14 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::card::{parse_toml, require_new_scenario_name};
+use crate::claim::BoundClaim;
 use crate::error::{require_memory, require_positive, Error, Result};
+use crate::formula::user::ReadCard;
+use crate::paper_card::PaperCard;
 use crate::verdict::VerdictKind;
 
+use super::card_claims::CardClaim;
 use super::explicit::ExplicitInstance;
 use super::problem::{Instance, InstanceSpec};
 use super::round::{NoiseDraws, Params};
@@ -24,8 +31,8 @@ use super::topology::{connectivity_given, Connectivity, MixingRule, PushSumConst
 /// The family's id.
 pub const FAMILY_ID: &str = "dpgp";
 
-/// The embedded default card.
-pub const DEFAULT_CARD: &str = include_str!("../../../theorems/dpgp.toml");
+/// The embedded card.
+pub const CARD: (&str, &str) = ("theorems/dpgp.toml", include_str!("../../../theorems/dpgp.toml"));
 
 /// Largest horizon a scenario may ask for.
 pub const MAX_ROUNDS: usize = 20_000;
@@ -36,34 +43,21 @@ pub const MAX_STATE: usize = 512;
 /// Largest number of rounds (the sweep's and the per-round horizon's) one scenario may run.
 pub const MAX_TOTAL_ROUNDS: usize = 60_000;
 
-/// A card: scenarios and comparisons.
-#[derive(Debug, Clone, Deserialize)]
+/// DFedPGP's claim card as written: the shared parts, its scenarios and its comparisons.
+pub type WrittenCard = PaperCard<Scenario, Sections>;
+
+/// The top-level sections only DFedPGP's card has.
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Card {
-    /// `"dpgp"` (optional).
-    pub family: Option<String>,
-    /// What the card checks, for readers.
-    #[serde(default)]
-    pub statement: String,
-    /// Scenarios.
-    #[serde(default)]
-    pub scenarios: Vec<Scenario>,
-    /// Comparisons of topologies.
+pub struct Sections {
+    /// Comparisons of topologies (Remark 2, Figure 3a).
     #[serde(default)]
     pub comparisons: Vec<Comparison>,
-    /// One human-readable entry per claim and variant.
-    #[serde(default)]
-    pub claims: Vec<crate::card::ClaimCard>,
-    /// How each inconsistency of the paper is encoded.
-    #[serde(default)]
-    pub inconsistencies: Vec<crate::card::InconsistencyCard>,
-    /// What the card expects of the family's search (`[search] expected`).
-    #[serde(default)]
-    pub search: crate::search::space::CardSearch,
-    /// The claims it defines by formulas, compiled when it is read.
-    #[serde(skip)]
-    pub defined: crate::formula::user::Defined<super::card_claims::CardClaim>,
 }
+
+/// A card as read: as written, with the claims it defines by formulas (not built in) compiled,
+/// in card order.
+pub type Card = ReadCard<WrittenCard, CardClaim>;
 
 fn d_k() -> usize {
     2
@@ -481,66 +475,72 @@ impl Scenario {
     }
 }
 
-/// Parses and validates a card.
+/// Parses and validates a card, naming the field at fault. Claims it defines by formulas are
+/// compiled first, so its scenarios may name them.
 ///
 /// # Errors
 /// [`Error::Parse`] naming the unknown or mistyped key; [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
-    let mut card: Card = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    let mut card: WrittenCard = parse_toml(text, what)?;
+    if let Some(module) = card.family.module.as_deref().filter(|x| *x != FAMILY_ID) {
+        return Err(Error::field("family.module", format!("`{module}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
+    }
     for (k, s) in card.scenarios.iter_mut().enumerate() {
         s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve(&format!("scenarios[{k}].topology"))?;
     }
-    if let Some(family) = card.family.as_deref().filter(|x| *x != FAMILY_ID) {
-        return Err(Error::field("family", format!("`{family}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
-    }
     card.search.check(&super::claims::summaries().iter().map(|c| c.id).collect::<Vec<_>>())?;
-    // Claims the card defines by formulas are compiled first, so its scenarios may name them.
-    card.defined = super::card_claims::compile(&card.claims)?;
-    let defined = card.defined.ids();
-    let mut names: Vec<&str> = Vec::new();
+    let defined = super::card_claims::compile(&card.claims)?;
+    let ids: Vec<&str> = defined.iter().map(|c| c.id()).collect();
     for (k, s) in card.scenarios.iter().enumerate() {
-        s.validate(&format!("scenarios[{k}]"), &defined)?;
-        if names.contains(&s.name.as_str()) {
-            return Err(Error::field(format!("scenarios[{k}].name"), format!("`{}` appears twice", s.name), "distinct names"));
-        }
-        names.push(&s.name);
+        s.validate(&format!("scenarios[{k}]"), &ids)?;
+        require_new_scenario_name(card.scenarios[..k].iter().map(|o| o.name.as_str()), k, &s.name)?;
     }
-    let mut axes = Vec::new();
-    for (k, c) in card.comparisons.iter().enumerate() {
-        let field = format!("comparisons[{k}]");
-        if names.contains(&c.name.as_str()) {
-            return Err(Error::field(format!("{field}.name"), format!("`{}` is already a name", c.name), "distinct names"));
-        }
-        let members: Vec<&Scenario> = c
-            .scenarios
-            .iter()
-            .map(|n| {
-                card.scenarios
-                    .iter()
-                    .find(|s| &s.name == n)
-                    .ok_or_else(|| Error::field(format!("{field}.scenarios"), format!("unknown scenario `{n}`"), "names of this card's scenarios"))
-            })
-            .collect::<Result<_>>()?;
-        if members.len() < 2 {
-            return Err(Error::field(format!("{field}.scenarios"), format!("{} scenarios", members.len()), "at least two"));
-        }
-        let differences: Vec<_> = members[1..].iter().map(|s| members[0].differences(s)).collect();
-        let degrees: Vec<usize> = members.iter().filter_map(|s| if let Topology::RandomOut { k } = s.topology { Some(k) } else { None }).collect();
-        let distinct = degrees.len() == members.len() && degrees.iter().collect::<std::collections::BTreeSet<_>>().len() == degrees.len();
-        let axis = super::axis::classify(&members[0].name, &differences, distinct)
-            .map_err(|e| Error::field(format!("{field}.scenarios"), e, "scenarios that differ along one axis"))?;
-        for id in c.expected.keys() {
-            if !axis.claims().contains(&id.as_str()) {
-                return Err(Error::field(format!("{field}.expected"), format!("unknown claim `{id}`"), axis.claims().join(", ")));
-            }
-        }
-        axes.push(axis);
-        names.push(&c.name);
-    }
-    for (c, axis) in card.comparisons.iter_mut().zip(axes) {
+    let axes = card.sections.comparisons.iter().enumerate().map(|(k, c)| comparison_axis(&card, k, c)).collect::<Result<Vec<_>>>()?;
+    for (c, axis) in card.sections.comparisons.iter_mut().zip(axes) {
         c.axis = axis;
     }
-    Ok(card)
+    Ok(ReadCard { card, defined })
+}
+
+/// The axis of `card`'s comparison `k`: its name new among the scenarios' and the earlier
+/// comparisons', at least two of the card's scenarios that differ along one axis, and expected
+/// verdicts only of that axis's claims.
+fn comparison_axis(card: &WrittenCard, k: usize, c: &Comparison) -> Result<super::axis::Axis> {
+    let field = format!("comparisons[{k}]");
+    let earlier = card.sections.comparisons[..k].iter().map(|o| &o.name);
+    if card.scenarios.iter().map(|s| &s.name).chain(earlier).any(|n| *n == c.name) {
+        return Err(Error::field(format!("{field}.name"), format!("`{}` is already a name", c.name), "distinct names"));
+    }
+    let members: Vec<&Scenario> = c
+        .scenarios
+        .iter()
+        .map(|n| {
+            card.scenarios
+                .iter()
+                .find(|s| &s.name == n)
+                .ok_or_else(|| Error::field(format!("{field}.scenarios"), format!("unknown scenario `{n}`"), "names of this card's scenarios"))
+        })
+        .collect::<Result<_>>()?;
+    if members.len() < 2 {
+        return Err(Error::field(format!("{field}.scenarios"), format!("{} scenarios", members.len()), "at least two"));
+    }
+    let differences: Vec<_> = members[1..].iter().map(|s| members[0].differences(s)).collect();
+    let degrees: Vec<usize> = members.iter().filter_map(|s| if let Topology::RandomOut { k } = s.topology { Some(k) } else { None }).collect();
+    let distinct = degrees.len() == members.len() && degrees.iter().collect::<std::collections::BTreeSet<_>>().len() == degrees.len();
+    let axis = super::axis::classify(&members[0].name, &differences, distinct)
+        .map_err(|e| Error::field(format!("{field}.scenarios"), e, "scenarios that differ along one axis"))?;
+    if let Some(id) = c.expected.keys().find(|id| !axis.claims().contains(&id.as_str())) {
+        return Err(Error::field(format!("{field}.expected"), format!("unknown claim `{id}`"), axis.claims().join(", ")));
+    }
+    Ok(axis)
+}
+
+/// The embedded card.
+///
+/// # Errors
+/// Only if it is malformed (a test guards against this).
+pub fn embedded_card() -> Result<Card> {
+    parse_card(CARD.1, CARD.0)
 }
 
 /// Parses one scenario file (a single scenario's keys at top level).
@@ -548,7 +548,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
 /// # Errors
 /// As [`parse_card`].
 pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
-    let mut s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.into(), message: e.to_string() })?;
+    let mut s: Scenario = parse_toml(text, what)?;
     s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve("scenario.topology")?;
     s.validate("scenario", &[])?;
     Ok(s)

@@ -11,7 +11,9 @@
 use crate::card::ClaimCard;
 use crate::claim::{ConditionCheck, Forwards, Horizon};
 use crate::error::Result;
-use crate::formula::user::{compile_card_claims, Defined, FormulaClaim, UserClaim, UserClaimRules};
+use std::sync::Arc;
+
+use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserClaimRules};
 use crate::formula::CompareSpec;
 use crate::verdict::ConstantsSource;
 
@@ -88,10 +90,9 @@ pub type CardClaim = FormulaClaim<CardInputs>;
 ///
 /// # Errors
 /// The first entry that does not compile, naming its field.
-pub fn compile(entries: &[ClaimCard]) -> Result<Defined<CardClaim>> {
+pub fn compile(entries: &[ClaimCard]) -> Result<Vec<Arc<CardClaim>>> {
     let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
     compile_card_claims(entries, &builtin, &super::formulas::SYMBOLS, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values }))
-        .map(Defined)
 }
 
 /// A card claim with the family's assumption checks before its own.

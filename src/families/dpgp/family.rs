@@ -27,7 +27,7 @@ use crate::family::{CardText, ClaimSummary, EstimatorChoice, FamilyReport, Given
 use crate::report::{describe, opt_num, reproduce_command, to_json, ReportMeta};
 use crate::verdict::{ConstantsSource, VerdictKind};
 
-use super::card::{parse_card, parse_scenario, Card, Scenario, DEFAULT_CARD, FAMILY_ID};
+use super::card::{embedded_card, parse_card, parse_scenario, Card, Scenario, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
 use super::check::{evaluate_card_claims, prepare, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
 pub use super::claim::DpgpClaim;
@@ -92,7 +92,7 @@ fn summarize(run: &ScenarioRun) -> RunSummary<'_> {
 
 fn statement(id: &str) -> String {
     static STATEMENTS: crate::card::Statements = crate::card::Statements::new();
-    STATEMENTS.of(id, || parse_card(DEFAULT_CARD, "theorems/dpgp.toml").map(|c| c.claims).unwrap_or_default())
+    STATEMENTS.of(id, || embedded_card().map(|c| c.card.claims).unwrap_or_default())
 }
 
 impl Plugin for DpgpFamily {
@@ -111,7 +111,7 @@ impl Plugin for DpgpFamily {
     }
 
     fn embedded_card(&self) -> Result<Card> {
-        parse_card(DEFAULT_CARD, "theorems/dpgp.toml")
+        embedded_card()
     }
 
     fn read_card(&self, card: &CardText) -> Result<Card> {
@@ -123,7 +123,7 @@ impl Plugin for DpgpFamily {
     }
 
     fn defined_claims(&self, card: &Card) -> Vec<DpgpClaim> {
-        card.defined.0.iter().map(|c| DpgpClaim::Card(c.clone())).collect()
+        card.defined.iter().map(|c| DpgpClaim::Card(c.clone())).collect()
     }
 
     fn claim_id(&self, claim: &DpgpClaim) -> &'static str {
@@ -166,7 +166,7 @@ impl Plugin for DpgpFamily {
     }
 
     fn groups<'c>(&self, card: &'c Card) -> Vec<Group<'c>> {
-        card.comparisons.iter().map(|c| Group { name: &c.name, members: c.scenarios.iter().map(String::as_str).collect() }).collect()
+        card.sections.comparisons.iter().map(|c| Group { name: &c.name, members: c.scenarios.iter().map(String::as_str).collect() }).collect()
     }
 
     fn compares(&self, claims: &[DpgpClaim]) -> bool {
@@ -174,7 +174,7 @@ impl Plugin for DpgpFamily {
     }
 
     fn compare(&self, card: &Card, group: &Group, members: &[&ScenarioRun], claims: &[DpgpClaim], settings: &RunSettings) -> Vec<ClaimResult> {
-        let Some(c) = card.comparisons.iter().find(|c| c.name == group.name) else { return Vec::new() };
+        let Some(c) = card.sections.comparisons.iter().find(|c| c.name == group.name) else { return Vec::new() };
         let selected = |id: &str| claims.iter().any(|c| c.id() == id);
         let mut results: Vec<ClaimResult> = run_comparison(c, members, settings.bound_scale).into_iter().filter(|r| selected(r.claim)).collect();
         for r in &mut results {
@@ -242,7 +242,7 @@ impl Plugin for DpgpFamily {
                 files.push(rate_figure(run).file(&format!("dpgp-c1-{}", run.scenario))?);
                 files.push(consensus_figure(run).file(&format!("dpgp-l3-{}", run.scenario))?);
             }
-            for c in &card.comparisons {
+            for c in &card.sections.comparisons {
                 let members: Option<Vec<&ScenarioRun>> = c.scenarios.iter().map(|n| runs.get(n).copied()).collect();
                 if let Some(members) = members.filter(|_| rows.iter().any(|r| r.scenario == c.name)) {
                     files.push(comparison_figure(&c.name, &members).file(&format!("dpgp-{}", c.name))?);
@@ -256,7 +256,7 @@ impl Plugin for DpgpFamily {
     /// `--set`, `delta`, `l-u`, `l-v`, `k-u`, `k-v`, `c`, `q` (estimated or known): the proof's
     /// conditions (I-DPGP2) and the printed one, each with its given and required value.
     fn conditions(&self, card: Option<&Card>, given: &Given, claims: &[String], json: bool) -> Result<String> {
-        let defined = card.map(|c| c.defined.0.as_slice()).unwrap_or_default();
+        let defined = card.map(|c| c.defined.as_slice()).unwrap_or_default();
         let card: Vec<&CardClaim> = defined.iter().map(|c| c.as_ref()).filter(|c| claims.iter().any(|id| id == c.id())).collect();
         if !card.is_empty() {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::card::{Card, Scenario, DEFAULT_CARD};
+use super::card::{Card, Scenario, CARD};
 use super::check::prepare;
 use super::claim::DpgpClaim;
 use super::claims::step_checks_for;
@@ -284,7 +284,7 @@ impl SearchSpace<Card, DpgpClaim, Scenario> for Space {
             sweep: &s.sweep,
             expected,
         };
-        let mut text = card_with_scenario(DEFAULT_CARD, &replay)?;
+        let mut text = card_with_scenario(CARD.1, &replay)?;
         text.insert_str(0, "# A scenario found by `fedbounds search`; `fedbounds check --card` on this file replays it.\n");
         Ok(text)
     }
