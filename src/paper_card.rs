@@ -40,6 +40,7 @@ impl<'de, S: Deserialize<'de>, X: DeserializeOwned> Deserialize<'de> for PaperCa
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         struct Written<S> {
+            #[serde(deserialize_with = "family_table")]
             family: FamilyInfo,
             claims: Vec<ClaimCard>,
             #[serde(default)]
@@ -53,6 +54,17 @@ impl<'de, S: Deserialize<'de>, X: DeserializeOwned> Deserialize<'de> for PaperCa
         let w = Written::<S>::deserialize(deserializer)?;
         let sections = X::deserialize(toml::Value::Table(w.rest)).map_err(serde::de::Error::custom)?;
         Ok(Self { family: w.family, claims: w.claims, inconsistencies: w.inconsistencies, scenarios: w.scenarios, search: w.search, sections })
+    }
+}
+
+/// The `[family]` table. `family = "NAME"`, the form a scenario file names its family by, is
+/// refused with how a card writes it instead.
+fn family_table<'de, D: Deserializer<'de>>(deserializer: D) -> Result<FamilyInfo, D::Error> {
+    match toml::Value::deserialize(deserializer)? {
+        toml::Value::String(name) => Err(serde::de::Error::custom(format!(
+            "`family = \"{name}\"` names the family of a scenario file; a card writes a [family] table: id, paper, source_files, algorithm and module = \"{name}\""
+        ))),
+        table => FamilyInfo::deserialize(table).map_err(serde::de::Error::custom),
     }
 }
 
@@ -94,5 +106,9 @@ mod tests {
         assert!(bad_scenario.unwrap_err().to_string().contains("nmae"));
         let bad_family: Result<PaperCard<Scenario>, _> = toml::from_str(&HEADER.replace("algorithm", "algorithmm"));
         assert!(bad_family.unwrap_err().to_string().contains("algorithmm"));
+        // A scenario file's `family = "NAME"` at the head of a card says how a card writes it.
+        let named: Result<PaperCard<Scenario>, _> = toml::from_str("family = \"t\"\nclaims = []\n[[scenarios]]\nname = \"s\"\n");
+        let message = named.unwrap_err().to_string();
+        assert!(message.contains("a card writes a [family] table") && message.contains("module = \"t\""), "{message}");
     }
 }

@@ -428,7 +428,7 @@ fn bad_input_names_the_field() {
     bad(base.replacen("coupling = 0.0", "coupling = 1.5", 1), "coupling");
     bad(base.replacen("rounds = 200", "rounds = 100000000", 1), "rounds");
     bad(base.replacen("module = \"dpgp\"", "module = \"nope\"", 1), "family `nope`");
-    bad(base.replacen("[family]", "family = \"dpgp\"\n[family_]", 1), "family");
+    bad(base.replacen("[family]", "family = \"dpgp\"\n[family_]", 1), "a card writes a [family] table");
     bad(base.replacen("module = \"dpgp\"", "module = \"dpgp\"\nmodul = 1", 1), "modul");
     bad(base.replacen("[[comparisons]]", "[[comparisons]]\nbogus = 1", 1), "bogus");
     // Read directly, a card of another family is refused naming the key.
