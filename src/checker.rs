@@ -23,7 +23,6 @@
 use serde::Serialize;
 
 use crate::bench::measure::{BenchRequest, Measurement};
-use crate::card::{ClaimCard, InconsistencyCard};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, RunOptions, SearchRequest, VerdictRow};
 use crate::report::ReportMeta;
@@ -49,6 +48,17 @@ pub struct ClaimResult {
 }
 
 impl ClaimResult {
+    /// `claim`'s evaluation with constants from `constants`, under its id and reading, unlabelled
+    /// and expecting nothing (see [`ClaimResult::expecting`]).
+    pub fn of<C: crate::claim::BoundClaim + ?Sized>(claim: &C, constants: ConstantsSource, evaluation: Evaluation) -> Self {
+        Self { claim: claim.id(), reading: claim.reading().name, constants, label: None, evaluation, expected: None }
+    }
+
+    /// The same result with the verdict the card expects.
+    pub fn expecting(self, expected: Option<VerdictKind>) -> Self {
+        Self { expected, ..self }
+    }
+
     /// Whether the computed verdict is the one the card expects (where it says anything).
     pub fn matches_expected(&self) -> bool {
         self.expected.is_none_or(|e| e == self.evaluation.verdict)
@@ -122,22 +132,45 @@ pub struct Selection<'c, P: Plugin + ?Sized> {
     pub groups: Vec<Group<'c>>,
 }
 
-/// A card's claim entries and its readings of the paper's inconsistencies.
-pub type CardEntries<'c> = (Vec<&'c ClaimCard>, Vec<&'c InconsistencyCard>);
+pub use crate::paper_card::{CardEntries, CardScenario, ScenarioCard};
+
+/// One scenario's run as the checker reads it: the scenario's name and its results (each
+/// claim's, the claim as stated first).
+pub trait RunOutcome {
+    /// The name of the scenario run.
+    fn scenario(&self) -> &str;
+    /// Its results.
+    fn results(&self) -> &[ClaimResult];
+    /// The result of claim `id` with constants from `constants` (exact, empirical, estimated).
+    fn result(&self, id: &str, constants: ConstantsSource) -> Option<&ClaimResult> {
+        self.results().iter().find(|r| r.claim == id && r.constants == constants)
+    }
+}
+
+/// The smallest run: the scenario's name and its results.
+impl RunOutcome for (String, Vec<ClaimResult>) {
+    fn scenario(&self) -> &str {
+        &self.0
+    }
+    fn results(&self) -> &[ClaimResult] {
+        &self.1
+    }
+}
 
 /// A paper family as a plug-in of the core checker.
 pub trait Plugin: Sync + Send + 'static {
     /// A card as read: its scenarios, the claims it defines, its settings.
-    type Card: Sync + Send;
-    /// A scenario of a card, as read (checked by [`Plugin::prepare`]).
-    type Scenario: Sync + Send;
+    type Card: ScenarioCard<Self::Scenario> + Sync + Send;
+    /// A scenario of a card, as read (checked by [`Plugin::prepare`]): its name and expected
+    /// claims are what the checker reads of it.
+    type Scenario: CardScenario + Sync + Send;
     /// A claim: built in or defined by a card.
     type Claim: Clone + Sync + Send;
     /// A scenario checked and prepared (its instance built, its constants computed): made once,
     /// before any run, and handed to [`Plugin::run`].
     type Prepared: Send;
     /// Everything one scenario's run produced that rows and reports read.
-    type Run: Send;
+    type Run: RunOutcome + Send;
 
     /// Short id, as scenario files name it (`family = "..."`).
     fn id(&self) -> &'static str;
@@ -163,19 +196,10 @@ pub trait Plugin: Sync + Send + 'static {
     fn claim_id(&self, claim: &Self::Claim) -> &'static str;
     /// A claim as `list` and the reports show it.
     fn summary(&self, claim: &Self::Claim) -> ClaimSummary;
-    /// The card's scenarios, in card order.
-    fn scenarios<'c>(&self, card: &'c Self::Card) -> Vec<&'c Self::Scenario>;
-    /// A scenario's name.
-    fn scenario_name<'s>(&self, scenario: &'s Self::Scenario) -> &'s str;
     /// The estimated work of `scenario` from its sizes alone, before it is prepared (see
     /// [`crate::budget`]); `None` for a family that gives no estimate.
     fn work(&self, _scenario: &Self::Scenario) -> Option<crate::budget::Work> {
         None
-    }
-    /// The claim ids `scenario` expects a verdict of (its card's `expected` keys): each selected
-    /// one must be computed by its run, else the check is refused (nothing checked is no pass).
-    fn expected<'s>(&self, _scenario: &'s Self::Scenario) -> Vec<&'s str> {
-        Vec::new()
     }
     /// Whether `scenario` concerns any of `claims` (a scenario of another algorithm does not).
     fn concerns(&self, _scenario: &Self::Scenario, _claims: &[Self::Claim]) -> bool {
@@ -203,9 +227,6 @@ pub trait Plugin: Sync + Send + 'static {
     /// # Errors
     /// Numerical failures.
     fn run(&self, card: &Self::Card, scenario: &Self::Scenario, prepared: Self::Prepared, claims: &[Self::Claim], settings: &RunSettings) -> Result<Self::Run>;
-    /// The name of the scenario a run is of, and its results (each claim's, the claim as stated
-    /// first).
-    fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]);
     /// The family's report: files, its section of `SUMMARY.md`, terminal sections, findings
     /// beyond the rows (`rows`, the checker's, are filled in by the checker).
     ///
@@ -300,11 +321,6 @@ pub trait Plugin: Sync + Send + 'static {
     fn bench(&self, _request: &BenchRequest) -> Result<Vec<Measurement>> {
         Ok(Vec::new())
     }
-    /// The card's claim entries and its readings of the paper's inconsistencies (for `explain`);
-    /// none by default.
-    fn card_entries<'c>(&self, _card: &'c Self::Card) -> CardEntries<'c> {
-        (Vec::new(), Vec::new())
-    }
 }
 
 /// A plug-in's adversarial search, as the checker and the commands call it; implemented by every
@@ -349,10 +365,10 @@ pub fn select_claims<P: Plugin>(plugin: &P, card: &P::Card, request: &CheckReque
 /// [`Error::Unknown`] for a scenario name the given card does not have.
 pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckRequest) -> Result<Selection<'c, P>> {
     let claims = select_claims(plugin, card, request);
-    let all = plugin.scenarios(card);
+    let all = card.scenario_list();
     let groups = plugin.groups(card);
     if request.card.is_some() {
-        let mut known: Vec<&str> = all.iter().map(|s| plugin.scenario_name(s)).collect();
+        let mut known: Vec<&str> = all.iter().map(|s| s.name()).collect();
         known.extend(groups.iter().map(|g| g.name));
         if let Some(name) = request.scenarios.iter().find(|n| !known.contains(&n.as_str())) {
             return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") });
@@ -362,8 +378,8 @@ pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckReque
     let groups: Vec<Group> = if plugin.compares(&claims) { groups.into_iter().filter(|g| named(g.name)).collect() } else { Vec::new() };
     let (mut scenarios, mut reported) = (Vec::new(), Vec::new());
     for s in all {
-        let own = named(plugin.scenario_name(s)) && plugin.concerns(s, &claims);
-        if own || groups.iter().any(|g| g.members.contains(&plugin.scenario_name(s))) {
+        let own = named(s.name()) && plugin.concerns(s, &claims);
+        if own || groups.iter().any(|g| g.members.contains(&s.name())) {
             scenarios.push(s);
             reported.push(own);
         }
@@ -375,7 +391,7 @@ pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckReque
 /// runs (each run's claims taken in the order of `claims`), then run by run, each claim's
 /// results in the order the run gives them (the claim as stated, then a labelled variant).
 pub fn rows<P: Plugin>(plugin: &P, claims: &[P::Claim], runs: &[P::Run]) -> Vec<VerdictRow> {
-    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (plugin.outcome(r).0, plugin.outcome(r).1)).collect();
+    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (r.scenario(), r.results())).collect();
     let order: Vec<&'static str> = claims.iter().map(|c| plugin.claim_id(c)).collect();
     rows_of(plugin.id(), &order, &named)
 }
@@ -414,17 +430,17 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let selection = select(plugin, &card, request)?;
     for s in &selection.scenarios {
         if let Some(work) = plugin.work(s) {
-            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(plugin.scenario_name(s)))?;
+            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(s.name()))?;
         }
     }
-    let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(plugin.scenario_name(s)))).collect::<Result<Vec<_>>>()?;
+    let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(s.name()))).collect::<Result<Vec<_>>>()?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
     // Scenarios run in parallel, collected in card order (the first failure in that order is
     // the one reported), so nothing depends on the number of threads.
     let jobs: Vec<_> = selection.scenarios.iter().zip(prepared).collect();
     let runs = crate::engine::monte_carlo::in_pool(request.threads, || {
         crate::engine::monte_carlo::in_order(jobs, |(s, p)| {
-            let run = plugin.run(&card, s, p, &selection.claims, &settings).map_err(|e| e.in_scenario(plugin.scenario_name(s)));
+            let run = plugin.run(&card, s, p, &selection.claims, &settings).map_err(|e| e.in_scenario(s.name()));
             progress.step();
             run
         })
@@ -437,12 +453,12 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         .groups
         .iter()
         .map(|g| {
-            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| plugin.outcome(r).0 == *m)).collect();
+            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| r.scenario() == *m)).collect();
             (g.name, plugin.compare(&card, g, &members, &selection.claims, &settings))
         })
         .collect();
     let mut named: Vec<(&str, &[ClaimResult])> =
-        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (plugin.outcome(r).0, plugin.outcome(r).1)).collect();
+        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (r.scenario(), r.results())).collect();
     named.extend(compared.iter().map(|(name, results)| (*name, results.as_slice())));
     let order: Vec<&'static str> = selection.claims.iter().map(|c| plugin.claim_id(c)).collect();
     let rows = rows_of(plugin.id(), &order, &named);
@@ -470,10 +486,10 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
 fn require_expected_computed<P: Plugin>(plugin: &P, selection: &Selection<P>, runs: &[P::Run]) -> Result<()> {
     let selected: Vec<&str> = selection.claims.iter().map(|c| plugin.claim_id(c)).collect();
     for ((s, run), own) in selection.scenarios.iter().zip(runs).zip(&selection.reported) {
-        let results = plugin.outcome(run).1;
-        let missing = plugin.expected(s).into_iter().filter(|id| selected.contains(id)).find(|id| !results.iter().any(|r| r.claim == *id));
+        let results = run.results();
+        let missing = s.expected_claims().into_iter().filter(|id| selected.contains(id)).find(|id| !results.iter().any(|r| r.claim == *id));
         if let (true, Some(id)) = (*own, missing) {
-            let name = plugin.scenario_name(s);
+            let name = s.name();
             return Err(Error::field(
                 format!("scenarios[{name}].expected.{id}"),
                 "the card expects a verdict that the run does not compute (nothing would be checked)",
@@ -505,7 +521,7 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn scenario_names(&self) -> Result<Vec<String>> {
         let card = self.0.embedded_card()?;
-        let scenarios = self.0.scenarios(&card).into_iter().map(|s| self.0.scenario_name(s).to_string());
+        let scenarios = card.scenario_list().into_iter().map(|s| s.name().to_string());
         Ok(scenarios.chain(self.0.groups(&card).into_iter().map(|g| g.name.to_string())).collect())
     }
     fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
@@ -548,7 +564,7 @@ impl<P: Plugin> Family for Plugged<P> {
         let Some(claim) = self.0.builtin_claims().into_iter().find(|c| self.0.claim_id(c) == id) else { return Ok(None) };
         let summary = self.0.summary(&claim);
         let card = self.0.embedded_card()?;
-        let (claims, inconsistencies) = self.0.card_entries(&card);
+        let (claims, inconsistencies) = card.entries();
         Ok(Some(crate::explain::explain(self.0.id(), &summary, claims.into_iter().find(|c| c.id == id), &inconsistencies)))
     }
 }

@@ -14,6 +14,54 @@ use serde::Deserialize;
 use crate::card::{ClaimCard, FamilyInfo, InconsistencyCard};
 use crate::search::CardSearch;
 
+/// A card's claim entries and its readings of the paper's inconsistencies.
+pub type CardEntries<'c> = (Vec<&'c ClaimCard>, Vec<&'c InconsistencyCard>);
+
+/// A scenario as a card holds it: what the checker reads of it without knowing its family.
+pub trait CardScenario {
+    /// Its name, unique in its card (`--scenario` selects it).
+    fn name(&self) -> &str;
+    /// The claim ids it expects a verdict of (its `expected` keys, of every constants source):
+    /// each selected one must be computed by its run, else the check is refused (nothing checked
+    /// is no pass). None by default.
+    fn expected_claims(&self) -> Vec<&str> {
+        Vec::new()
+    }
+}
+
+/// A card as read: its scenarios in card order, and its claim entries and inconsistencies (what
+/// `explain` prints).
+pub trait ScenarioCard<S> {
+    /// The scenarios, in card order.
+    fn scenario_list(&self) -> Vec<&S>;
+    /// The claim entries and the readings of the paper's inconsistencies.
+    fn entries(&self) -> CardEntries<'_>;
+}
+
+impl<S, X> ScenarioCard<S> for PaperCard<S, X> {
+    fn scenario_list(&self) -> Vec<&S> {
+        self.scenarios.iter().collect()
+    }
+    fn entries(&self) -> CardEntries<'_> {
+        (self.claims.iter().collect(), self.inconsistencies.iter().collect())
+    }
+}
+
+impl<S: CardScenario, X> PaperCard<S, X> {
+    /// Checks every scenario in card order with `check(field, scenario)` (`field` is
+    /// `scenarios[i] (NAME)`), and that no name repeats an earlier one.
+    ///
+    /// # Errors
+    /// The first scenario's error; [`crate::error::Error::InvalidField`] for a repeated name.
+    pub fn check_scenarios(&self, mut check: impl FnMut(&str, &S) -> crate::error::Result<()>) -> crate::error::Result<()> {
+        for (i, s) in self.scenarios.iter().enumerate() {
+            check(&format!("scenarios[{i}] ({})", s.name()), s)?;
+            crate::card::require_new_scenario_name(self.scenarios[..i].iter().map(|o| o.name()), i, s.name())?;
+        }
+        Ok(())
+    }
+}
+
 /// A family's claim card: the shared header, scenarios `S`, the family's own sections `X`.
 #[derive(Debug, Clone)]
 pub struct PaperCard<S, X = NoSections> {

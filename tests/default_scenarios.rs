@@ -1,7 +1,7 @@
 //! The embedded card's default scenarios: every verdict reproduced, negative controls that show
 //! each check can fail, and byte-identical reports whatever the thread count.
 
-use fedbounds::checker::Plugin;
+use fedbounds::checker::{Plugin, RunOutcome};
 use fedbounds::engine::Estimator;
 use fedbounds::families::ccyw::card::{embedded_cards, Card, EstimatorChoice, Scenario};
 use fedbounds::families::ccyw::card_claims::Catalog;

@@ -419,9 +419,9 @@ fn bad_input_names_the_field() {
         assert!(err.is_bad_input(), "{err}");
         assert!(err.to_string().contains(needle), "{err} lacks {needle}");
     };
-    bad(base.replacen("m = 6", "m = 0", 1), "scenarios[0].m");
+    bad(base.replacen("m = 6", "m = 0", 1), "scenarios[0] (ring-low).m");
     bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"random-out\", k = 6", 1), "topology.k");
-    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [100, 200]", 1), "scenarios[0].sweep");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [100, 200]", 1), "scenarios[0] (ring-low).sweep");
     bad(base.replacen("rounds = 200", "rounds = 200\nbogus = 1", 1), "bogus");
     bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = [[[0, 1]], [[2, 9]]]", 1), "topology.rounds[1][0]");
     bad(base.replacen("kind = \"random-out\", k = 3", "kind = \"explicit\", rounds = []", 1), "topology.rounds");
@@ -435,7 +435,7 @@ fn bad_input_names_the_field() {
     let other = fedbounds::families::dpgp::card::parse_card(&base.replacen("module = \"dpgp\"", "module = \"clup\"", 1), "bad.toml").err().unwrap();
     assert!(other.is_bad_input() && other.to_string().contains("family.module"), "{other}");
     bad(base.replacen("m = 6", "m = 200", 1).replacen("du = 2", "du = 3", 1), "state dimension");
-    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [10000, 15000, 20000, 20000]", 1), "scenarios[0].sweep");
+    bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [10000, 15000, 20000, 20000]", 1), "scenarios[0] (ring-low).sweep");
     bad(base.replacen("sweep = [100, 200, 400, 800, 1600]", "sweep = [9000, 14000, 18000, 19000]", 1), "rounds in all");
     // A scenario file runs alone and names its family.
     let text = "family = \"dpgp\"\nname = \"one\"\ntopology = { kind = \"exponential\" }\nm = 4\ndu = 1\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 0.2\nsigma_u = 0.1\nsigma_v = 0.1\nc_u = 0.2\nc_v = 0.2\nrounds = 20\nsweep = [10, 20, 40]\n";

@@ -5,6 +5,7 @@
 use nalgebra::DVector;
 use proptest::prelude::*;
 
+use fedbounds::checker::RunOutcome;
 use fedbounds::engine::student_t_interval;
 use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
 use fedbounds::families::fedplt::check::{run_scenario, Scenario, StepSpec};

@@ -11,7 +11,7 @@
 //!   first doubling `c` with `c gamma_0 > 2/(L + mu)`; over any instance (steps up to `1/L`) it
 //!   holds at 1x and breaks at 2x (`mu = 0.1, L = 1`).
 
-use fedbounds::checker::{ClaimResult, Plugged, Plugin, RunSettings, Searcher};
+use fedbounds::checker::{CardEntries, CardScenario, ClaimResult, Plugged, Plugin, RunSettings, ScenarioCard, Searcher};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::Estimator;
 use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, SearchRequest, Silent};
@@ -85,6 +85,22 @@ struct Card {
     scenarios: Vec<Scenario>,
 }
 
+impl CardScenario for Scenario {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A card of scenarios only: no claim entries.
+impl ScenarioCard<Scenario> for Card {
+    fn scenario_list(&self) -> Vec<&Scenario> {
+        self.scenarios.iter().collect()
+    }
+    fn entries(&self) -> CardEntries<'_> {
+        (Vec::new(), Vec::new())
+    }
+}
+
 struct Gd2;
 static GD2: Plugged<Gd2> = Plugged(Gd2);
 
@@ -115,12 +131,6 @@ impl Plugin for Gd2 {
     fn summary(&self, _claim: &&'static str) -> ClaimSummary {
         ClaimSummary::of(&Rate, ClaimKind::Bound, "||x_t||^2 <= (1 - gamma mu)^(2t) ||x_0||^2", "||x_t||^2")
     }
-    fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
-        card.scenarios.iter().collect()
-    }
-    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
-        &s.name
-    }
     fn prepare(&self, s: &Scenario) -> Result<()> {
         fedbounds::error::require_positive("gamma_times_l", s.gamma_times_l).map(drop)
     }
@@ -129,11 +139,8 @@ impl Plugin for Gd2 {
         let (c2, s2) = (s.theta.cos().powi(2), s.theta.sin().powi(2));
         let curve: Vec<f64> = (0..ROUNDS).map(|t| c2 * (1.0 - gamma * MU).powi(2 * t as i32) + s2 * (1.0 - gamma * L).powi(2 * t as i32)).collect();
         let evaluation = evaluate(&Rate, &Inputs { gamma, t: ROUNDS }, &[curve], Estimator::Exact, 0.99, settings.bound_scale);
-        let result = ClaimResult { claim: Rate.id(), reading: "primary", constants: ConstantsSource::Exact, label: None, evaluation, expected: s.expected };
+        let result = ClaimResult::of(&Rate, ConstantsSource::Exact, evaluation).expecting(s.expected);
         Ok((s.name.clone(), vec![result]))
-    }
-    fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]) {
-        (&run.0, &run.1)
     }
     fn space(&self) -> Option<&dyn Searcher<Self>> {
         Some(&Space)

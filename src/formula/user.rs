@@ -244,6 +244,15 @@ pub struct ReadCard<C, D> {
     pub defined: Vec<std::sync::Arc<D>>,
 }
 
+impl<S, C: crate::paper_card::ScenarioCard<S>, D> crate::paper_card::ScenarioCard<S> for ReadCard<C, D> {
+    fn scenario_list(&self) -> Vec<&S> {
+        self.card.scenario_list()
+    }
+    fn entries(&self) -> crate::paper_card::CardEntries<'_> {
+        self.card.entries()
+    }
+}
+
 impl<C, D> std::ops::Deref for ReadCard<C, D> {
     type Target = C;
     fn deref(&self) -> &C {

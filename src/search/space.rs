@@ -21,7 +21,7 @@
 use serde::Serialize;
 
 use super::{maximize, search_verdict, Candidate, Evaluated, Maximum};
-use crate::checker::{Plugin, RunSettings};
+use crate::checker::{Plugin, RunOutcome, RunSettings};
 use crate::error::Result;
 use crate::family::Progress;
 use crate::verdict::{ConstantsSource, VerdictKind};
@@ -288,7 +288,7 @@ impl<P: Plugin> Target<'_, P> {
             Err(e) => return (None, Some(e.to_string())),
         };
         let id = plugin.claim_id(self.claim);
-        let (_, results) = plugin.outcome(&run);
+        let results = run.results();
         let Some(result) = results.iter().find(|r| r.claim == id && r.constants == settings.source) else {
             return (None, Some(format!("no {} row of {id} on this scenario", settings.source)));
         };

@@ -1,12 +1,9 @@
-//! The smallest family, written outside the crate against the public core only: gradient descent
-//! on one quadratic with the textbook rate `||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2`
-//! (`gamma <= 1/L`): its card (`gd.toml`: the claim's entry and scenarios with expected verdicts,
-//! read as the core's [`PaperCard`]), a [`Plugin`] whose loop the checker owns, and the exact
-//! engine for its curve (checked against the closed form in `main.rs`).
+//! The smallest family, outside the crate on the public core only: gradient descent on one quadratic
+//! and its textbook rate ([`Rate`]); its card is `gd.toml`, the checker owns the loop, the engine gives the exact curve.
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use fedbounds::checker::{CardEntries, ClaimResult, Plugged, Plugin, RunSettings};
+use fedbounds::checker::{CardScenario, ClaimResult, Plugged, Plugin, RunSettings};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::{propagate_series, Design, Estimator, Moments, Observable, RandomAffineRound, RoundMaps};
 use fedbounds::family::{CardText, ClaimKind, ClaimSummary};
@@ -34,8 +31,7 @@ impl Problem {
         let h = hessians.iter().fold(DMatrix::zeros(3, 3), |a, h| a + h) / 3.0;
         let x_star = h.clone().lu().solve(&(linear.iter().fold(DVector::zeros(3), |a, g| a + g) / 3.0)).expect("H is positive definite");
         let e = SymmetricEigen::new(h.clone()).eigenvalues;
-        let (mu, l) = (e.min(), e.max());
-        Self { hessians, linear, x0: DVector::from_element(3, 4.0), h, x_star, mu, l, gamma: gamma_times_l / l }
+        Self { hessians, linear, x0: DVector::from_element(3, 4.0), h, x_star, mu: e.min(), l: e.max(), gamma: gamma_times_l / e.max() }
     }
 }
 
@@ -118,6 +114,15 @@ pub struct Scenario {
     expected: VerdictKind,
 }
 
+impl CardScenario for Scenario {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn expected_claims(&self) -> Vec<&str> {
+        vec![Rate.id()]
+    }
+}
+
 /// The exact curve `E||x_t - x*||^2`, `t < rounds`, from the shared engine.
 pub fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
     let maps = RoundMaps::probe(&GdRound(p));
@@ -126,7 +131,7 @@ pub fn exact_curve(p: &Problem, rounds: usize) -> Vec<f64> {
     propagate_series(&maps, &inc, Moments::point(p.x0.clone()), rounds, |m| distance.expected_square(m)).values
 }
 
-/// The family: the checker owns the loop; the family reads its card and runs one scenario.
+/// The family: it reads its card and runs one scenario; the checker owns the loop.
 pub struct GdFamily;
 pub static GD: Plugged<GdFamily> = Plugged(GdFamily);
 
@@ -148,9 +153,6 @@ impl Plugin for GdFamily {
     fn read_card(&self, card: &CardText) -> Result<Self::Card> {
         fedbounds::card::parse_toml(&card.text, &card.what)
     }
-    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
-        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
-    }
     fn builtin_claims(&self) -> Vec<&'static str> {
         vec![Rate.id()]
     }
@@ -160,12 +162,6 @@ impl Plugin for GdFamily {
     fn summary(&self, _claim: &&'static str) -> ClaimSummary {
         ClaimSummary::of(&Rate, ClaimKind::Bound, "||x_t - x*||^2 <= (1 - gamma mu)^(2t) ||x_0 - x*||^2", "||x_t - x*||^2")
     }
-    fn scenarios<'c>(&self, card: &'c Self::Card) -> Vec<&'c Scenario> {
-        card.scenarios.iter().collect()
-    }
-    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
-        &s.name
-    }
     fn prepare(&self, s: &Scenario) -> Result<()> {
         fedbounds::error::require_positive("gamma_times_l", s.gamma_times_l).map(drop)
     }
@@ -173,11 +169,6 @@ impl Plugin for GdFamily {
         let p = Problem::new(s.gamma_times_l);
         let inputs = Inputs { l: p.l, mu: p.mu, gamma: p.gamma, initial_distance2: (&p.x0 - &p.x_star).norm_squared(), t: ROUNDS };
         let evaluation = evaluate(&Rate, &inputs, &[exact_curve(&p, ROUNDS)], Estimator::Exact, 0.99, settings.bound_scale);
-        let result =
-            ClaimResult { claim: Rate.id(), reading: "primary", constants: ConstantsSource::Exact, label: None, evaluation, expected: Some(s.expected) };
-        Ok((s.name.clone(), vec![result]))
-    }
-    fn outcome<'r>(&self, run: &'r Self::Run) -> (&'r str, &'r [ClaimResult]) {
-        (&run.0, &run.1)
+        Ok((s.name.clone(), vec![ClaimResult::of(&Rate, ConstantsSource::Exact, evaluation).expecting(Some(s.expected))]))
     }
 }

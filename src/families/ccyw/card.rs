@@ -154,6 +154,15 @@ pub struct Scenario {
     pub expected_empirical: BTreeMap<String, VerdictKind>,
 }
 
+impl crate::checker::CardScenario for Scenario {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn expected_claims(&self) -> Vec<&str> {
+        self.expected.keys().chain(self.expected_empirical.keys()).map(String::as_str).collect()
+    }
+}
+
 pub use crate::family::EstimatorChoice;
 
 fn default_confidence() -> f64 {
@@ -218,12 +227,7 @@ impl Scenario {
                 StepSpec::Value(_) => {}
             }
         }
-        for key in self.expected.keys().chain(self.expected_empirical.keys()) {
-            if !ids.contains(&key.as_str()) {
-                return Err(Error::field(format!("{field}.expected.{key}"), "unknown claim id", ids.join(", ")));
-            }
-        }
-        Ok(())
+        crate::card::require_known_claims(field, self.expected.keys().chain(self.expected_empirical.keys()), &ids)
     }
 }
 
@@ -239,10 +243,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     for s in &mut written.scenarios {
         s.catalog = catalog.clone();
     }
-    for (i, s) in written.scenarios.iter().enumerate() {
-        s.check(&format!("scenarios[{i}] ({})", s.name))?;
-        crate::card::require_new_scenario_name(written.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
-    }
+    written.check_scenarios(|field, s| s.check(field))?;
     written.search.check(&catalog.ids())?;
     Ok(Card { written, catalog })
 }

@@ -1,5 +1,6 @@
 //! The pipeline of one scenario: instance and constants -> step sizes -> runs -> verdicts.
 
+use crate::checker::RunOutcome;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -73,12 +74,16 @@ pub struct ScenarioRun {
     pub expected_empirical: BTreeMap<String, VerdictKind>,
 }
 
-impl ScenarioRun {
-    /// The result of claim `id` with constants `constants` (exact or empirical).
-    pub fn result(&self, id: &str, constants: ConstantsSource) -> Option<&ClaimResult> {
-        self.results.iter().find(|r| r.claim == id && r.constants == constants)
+impl crate::checker::RunOutcome for ScenarioRun {
+    fn scenario(&self) -> &str {
+        &self.scenario
     }
+    fn results(&self) -> &[crate::checker::ClaimResult] {
+        &self.results
+    }
+}
 
+impl ScenarioRun {
     /// Whether claim `id`'s verdicts agree with the card: the exact one, and the empirical one
     /// where the card expects one (an expected empirical verdict that was not computed differs).
     pub fn matches_expected(&self, id: &str) -> bool {

@@ -1,7 +1,7 @@
 //! This family as the core sees it: the [`Family`] implementation behind `list`, `check`, `run`,
 //! `search`, `experiments` and `conditions`.
 
-use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
+use crate::checker::{Plugin, ReportSettings, RunSettings};
 use crate::claim::{fmt_num, ConditionCheck};
 use crate::error::{require_non_negative, require_positive, Error, Result};
 use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest, VerdictRow};
@@ -175,6 +175,15 @@ pub struct Cards {
     pub catalog: Catalog,
 }
 
+impl crate::checker::ScenarioCard<Scenario> for Cards {
+    fn scenario_list(&self) -> Vec<&Scenario> {
+        self.cards.iter().flat_map(|c| c.scenarios.iter()).collect()
+    }
+    fn entries(&self) -> crate::checker::CardEntries<'_> {
+        (self.cards.iter().flat_map(|c| &c.claims).collect(), self.cards.iter().flat_map(|c| &c.inconsistencies).collect())
+    }
+}
+
 /// A claim of this family: a bound (built in or defined by a card) or a lemma of a proof.
 #[derive(Clone, Copy)]
 pub enum CcywClaim {
@@ -262,18 +271,6 @@ impl Plugin for Ccyw {
         }
     }
 
-    fn scenarios<'c>(&self, cards: &'c Cards) -> Vec<&'c Scenario> {
-        cards.cards.iter().flat_map(|c| c.scenarios.iter()).collect()
-    }
-
-    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
-        &s.name
-    }
-
-    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
-        s.expected.keys().chain(s.expected_empirical.keys()).map(String::as_str).collect()
-    }
-
     fn concerns(&self, s: &Scenario, claims: &[CcywClaim]) -> bool {
         claims.iter().any(|c| c.algorithm() == s.algorithm.kind)
     }
@@ -297,14 +294,6 @@ impl Plugin for Ccyw {
         }
         let opts = CheckOptions { threads: settings.threads, bound_scale: Some(settings.bound_scale), estimator: settings.estimator };
         check::run_prepared(s, prepared, &selection, &opts)
-    }
-
-    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
-        (card.cards.iter().flat_map(|c| &c.claims).collect(), card.cards.iter().flat_map(|c| &c.inconsistencies).collect())
-    }
-
-    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
-        (&run.scenario, &run.results)
     }
 
     fn report(

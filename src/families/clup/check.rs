@@ -132,6 +132,15 @@ pub struct Scenario {
     pub expected: BTreeMap<String, VerdictKind>,
 }
 
+impl crate::checker::CardScenario for Scenario {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn expected_claims(&self) -> Vec<&str> {
+        self.expected.keys().map(String::as_str).collect()
+    }
+}
+
 /// Largest horizon.
 pub const MAX_ROUNDS: usize = 100_000;
 /// Largest `K`.
@@ -447,6 +456,15 @@ pub struct ScenarioRun {
     pub results: Vec<ClaimResult>,
     /// What each compared point of a claim's evaluation is (`lambda`, draw, ...), by claim.
     pub points: Vec<(&'static str, Vec<String>)>,
+}
+
+impl crate::checker::RunOutcome for ScenarioRun {
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+    fn results(&self) -> &[crate::checker::ClaimResult] {
+        &self.results
+    }
 }
 
 /// `{0} U logspace(1e-3, 1e5, 33)`: Theorem 1 for every lambda >= 0.

@@ -2,7 +2,7 @@
 //! `check` and `run`.
 
 use crate::card::parse_toml;
-use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings};
+use crate::checker::{Plugin, ReportSettings, RunSettings};
 use crate::claim::BoundClaim;
 use crate::error::{Error, Result};
 use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOptions, VerdictRow};
@@ -37,12 +37,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
     let defined = compile_card_claims(&card.claims, &builtin, &SYMBOLS, card_claim)?;
     let known: Vec<&str> = builtin.iter().copied().chain(defined.iter().map(|c| c.id)).collect();
-    for (i, s) in card.scenarios.iter().enumerate() {
-        let field = format!("scenarios[{i}] ({})", s.name);
-        s.check(&field)?;
-        s.check_expected(&field, &known)?;
-        crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
-    }
+    card.check_scenarios(|field, s| s.check(field).and_then(|()| s.check_expected(field, &known)))?;
     card.search.check(&builtin)?;
     Ok(crate::formula::user::ReadCard { card, defined })
 }
@@ -113,18 +108,6 @@ impl Plugin for Clup {
         ClaimSummary { id: c.id, kind: c.kind, title: c.title, statement, source: c.source, reading: c.reading(), metric: c.metric }
     }
 
-    fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
-        card.scenarios.iter().collect()
-    }
-
-    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
-        &s.name
-    }
-
-    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
-        s.expected.keys().map(String::as_str).collect()
-    }
-
     /// Every design is drawn before any run: bad input fails before work or files.
     fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
         Some(s.work())
@@ -136,14 +119,6 @@ impl Plugin for Clup {
 
     fn run(&self, _card: &Card, s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_drawn(s, draws, claims, settings.bound_scale)
-    }
-
-    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
-        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
-    }
-
-    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
-        (&run.scenario, &run.results)
     }
 
     fn report(

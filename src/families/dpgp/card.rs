@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::card::{parse_toml, require_new_scenario_name};
+use crate::card::parse_toml;
 use crate::claim::BoundClaim;
 use crate::error::{require_memory, require_positive, Error, Result};
 use crate::formula::user::ReadCard;
@@ -128,6 +128,15 @@ pub struct Scenario {
     pub noise_draws: NoiseDraws,
     /// Lemma 3's `C` and `q` given (`push_sum = { c = ..., q = ... }`) instead of estimated.
     pub push_sum: Option<PushSumConstants>,
+}
+
+impl crate::checker::CardScenario for Scenario {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn expected_claims(&self) -> Vec<&str> {
+        self.expected.keys().map(String::as_str).collect()
+    }
 }
 
 /// A scenario as a file holds it: the generator's keys (`mu_u`, `mu_v`, `heterogeneity`,
@@ -491,10 +500,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     card.search.check(&super::claims::summaries().iter().map(|c| c.id).collect::<Vec<_>>())?;
     let defined = super::card_claims::compile(&card.claims)?;
     let ids: Vec<&str> = defined.iter().map(|c| c.id()).collect();
-    for (k, s) in card.scenarios.iter().enumerate() {
-        s.validate(&format!("scenarios[{k}]"), &ids)?;
-        require_new_scenario_name(card.scenarios[..k].iter().map(|o| o.name.as_str()), k, &s.name)?;
-    }
+    card.check_scenarios(|field, s| s.validate(field, &ids))?;
     let axes = card.sections.comparisons.iter().enumerate().map(|(k, c)| comparison_axis(&card, k, c)).collect::<Result<Vec<_>>>()?;
     for (c, axis) in card.sections.comparisons.iter_mut().zip(axes) {
         c.axis = axis;

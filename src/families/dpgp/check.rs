@@ -87,6 +87,15 @@ pub struct ScenarioRun {
     pub neighbours: Option<usize>,
 }
 
+impl crate::checker::RunOutcome for ScenarioRun {
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+    fn results(&self) -> &[crate::checker::ClaimResult] {
+        &self.results
+    }
+}
+
 /// The mean of `x`, 0 for none.
 pub(super) fn mean(x: &[f64]) -> f64 {
     if x.is_empty() {

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::checker::{CardEntries, ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings, Searcher};
+use crate::checker::{ClaimResult, Group, Plugged, Plugin, ReportSettings, RunSettings, Searcher};
 use crate::claim::{fmt_num, BoundClaim};
 use crate::error::{require_positive, Error, Result};
 use crate::family::{CardText, ClaimSummary, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, VerdictRow};
@@ -149,18 +149,6 @@ impl Plugin for DpgpFamily {
         }
     }
 
-    fn scenarios<'c>(&self, card: &'c Card) -> Vec<&'c Scenario> {
-        card.scenarios.iter().collect()
-    }
-
-    fn scenario_name<'s>(&self, s: &'s Scenario) -> &'s str {
-        &s.name
-    }
-
-    fn expected<'s>(&self, s: &'s Scenario) -> Vec<&'s str> {
-        s.expected.keys().map(String::as_str).collect()
-    }
-
     fn concerns(&self, _s: &Scenario, claims: &[DpgpClaim]) -> bool {
         claims.iter().any(|c| !c.compares())
     }
@@ -209,14 +197,6 @@ impl Plugin for DpgpFamily {
             }
         }
         Ok(run)
-    }
-
-    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
-        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
-    }
-
-    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
-        (&run.scenario, &run.results)
     }
 
     fn space(&self) -> Option<&dyn Searcher<Self>> {

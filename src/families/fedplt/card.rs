@@ -57,10 +57,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
         }
     }
     let known: Vec<&str> = builtin_ids().into_iter().chain(defined.iter().map(|c| c.id())).collect();
-    for (i, s) in card.scenarios.iter().enumerate() {
-        s.check(&format!("scenarios[{i}] ({})", s.name), &known)?;
-        crate::card::require_new_scenario_name(card.scenarios[..i].iter().map(|o| o.name.as_str()), i, &s.name)?;
-    }
+    card.check_scenarios(|field, s| s.check(field, &known))?;
     Ok(ReadCard { card, defined })
 }
 

@@ -75,6 +75,15 @@ pub struct Scenario {
     pub expected_empirical: BTreeMap<String, VerdictKind>,
 }
 
+impl crate::checker::CardScenario for Scenario {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn expected_claims(&self) -> Vec<&str> {
+        self.expected.keys().chain(self.expected_empirical.keys()).map(String::as_str).collect()
+    }
+}
+
 /// Largest horizon a scenario may ask for.
 pub const MAX_ROUNDS: usize = 10_000_000;
 
@@ -225,10 +234,12 @@ pub struct Measured {
     pub limit_gap: f64,
 }
 
-impl ScenarioRun {
-    /// The result of claim `id` with constants `constants` (exact or empirical).
-    pub fn result(&self, id: &str, constants: ConstantsSource) -> Option<&ClaimResult> {
-        self.results.iter().find(|r| r.claim == id && r.constants == constants)
+impl crate::checker::RunOutcome for ScenarioRun {
+    fn scenario(&self) -> &str {
+        &self.scenario.name
+    }
+    fn results(&self) -> &[ClaimResult] {
+        &self.results
     }
 }
 

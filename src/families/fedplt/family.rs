@@ -1,6 +1,6 @@
 //! This family as the core sees it: its card, and the [`Plugin`] behind `list`, `check` and `run`.
 
-use crate::checker::{CardEntries, ClaimResult, Plugin, ReportSettings, RunSettings, Searcher};
+use crate::checker::{Plugin, ReportSettings, RunSettings, Searcher};
 use crate::claim::BoundClaim;
 use crate::engine::monte_carlo::in_pool;
 use crate::error::{Error, Result};
@@ -57,17 +57,6 @@ impl Plugin for FedPlt {
         };
         summary(claim, statement)
     }
-    fn scenarios<'c>(&self, card: &'c ReadCard) -> Vec<&'c Scenario> {
-        card.scenarios.iter().collect()
-    }
-    fn scenario_name<'s>(&self, scenario: &'s Scenario) -> &'s str {
-        &scenario.name
-    }
-
-    fn expected<'s>(&self, scenario: &'s Scenario) -> Vec<&'s str> {
-        scenario.expected.keys().chain(scenario.expected_empirical.keys()).map(String::as_str).collect()
-    }
-
     fn work(&self, s: &Scenario) -> Option<crate::budget::Work> {
         Some(s.work())
     }
@@ -77,13 +66,6 @@ impl Plugin for FedPlt {
     }
     fn run(&self, _card: &ReadCard, s: &Scenario, prepared: (Instance, Constants), claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_prepared(s, prepared, claims, settings.bound_scale)
-    }
-    fn card_entries<'c>(&self, card: &'c Self::Card) -> CardEntries<'c> {
-        (card.claims.iter().collect(), card.inconsistencies.iter().collect())
-    }
-
-    fn outcome<'r>(&self, run: &'r ScenarioRun) -> (&'r str, &'r [ClaimResult]) {
-        (&run.scenario.name, &run.results)
     }
     fn space(&self) -> Option<&dyn Searcher<Self>> {
         Some(&super::search::Space)

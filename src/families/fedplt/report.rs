@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::checker::ClaimResult;
+use crate::checker::{ClaimResult, RunOutcome};
 use crate::claim::{fmt_num, BoundClaim, ConditionKind};
 use crate::error::Result;
 use crate::family::{ClaimSummary, ReportFile};

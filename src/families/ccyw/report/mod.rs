@@ -12,6 +12,7 @@ pub use plot::{claim_figure, search_figure, sweep_figure};
 pub use run::run_report;
 pub use search::{scenario_file, search_files, search_markdown, step_multiple_cells, step_multiples};
 
+use crate::checker::RunOutcome;
 use std::fmt::Write as _;
 
 use serde::Serialize;

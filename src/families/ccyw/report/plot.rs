@@ -3,6 +3,7 @@
 //! sweep of the mirrored experiments, the exact expected metric per setting over rounds; per
 //! search, the trace of observed / bound.
 
+use crate::checker::RunOutcome;
 use crate::families::ccyw::check::{ClaimResult, ScenarioRun};
 use crate::families::ccyw::claims::fmt_num;
 use crate::families::ccyw::experiments::Sweep;

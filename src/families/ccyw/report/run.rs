@@ -1,5 +1,6 @@
 //! The `run` command's JSON: constants, parameters, per-round metrics and verdicts of one scenario.
 
+use crate::checker::RunOutcome;
 use serde::Serialize;
 
 use crate::engine::{student_t_interval, Estimator, Interval};
