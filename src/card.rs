@@ -119,6 +119,18 @@ impl Default for Statements {
     }
 }
 
+/// Refuses a scenario that names another family (`family = "NAME"`, as a scenario file names
+/// its family); one without the key is the reading family's.
+///
+/// # Errors
+/// Bad input naming `field.family` and the family that reads it.
+pub fn require_family(field: &str, named: Option<&str>, family: &str) -> Result<()> {
+    match named.filter(|f| *f != family) {
+        Some(f) => Err(Error::field(format!("{field}.family"), format!("`{f}` in a scenario of family `{family}`"), family)),
+        None => Ok(()),
+    }
+}
+
 /// Refuses a scenario whose name an earlier scenario of the same card already has: scenario
 /// names are the ids of report rows and files, so they must be unique within a card.
 ///

@@ -126,6 +126,12 @@ mod tests {
         name: String,
     }
 
+    impl CardScenario for Scenario {
+        fn name(&self) -> &str {
+            &self.name
+        }
+    }
+
     #[derive(Debug, Default, Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Sections {
@@ -158,5 +164,25 @@ mod tests {
         let named: Result<PaperCard<Scenario>, _> = toml::from_str("family = \"t\"\nclaims = []\n[[scenarios]]\nname = \"s\"\n");
         let message = named.unwrap_err().to_string();
         assert!(message.contains("a card writes a [family] table") && message.contains("module = \"t\""), "{message}");
+    }
+
+    #[test]
+    fn every_scenario_is_checked_under_its_field_and_a_repeated_name_is_refused() {
+        let card: PaperCard<Scenario> = toml::from_str(&format!("{HEADER}\n[[scenarios]]\nname = \"a\"\n[[scenarios]]\nname = \"b\"\n")).unwrap();
+        let mut fields = Vec::new();
+        card.check_scenarios(|field, _| {
+            fields.push(field.to_string());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(fields, ["scenarios[0] (a)", "scenarios[1] (b)"]);
+        assert_eq!(card.scenario_list().len(), 2);
+        // Controls: a scenario's own error comes back as it is; a repeated name is refused naming
+        // the later scenario's index.
+        let refused = card.check_scenarios(|field, s| if s.name == "b" { Err(crate::error::Error::field(field, "bad", "good")) } else { Ok(()) });
+        assert!(refused.unwrap_err().to_string().contains("scenarios[1] (b)"));
+        let twice: PaperCard<Scenario> = toml::from_str(&format!("{HEADER}\n[[scenarios]]\nname = \"a\"\n[[scenarios]]\nname = \"a\"\n")).unwrap();
+        let message = twice.check_scenarios(|_, _| Ok(())).unwrap_err().to_string();
+        assert!(message.contains("scenarios[1].name") && message.contains("appears twice"), "{message}");
     }
 }

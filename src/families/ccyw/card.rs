@@ -180,9 +180,7 @@ impl Scenario {
     /// # Errors
     /// [`Error::InvalidField`].
     pub fn check(&self, field: &str) -> Result<()> {
-        if let Some(family) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
-            return Err(Error::field(format!("{field}.family"), format!("`{family}` in a scenario of family `{}`", super::FAMILY_ID), super::FAMILY_ID));
-        }
+        crate::card::require_family(field, self.family.as_deref(), super::FAMILY_ID)?;
         if self.rounds == 0 {
             return Err(Error::field(format!("{field}.rounds"), "got 0", "an integer >= 1"));
         }

@@ -183,9 +183,7 @@ impl Scenario {
     /// # Errors
     /// [`Error::InvalidField`].
     pub fn check(&self, field: &str) -> Result<()> {
-        if let Some(f) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
-            return Err(Error::field(format!("{field}.family"), format!("`{f}`"), super::FAMILY_ID));
-        }
+        crate::card::require_family(field, self.family.as_deref(), super::FAMILY_ID)?;
         self.model.check(&format!("{field}.model"))?;
         if !(self.lambda.is_finite() && self.lambda > 0.0) {
             return Err(Error::field(

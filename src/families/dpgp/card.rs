@@ -423,9 +423,7 @@ impl Scenario {
     /// [`Error::InvalidField`] with the allowed range.
     pub fn validate(&self, field: &str, defined: &[&str]) -> Result<()> {
         let f = |n: &str| format!("{field}.{n}");
-        if let Some(family) = self.family.as_deref().filter(|x| *x != FAMILY_ID) {
-            return Err(Error::field(f("family"), format!("`{family}` in a scenario of family `{FAMILY_ID}`"), FAMILY_ID));
-        }
+        crate::card::require_family(field, self.family.as_deref(), FAMILY_ID)?;
         if self.name.is_empty() || self.name.contains(['/', '\\']) {
             return Err(Error::field(f("name"), format!("got `{}`", self.name), "a non-empty name without slashes"));
         }

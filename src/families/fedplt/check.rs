@@ -103,9 +103,7 @@ impl Scenario {
     /// # Errors
     /// [`Error::InvalidField`] naming the field.
     pub fn check_run(&self, field: &str) -> Result<()> {
-        if let Some(f) = self.family.as_deref().filter(|f| *f != super::FAMILY_ID) {
-            return Err(Error::field(format!("{field}.family"), format!("`{f}`"), super::FAMILY_ID));
-        }
+        crate::card::require_family(field, self.family.as_deref(), super::FAMILY_ID)?;
         require_count(&format!("{field}.rounds"), self.rounds, 1, MAX_ROUNDS)?;
         require_count(&format!("{field}.replicates"), self.replicates, 1, usize::MAX)?;
         require_count(&format!("{field}.tau"), self.tau, 1, 10_000)?;
