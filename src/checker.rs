@@ -282,30 +282,13 @@ pub trait Plugin: Sync + Send + 'static {
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &[]
     }
-    /// The family's adversarial search on the core's search ([`crate::search::space`]): `None`
-    /// by default (no search, or one of the family's own through [`Plugin::search`]).
+    /// The family's adversarial search, a capability of its own: `None` (the default) for a
+    /// family without one. Every search space of the core's search ([`crate::search::space`]) is
+    /// a [`Searcher`]; a family with a search of its own implements [`Searcher`] for it. It serves
+    /// `fedbounds search` ([`Searcher::search`]) and the main job ([`Searcher::main_job`]), and
+    /// `list` shows whether a family has one: nothing to keep in step by hand.
     fn space(&self) -> Option<&dyn Searcher<Self>> {
         None
-    }
-    /// See [`Family::search`]; by default the search of [`Plugin::space`].
-    ///
-    /// # Errors
-    /// Bad input; numerical failures.
-    fn search(&self, card: Option<&Self::Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        self.space().map_or(Ok(None), |s| s.search(self, card, request, progress))
-    }
-    /// See [`Family::has_search`].
-    fn has_search(&self) -> bool {
-        self.space().is_some()
-    }
-    /// The family's adversarial search in the main job (`fedbounds check` with no filters): its
-    /// files, `SUMMARY.md` section, terminal lines and `search.csv` lines, merged into the
-    /// family's report; by default the main-job search of [`Plugin::space`].
-    ///
-    /// # Errors
-    /// Numerical failures.
-    fn main_job_search(&self, card: &Self::Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        self.space().map_or(Ok(None), |s| s.main_job(self, card, settings, progress))
     }
     /// See [`Family::experiments`].
     ///
@@ -325,7 +308,8 @@ pub trait Plugin: Sync + Send + 'static {
 
 /// A plug-in's adversarial search, as the checker and the commands call it; implemented by every
 /// search space of the core's search ([`crate::search::space::SearchSpace`]), so that the
-/// checker never names the search (which runs plug-ins) and a family names only its space.
+/// checker never names the search (which runs plug-ins) and a family names only its space, and
+/// by a family's search of its own.
 pub trait Searcher<P: Plugin + ?Sized>: Sync {
     /// `fedbounds search`: every covered claim (those asked for, else all) with the request's
     /// budget and seed.
@@ -466,7 +450,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let mut report = plugin.report(&card, &selection.claims, &runs, &rows, &report_settings, progress)?;
     report.rows = rows;
     if request.full {
-        if let Some(found) = plugin.main_job_search(&card, &report_settings, progress)? {
+        if let Some(found) = plugin.space().map_or(Ok(None), |s| s.main_job(plugin, &card, &report_settings, progress))? {
             report.summary_markdown.push_str(&format!("\n{}", found.summary_markdown));
             report.terminal.push_str(&found.terminal);
             report.files.extend(found.files);
@@ -535,10 +519,10 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let card = self.card(request.card.as_ref())?;
-        self.0.search(card.as_ref(), request, progress)
+        self.0.space().map_or(Ok(None), |s| s.search(&self.0, card.as_ref(), request, progress))
     }
     fn has_search(&self) -> bool {
-        self.0.has_search()
+        self.0.space().is_some()
     }
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         self.0.experiments(threads, meta, plots, progress)

@@ -1,7 +1,7 @@
 //! This family as the core sees it: the [`Family`] implementation behind `list`, `check`, `run`,
 //! `search`, `experiments` and `conditions`.
 
-use crate::checker::{Plugin, ReportSettings, RunSettings};
+use crate::checker::{Plugin, ReportSettings, RunSettings, Searcher};
 use crate::claim::{fmt_num, ConditionCheck};
 use crate::error::{require_non_negative, require_positive, Error, Result};
 use crate::family::{CardText, ClaimKind, ClaimSummary, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest, VerdictRow};
@@ -165,6 +165,26 @@ fn search_mismatches(results: &[SearchResult], cards: Option<&Cards>) -> Vec<Str
         .filter(|r| r.verdict != expected(r.claim))
         .map(|r| format!("{} (search: {}, replay with `cargo run --release -- run reports/search/{}.toml`)", r.claim, r.verdict, r.claim))
         .collect()
+}
+
+/// This family's own search (`search.rs`, which predates the core's): `fedbounds search` over
+/// the claims asked for (from the given card's scenarios, if any); the main job runs none of it.
+struct OwnSearch;
+
+impl Searcher<Ccyw> for OwnSearch {
+    fn search(&self, _: &Ccyw, cards: Option<&Cards>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        let catalog = cards.map(|c| c.catalog.clone()).unwrap_or_default();
+        let scenarios = cards.map(|c| c.cards.iter().flat_map(|c| c.scenarios.iter().cloned()).collect()).unwrap_or_default();
+        let chosen = select_targets(&own_ids(&request.claims, &catalog), &catalog)?;
+        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
+        let results = run_searches(&chosen, &opts, None, progress)?;
+        let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
+        let searches = search_lines(&results);
+        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results, cards), searches, ..Default::default() }))
+    }
+    fn main_job(&self, _: &Ccyw, _: &Cards, _: &ReportSettings, _: &dyn Progress) -> Result<Option<FamilyReport>> {
+        Ok(None)
+    }
 }
 
 /// The cards a check reads: the embedded ones, or the one given, with the claims it can name.
@@ -342,19 +362,8 @@ impl Plugin for Ccyw {
             .map_err(|e| Error::serialization("constants", e))
     }
 
-    fn search(&self, cards: Option<&Cards>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        let catalog = cards.map(|c| c.catalog.clone()).unwrap_or_default();
-        let scenarios = cards.map(|c| c.cards.iter().flat_map(|c| c.scenarios.iter().cloned()).collect()).unwrap_or_default();
-        let chosen = select_targets(&own_ids(&request.claims, &catalog), &catalog)?;
-        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
-        let results = run_searches(&chosen, &opts, None, progress)?;
-        let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
-        let searches = search_lines(&results);
-        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results, cards), searches, ..Default::default() }))
-    }
-
-    fn has_search(&self) -> bool {
-        true
+    fn space(&self) -> Option<&dyn Searcher<Self>> {
+        Some(&OwnSearch)
     }
 
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {

@@ -191,11 +191,7 @@ impl Plugin for Clup {
     }
 
     fn space(&self) -> Option<&dyn crate::checker::Searcher<Self>> {
-        Some(&super::search::Space)
-    }
-    /// The core's main-job search with the claims it leaves out and why below its table.
-    fn main_job_search(&self, card: &Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        super::search::main_job(self, card, settings, progress)
+        Some(&super::search::FamilySearch)
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {

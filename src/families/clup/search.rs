@@ -46,7 +46,7 @@ use super::model::{Features, ModelSpec};
 use super::{Card, Clup, CARD};
 use crate::checker::{Plugin, ReportSettings};
 use crate::error::{Error, Result};
-use crate::family::{FamilyReport, Progress};
+use crate::family::{FamilyReport, Progress, SearchRequest};
 use crate::search::space::card_with_scenario;
 use crate::search::{Candidate, SearchSpace};
 use crate::verdict::{ConstantsSource, VerdictKind};
@@ -343,6 +343,19 @@ pub fn main_job(plugin: &Clup, card: &Card, settings: &ReportSettings, progress:
         report.summary_markdown.push_str(&not_searched_note(plugin));
         report
     }))
+}
+
+/// The family's search: the core's over [`Space`], whose main-job section also lists the claims
+/// it leaves out and why ([`main_job`]).
+pub struct FamilySearch;
+
+impl crate::checker::Searcher<Clup> for FamilySearch {
+    fn search(&self, plugin: &Clup, card: Option<&Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        crate::checker::Searcher::search(&Space, plugin, card, request, progress)
+    }
+    fn main_job(&self, plugin: &Clup, card: &Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
+        main_job(plugin, card, settings, progress)
+    }
 }
 
 /// Why the search does not cover `claim` (`None`: it does): the reason [`NOT_SEARCHED`] gives,
