@@ -173,3 +173,18 @@ pub fn require_known_claims<'a>(field: &str, keys: impl IntoIterator<Item = &'a 
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_of_another_family_is_refused_naming_its_field_and_the_family() {
+        assert!(require_family("scenarios[0] (s)", None, "gd").is_ok(), "no key: the reading family's");
+        assert!(require_family("scenarios[0] (s)", Some("gd"), "gd").is_ok());
+        let err = require_family("scenarios[0] (s)", Some("other"), "gd").unwrap_err();
+        assert!(err.is_bad_input());
+        let message = err.to_string();
+        assert!(message.contains("scenarios[0] (s).family") && message.contains("`other`") && message.contains("gd"), "{message}");
+    }
+}

@@ -132,13 +132,13 @@ pub struct Selection<'c, P: Plugin + ?Sized> {
     pub groups: Vec<Group<'c>>,
 }
 
-pub use crate::paper_card::{CardEntries, CardScenario, ScenarioCard};
+pub use crate::paper_card::{CardEntries, CardScenario, CardView};
 
 /// One scenario's run as the checker reads it: the scenario's name and its results (each
 /// claim's, the claim as stated first).
 pub trait RunOutcome {
     /// The name of the scenario run.
-    fn scenario(&self) -> &str;
+    fn scenario_name(&self) -> &str;
     /// Its results.
     fn results(&self) -> &[ClaimResult];
     /// The result of claim `id` with constants from `constants` (exact, empirical, estimated).
@@ -149,7 +149,7 @@ pub trait RunOutcome {
 
 /// The smallest run: the scenario's name and its results.
 impl RunOutcome for (String, Vec<ClaimResult>) {
-    fn scenario(&self) -> &str {
+    fn scenario_name(&self) -> &str {
         &self.0
     }
     fn results(&self) -> &[ClaimResult] {
@@ -160,7 +160,7 @@ impl RunOutcome for (String, Vec<ClaimResult>) {
 /// A paper family as a plug-in of the core checker.
 pub trait Plugin: Sync + Send + 'static {
     /// A card as read: its scenarios, the claims it defines, its settings.
-    type Card: ScenarioCard<Self::Scenario> + Sync + Send;
+    type Card: CardView<Self::Scenario> + Sync + Send;
     /// A scenario of a card, as read (checked by [`Plugin::prepare`]): its name and expected
     /// claims are what the checker reads of it.
     type Scenario: CardScenario + Sync + Send;
@@ -285,9 +285,10 @@ pub trait Plugin: Sync + Send + 'static {
     /// The family's adversarial search, a capability of its own: `None` (the default) for a
     /// family without one. Every search space of the core's search ([`crate::search::space`]) is
     /// a [`Searcher`]; a family with a search of its own implements [`Searcher`] for it. It serves
-    /// `fedbounds search` ([`Searcher::search`]) and the main job ([`Searcher::main_job`]), and
-    /// `list` shows whether a family has one: nothing to keep in step by hand.
-    fn space(&self) -> Option<&dyn Searcher<Self>> {
+    /// `fedbounds search` ([`Searcher::search`]) and the main job's search section
+    /// ([`Searcher::main_job`], which a family whose report already holds that search leaves
+    /// empty); `list` shows whether a family has one: nothing to keep in step by hand.
+    fn searcher(&self) -> Option<&dyn Searcher<Self>> {
         None
     }
     /// See [`Family::experiments`].
@@ -349,7 +350,7 @@ pub fn select_claims<P: Plugin>(plugin: &P, card: &P::Card, request: &CheckReque
 /// [`Error::Unknown`] for a scenario name the given card does not have.
 pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckRequest) -> Result<Selection<'c, P>> {
     let claims = select_claims(plugin, card, request);
-    let all = card.scenario_list();
+    let all = card.scenarios();
     let groups = plugin.groups(card);
     if request.card.is_some() {
         let mut known: Vec<&str> = all.iter().map(|s| s.name()).collect();
@@ -375,7 +376,7 @@ pub fn select<'c, P: Plugin>(plugin: &P, card: &'c P::Card, request: &CheckReque
 /// runs (each run's claims taken in the order of `claims`), then run by run, each claim's
 /// results in the order the run gives them (the claim as stated, then a labelled variant).
 pub fn rows<P: Plugin>(plugin: &P, claims: &[P::Claim], runs: &[P::Run]) -> Vec<VerdictRow> {
-    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (r.scenario(), r.results())).collect();
+    let named: Vec<(&str, &[ClaimResult])> = runs.iter().map(|r| (r.scenario_name(), r.results())).collect();
     let order: Vec<&'static str> = claims.iter().map(|c| plugin.claim_id(c)).collect();
     rows_of(plugin.id(), &order, &named)
 }
@@ -437,12 +438,12 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         .groups
         .iter()
         .map(|g| {
-            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| r.scenario() == *m)).collect();
+            let members: Vec<&P::Run> = g.members.iter().filter_map(|m| runs.iter().find(|r| r.scenario_name() == *m)).collect();
             (g.name, plugin.compare(&card, g, &members, &selection.claims, &settings))
         })
         .collect();
     let mut named: Vec<(&str, &[ClaimResult])> =
-        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (r.scenario(), r.results())).collect();
+        runs.iter().zip(&selection.reported).filter(|(_, own)| **own).map(|(r, _)| (r.scenario_name(), r.results())).collect();
     named.extend(compared.iter().map(|(name, results)| (*name, results.as_slice())));
     let order: Vec<&'static str> = selection.claims.iter().map(|c| plugin.claim_id(c)).collect();
     let rows = rows_of(plugin.id(), &order, &named);
@@ -450,7 +451,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let mut report = plugin.report(&card, &selection.claims, &runs, &rows, &report_settings, progress)?;
     report.rows = rows;
     if request.full {
-        if let Some(found) = plugin.space().map_or(Ok(None), |s| s.main_job(plugin, &card, &report_settings, progress))? {
+        if let Some(found) = plugin.searcher().map_or(Ok(None), |s| s.main_job(plugin, &card, &report_settings, progress))? {
             report.summary_markdown.push_str(&format!("\n{}", found.summary_markdown));
             report.terminal.push_str(&found.terminal);
             report.files.extend(found.files);
@@ -505,7 +506,7 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn scenario_names(&self) -> Result<Vec<String>> {
         let card = self.0.embedded_card()?;
-        let scenarios = card.scenario_list().into_iter().map(|s| s.name().to_string());
+        let scenarios = card.scenarios().into_iter().map(|s| s.name().to_string());
         Ok(scenarios.chain(self.0.groups(&card).into_iter().map(|g| g.name.to_string())).collect())
     }
     fn check(&self, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
@@ -519,10 +520,10 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn search(&self, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         let card = self.card(request.card.as_ref())?;
-        self.0.space().map_or(Ok(None), |s| s.search(&self.0, card.as_ref(), request, progress))
+        self.0.searcher().map_or(Ok(None), |s| s.search(&self.0, card.as_ref(), request, progress))
     }
     fn has_search(&self) -> bool {
-        self.0.space().is_some()
+        self.0.searcher().is_some()
     }
     fn experiments(&self, threads: Option<usize>, meta: &ReportMeta, plots: bool, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
         self.0.experiments(threads, meta, plots, progress)
@@ -550,5 +551,72 @@ impl<P: Plugin> Family for Plugged<P> {
         let card = self.0.embedded_card()?;
         let (claims, inconsistencies) = card.entries();
         Ok(Some(crate::explain::explain(self.0.id(), &summary, claims.into_iter().find(|c| c.id == id), &inconsistencies)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claim::{BoundClaim, ConditionCheck, Horizon, Reading};
+    use crate::engine::Estimator;
+    use crate::verdict::evaluate_inequality;
+
+    #[derive(Clone, Copy)]
+    struct AtT(usize);
+    impl Horizon for AtT {
+        fn horizon(&self) -> usize {
+            self.0
+        }
+        fn at_horizon(&self, t: usize) -> Self {
+            AtT(t)
+        }
+    }
+
+    /// A variant reading, so that a result's reading is seen to be the claim's, not `primary`.
+    struct Half;
+    impl BoundClaim for Half {
+        type Inputs = AtT;
+        fn id(&self) -> &'static str {
+            "HALF~v"
+        }
+        fn title(&self) -> &'static str {
+            "a half"
+        }
+        fn source(&self) -> &'static str {
+            "here"
+        }
+        fn reading(&self) -> Reading {
+            Reading::variant("v", "a variant")
+        }
+        fn every_prefix(&self) -> bool {
+            true
+        }
+        fn checks(&self, _: &AtT) -> Vec<ConditionCheck> {
+            Vec::new()
+        }
+        fn bound(&self, _: &AtT) -> f64 {
+            0.5
+        }
+    }
+
+    fn evaluation(lhs: f64) -> Evaluation {
+        evaluate_inequality(Vec::new(), 1, &|_| Some(vec![(lhs, 0.5)]), Estimator::Exact, 0.99, 1.0)
+    }
+
+    #[test]
+    fn a_result_carries_its_claims_identity_and_a_run_finds_it_by_id_and_source() {
+        let exact = ClaimResult::of(&Half, ConstantsSource::Exact, evaluation(0.25)).expecting(Some(VerdictKind::Holds));
+        assert_eq!((exact.claim, exact.reading, exact.label.as_deref()), ("HALF~v", "v", None));
+        assert!(exact.matches_expected());
+        // Control: a result whose verdict is not the one expected is seen to differ.
+        let differs = ClaimResult::of(&Half, ConstantsSource::Empirical, evaluation(1.0)).expecting(Some(VerdictKind::Holds));
+        assert_eq!(differs.evaluation.verdict, VerdictKind::Violated);
+        assert!(!differs.matches_expected());
+        let run = ("s".to_string(), vec![exact, differs]);
+        assert_eq!(run.scenario_name(), "s");
+        assert_eq!(run.result("HALF~v", ConstantsSource::Empirical).map(|r| r.evaluation.verdict), Some(VerdictKind::Violated));
+        assert_eq!(run.result("HALF~v", ConstantsSource::Exact).map(|r| r.evaluation.verdict), Some(VerdictKind::Holds));
+        // Controls: another source, another id.
+        assert!(run.result("HALF~v", ConstantsSource::Estimated).is_none() && run.result("HALF", ConstantsSource::Exact).is_none());
     }
 }

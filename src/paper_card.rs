@@ -23,23 +23,21 @@ pub trait CardScenario {
     fn name(&self) -> &str;
     /// The claim ids it expects a verdict of (its `expected` keys, of every constants source):
     /// each selected one must be computed by its run, else the check is refused (nothing checked
-    /// is no pass). None by default.
-    fn expected_claims(&self) -> Vec<&str> {
-        Vec::new()
-    }
+    /// is no pass). Required, so that no family turns that guard off by leaving it out.
+    fn expected_claims(&self) -> Vec<&str>;
 }
 
 /// A card as read: its scenarios in card order, and its claim entries and inconsistencies (what
 /// `explain` prints).
-pub trait ScenarioCard<S> {
+pub trait CardView<S> {
     /// The scenarios, in card order.
-    fn scenario_list(&self) -> Vec<&S>;
+    fn scenarios(&self) -> Vec<&S>;
     /// The claim entries and the readings of the paper's inconsistencies.
     fn entries(&self) -> CardEntries<'_>;
 }
 
-impl<S, X> ScenarioCard<S> for PaperCard<S, X> {
-    fn scenario_list(&self) -> Vec<&S> {
+impl<S, X> CardView<S> for PaperCard<S, X> {
+    fn scenarios(&self) -> Vec<&S> {
         self.scenarios.iter().collect()
     }
     fn entries(&self) -> CardEntries<'_> {
@@ -130,6 +128,9 @@ mod tests {
         fn name(&self) -> &str {
             &self.name
         }
+        fn expected_claims(&self) -> Vec<&str> {
+            Vec::new()
+        }
     }
 
     #[derive(Debug, Default, Deserialize)]
@@ -176,7 +177,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(fields, ["scenarios[0] (a)", "scenarios[1] (b)"]);
-        assert_eq!(card.scenario_list().len(), 2);
+        assert_eq!(card.scenarios().len(), 2);
         // Controls: a scenario's own error comes back as it is; a repeated name is refused naming
         // the later scenario's index.
         let refused = card.check_scenarios(|field, s| if s.name == "b" { Err(crate::error::Error::field(field, "bad", "good")) } else { Ok(()) });

@@ -188,5 +188,5 @@ fn the_proof_steps_are_searched_with_no_step_condition() {
         let sources = space.sources(&claim);
         assert_eq!(sources.contains(&ConstantsSource::Empirical), c.needs_g2(), "{sources:?}");
     }
-    assert!(FedPlt.space().is_some());
+    assert!(FedPlt.searcher().is_some());
 }

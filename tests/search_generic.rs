@@ -11,7 +11,7 @@
 //!   first doubling `c` with `c gamma_0 > 2/(L + mu)`; over any instance (steps up to `1/L`) it
 //!   holds at 1x and breaks at 2x (`mu = 0.1, L = 1`).
 
-use fedbounds::checker::{CardEntries, CardScenario, ClaimResult, Plugged, Plugin, RunSettings, ScenarioCard, Searcher};
+use fedbounds::checker::{CardEntries, CardScenario, CardView, ClaimResult, Plugged, Plugin, RunSettings, Searcher};
 use fedbounds::claim::{BoundClaim, Comparison, ConditionCheck, ConditionKind, Horizon, Reading, Relation};
 use fedbounds::engine::Estimator;
 use fedbounds::family::{CardText, CheckRequest, ClaimKind, ClaimSummary, Family, FamilyReport, SearchRequest, Silent};
@@ -89,11 +89,14 @@ impl CardScenario for Scenario {
     fn name(&self) -> &str {
         &self.name
     }
+    fn expected_claims(&self) -> Vec<&str> {
+        self.expected.iter().map(|_| Rate.id()).collect()
+    }
 }
 
 /// A card of scenarios only: no claim entries.
-impl ScenarioCard<Scenario> for Card {
-    fn scenario_list(&self) -> Vec<&Scenario> {
+impl CardView<Scenario> for Card {
+    fn scenarios(&self) -> Vec<&Scenario> {
         self.scenarios.iter().collect()
     }
     fn entries(&self) -> CardEntries<'_> {
@@ -142,7 +145,7 @@ impl Plugin for Gd2 {
         let result = ClaimResult::of(&Rate, ConstantsSource::Exact, evaluation).expecting(s.expected);
         Ok((s.name.clone(), vec![result]))
     }
-    fn space(&self) -> Option<&dyn Searcher<Self>> {
+    fn searcher(&self) -> Option<&dyn Searcher<Self>> {
         Some(&Space)
     }
 }

@@ -244,9 +244,9 @@ pub struct ReadCard<C, D> {
     pub defined: Vec<std::sync::Arc<D>>,
 }
 
-impl<S, C: crate::paper_card::ScenarioCard<S>, D> crate::paper_card::ScenarioCard<S> for ReadCard<C, D> {
-    fn scenario_list(&self) -> Vec<&S> {
-        self.card.scenario_list()
+impl<S, C: crate::paper_card::CardView<S>, D> crate::paper_card::CardView<S> for ReadCard<C, D> {
+    fn scenarios(&self) -> Vec<&S> {
+        self.card.scenarios()
     }
     fn entries(&self) -> crate::paper_card::CardEntries<'_> {
         self.card.entries()

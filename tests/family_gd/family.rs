@@ -1,5 +1,5 @@
-//! The smallest family, outside the crate on the public core only: gradient descent on one quadratic
-//! and its textbook rate ([`Rate`]); its card is `gd.toml`, the checker owns the loop, the engine gives the exact curve.
+//! The smallest family, outside the crate on the public core only: gradient descent on one
+//! quadratic and its rate ([`Rate`]), its card `gd.toml`; the checker owns the loop.
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 

@@ -1,11 +1,11 @@
 //! The pipeline of one scenario: instance and constants -> step sizes -> runs -> verdicts.
 
-use crate::checker::RunOutcome;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 pub use crate::checker::ClaimResult;
+use crate::checker::RunOutcome;
 use crate::claim::fmt_num;
 
 pub use crate::engine::monte_carlo::in_pool;
@@ -74,11 +74,11 @@ pub struct ScenarioRun {
     pub expected_empirical: BTreeMap<String, VerdictKind>,
 }
 
-impl crate::checker::RunOutcome for ScenarioRun {
-    fn scenario(&self) -> &str {
+impl RunOutcome for ScenarioRun {
+    fn scenario_name(&self) -> &str {
         &self.scenario
     }
-    fn results(&self) -> &[crate::checker::ClaimResult] {
+    fn results(&self) -> &[ClaimResult] {
         &self.results
     }
 }

@@ -167,8 +167,10 @@ fn search_mismatches(results: &[SearchResult], cards: Option<&Cards>) -> Vec<Str
         .collect()
 }
 
-/// This family's own search (`search.rs`, which predates the core's): `fedbounds search` over
-/// the claims asked for (from the given card's scenarios, if any); the main job runs none of it.
+/// This family's own search (`search.rs`, which predates the core's), for `fedbounds search` over
+/// the claims asked for (from the given card's scenarios, if any). The main job's search of every
+/// claim runs in [`Plugin::report`] beside the experiments, whose report files and sections it
+/// shares, so [`Searcher::main_job`] adds nothing here.
 struct OwnSearch;
 
 impl Searcher<Ccyw> for OwnSearch {
@@ -195,8 +197,8 @@ pub struct Cards {
     pub catalog: Catalog,
 }
 
-impl crate::checker::ScenarioCard<Scenario> for Cards {
-    fn scenario_list(&self) -> Vec<&Scenario> {
+impl crate::checker::CardView<Scenario> for Cards {
+    fn scenarios(&self) -> Vec<&Scenario> {
         self.cards.iter().flat_map(|c| c.scenarios.iter()).collect()
     }
     fn entries(&self) -> crate::checker::CardEntries<'_> {
@@ -362,7 +364,7 @@ impl Plugin for Ccyw {
             .map_err(|e| Error::serialization("constants", e))
     }
 
-    fn space(&self) -> Option<&dyn Searcher<Self>> {
+    fn searcher(&self) -> Option<&dyn Searcher<Self>> {
         Some(&OwnSearch)
     }
 

@@ -190,8 +190,8 @@ impl Plugin for Clup {
         Ok(format!("{head}\nfamily = \"{FAMILY_ID}\"\n{file}"))
     }
 
-    fn space(&self) -> Option<&dyn crate::checker::Searcher<Self>> {
-        Some(&super::search::FamilySearch)
+    fn searcher(&self) -> Option<&dyn crate::checker::Searcher<Self>> {
+        Some(&super::search::Space)
     }
 
     fn symbols(&self) -> &'static [crate::formula::Symbol] {

@@ -43,10 +43,8 @@ use super::bounds::{self, Opt};
 use super::check::{Corollary2Multiples, Init, Scenario, StepsSpec};
 use super::claims::{ClupClaim, GammaRule, Statement};
 use super::model::{Features, ModelSpec};
-use super::{Card, Clup, CARD};
-use crate::checker::{Plugin, ReportSettings};
+use super::{Card, CARD};
 use crate::error::{Error, Result};
-use crate::family::{FamilyReport, Progress, SearchRequest};
 use crate::search::space::card_with_scenario;
 use crate::search::{Candidate, SearchSpace};
 use crate::verdict::{ConstantsSource, VerdictKind};
@@ -286,6 +284,10 @@ impl SearchSpace<Card, ClupClaim, Scenario> for Space {
         kind(claim).is_some()
     }
 
+    fn not_searched(&self, claim: &ClupClaim) -> Option<&'static str> {
+        why_not_searched(claim)
+    }
+
     /// Few evaluations in the main job, no "any instance" room; `fedbounds search` takes larger
     /// budgets.
     fn main_job_budget(&self) -> (usize, usize) {
@@ -332,32 +334,6 @@ impl SearchSpace<Card, ClupClaim, Scenario> for Space {
     }
 }
 
-/// The search of the main job ([`crate::search::run::main_job`]) with the claims it leaves out
-/// and why ([`NOT_SEARCHED`]) below its table.
-///
-/// # Errors
-/// As [`crate::search::run::main_job`].
-pub fn main_job(plugin: &Clup, card: &Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-    let found = crate::search::run::main_job(plugin, &Space, card, settings, progress)?;
-    Ok(found.map(|mut report| {
-        report.summary_markdown.push_str(&not_searched_note(plugin));
-        report
-    }))
-}
-
-/// The family's search: the core's over [`Space`], whose main-job section also lists the claims
-/// it leaves out and why ([`main_job`]).
-pub struct FamilySearch;
-
-impl crate::checker::Searcher<Clup> for FamilySearch {
-    fn search(&self, plugin: &Clup, card: Option<&Card>, request: &SearchRequest, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        crate::checker::Searcher::search(&Space, plugin, card, request, progress)
-    }
-    fn main_job(&self, plugin: &Clup, card: &Card, settings: &ReportSettings, progress: &dyn Progress) -> Result<Option<FamilyReport>> {
-        main_job(plugin, card, settings, progress)
-    }
-}
-
 /// Why the search does not cover `claim` (`None`: it does): the reason [`NOT_SEARCHED`] gives,
 /// or, for a claim without an entry there, that it is not in the search space.
 pub fn why_not_searched(claim: &ClupClaim) -> Option<&'static str> {
@@ -367,16 +343,5 @@ pub fn why_not_searched(claim: &ClupClaim) -> Option<&'static str> {
     if matches!(claim.statement, Statement::Card(_)) {
         return Some("defined by a card: the search decodes scenarios for the built-in claims' own steps and conditions, not a card's formula");
     }
-    Some(NOT_SEARCHED.iter().find(|(id, _)| *id == claim.id).map_or("not in the search space (no entry in the family's search)", |(_, why)| why))
-}
-
-/// The claims of the family the search does not cover, each with its reason.
-pub fn not_searched_note(plugin: &Clup) -> String {
-    let mut s = String::from("\nNot searched:\n\n");
-    for claim in plugin.builtin_claims() {
-        if let Some(why) = why_not_searched(&claim) {
-            s.push_str(&format!("- `{}`: {why}\n", claim.id));
-        }
-    }
-    s
+    Some(NOT_SEARCHED.iter().find(|(id, _)| *id == claim.id).map_or(crate::search::space::NO_REASON, |(_, why)| why))
 }

@@ -493,7 +493,8 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
         return Err(Error::field("family.module", format!("`{module}` in a card of family `{FAMILY_ID}`"), FAMILY_ID));
     }
     for (k, s) in card.scenarios.iter_mut().enumerate() {
-        s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve(&format!("scenarios[{k}].topology"))?;
+        let field = format!("scenarios[{k}] ({}).topology", s.name);
+        s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve(&field)?;
     }
     card.search.check(&super::claims::summaries().iter().map(|c| c.id).collect::<Vec<_>>())?;
     let defined = super::card_claims::compile(&card.claims)?;

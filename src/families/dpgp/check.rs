@@ -88,7 +88,7 @@ pub struct ScenarioRun {
 }
 
 impl crate::checker::RunOutcome for ScenarioRun {
-    fn scenario(&self) -> &str {
+    fn scenario_name(&self) -> &str {
         &self.scenario
     }
     fn results(&self) -> &[crate::checker::ClaimResult] {

@@ -199,7 +199,7 @@ impl Plugin for DpgpFamily {
         Ok(run)
     }
 
-    fn space(&self) -> Option<&dyn Searcher<Self>> {
+    fn searcher(&self) -> Option<&dyn Searcher<Self>> {
         Some(&super::search::Space)
     }
 

@@ -233,7 +233,7 @@ pub struct Measured {
 }
 
 impl crate::checker::RunOutcome for ScenarioRun {
-    fn scenario(&self) -> &str {
+    fn scenario_name(&self) -> &str {
         &self.scenario.name
     }
     fn results(&self) -> &[ClaimResult] {

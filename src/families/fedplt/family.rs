@@ -67,7 +67,7 @@ impl Plugin for FedPlt {
     fn run(&self, _card: &ReadCard, s: &Scenario, prepared: (Instance, Constants), claims: &[Claim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_prepared(s, prepared, claims, settings.bound_scale)
     }
-    fn space(&self) -> Option<&dyn Searcher<Self>> {
+    fn searcher(&self) -> Option<&dyn Searcher<Self>> {
         Some(&super::search::Space)
     }
     /// The main job also draws the speed-error trade-off of Case 1.

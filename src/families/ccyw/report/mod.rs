@@ -12,13 +12,13 @@ pub use plot::{claim_figure, search_figure, sweep_figure};
 pub use run::run_report;
 pub use search::{scenario_file, search_files, search_markdown, step_multiple_cells, step_multiples};
 
-use crate::checker::RunOutcome;
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 pub use crate::report::{describe, opt_num, reproduce_command, to_json, write_atomic, ReportMeta};
 
+use crate::checker::RunOutcome;
 use crate::claim::fmt_num;
 use crate::error::{Error, Result};
 use crate::families::ccyw::card_claims::Catalog;

@@ -1,8 +1,8 @@
 //! The `run` command's JSON: constants, parameters, per-round metrics and verdicts of one scenario.
 
-use crate::checker::RunOutcome;
 use serde::Serialize;
 
+use crate::checker::RunOutcome;
 use crate::engine::{student_t_interval, Estimator, Interval};
 use crate::error::Result;
 use crate::families::ccyw::card::{EstimatorChoice, Scenario};
