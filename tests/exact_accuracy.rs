@@ -18,7 +18,7 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 use fedbounds::engine::{Design, Moments, Observable, RandomAffineRound, RoundMaps};
 use fedbounds::families::fedplt::algorithm::{FedPltRound, LocalGradient};
 use fedbounds::families::fedplt::problem::Instance;
-use fedbounds::families::fedplt::runs::{exact_run, Schedule};
+use fedbounds::families::fedplt::runs::{exact_run, RunSetup, Schedule};
 
 /// The exact rational value of an `f64`.
 fn exact(x: f64) -> BigRational {
@@ -277,7 +277,12 @@ fn fedplt_with_masks_values_are_exact_to_1e_12_relative_down_to_1e_30() {
     let (case, truth) = fedplt_case();
     let inst = &case.instance;
     let w_star = inst.optima[0].clone();
-    let run = exact_run(inst, &case.psi, Schedule::Constant(case.eta), case.tau, LocalGradient::Sgd, truth.len() - 1, &w_star).expect("runs");
+    let run = exact_run(
+        &RunSetup { inst, psi: &case.psi, tau: case.tau, gradient: LocalGradient::Sgd, w_star: &w_star },
+        Schedule::Constant(case.eta),
+        truth.len() - 1,
+    )
+    .expect("runs");
     let (err, smallest) = worst(&run.distance, &truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "FedPLT's exact run: worst relative error {err:e}");

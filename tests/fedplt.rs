@@ -14,7 +14,7 @@ use fedbounds::families::fedplt::explicit::InstanceInput;
 use fedbounds::families::fedplt::family::embedded_card;
 use fedbounds::families::fedplt::formulas::Claim;
 use fedbounds::families::fedplt::problem::{InstanceSpec, MaskLayout};
-use fedbounds::families::fedplt::runs::{exact_run, sample_paths, Schedule};
+use fedbounds::families::fedplt::runs::{exact_run, sample_paths, RunSetup, Schedule};
 use fedbounds::families::fedplt::FAMILY;
 use fedbounds::family::{CheckRequest, Silent};
 use fedbounds::registry::Registry;
@@ -119,7 +119,12 @@ fn the_one_dimensional_decaying_run_is_sigma2_over_t_exactly() {
     let inst = s.instance.build().unwrap();
     let c = inst.constants().unwrap();
     let w_star = DVector::from_column_slice(&c.w_star);
-    let run = exact_run(&inst, &c.compensation.psi, Schedule::Decaying { z: 1.0, beta: 1.0, offset: 1.0 }, 1, LocalGradient::Sgd, 500, &w_star).unwrap();
+    let run = exact_run(
+        &RunSetup { inst: &inst, psi: &c.compensation.psi, tau: 1, gradient: LocalGradient::Sgd, w_star: &w_star },
+        Schedule::Decaying { z: 1.0, beta: 1.0, offset: 1.0 },
+        500,
+    )
+    .unwrap();
     // The observable E||W - W*||^2 = E W^2 - 2 W* E W + W*^2 is exact up to the rounding of terms
     // of size W*^2 (see engine::Observable).
     let scale = w_star.norm_squared();
@@ -137,8 +142,9 @@ fn exact_moments_agree_with_monte_carlo() {
     let c = inst.constants().unwrap();
     let w_star = DVector::from_column_slice(&c.w_star);
     let (schedule, tau, rounds) = (Schedule::Constant(0.2), 3, 20);
-    let exact = exact_run(&inst, &c.compensation.psi, schedule, tau, LocalGradient::Sgd, rounds, &w_star).unwrap();
-    let paths = sample_paths(&inst, &c.compensation.psi, schedule, tau, LocalGradient::Sgd, rounds, &w_star, 9, 3000);
+    let setup = RunSetup { inst: &inst, psi: &c.compensation.psi, tau, gradient: LocalGradient::Sgd, w_star: &w_star };
+    let exact = exact_run(&setup, schedule, rounds).unwrap();
+    let paths = sample_paths(&setup, schedule, rounds, 9, 3000);
     let confidence = 1.0 - 0.01 / (rounds + 1) as f64;
     let outside = |values: &[f64]| -> Vec<usize> {
         (0..=rounds)
@@ -151,7 +157,7 @@ fn exact_moments_agree_with_monte_carlo() {
     };
     assert!(outside(&exact.distance).is_empty(), "exact D^t outside the Monte Carlo intervals at {:?}", outside(&exact.distance));
     // Negative control: the noiseless curve is rejected by the same intervals.
-    let quiet = exact_run(&inst, &c.compensation.psi, schedule, tau, LocalGradient::Full, rounds, &w_star).unwrap();
+    let quiet = exact_run(&RunSetup { gradient: LocalGradient::Full, ..setup }, schedule, rounds).unwrap();
     assert!(!outside(&quiet.distance).is_empty(), "a curve without the noise went unnoticed");
 }
 

@@ -145,7 +145,7 @@ fn an_overflowing_exact_run_is_never_a_finite_number() {
 fn a_diverging_fedplt_run_is_never_a_small_number() {
     use fedbounds::families::fedplt::algorithm::LocalGradient;
     use fedbounds::families::fedplt::problem::Instance;
-    use fedbounds::families::fedplt::runs::{exact_run, Schedule};
+    use fedbounds::families::fedplt::runs::{exact_run, RunSetup, Schedule};
     use nalgebra::{DMatrix, DVector};
     let w_star = DVector::from_vec(vec![0.1, -0.7, 1.3]);
     let inst = Instance {
@@ -159,7 +159,11 @@ fn a_diverging_fedplt_run_is_never_a_small_number() {
         step_scales: None,
     };
     let psi = [1.0; 3];
-    let distance = |eta: f64| exact_run(&inst, &psi, Schedule::Constant(eta), 1, LocalGradient::Sgd, 60, &w_star).expect("runs").distance;
+    let distance = |eta: f64| {
+        exact_run(&RunSetup { inst: &inst, psi: &psi, tau: 1, gradient: LocalGradient::Sgd, w_star: &w_star }, Schedule::Constant(eta), 60)
+            .expect("runs")
+            .distance
+    };
     let diverged = distance(1e10);
     for (t, d) in diverged.iter().enumerate().skip(2) {
         assert!(!d.is_finite() || *d > 1e20, "round {t}: D = {d:e} hides the divergence");

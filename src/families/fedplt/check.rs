@@ -20,7 +20,7 @@ use super::claims::{
 use super::explicit::InstanceInput;
 use super::formulas::{needs_g2, Claim};
 use super::problem::{Constants, Instance};
-use super::runs::{exact_run, half_life, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, Schedule};
+use super::runs::{exact_run, half_life, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, RunSetup, Schedule};
 
 /// How a scenario sets the step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -415,9 +415,10 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let (inst, scale) = common_step_run(inst);
     let w_star = DVector::from_column_slice(&c.w_star);
     let psi = c.compensation.psi.clone();
-    let paths = |schedule: Schedule| sample_paths(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star, s.seed, s.replicates);
+    let setup = RunSetup { inst: &inst, psi: &psi, tau: s.tau, gradient: s.gradient, w_star: &w_star };
+    let paths = |schedule: Schedule| sample_paths(&setup, schedule, s.rounds, s.seed, s.replicates);
     let (schedule, alignment, z_consistent) = self::schedule(s, &c, scale, paths)?;
-    let exact = exact_run(&inst, &psi, schedule, s.tau, s.gradient, s.rounds, &w_star)?;
+    let exact = exact_run(&setup, schedule, s.rounds)?;
     let steps = RoundSteps::new(s, &inst, &c, &exact);
     let limit = small_step_limit(&inst, &c.compensation.covered)?;
     let final_mean = DVector::from_column_slice(&exact.final_mean);
@@ -522,8 +523,9 @@ pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint
         let ((inst, scale), c, m) = (common_step_run(at.instance.build()?), &run.constants, &run.measured);
         let eta = scale * (f / c.l);
         let (psi, w_star) = (&c.compensation.psi, DVector::from_column_slice(&c.w_star));
-        let steady = steady_distance(&inst, psi, eta, at.tau, at.gradient, &w_star);
-        let half_life = steady.and_then(|d| half_life(&inst, psi, eta, at.tau, at.gradient, &w_star, d));
+        let setup = RunSetup { inst: &inst, psi, tau: at.tau, gradient: at.gradient, w_star: &w_star };
+        let steady = steady_distance(&setup, eta);
+        let half_life = steady.and_then(|d| half_life(&setup, eta, d));
         let client_steps = inputs(c, &run, None, true).client_steps;
         Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z, z_eta: m.z * eta, half_life, client_steps })
     };

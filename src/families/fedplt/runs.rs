@@ -125,6 +125,24 @@ impl RoundQuantities {
     }
 }
 
+/// What every run on one instance shares: the instance, the compensation `psi`, the local steps
+/// `tau`, the gradient model (eq. 4 or 5) and the minimizer `W*`; a run adds its step schedule.
+#[derive(Debug, Clone, Copy)]
+pub struct RunSetup<'a> {
+    pub inst: &'a Instance,
+    pub psi: &'a [f64],
+    pub tau: usize,
+    pub gradient: LocalGradient,
+    pub w_star: &'a DVector<f64>,
+}
+
+impl<'a> RunSetup<'a> {
+    /// The round at step `eta`.
+    fn round(&self, eta: f64) -> FedPltRound<'a> {
+        FedPltRound { instance: self.inst, psi: self.psi, eta, tau: self.tau, gradient: self.gradient }
+    }
+}
+
 /// Exact expectations of `rounds` rounds from the instance's `W^0`.
 ///
 /// The moments propagated are those of the error `e^t = W^t - W*` (the maps probed at `W*`,
@@ -133,15 +151,8 @@ impl RoundQuantities {
 ///
 /// # Errors
 /// Only from building the design (never for a valid instance).
-pub fn exact_run(
-    inst: &Instance,
-    psi: &[f64],
-    schedule: Schedule,
-    tau: usize,
-    gradient: LocalGradient,
-    rounds: usize,
-    w_star: &DVector<f64>,
-) -> Result<ExactRun> {
+pub fn exact_run(setup: &RunSetup, schedule: Schedule, rounds: usize) -> Result<ExactRun> {
+    let RunSetup { inst, w_star, .. } = *setup;
     let d = inst.dim();
     let inc = Design::Full { n: inst.clients() }.inclusion_moments().expect("a full design is exchangeable");
     let distance_obs = Observable::new(DMatrix::identity(d, d), DVector::zeros(d));
@@ -153,7 +164,7 @@ pub fn exact_run(
     for t in 0..rounds {
         distance.push(distance_obs.expected_square(&m));
         let eta = schedule.eta(t);
-        let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
+        let round = setup.round(eta);
         if cached.as_ref().is_none_or(|(e, ..)| *e != eta) {
             cached = Some((eta, RoundMaps::probe_at(&round, w_star), RoundQuantities::probe(&round, w_star)));
         }
@@ -251,18 +262,8 @@ type PathRecord = (Vec<Vec<f64>>, Vec<f64>, Option<AlignmentFailure>, usize, Psi
 /// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
 /// alignment ratios and the psi step of Part 2 ([`super::psi_step`]) at every point a gradient is
 /// taken (`W_k^{t,s}`, `s < tau`).
-#[allow(clippy::too_many_arguments)]
-pub fn sample_paths(
-    inst: &Instance,
-    psi: &[f64],
-    schedule: Schedule,
-    tau: usize,
-    gradient: LocalGradient,
-    rounds: usize,
-    w_star: &DVector<f64>,
-    seed: u64,
-    replicates: usize,
-) -> Alignment {
+pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u64, replicates: usize) -> Alignment {
+    let RunSetup { inst, psi, tau, gradient, w_star } = *setup;
     let deterministic = gradient == LocalGradient::Full || inst.sigma == 0.0;
     let replicates = if deterministic { 1 } else { replicates };
     let paths: Vec<PathRecord> = crate::engine::monte_carlo::replicates(replicates, |r| {
@@ -273,7 +274,7 @@ pub fn sample_paths(
         let mut step = PsiStepTally::new(psi_floors(inst, psi));
         for t in 0..rounds {
             distance.push((&w - w_star).norm_squared());
-            let round = FedPltRound { instance: inst, psi, eta: schedule.eta(t), tau, gradient };
+            let round = setup.round(schedule.eta(t));
             let noise: Vec<Vec<f64>> = (0..inst.clients()).map(|k| round.draw_noise(k, seed, r, t as u64)).collect();
             let mut low = vec![f64::INFINITY; inst.clients()];
             for (k, nk) in noise.iter().enumerate() {
@@ -380,18 +381,10 @@ pub struct ResidualPoint {
 
 /// The exact moments of the error `W - W*` at a constant step: the round's maps, the full
 /// design's inclusion moments and the point `W^0 - W*`.
-fn error_moments(
-    inst: &Instance,
-    psi: &[f64],
-    eta: f64,
-    tau: usize,
-    gradient: LocalGradient,
-    w_star: &DVector<f64>,
-) -> Option<(RoundMaps, InclusionMoments, Moments)> {
-    let round = FedPltRound { instance: inst, psi, eta, tau, gradient };
-    let maps = RoundMaps::probe_at(&round, w_star);
-    let inc = Design::Full { n: inst.clients() }.inclusion_moments()?;
-    Some((maps, inc, Moments::point(&inst.initial - w_star)))
+fn error_moments(setup: &RunSetup, eta: f64) -> Option<(RoundMaps, InclusionMoments, Moments)> {
+    let maps = RoundMaps::probe_at(&setup.round(eta), setup.w_star);
+    let inc = Design::Full { n: setup.inst.clients() }.inclusion_moments()?;
+    Some((maps, inc, Moments::point(&setup.inst.initial - setup.w_star)))
 }
 
 /// `E||W - W*||^2` of the error moments.
@@ -402,8 +395,8 @@ fn squared_distance(m: &Moments) -> f64 {
 
 /// The exact steady state of `E||W - W*||^2` at a constant step (see
 /// [`crate::engine::stationary_moments`]), solved for the error `W - W*` ([`exact_run`]).
-pub fn steady_distance(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradient: LocalGradient, w_star: &DVector<f64>) -> Option<f64> {
-    let (maps, inc, m0) = error_moments(inst, psi, eta, tau, gradient, w_star)?;
+pub fn steady_distance(setup: &RunSetup, eta: f64) -> Option<f64> {
+    let (maps, inc, m0) = error_moments(setup, eta)?;
     Some(squared_distance(&crate::engine::stationary_moments(&maps, &inc, &m0)?))
 }
 
@@ -414,8 +407,8 @@ pub const HALF_LIFE_CAP: usize = 1_000_000;
 /// D^inf) / 2`, on the exact moments; the measured counterpart of `rho = 1 - z eta` of Case 1
 /// (001:L643): a faster contraction halves the excess in fewer rounds. `None` when the excess
 /// is not positive at `t = 0`, is NaN, or does not halve within [`HALF_LIFE_CAP`] rounds.
-pub fn half_life(inst: &Instance, psi: &[f64], eta: f64, tau: usize, gradient: LocalGradient, w_star: &DVector<f64>, steady: f64) -> Option<usize> {
-    let (maps, inc, mut m) = error_moments(inst, psi, eta, tau, gradient, w_star)?;
+pub fn half_life(setup: &RunSetup, eta: f64, steady: f64) -> Option<usize> {
+    let (maps, inc, mut m) = error_moments(setup, eta)?;
     let half = (squared_distance(&m) - steady) / 2.0;
     if !(half > 0.0 && half.is_finite()) {
         return None;
