@@ -557,47 +557,10 @@ impl<P: Plugin> Family for Plugged<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claim::{BoundClaim, ConditionCheck, Horizon, Reading};
+    use crate::claim::fixtures::InverseT;
+    use crate::claim::BoundClaim;
     use crate::engine::Estimator;
     use crate::verdict::evaluate_inequality;
-
-    #[derive(Clone, Copy)]
-    struct AtT(usize);
-    impl Horizon for AtT {
-        fn horizon(&self) -> usize {
-            self.0
-        }
-        fn at_horizon(&self, t: usize) -> Self {
-            AtT(t)
-        }
-    }
-
-    /// A variant reading, so that a result's reading is seen to be the claim's, not `primary`.
-    struct Half;
-    impl BoundClaim for Half {
-        type Inputs = AtT;
-        fn id(&self) -> &'static str {
-            "HALF~v"
-        }
-        fn title(&self) -> &'static str {
-            "a half"
-        }
-        fn source(&self) -> &'static str {
-            "here"
-        }
-        fn reading(&self) -> Reading {
-            Reading::variant("v", "a variant")
-        }
-        fn every_prefix(&self) -> bool {
-            true
-        }
-        fn checks(&self, _: &AtT) -> Vec<ConditionCheck> {
-            Vec::new()
-        }
-        fn bound(&self, _: &AtT) -> f64 {
-            0.5
-        }
-    }
 
     fn evaluation(lhs: f64) -> Evaluation {
         evaluate_inequality(Vec::new(), 1, &|_| Some(vec![(lhs, 0.5)]), Estimator::Exact, 0.99, 1.0)
@@ -605,18 +568,18 @@ mod tests {
 
     #[test]
     fn a_result_carries_its_claims_identity_and_a_run_finds_it_by_id_and_source() {
-        let exact = ClaimResult::of(&Half, ConstantsSource::Exact, evaluation(0.25)).expecting(Some(VerdictKind::Holds));
-        assert_eq!((exact.claim, exact.reading, exact.label.as_deref()), ("HALF~v", "v", None));
+        let exact = ClaimResult::of(&InverseT, ConstantsSource::Exact, evaluation(0.25)).expecting(Some(VerdictKind::Holds));
+        assert_eq!((exact.claim, exact.reading, exact.label.as_deref()), (InverseT.id(), InverseT.reading().name, None));
         assert!(exact.matches_expected());
         // Control: a result whose verdict is not the one expected is seen to differ.
-        let differs = ClaimResult::of(&Half, ConstantsSource::Empirical, evaluation(1.0)).expecting(Some(VerdictKind::Holds));
+        let differs = ClaimResult::of(&InverseT, ConstantsSource::Empirical, evaluation(1.0)).expecting(Some(VerdictKind::Holds));
         assert_eq!(differs.evaluation.verdict, VerdictKind::Violated);
         assert!(!differs.matches_expected());
         let run = ("s".to_string(), vec![exact, differs]);
         assert_eq!(run.scenario_name(), "s");
-        assert_eq!(run.result("HALF~v", ConstantsSource::Empirical).map(|r| r.evaluation.verdict), Some(VerdictKind::Violated));
-        assert_eq!(run.result("HALF~v", ConstantsSource::Exact).map(|r| r.evaluation.verdict), Some(VerdictKind::Holds));
+        assert_eq!(run.result("INV-T", ConstantsSource::Empirical).map(|r| r.evaluation.verdict), Some(VerdictKind::Violated));
+        assert_eq!(run.result("INV-T", ConstantsSource::Exact).map(|r| r.evaluation.verdict), Some(VerdictKind::Holds));
         // Controls: another source, another id.
-        assert!(run.result("HALF~v", ConstantsSource::Estimated).is_none() && run.result("HALF", ConstantsSource::Exact).is_none());
+        assert!(run.result("INV-T", ConstantsSource::Estimated).is_none() && run.result("INV", ConstantsSource::Exact).is_none());
     }
 }

@@ -244,12 +244,14 @@ impl<F: Forwards> BoundClaim for F {
     }
 }
 
+/// Claims for the core's unit tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
 
+    /// A horizon and nothing else.
     #[derive(Clone, Copy)]
-    struct AtT(usize);
+    pub(crate) struct AtT(pub(crate) usize);
     impl Horizon for AtT {
         fn horizon(&self) -> usize {
             self.0
@@ -260,7 +262,7 @@ mod tests {
     }
 
     /// `bound = 1/T`, one step condition `T >= 2`.
-    struct InverseT;
+    pub(crate) struct InverseT;
     impl BoundClaim for InverseT {
         type Inputs = AtT;
         fn id(&self) -> &'static str {
@@ -285,6 +287,12 @@ mod tests {
             1.0 / x.0 as f64
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{AtT, InverseT};
+    use super::*;
 
     struct Tagged<'a>(&'a InverseT, bool);
     impl Forwards for Tagged<'_> {
