@@ -10,7 +10,7 @@
 //! named the same way in its folder (`families/<family>/prec.rs`), so adding a family touches no
 //! core file. A named tolerance that means a global default is defined as that default (changing
 //! the default changes it); one that needs another value states it and why. Each file's test lists
-//! every constant with its value ([`assert_policy`]).
+//! every constant with its value (`assert_policy`).
 
 /// Relative tolerance for identities that hold exactly in real arithmetic (symmetry of an input
 /// matrix, a step size set by a formula).

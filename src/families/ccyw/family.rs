@@ -1,4 +1,4 @@
-//! This family as the core sees it: the [`Family`] implementation behind `list`, `check`, `run`,
+//! This family as the core sees it: the [`Plugin`] implementation behind `list`, `check`, `run`,
 //! `search`, `experiments` and `conditions`.
 
 use crate::checker::{Plugin, ReportSettings, RunSettings, Searcher};

@@ -445,7 +445,7 @@ pub fn global_35(s: &Stat, lambda: f64) -> f64 {
 }
 
 /// `+inf` unless `g(lambda) < 1/(8L)^2`, the condition (52) is printed under (003:L618), else 0
-/// (the guard as a summand, [`div_pos`] of 0).
+/// (the guard as a summand, `div_pos` of 0).
 pub fn guard_52(s: &Stat, lambda: f64) -> f64 {
     div_pos(0.0, 1.0 / (64.0 * s.l * s.l) - g(s, lambda))
 }

@@ -1,4 +1,4 @@
-//! This family as the core sees it: its card, and the [`Family`] implementation behind `list`,
+//! This family as the core sees it: its card, and the [`Plugin`] implementation behind `list`,
 //! `check` and `run`.
 
 use crate::card::parse_toml;

@@ -281,7 +281,7 @@ pub fn work(s: &Scenario) -> crate::budget::Work {
     crate::budget::Work::new("rounds, sweep, m, du, dv, k_u, k_v", formula, total).holding(8.0 * m * (d + k * p) * d)
 }
 
-/// A comparison of scenarios that differ along one axis only ([`super::compare::axis`]).
+/// A comparison of scenarios that differ along one axis only ([`super::axis`]).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Comparison {

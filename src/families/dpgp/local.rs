@@ -169,7 +169,7 @@ fn local_vector(inst: &Instance, p: &Params, root: &SquareRoot, weights: &DVecto
     out
 }
 
-/// [`local_vector`] as an affine map of the state and the noise, probed once for a round's
+/// `local_vector` as an affine map of the state and the noise, probed once for a round's
 /// weights `mu^t` and steps.
 pub struct LocalProbe {
     maps: RoundAffine,

@@ -11,7 +11,7 @@
 //! Other column-stochastic weights are within the analysis: the text lets each client choose its
 //! outgoing weights (004:L94), App. B asks only that the mixing matrices be column stochastic
 //! (004:L360), and Lemma 3's constants rest on column-stochasticity, the window `B` and a floor of
-//! the positive weights (the `D` of 004:L525-528, from [2]). Two kinds give them:
+//! the positive weights (the `D` of 004:L525-528, from \[2\]). Two kinds give them:
 //! [`Topology::Weighted`] (every round's weights edge by edge) and [`Topology::Lazy`] (a graph
 //! whose nodes keep a fixed share). Lemma 3's `C` and `q` may also be given
 //! ([`PushSumConstants`]); the graphs' own deviations are then measured against the given

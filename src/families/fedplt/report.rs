@@ -125,7 +125,7 @@ fn tradeoff(name: &str, points: &[ResidualPoint]) -> String {
     format!("\n### FedPLT speed-error trade-off (Case 1) on `{name}`\n\n{table}")
 }
 
-/// The `run` command's JSON for one scenario: [`run_fields`] with its hash, `rho_` at `T`,
+/// The `run` command's JSON for one scenario: `run_fields` with its hash, `rho_` at `T`,
 /// `D^t`, the verdicts, the small-step limit point `W_lim` (001:L708-713), the realised masks
 /// `m_k` and, per round `t` and client `k`, the smallest alignment ratio `rho_k` seen at the
 /// client's local iterates over the sample paths (001:L151-155; `null` where none was decided).

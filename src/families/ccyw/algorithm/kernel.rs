@@ -1,6 +1,6 @@
 //! FedAvg-P and Scaffold-P rounds for Monte Carlo replicates, without allocation in the loop.
 //!
-//! [`super::FedAvgP::round`] and [`super::ScaffoldP::round`] are the reference: the exact engine
+//! [`super::Algorithm::round`] of [`super::FedAvgP`] and [`super::ScaffoldP`] is the reference: the exact engine
 //! probes them, and they build a vector per gradient. A replicate runs millions of local steps,
 //! so this module runs the same arithmetic on flat buffers prepared once per replicate, and draws
 //! each step's noise straight from its stream into a reused buffer. Every operation is the
