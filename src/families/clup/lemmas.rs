@@ -9,9 +9,9 @@ use super::bounds::{self, Opt};
 use super::model::Instance;
 
 /// Squared distances of Algorithm 1 below `LEMMA_FLOOR` times the squared scale of the models
-/// (`model_scale` of the check) are not compared in Lemmas 5 and 6: they are differences of vectors of that
-/// scale, so one of `1e-16` carries relative rounding near `1e-8` and one near `1e-32` is
-/// rounding alone.
+/// (`model_scale` of the check) are not compared in Lemmas 5 and 6: they are differences of
+/// vectors of that scale, so one of `1e-16` carries relative rounding near `1e-8` and one near
+/// `1e-32` is rounding alone.
 pub const LEMMA_FLOOR: f64 = 1e-16;
 
 /// `w*_g = (1/m) sum_i w*^(i)` (003:L371).
@@ -38,7 +38,8 @@ pub fn lemma3_sides(d: &Instance, mu: f64, lambda: f64) -> Vec<(f64, f64)> {
 }
 
 /// Algorithm 1's quantities at round `t` (1-based) from its states `s_t = (w_t^(g), w_{t-1,K})`
-/// ([`super::algorithm::run_alg1`]): `w_t^(g)` and the local models `w_{t,K}^(i)` after its `K` steps.
+/// ([`super::algorithm::run_alg1`]): `w_t^(g)` and the local models `w_{t,K}^(i)` after its `K`
+/// steps.
 pub fn round_models(states: &[DVector<f64>], t: usize, d: usize, m: usize) -> (DVector<f64>, Vec<DVector<f64>>) {
     (block(&states[t - 1], 0, d), (0..m).map(|i| block(&states[t], i + 1, d)).collect())
 }

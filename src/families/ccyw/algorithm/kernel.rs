@@ -1,11 +1,11 @@
 //! FedAvg-P and Scaffold-P rounds for Monte Carlo replicates, without allocation in the loop.
 //!
-//! [`super::Algorithm::round`] of [`super::FedAvgP`] and [`super::ScaffoldP`] is the reference: the exact engine
-//! probes them, and they build a vector per gradient. A replicate runs millions of local steps,
-//! so this module runs the same arithmetic on flat buffers prepared once per replicate, and draws
-//! each step's noise straight from its stream into a reused buffer. Every operation is the
-//! reference's, in the reference's order (nalgebra's gemv adds column by column), so a replicate
-//! is bit-for-bit the reference's (tests compare them).
+//! [`super::Algorithm::round`] of [`super::FedAvgP`] and [`super::ScaffoldP`] is the reference:
+//! the exact engine probes them, and they build a vector per gradient. A replicate runs millions
+//! of local steps, so this module runs the same arithmetic on flat buffers prepared once per
+//! replicate, and draws each step's noise straight from its stream into a reused buffer. Every
+//! operation is the reference's, in the reference's order (nalgebra's gemv adds column by column),
+//! so a replicate is bit-for-bit the reference's (tests compare them).
 
 use super::lanes::{self, LaneBuffers, LaneSteps, LANES};
 use super::normals::NormalStream;
