@@ -362,6 +362,89 @@ fn structured_propagation_gives_the_dense_moments_on_random_rounds() {
     }
 }
 
+/// A client's local step as a round of its own (not a paper's algorithm): a state of `dim`
+/// coordinates of which the round rewrites the block `3..6` only. With no component active the
+/// block is pulled towards the shared coordinates `0..3` (a dense base map: its rows read other
+/// columns); component `i` (a sample) adds a term that reads the shared and the block
+/// coordinates and writes the block, plus its noise. Every other coordinate passes unchanged.
+struct PulledBlockRound {
+    dim: usize,
+    pull: DMatrix<f64>,
+    reads: Vec<DMatrix<f64>>,
+    offsets: Vec<DVector<f64>>,
+    noise: Vec<DMatrix<f64>>,
+}
+
+impl PulledBlockRound {
+    const READ: [usize; 6] = [0, 1, 2, 3, 4, 5];
+    const WRITE: [usize; 3] = [3, 4, 5];
+
+    fn new(n: usize, dim: usize, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut draw = |scale: f64| scale * (rng.gen::<f64>() - 0.5);
+        let pull = DMatrix::from_fn(3, 6, |r, c| if c == r + 3 { 0.7 } else { draw(0.2) });
+        let reads = (0..n).map(|_| DMatrix::from_fn(3, 6, |_, _| draw(0.3))).collect();
+        let offsets = (0..n).map(|_| DVector::from_fn(3, |_, _| draw(1.0))).collect();
+        let noise = (0..n).map(|_| DMatrix::from_fn(3, 2, |_, _| draw(0.4))).collect();
+        Self { dim, pull, reads, offsets, noise }
+    }
+}
+
+impl RandomAffineRound for PulledBlockRound {
+    fn state_dim(&self) -> usize {
+        self.dim
+    }
+    fn components(&self) -> usize {
+        self.reads.len()
+    }
+    fn noise_per_component(&self) -> usize {
+        2
+    }
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        let read = DVector::from_fn(6, |r, _| state[Self::READ[r]]);
+        let mut block = &self.pull * &read;
+        for (j, &i) in active.iter().enumerate() {
+            let xi = DVector::from_column_slice(&noise[j * 2..j * 2 + 2]);
+            block += &self.reads[i] * &read + &self.offsets[i] + &self.noise[i] * xi;
+        }
+        let mut next = state.clone();
+        for (r, &row) in Self::WRITE.iter().enumerate() {
+            next[row] = block[r];
+        }
+        next
+    }
+}
+
+#[test]
+fn changed_rows_give_the_dense_moments_on_a_local_step() {
+    use fedbounds::engine::Products;
+    for (k, (n, dim)) in [(4, 12), (30, 60)].into_iter().enumerate() {
+        let maps = RoundMaps::probe(&PulledBlockRound::new(n, dim, 30 + k as u64));
+        assert_eq!(maps.products(), Products::Rows, "case {k}: a step that changes 3 of {dim} rows");
+        let dense = maps.clone().with_products(Products::Dense);
+        for (j, inc) in [InclusionMoments::without_replacement(n, n.div_ceil(3)), InclusionMoments::bernoulli(0.3), InclusionMoments::without_replacement(n, n)]
+            .into_iter()
+            .enumerate()
+        {
+            let (mut a, mut b) = (random_moments(dim, 40 + k as u64), random_moments(dim, 40 + k as u64));
+            for t in 0..6 {
+                a = dense.propagate(&a, &inc);
+                b = maps.propagate(&b, &inc);
+                let g = relative_gap(&a, &b);
+                assert!(g <= 1e-12, "case {k}, design {j}, round {t}: dense and changed-rows products differ by {g:e} relative");
+            }
+        }
+        // Negative control: another round's maps, propagated the same way, differ far beyond it.
+        let other = RoundMaps::probe(&PulledBlockRound::new(n, dim, 99));
+        let inc = InclusionMoments::without_replacement(n, n.div_ceil(3));
+        let m = random_moments(dim, 7);
+        let g = relative_gap(&dense.propagate(&m, &inc), &other.propagate(&m, &inc));
+        assert!(g > 1e-6, "case {k}: another round's maps should differ, gap {g:e}");
+    }
+    // A round whose base rows are all dense changes every row: no rows to save.
+    assert_ne!(RoundMaps::probe(&ToyRound::new(40, 1)).products(), Products::Rows);
+}
+
 #[test]
 fn bisection_finds_the_columns_each_component_reads() {
     // Each component of the scattered round reads and writes its 4 coordinates only.

@@ -40,6 +40,7 @@ use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
 use super::moments::Moments;
+use super::rows::{ChangedRows, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
 
@@ -210,6 +211,11 @@ impl ClientMap {
     }
 }
 
+/// The components' terms as [`super::rows`] reads them.
+fn terms(clients: &[ClientMap]) -> Vec<Term<'_>> {
+    clients.iter().map(|c| Term { rows: &c.rows, cols: &c.cols, a: &c.a, b: &c.b }).collect()
+}
+
 /// The linear part of the empty-sample round (diagonal for every algorithm here, dense in general).
 #[derive(Debug, Clone)]
 enum BaseLinear {
@@ -232,6 +238,8 @@ pub struct RoundMaps {
     products: Products,
     /// The maps split into the shared block and each component's own (a diagonal `A0` only).
     structure: Option<Structure>,
+    /// The rows the round changes and its maps there (a dense `A0` only).
+    changed_rows: Option<ChangedRows>,
 }
 
 /// How [`RoundMaps::propagate`] multiplies by `Abar = sum_i A_i`: the same quantity either way,
@@ -250,6 +258,10 @@ pub enum Products {
     /// `(3 s + 2 b + 7) D^2` per round for a shared block of size `s` and own blocks of size at
     /// most `b`. Needs a diagonal `A0`.
     Structured,
+    /// Only the rows `R` the round changes propagated (`super::rows`): about `4 |R| D^2` per
+    /// round, for a dense `A0` that is the identity outside `R` (a client's step that rewrites
+    /// its own block and reads the server's).
+    Rows,
 }
 
 /// The structured path is used when it saves at least this factor of the dense path's flops.
@@ -264,13 +276,17 @@ const BLOCK_PRODUCTS_MIN_SAVING: f64 = 4.0;
 
 impl Products {
     /// The faster way for a state of dimension `dim` whose components touch `blocks`
-    /// (`(|R_i|, |C_i|)` each): dense below [`BLOCK_PRODUCTS_MIN_FLOPS`], blocks when they
-    /// save [`BLOCK_PRODUCTS_MIN_SAVING`] times the flops.
-    fn choose(dim: usize, blocks: impl Iterator<Item = (usize, usize)>, structure: Option<&Structure>) -> Self {
+    /// (`(|R_i|, |C_i|)` each): the structured path or the changed rows when they save
+    /// [`STRUCTURED_MIN_SAVING`] times the flops, else dense below [`BLOCK_PRODUCTS_MIN_FLOPS`],
+    /// blocks when they save [`BLOCK_PRODUCTS_MIN_SAVING`] times the flops.
+    fn choose(dim: usize, blocks: impl Iterator<Item = (usize, usize)>, structure: Option<&Structure>, changed_rows: Option<&ChangedRows>) -> Self {
         let d = dim as f64;
         let dense = 2.0 * d * d * d;
         if structure.is_some_and(|s| STRUCTURED_MIN_SAVING * s.flops() <= 2.0 * dense) {
             return Products::Structured;
+        }
+        if changed_rows.is_some_and(|r| STRUCTURED_MIN_SAVING * r.flops() <= 2.0 * dense) {
+            return Products::Rows;
         }
         let block: f64 = blocks.map(|(r, c)| 2.0 * d * r as f64 * c as f64).sum();
         if dense >= BLOCK_PRODUCTS_MIN_FLOPS && BLOCK_PRODUCTS_MIN_SAVING * block <= dense {
@@ -359,8 +375,12 @@ impl RoundMaps {
             }
             BaseLinear::Dense(_) => None,
         };
-        let products = Products::choose(dim, clients.iter().map(|c| (c.rows.len(), c.cols.len())), structure.as_ref());
-        Self { dim, base, c0, a_sum, b_sum, noise_cov, clients, products, structure }
+        let changed_rows = match &base {
+            BaseLinear::Dense(a0) => Some(ChangedRows::new(a0, &c0, &a_sum, &b_sum, &noise_cov, &terms(&clients))),
+            BaseLinear::Diagonal(_) => None,
+        };
+        let products = Products::choose(dim, clients.iter().map(|c| (c.rows.len(), c.cols.len())), structure.as_ref(), changed_rows.as_ref());
+        Self { dim, base, c0, a_sum, b_sum, noise_cov, clients, products, structure, changed_rows }
     }
 
     /// How `propagate` multiplies by `Abar` (chosen by size when probed).
@@ -369,9 +389,15 @@ impl RoundMaps {
     }
 
     /// The same maps, multiplying by `Abar` the given way.
-    /// `Structured` needs a diagonal `A0`; without one the maps keep their blocks.
+    /// `Structured` needs a diagonal `A0` and `Rows` a dense one; without it the maps keep their
+    /// blocks.
     pub fn with_products(mut self, products: Products) -> Self {
-        self.products = if products == Products::Structured && self.structure.is_none() { Products::Blocks } else { products };
+        let unavailable = match products {
+            Products::Structured => self.structure.is_none(),
+            Products::Rows => self.changed_rows.is_none(),
+            Products::Dense | Products::Blocks => false,
+        };
+        self.products = if unavailable { Products::Blocks } else { products };
         self
     }
 
@@ -379,7 +405,7 @@ impl RoundMaps {
     fn abar_vec(&self, v: &DVector<f64>) -> DVector<f64> {
         match self.products {
             Products::Dense => &self.a_sum * v,
-            Products::Blocks | Products::Structured => {
+            Products::Blocks | Products::Structured | Products::Rows => {
                 let mut out = DVector::zeros(self.dim);
                 for c in &self.clients {
                     let vc = DVector::from_fn(c.cols.len(), |k, _| v[c.cols[k]]);
@@ -397,7 +423,7 @@ impl RoundMaps {
     fn times_abar_t(&self, p: &DMatrix<f64>) -> DMatrix<f64> {
         match self.products {
             Products::Dense => p * self.a_sum.transpose(),
-            Products::Blocks | Products::Structured => {
+            Products::Blocks | Products::Structured | Products::Rows => {
                 let mut out = DMatrix::zeros(p.nrows(), self.dim);
                 for c in &self.clients {
                     let pc = DMatrix::from_fn(p.nrows(), c.cols.len(), |r, k| p[(r, c.cols[k])]);
@@ -416,7 +442,7 @@ impl RoundMaps {
     fn abar_times(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
         match self.products {
             Products::Dense => &self.a_sum * x,
-            Products::Blocks | Products::Structured => {
+            Products::Blocks | Products::Structured | Products::Rows => {
                 let mut out = DMatrix::zeros(self.dim, x.ncols());
                 for c in &self.clients {
                     let xc = DMatrix::from_fn(c.cols.len(), x.ncols(), |k, s| x[(c.cols[k], s)]);
@@ -481,7 +507,10 @@ impl RoundMaps {
                     structure.scatter_into(&next, &mut out.cov);
                 }
             }
-            _ => *out = self.propagate_products(m, inc),
+            _ => match (&self.changed_rows, self.products) {
+                (Some(rows), Products::Rows) => rows.propagate_into(m, inc, &terms(&self.clients), out),
+                _ => *out = self.propagate_products(m, inc),
+            },
         }
     }
 

@@ -12,6 +12,7 @@ pub mod moments;
 pub mod monte_carlo;
 pub mod observable;
 pub mod reuse;
+mod rows;
 pub mod series;
 mod structured;
 
