@@ -258,8 +258,8 @@ pub enum Products {
     /// `(3 s + 2 b + 7) D^2` per round for a shared block of size `s` and own blocks of size at
     /// most `b`. Needs a diagonal `A0`.
     Structured,
-    /// Only the rows `R` the round changes propagated (`super::rows`): about `4 |R| D^2` per
-    /// round, for a dense `A0` that is the identity outside `R` (a client's step that rewrites
+    /// Only the rows `R` the round changes propagated (`super::rows`): about `4 |R| |K| D + D^2`
+    /// per round for rows that read `|K|` columns, for a dense `A0` that is the identity outside `R` (a client's step that rewrites
     /// its own block and reads the server's).
     Rows,
 }
@@ -285,7 +285,7 @@ impl Products {
         if structure.is_some_and(|s| STRUCTURED_MIN_SAVING * s.flops() <= 2.0 * dense) {
             return Products::Structured;
         }
-        if changed_rows.is_some_and(|r| STRUCTURED_MIN_SAVING * r.flops() <= 2.0 * dense) {
+        if changed_rows.is_some_and(|r| STRUCTURED_MIN_SAVING * r.flops(dim) <= 2.0 * dense) {
             return Products::Rows;
         }
         let block: f64 = blocks.map(|(r, c)| 2.0 * d * r as f64 * c as f64).sum();

@@ -15,9 +15,11 @@
 //! ```
 //!
 //! (`A0_R = A0[R, :]`, `Abar_R = Abar[R, :]`; the cross rows follow because the sample
-//! indicators are independent of the state, so `Cov(z[R^c], z'[R]) = C[R^c, :] M_R^T`). Two
-//! products of `|R| x D` by `D x D` cost `4 |R| D^2` per round, against about `8 D^3` for the dense
-//! evaluation with a dense base. The terms are those of the dense evaluation, summed in another
+//! indicators are independent of the state, so `Cov(z[R^c], z'[R]) = C[R^c, :] M_R^T`). Both
+//! read only the columns `K` where they are not zero (the server's block and the client's own),
+//! so `A0_R C = A0[R, K] C[K, :]`: two products of `|R| x |K|` by `|K| x D` and a copy of `C`
+//! cost `4 |R| |K| D + D^2` per round, against about `8 D^3` for the dense evaluation with a
+//! dense base. The terms are those of the dense evaluation, summed in another
 //! order: the two agree to rounding (tests hold them within 1e-12 relative).
 
 use nalgebra::{DMatrix, DVector};
@@ -38,11 +40,12 @@ pub(super) struct Term<'a> {
 pub(super) struct ChangedRows {
     /// `R`, ascending.
     rows: Vec<usize>,
-    /// `A0[R, :]`.
+    /// `K`: the columns `A0[R, :]` or `Abar[R, :]` read (the others are 0 there), ascending.
+    cols: Vec<usize>,
+    /// `A0[R, K]` and `Abar[R, K]`.
     a0: DMatrix<f64>,
-    /// `Abar[R, :]`.
     abar: DMatrix<f64>,
-    /// `A0[R, :]^T` and `Abar[R, :]^T`, the right factors of the `R x R` block.
+    /// `A0[R, K]^T` and `Abar[R, K]^T`, the right factors of the `R x R` block.
     a0_t: DMatrix<f64>,
     abar_t: DMatrix<f64>,
     /// `c0[R]`, `b_sum[R]` and `sum_i W_i W_i^T [R, R]`.
@@ -53,10 +56,13 @@ pub(super) struct ChangedRows {
     term_at: Vec<Vec<usize>>,
 }
 
-/// `A0[R, :] C`, `Abar[R, :] C` and `Abar[R, :] mu + b_sum[R]` of one round.
+/// `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on the columns `K` (`|R| x |K|`) and
+/// `Abar[R, :] mu + b_sum[R]` of one round.
 struct RowProducts {
     a0_c: DMatrix<f64>,
     abar_c: DMatrix<f64>,
+    a0_c_k: DMatrix<f64>,
+    abar_c_k: DMatrix<f64>,
     y_sum: DVector<f64>,
 }
 
@@ -78,9 +84,11 @@ impl ChangedRows {
             at[r] = k;
         }
         let term_at = terms.iter().map(|t| t.rows.iter().map(|&r| at[r]).collect()).collect();
-        let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), dim, |k, c| m[(rows[k], c)]);
+        let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
+        let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
         let (a0_r, abar_r) = (gather(a0), gather(a_sum));
         Self {
+            cols,
             a0_t: a0_r.transpose(),
             abar_t: abar_r.transpose(),
             a0: a0_r,
@@ -93,18 +101,22 @@ impl ChangedRows {
         }
     }
 
-    /// Multiply-adds of one round: the two `|R| x D` by `D x D` products.
-    pub fn flops(&self) -> f64 {
-        let (r, d) = (self.rows.len() as f64, self.a0.ncols() as f64);
-        4.0 * r * d * d
+    /// Flops of one round: the two `|R| x |K|` by `|K| x D` products and the copy of `C`.
+    pub fn flops(&self, dim: usize) -> f64 {
+        let (r, k, d) = (self.rows.len() as f64, self.cols.len() as f64, dim as f64);
+        4.0 * r * k * d + d * d
     }
 
     /// One round (the module's formula) from `m` into `out`, reusing `out`'s storage; `terms`
     /// as given to [`ChangedRows::new`].
     pub fn propagate_into(&self, m: &Moments, inc: &InclusionMoments, terms: &[Term], out: &mut Moments) {
         let (mu, c) = (&m.mean, &m.cov);
-        let w_mean = &self.a0 * mu + &self.c0;
-        let products = RowProducts { a0_c: &self.a0 * c, abar_c: &self.abar * c, y_sum: &self.abar * mu + &self.b_sum };
+        let mu_k = DVector::from_fn(self.cols.len(), |l, _| mu[self.cols[l]]);
+        let c_k = DMatrix::from_fn(self.cols.len(), c.ncols(), |l, s| c[(self.cols[l], s)]);
+        let w_mean = &self.a0 * &mu_k + &self.c0;
+        let (a0_c, abar_c) = (&self.a0 * &c_k, &self.abar * &c_k);
+        let on_k = |x: &DMatrix<f64>| DMatrix::from_fn(x.nrows(), self.cols.len(), |k, l| x[(k, self.cols[l])]);
+        let products = RowProducts { a0_c_k: on_k(&a0_c), abar_c_k: on_k(&abar_c), a0_c, abar_c, y_sum: &self.abar * &mu_k + &self.b_sum };
         out.mean.clone_from(mu);
         for (k, &r) in self.rows.iter().enumerate() {
             out.mean[r] = w_mean[k] + products.y_sum[k] * inc.p;
@@ -128,10 +140,10 @@ impl ChangedRows {
     /// `C'[R, R]` before symmetrising (the module's formula).
     fn own_block(&self, m: &Moments, products: &RowProducts, inc: &InclusionMoments, terms: &[Term]) -> DMatrix<f64> {
         let (mu, c) = (&m.mean, &m.cov);
-        let RowProducts { a0_c, abar_c, y_sum } = products;
-        let mut next = a0_c * &self.a0_t;
-        next += (a0_c * &self.abar_t + abar_c * &self.a0_t) * inc.p;
-        next += abar_c * &self.abar_t * inc.q;
+        let RowProducts { a0_c_k, abar_c_k, y_sum, .. } = products;
+        let mut next = a0_c_k * &self.a0_t;
+        next += (a0_c_k * &self.abar_t + abar_c_k * &self.a0_t) * inc.p;
+        next += abar_c_k * &self.abar_t * inc.q;
         let own = inc.p2 - inc.q;
         if own != 0.0 {
             for (t, at) in terms.iter().zip(&self.term_at) {
