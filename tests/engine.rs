@@ -429,7 +429,10 @@ fn changed_rows_give_the_dense_moments_on_a_local_step() {
             let (mut a, mut b) = (random_moments(dim, 40 + k as u64), random_moments(dim, 40 + k as u64));
             for t in 0..6 {
                 a = dense.propagate(&a, &inc);
+                let mut in_place = b.clone();
+                maps.propagate_in_place(&mut in_place, &inc);
                 b = maps.propagate(&b, &inc);
+                assert_eq!(in_place, b, "case {k}, design {j}, round {t}: in place and into a copy differ");
                 let g = relative_gap(&a, &b);
                 assert!(g <= 1e-12, "case {k}, design {j}, round {t}: dense and changed-rows products differ by {g:e} relative");
             }

@@ -508,9 +508,21 @@ impl RoundMaps {
                 }
             }
             _ => match (&self.changed_rows, self.products) {
-                (Some(rows), Products::Rows) => rows.propagate_into(m, inc, &terms(&self.clients), out),
+                (Some(rows), Products::Rows) => {
+                    out.clone_from(m);
+                    rows.propagate_in_place(out, inc, &terms(&self.clients));
+                }
                 _ => *out = self.propagate_products(m, inc),
             },
+        }
+    }
+
+    /// [`RoundMaps::propagate`] in place: with [`Products::Rows`] only the rows and columns the
+    /// round changes are written (no copy of the covariance), otherwise as `propagate`.
+    pub fn propagate_in_place(&self, m: &mut Moments, inc: &InclusionMoments) {
+        match (&self.changed_rows, self.products) {
+            (Some(rows), Products::Rows) => rows.propagate_in_place(m, inc, &terms(&self.clients)),
+            _ => *m = self.propagate(m, inc),
         }
     }
 

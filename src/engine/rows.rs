@@ -101,15 +101,17 @@ impl ChangedRows {
         }
     }
 
-    /// Flops of one round: the two `|R| x |K|` by `|K| x D` products and the copy of `C`.
+    /// Flops of one round: the two `|R| x |K|` by `|K| x D` products and the copy of `C` (in
+    /// place, [`ChangedRows::propagate_in_place`], there is no copy).
     pub fn flops(&self, dim: usize) -> f64 {
         let (r, k, d) = (self.rows.len() as f64, self.cols.len() as f64, dim as f64);
         4.0 * r * k * d + d * d
     }
 
-    /// One round (the module's formula) from `m` into `out`, reusing `out`'s storage; `terms`
+    /// One round (the module's formula) in place: every product reads the moments before the
+    /// round, then the rows and columns `R` are overwritten (the others do not change); `terms`
     /// as given to [`ChangedRows::new`].
-    pub fn propagate_into(&self, m: &Moments, inc: &InclusionMoments, terms: &[Term], out: &mut Moments) {
+    pub fn propagate_in_place(&self, m: &mut Moments, inc: &InclusionMoments, terms: &[Term]) {
         let (mu, c) = (&m.mean, &m.cov);
         let mu_k = DVector::from_fn(self.cols.len(), |l, _| mu[self.cols[l]]);
         let c_k = DMatrix::from_fn(self.cols.len(), c.ncols(), |l, s| c[(self.cols[l], s)]);
@@ -117,22 +119,20 @@ impl ChangedRows {
         let (a0_c, abar_c) = (&self.a0 * &c_k, &self.abar * &c_k);
         let on_k = |x: &DMatrix<f64>| DMatrix::from_fn(x.nrows(), self.cols.len(), |k, l| x[(k, self.cols[l])]);
         let products = RowProducts { a0_c_k: on_k(&a0_c), abar_c_k: on_k(&abar_c), a0_c, abar_c, y_sum: &self.abar * &mu_k + &self.b_sum };
-        out.mean.clone_from(mu);
-        for (k, &r) in self.rows.iter().enumerate() {
-            out.mean[r] = w_mean[k] + products.y_sum[k] * inc.p;
-        }
-        out.cov.clone_from(c);
-        for (k, &r) in self.rows.iter().enumerate() {
-            for s in 0..c.ncols() {
-                let x = products.a0_c[(k, s)] + products.abar_c[(k, s)] * inc.p;
-                out.cov[(r, s)] = x;
-                out.cov[(s, r)] = x;
-            }
-        }
         let block = self.own_block(m, &products, inc, terms);
         for (k, &r) in self.rows.iter().enumerate() {
+            m.mean[r] = w_mean[k] + products.y_sum[k] * inc.p;
+        }
+        for (k, &r) in self.rows.iter().enumerate() {
+            for s in 0..m.cov.ncols() {
+                let x = products.a0_c[(k, s)] + products.abar_c[(k, s)] * inc.p;
+                m.cov[(r, s)] = x;
+                m.cov[(s, r)] = x;
+            }
+        }
+        for (k, &r) in self.rows.iter().enumerate() {
             for (l, &s) in self.rows.iter().enumerate() {
-                out.cov[(r, s)] = 0.5 * (block[(k, l)] + block[(l, k)]);
+                m.cov[(r, s)] = 0.5 * (block[(k, l)] + block[(l, k)]);
             }
         }
     }

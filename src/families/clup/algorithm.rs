@@ -403,7 +403,7 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
                 for _ in 0..p.k {
                     sigma2 = nan_max(sigma2, sigma2_at(inst, &forms, &m));
                     for s in &steps {
-                        m = s.propagate(&m, &inc);
+                        s.propagate_in_place(&mut m, &inc);
                     }
                 }
             }
