@@ -510,7 +510,7 @@ impl RoundMaps {
             _ => match (&self.changed_rows, self.products) {
                 (Some(rows), Products::Rows) => {
                     out.clone_from(m);
-                    rows.propagate_in_place(out, inc, &terms(&self.clients));
+                    rows.propagate_in_place(out, inc);
                 }
                 _ => *out = self.propagate_products(m, inc),
             },
@@ -521,7 +521,7 @@ impl RoundMaps {
     /// round changes are written (no copy of the covariance), otherwise as `propagate`.
     pub fn propagate_in_place(&self, m: &mut Moments, inc: &InclusionMoments) {
         match (&self.changed_rows, self.products) {
-            (Some(rows), Products::Rows) => rows.propagate_in_place(m, inc, &terms(&self.clients)),
+            (Some(rows), Products::Rows) => rows.propagate_in_place(m, inc),
             _ => *m = self.propagate(m, inc),
         }
     }

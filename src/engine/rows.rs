@@ -52,8 +52,18 @@ pub(super) struct ChangedRows {
     c0: DVector<f64>,
     b_sum: DVector<f64>,
     noise_cov: DMatrix<f64>,
-    /// Each component's rows as positions in `R`.
-    term_at: Vec<Vec<usize>>,
+    /// The components' terms, their rows as positions in `R`.
+    terms: Vec<RowTerm>,
+}
+
+/// A component's term with its rows as positions in `R`.
+#[derive(Debug, Clone)]
+struct RowTerm {
+    at: Vec<usize>,
+    cols: Vec<usize>,
+    a: DMatrix<f64>,
+    a_t: DMatrix<f64>,
+    b: DVector<f64>,
 }
 
 /// `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on the columns `K` (`|R| x |K|`) and
@@ -83,7 +93,7 @@ impl ChangedRows {
         for (k, &r) in rows.iter().enumerate() {
             at[r] = k;
         }
-        let term_at = terms.iter().map(|t| t.rows.iter().map(|&r| at[r]).collect()).collect();
+        let terms = terms.iter().map(|t| RowTerm { at: t.rows.iter().map(|&r| at[r]).collect(), cols: t.cols.to_vec(), a: t.a.clone(), a_t: t.a.transpose(), b: t.b.clone() }).collect();
         let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
         let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
         let (a0_r, abar_r) = (gather(a0), gather(a_sum));
@@ -97,7 +107,7 @@ impl ChangedRows {
             b_sum: DVector::from_fn(rows.len(), |k, _| b_sum[rows[k]]),
             noise_cov: DMatrix::from_fn(rows.len(), rows.len(), |k, l| noise_cov[(rows[k], rows[l])]),
             rows,
-            term_at,
+            terms,
         }
     }
 
@@ -109,9 +119,8 @@ impl ChangedRows {
     }
 
     /// One round (the module's formula) in place: every product reads the moments before the
-    /// round, then the rows and columns `R` are overwritten (the others do not change); `terms`
-    /// as given to [`ChangedRows::new`].
-    pub fn propagate_in_place(&self, m: &mut Moments, inc: &InclusionMoments, terms: &[Term]) {
+    /// round, then the rows and columns `R` are overwritten (the others do not change).
+    pub fn propagate_in_place(&self, m: &mut Moments, inc: &InclusionMoments) {
         let (mu, c) = (&m.mean, &m.cov);
         let mu_k = DVector::from_fn(self.cols.len(), |l, _| mu[self.cols[l]]);
         let c_k = DMatrix::from_fn(self.cols.len(), c.ncols(), |l, s| c[(self.cols[l], s)]);
@@ -119,7 +128,7 @@ impl ChangedRows {
         let (a0_c, abar_c) = (&self.a0 * &c_k, &self.abar * &c_k);
         let on_k = |x: &DMatrix<f64>| DMatrix::from_fn(x.nrows(), self.cols.len(), |k, l| x[(k, self.cols[l])]);
         let products = RowProducts { a0_c_k: on_k(&a0_c), abar_c_k: on_k(&abar_c), a0_c, abar_c, y_sum: &self.abar * &mu_k + &self.b_sum };
-        let block = self.own_block(m, &products, inc, terms);
+        let block = self.own_block(m, &products, inc);
         for (k, &r) in self.rows.iter().enumerate() {
             m.mean[r] = w_mean[k] + products.y_sum[k] * inc.p;
         }
@@ -138,7 +147,7 @@ impl ChangedRows {
     }
 
     /// `C'[R, R]` before symmetrising (the module's formula).
-    fn own_block(&self, m: &Moments, products: &RowProducts, inc: &InclusionMoments, terms: &[Term]) -> DMatrix<f64> {
+    fn own_block(&self, m: &Moments, products: &RowProducts, inc: &InclusionMoments) -> DMatrix<f64> {
         let (mu, c) = (&m.mean, &m.cov);
         let RowProducts { a0_c_k, abar_c_k, y_sum, .. } = products;
         let mut next = a0_c_k * &self.a0_t;
@@ -146,12 +155,19 @@ impl ChangedRows {
         next += abar_c_k * &self.abar_t * inc.q;
         let own = inc.p2 - inc.q;
         if own != 0.0 {
-            for (t, at) in terms.iter().zip(&self.term_at) {
-                let c_cc = DMatrix::from_fn(t.cols.len(), t.cols.len(), |r, s| c[(t.cols[r], t.cols[s])]);
-                let y = t.a * DVector::from_fn(t.cols.len(), |r, _| mu[t.cols[r]]) + t.b;
-                let block = t.a * c_cc * t.a.transpose() + &y * y.transpose();
-                for (ri, &k) in at.iter().enumerate() {
-                    for (rj, &l) in at.iter().enumerate() {
+            // Consecutive terms that read the same columns (a batch's samples) share the gathers.
+            let mut gathered: Option<(&[usize], DMatrix<f64>, DVector<f64>)> = None;
+            for t in &self.terms {
+                if gathered.as_ref().is_none_or(|(cols, _, _)| *cols != t.cols.as_slice()) {
+                    let c_cc = DMatrix::from_fn(t.cols.len(), t.cols.len(), |r, s| c[(t.cols[r], t.cols[s])]);
+                    let mu_c = DVector::from_fn(t.cols.len(), |r, _| mu[t.cols[r]]);
+                    gathered = Some((&t.cols, c_cc, mu_c));
+                }
+                let Some((_, c_cc, mu_c)) = &gathered else { continue };
+                let y = &t.a * mu_c + &t.b;
+                let block = &t.a * c_cc * &t.a_t + &y * y.transpose();
+                for (ri, &k) in t.at.iter().enumerate() {
+                    for (rj, &l) in t.at.iter().enumerate() {
                         next[(k, l)] += own * block[(ri, rj)];
                     }
                 }
