@@ -449,6 +449,30 @@ fn changed_rows_give_the_dense_moments_on_a_local_step() {
 }
 
 #[test]
+fn structured_propagation_has_the_same_bits_on_one_and_two_threads() {
+    use fedbounds::engine::Products;
+    // 300 own coordinates: the columns of C'_oo are computed in parallel.
+    let (n, dim) = (300, 302);
+    let maps = RoundMaps::probe(&ToyRound::with_diagonal_base(n, 5));
+    assert_eq!(maps.products(), Products::Structured);
+    let inc = InclusionMoments::without_replacement(n, 100);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| (0..3).fold(random_moments(dim, 3), |m, _| maps.propagate(&m, &inc)))
+    };
+    let bits = |m: &Moments| m.mean.iter().chain(m.cov.iter()).map(|x| x.to_bits()).collect::<Vec<u64>>();
+    let (one, two) = (run(1), run(2));
+    assert_eq!(bits(&one), bits(&two), "one and two threads give different bits");
+    let dense = maps.clone().with_products(Products::Dense);
+    let reference = (0..3).fold(random_moments(dim, 3), |m, _| dense.propagate(&m, &inc));
+    let g = relative_gap(&reference, &two);
+    assert!(g <= 1e-12, "dense and parallel structured products differ by {g:e} relative");
+    // Negative control: one round fewer is far from three.
+    let short = (0..2).fold(random_moments(dim, 3), |m, _| maps.propagate(&m, &inc));
+    assert!(relative_gap(&reference, &short) > 1e-6);
+}
+
+#[test]
 fn bisection_finds_the_columns_each_component_reads() {
     // Each component of the scattered round reads and writes its 4 coordinates only.
     let round = ScatteredRound::new(12, 5);

@@ -34,6 +34,7 @@
 //! them within 1e-12 relative).
 
 use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
 
 use super::design::InclusionMoments;
 
@@ -337,56 +338,109 @@ impl Structure {
     /// lower part (`C_oo` is symmetric). For column `k` of block `b` with `x = C_oo[:, k]` and
     /// `y = C_oo[:, b] J_b^T[:, k]`: `C'_oo[:, k] = l_o (l_k x + p y) + J (p l_k x + q y) +
     /// L R[k, :]^T`.
+    ///
+    /// `C_oo G^T` is summed over the columns in their order; each column of `C'_oo` depends on
+    /// its own column of the input only, so from [`PARALLEL_MIN_COLUMNS`] own coordinates the
+    /// columns are computed in parallel, each by the same operations as alone: the result has
+    /// the same bits on any number of threads.
     fn lower_pass(&self, cov: &DMatrix<f64>, inc: &InclusionMoments, left: &DMatrix<f64>, right: &DMatrix<f64>, out: &mut DMatrix<f64>) -> DMatrix<f64> {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
-        let (p, q) = (inc.p, inc.q);
-        let l_o = &self.lambda.as_slice()[s..];
-        let (src, dst) = (cov.as_slice(), out.as_mut_slice());
+        let src = cov.as_slice();
         let mut c_g = DMatrix::zeros(o, s);
-        let (mut y, mut b) = (vec![0.0; o], vec![0.0; o]);
-        for (blk, &(off, len)) in self.blocks.iter().enumerate() {
-            let jb = &self.j_data[self.j_start[blk]..self.j_start[blk] + len * len];
-            for k in off..off + len {
-                let col = s + k;
-                let x = &src[col * d + s + off..col * d + d];
-                self.accumulate_c_g(&src[col * d + s..col * d + d], k, &mut c_g);
-                let y = &mut y[..o - off];
-                y.fill(0.0);
-                for (l, &jkl) in jb[(k - off) * len..(k - off + 1) * len].iter().enumerate() {
-                    if jkl != 0.0 {
-                        let xl = &src[(s + off + l) * d + s + off..(s + off + l) * d + d];
-                        y.iter_mut().zip(xl).for_each(|(yr, xr)| *yr += jkl * xr);
-                    }
-                }
-                let lk = self.lambda[col];
-                let target = &mut dst[col * d + s + off..col * d + d];
-                let b = &mut b[..o - off];
-                for r in 0..o - off {
-                    b[r] = p * lk * x[r] + q * y[r];
-                    target[r] = l_o[off + r] * (lk * x[r] + p * y[r]);
-                }
-                self.band_apply(off, b, target);
-                for c in 0..left.ncols() {
-                    let w = right[(k, c)];
-                    if w != 0.0 {
-                        target.iter_mut().zip(&left.as_slice()[c * o + off..(c + 1) * o]).for_each(|(t, l)| *t += w * l);
-                    }
-                }
+        for k in 0..o {
+            let col = s + k;
+            self.accumulate_c_g(&src[col * d + s..col * d + d], k, &mut c_g);
+        }
+        let own_columns = &mut out.as_mut_slice()[s * d..];
+        let factors = (inc, left, right);
+        if o >= PARALLEL_MIN_COLUMNS {
+            own_columns.par_chunks_mut(d).enumerate().for_each_init(|| (vec![0.0; o], vec![0.0; o]), |scratch, (k, column)| {
+                self.own_column(src, factors, k, &mut column[s..], scratch);
+            });
+        } else {
+            let mut scratch = (vec![0.0; o], vec![0.0; o]);
+            for (k, column) in own_columns.chunks_mut(d).enumerate() {
+                self.own_column(src, factors, k, &mut column[s..], &mut scratch);
             }
         }
         c_g
     }
 
+    /// Column `k` of `C'_oo` on and below its block's first row (see [`Self::lower_pass`]) into
+    /// `column` (the column's `o` own rows), with `scratch` two buffers of length `o`.
+    fn own_column(&self, src: &[f64], (inc, left, right): (&InclusionMoments, &DMatrix<f64>, &DMatrix<f64>), k: usize, column: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)) {
+        let (s, d) = (self.s, self.perm.len());
+        let o = d - s;
+        let (p, q) = (inc.p, inc.q);
+        let l_o = &self.lambda.as_slice()[s..];
+        let (blk, off) = self.block_of(k);
+        let len = self.blocks[blk].1;
+        let jb = &self.j_data[self.j_start[blk]..self.j_start[blk] + len * len];
+        let col = s + k;
+        let x = &src[col * d + s + off..col * d + d];
+        let y = &mut scratch.0[..o - off];
+        y.fill(0.0);
+        for (l, &jkl) in jb[(k - off) * len..(k - off + 1) * len].iter().enumerate() {
+            if jkl != 0.0 {
+                let xl = &src[(s + off + l) * d + s + off..(s + off + l) * d + d];
+                y.iter_mut().zip(xl).for_each(|(yr, xr)| *yr += jkl * xr);
+            }
+        }
+        let lk = self.lambda[col];
+        let target = &mut column[off..];
+        let b = &mut scratch.1[..o - off];
+        for r in 0..o - off {
+            b[r] = p * lk * x[r] + q * y[r];
+            target[r] = l_o[off + r] * (lk * x[r] + p * y[r]);
+        }
+        self.band_apply(off, b, target);
+        for c in 0..left.ncols() {
+            let w = right[(k, c)];
+            if w != 0.0 {
+                target.iter_mut().zip(&left.as_slice()[c * o + off..(c + 1) * o]).for_each(|(t, l)| *t += w * l);
+            }
+        }
+    }
+
     /// Adds column `k` of the symmetric `C_oo` (`x`, whole) to `C_oo G^T`: the entries below the
     /// diagonal as `C[r, k] G[:, k]` to rows `r > k`, and the column's dot products with the
     /// rows of `G` from the diagonal down to row `k` (`C[k, r] = C[r, k]`).
+    ///
+    /// The rows of `G` are taken four at a time with the row index outermost, so four dot
+    /// products are in flight at once; each still sums over `r` in increasing order, so the bits
+    /// are those of one row at a time.
     fn accumulate_c_g(&self, x: &[f64], k: usize, c_g: &mut DMatrix<f64>) {
         let o = x.len();
-        for c in 0..self.s {
-            let g_row = &self.g_t.as_slice()[c * o..(c + 1) * o];
+        let (g_t, out) = (self.g_t.as_slice(), c_g.as_mut_slice());
+        let mut c = 0;
+        while c + 4 <= self.s {
+            let g_rows: [&[f64]; 4] = std::array::from_fn(|j| &g_t[(c + j) * o..(c + j + 1) * o]);
+            let g: [f64; 4] = std::array::from_fn(|j| g_rows[j][k]);
+            let mut dot = [0.0; 4];
+            let (o0, rest) = out[c * o..(c + 4) * o].split_at_mut(o);
+            let (o1, rest) = rest.split_at_mut(o);
+            let (o2, o3) = rest.split_at_mut(o);
+            for r in k + 1..o {
+                let xr = x[r];
+                o0[r] += xr * g[0];
+                o1[r] += xr * g[1];
+                o2[r] += xr * g[2];
+                o3[r] += xr * g[3];
+                dot[0] += xr * g_rows[0][r];
+                dot[1] += xr * g_rows[1][r];
+                dot[2] += xr * g_rows[2][r];
+                dot[3] += xr * g_rows[3][r];
+            }
+            for (j, target) in [o0, o1, o2, o3].into_iter().enumerate() {
+                target[k] += dot[j] + x[k] * g[j];
+            }
+            c += 4;
+        }
+        for c in c..self.s {
+            let g_row = &g_t[c * o..(c + 1) * o];
             let g = g_row[k];
-            let out = &mut c_g.as_mut_slice()[c * o..(c + 1) * o];
+            let out = &mut out[c * o..(c + 1) * o];
             let mut dot = 0.0;
             for r in k + 1..o {
                 out[r] += x[r] * g;
@@ -493,3 +547,7 @@ impl Structure {
 
 /// Tile edge of the mirror copy.
 const TILE: usize = 64;
+
+/// Own coordinates from which [`Structure::lower_pass`] computes its columns in parallel (below
+/// it a round takes well under a millisecond and the pool's overhead would not pay).
+const PARALLEL_MIN_COLUMNS: usize = 128;

@@ -90,9 +90,9 @@ fn exact(name: &str, (n, m, k, du, dv): Sizes, rounds: usize, target: f64, reque
     let inst = instance(n, du, dv)?;
     let alg = FedAvgP { params: config(n, m, k).check(n)? };
     let inc = InclusionMoments::without_replacement(n, m);
-    let (_, timing) = time(request.repeats, || exact_series(&inst, &alg, rounds, &inc));
+    let (_, timing) = in_pool(Some(request.threads), || time(request.repeats, || exact_series(&inst, &alg, rounds, &inc)))?;
     let workload = json!({ "n": n, "m": m, "K": k, "du": du, "dv": dv, "rounds": rounds, "state_dim": inst.layout().state_dim() });
-    let mut out = Measurement::new(FAMILY_ID, format!("exact FedAvg-P moments, {name}: seconds"), workload, 1, timing);
+    let mut out = Measurement::new(FAMILY_ID, format!("exact FedAvg-P moments, {name}: seconds"), workload, request.threads, timing);
     out.target = Some(Target::at_most(target, out.seconds));
     Ok(out)
 }
@@ -131,7 +131,7 @@ fn scaling_series(threads: usize) -> Result<Vec<Measurement>> {
             exact_scaled(100, du, 100)
         }),
     ];
-    let exact = specs.into_iter().map(|(name, axis, fixed, xs, job)| Ok((measure_series(FAMILY_ID, name, axis, fixed, &xs, 1, job)?, 1)));
+    let exact = specs.into_iter().map(|(name, axis, fixed, xs, job)| Ok((in_pool(Some(threads), || measure_series(FAMILY_ID, name, axis, fixed, &xs, 1, job))??, threads)));
     exact.chain(monte_carlo_series(threads)).map(|series| series.map(|(s, threads)| series_measurement(s, threads))).collect()
 }
 
@@ -175,10 +175,10 @@ fn series_measurement(series: crate::bench::ScalingSeries, threads: usize) -> Me
 /// The exact run with 1,000 clients held to [`EXACT_THOUSAND_TARGET`] (time and peak memory).
 fn exact_thousand(request: &BenchRequest) -> Result<Measurement> {
     let resettable = reset_peak_memory();
-    let (out, timing) = time(request.repeats.min(2), || exact_scaled(1000, 5, 1000));
+    let (out, timing) = in_pool(Some(request.threads), || time(request.repeats.min(2), || exact_scaled(1000, 5, 1000)))?;
     out?;
     let workload = json!({ "n": 1000, "m": 100, "K": 25, "du": 5, "dv": 2, "rounds": 1000, "state_dim": 2005 });
-    let mut m = Measurement::new(FAMILY_ID, "exact FedAvg-P moments, 1,000 clients: seconds", workload, 1, timing);
+    let mut m = Measurement::new(FAMILY_ID, "exact FedAvg-P moments, 1,000 clients: seconds", workload, request.threads, timing);
     m.peak_bytes = if resettable { peak_memory_bytes() } else { None };
     let (seconds, bytes) = EXACT_THOUSAND_TARGET;
     m.target = Some(Target { met: m.seconds <= seconds && m.peak_bytes.is_some_and(|b| b <= bytes), ..Target::at_most(seconds, m.seconds) });
