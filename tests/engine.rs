@@ -472,6 +472,56 @@ fn structured_propagation_has_the_same_bits_on_one_and_two_threads() {
     assert!(relative_gap(&reference, &short) > 1e-6);
 }
 
+/// The scattered round declaring what each component reads: rightly, or (`wrong`) without the
+/// last coordinate of its block. Counts the round's calls.
+struct Declared<'a> {
+    round: &'a ScatteredRound,
+    wrong: bool,
+    calls: std::cell::Cell<usize>,
+}
+
+impl RandomAffineRound for Declared<'_> {
+    fn state_dim(&self) -> usize {
+        self.round.state_dim()
+    }
+    fn components(&self) -> usize {
+        self.round.components()
+    }
+    fn noise_per_component(&self) -> usize {
+        self.round.noise_per_component()
+    }
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        self.calls.set(self.calls.get() + 1);
+        self.round.apply(state, active, noise)
+    }
+    fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        let mut block = self.round.block(i).to_vec();
+        if self.wrong {
+            block.pop();
+        }
+        Some(block)
+    }
+}
+
+#[test]
+fn declared_reads_give_the_probed_maps_and_a_wrong_declaration_falls_back_to_bisection() {
+    let round = ScatteredRound::new(12, 6);
+    let (inc, m) = (InclusionMoments::without_replacement(12, 4), random_moments(round.state_dim(), 9));
+    let bits = |maps: &RoundMaps| {
+        let next = maps.propagate(&m, &inc);
+        next.mean.iter().chain(next.cov.iter()).map(|x| x.to_bits()).collect::<Vec<u64>>()
+    };
+    let plain = bits(&RoundMaps::probe(&round));
+    let mut calls = Vec::new();
+    for wrong in [false, true] {
+        let declared = Declared { round: &round, wrong, calls: std::cell::Cell::new(0) };
+        assert_eq!(bits(&RoundMaps::probe(&declared)), plain, "wrong = {wrong}: other maps than bisection's");
+        calls.push(declared.calls.get());
+    }
+    // The right declaration spares the bisection; the wrong one is caught and bisected.
+    assert!(calls[0] < calls[1], "calls with a right and a wrong declaration: {calls:?}");
+}
+
 #[test]
 fn bisection_finds_the_columns_each_component_reads() {
     // Each component of the scattered round reads and writes its 4 coordinates only.

@@ -62,6 +62,14 @@ pub trait RandomAffineRound {
     /// The round from `state` with the components `active` (ascending) and their noise: the
     /// `j`-th active component's values at offset `j * noise_per_component()`.
     fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64>;
+    /// The state coordinates component `i` may read, when the round knows them; a superset is
+    /// enough (a coordinate the component does not read is probed and dropped). Probing checks
+    /// the declaration with one call on every other coordinate and, where it is contradicted or
+    /// absent (`None`, the default), finds the columns by bisection. Read with a diagonal base
+    /// map only.
+    fn reads(&self, _component: usize) -> Option<Vec<usize>> {
+        None
+    }
 }
 
 /// One client's affine term of a round, restricted to the coordinates it touches.
@@ -135,16 +143,10 @@ fn test_value(j: usize) -> f64 {
 /// touch cancel exactly; a column kept by rounding is probed and kept as the dense probe keeps it.
 fn read_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>) -> Vec<usize> {
     let dim = round.state_dim();
-    let quiet = vec![0.0; round.noise_per_component()];
-    let reads = |lo: usize, hi: usize| -> bool {
-        let z = DVector::from_fn(dim, |j, _| if (lo..hi).contains(&j) { test_value(j) } else { 0.0 });
-        let diff = round.apply(&z, &[i], &quiet) - round.apply(&z, &[], &[]) - b_zero;
-        diff.iter().any(|x| *x != 0.0)
-    };
     let mut out = Vec::new();
     let mut ranges = vec![(0, dim)];
     while let Some((lo, hi)) = ranges.pop() {
-        if hi <= lo || !reads(lo, hi) {
+        if hi <= lo || !reads_where(round, i, b_zero, &|j| (lo..hi).contains(&j)) {
             continue;
         }
         if hi - lo == 1 {
@@ -157,6 +159,30 @@ fn read_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>) 
     }
     out.sort_unstable();
     out
+}
+
+/// Whether component `i` reads any of the coordinates `on` selects: the round with `i` alone,
+/// from a state holding [`test_value`]s there and 0 elsewhere, differs from the round without it
+/// by more than its constant `b_zero`.
+fn reads_where(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>, on: &dyn Fn(usize) -> bool) -> bool {
+    let quiet = vec![0.0; round.noise_per_component()];
+    let z = DVector::from_fn(round.state_dim(), |j, _| if on(j) { test_value(j) } else { 0.0 });
+    let diff = round.apply(&z, &[i], &quiet) - round.apply(&z, &[], &[]) - b_zero;
+    diff.iter().any(|x| *x != 0.0)
+}
+
+/// The columns component `i` may read: the round's declaration ([`RandomAffineRound::reads`])
+/// when one probe of every other coordinate finds none of them read, else by bisection
+/// ([`read_columns`]).
+fn candidate_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>) -> Vec<usize> {
+    if let Some(mut declared) = round.reads(i) {
+        declared.sort_unstable();
+        declared.dedup();
+        if !reads_where(round, i, b_zero, &|j| declared.binary_search(&j).is_err()) {
+            return declared;
+        }
+    }
+    read_columns(round, i, b_zero)
 }
 
 impl ClientMap {
@@ -174,7 +200,7 @@ impl ClientMap {
         let zero = DVector::zeros(dim);
         let quiet = vec![0.0; noise_len];
         let b_zero = round.apply(&zero, &[i], &quiet) - base_zero;
-        let candidates = if diagonal_base { read_columns(round, i, &b_zero) } else { (0..dim).collect() };
+        let candidates = if diagonal_base { candidate_columns(round, i, &b_zero) } else { (0..dim).collect() };
         let a_cols: Vec<(usize, DVector<f64>)> = candidates
             .into_iter()
             .map(|j| {

@@ -93,7 +93,10 @@ impl ChangedRows {
         for (k, &r) in rows.iter().enumerate() {
             at[r] = k;
         }
-        let terms = terms.iter().map(|t| RowTerm { at: t.rows.iter().map(|&r| at[r]).collect(), cols: t.cols.to_vec(), a: t.a.clone(), a_t: t.a.transpose(), b: t.b.clone() }).collect();
+        let terms = terms
+            .iter()
+            .map(|t| RowTerm { at: t.rows.iter().map(|&r| at[r]).collect(), cols: t.cols.to_vec(), a: t.a.clone(), a_t: t.a.transpose(), b: t.b.clone() })
+            .collect();
         let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
         let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
         let (a0_r, abar_r) = (gather(a0), gather(a_sum));

@@ -355,9 +355,12 @@ impl Structure {
         let own_columns = &mut out.as_mut_slice()[s * d..];
         let factors = (inc, left, right);
         if o >= PARALLEL_MIN_COLUMNS {
-            own_columns.par_chunks_mut(d).enumerate().for_each_init(|| (vec![0.0; o], vec![0.0; o]), |scratch, (k, column)| {
-                self.own_column(src, factors, k, &mut column[s..], scratch);
-            });
+            own_columns.par_chunks_mut(d).enumerate().for_each_init(
+                || (vec![0.0; o], vec![0.0; o]),
+                |scratch, (k, column)| {
+                    self.own_column(src, factors, k, &mut column[s..], scratch);
+                },
+            );
         } else {
             let mut scratch = (vec![0.0; o], vec![0.0; o]);
             for (k, column) in own_columns.chunks_mut(d).enumerate() {
@@ -369,7 +372,14 @@ impl Structure {
 
     /// Column `k` of `C'_oo` on and below its block's first row (see [`Self::lower_pass`]) into
     /// `column` (the column's `o` own rows), with `scratch` two buffers of length `o`.
-    fn own_column(&self, src: &[f64], (inc, left, right): (&InclusionMoments, &DMatrix<f64>, &DMatrix<f64>), k: usize, column: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)) {
+    fn own_column(
+        &self,
+        src: &[f64],
+        (inc, left, right): (&InclusionMoments, &DMatrix<f64>, &DMatrix<f64>),
+        k: usize,
+        column: &mut [f64],
+        scratch: &mut (Vec<f64>, Vec<f64>),
+    ) {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
         let (p, q) = (inc.p, inc.q);

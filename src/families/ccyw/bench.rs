@@ -131,7 +131,9 @@ fn scaling_series(threads: usize) -> Result<Vec<Measurement>> {
             exact_scaled(100, du, 100)
         }),
     ];
-    let exact = specs.into_iter().map(|(name, axis, fixed, xs, job)| Ok((in_pool(Some(threads), || measure_series(FAMILY_ID, name, axis, fixed, &xs, 1, job))??, threads)));
+    let exact = specs
+        .into_iter()
+        .map(|(name, axis, fixed, xs, job)| Ok((in_pool(Some(threads), || measure_series(FAMILY_ID, name, axis, fixed, &xs, 1, job))??, threads)));
     exact.chain(monte_carlo_series(threads)).map(|series| series.map(|(s, threads)| series_measurement(s, threads))).collect()
 }
 

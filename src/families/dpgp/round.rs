@@ -77,6 +77,11 @@ impl RandomAffineRound for DpgpRound<'_> {
         }
         out
     }
+    /// Client `i` reads its own `u_i` and `v_i` (004:L100).
+    fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        let lay = Layout::of(self.inst);
+        Some((lay.u(i)..lay.u(i) + lay.du).chain(lay.v(i)..lay.v(i) + lay.dv).collect())
+    }
 }
 
 /// The affine observables of a round's state that the claims read.
