@@ -413,18 +413,22 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
+    let mut costs = Vec::with_capacity(selection.scenarios.len());
     for s in &selection.scenarios {
-        if let Some(work) = plugin.work(s) {
-            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(s.name()))?;
+        let work = plugin.work(s);
+        if let Some(work) = &work {
+            crate::budget::require(work, request.max_work).map_err(|e| e.in_scenario(s.name()))?;
         }
+        costs.push(work.map_or(0.0, |w| w.total));
     }
     let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(s.name()))).collect::<Result<Vec<_>>>()?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
-    // Scenarios run in parallel, collected in card order (the first failure in that order is
-    // the one reported), so nothing depends on the number of threads.
+    // Scenarios run in parallel, the costliest estimate first, collected in card order (the
+    // first failure in that order is the one reported), so nothing depends on the number of
+    // threads.
     let jobs: Vec<_> = selection.scenarios.iter().zip(prepared).collect();
     let runs = crate::engine::monte_carlo::in_pool(request.threads, || {
-        crate::engine::monte_carlo::in_order(jobs, |(s, p)| {
+        crate::engine::monte_carlo::costliest_first(jobs, &costs, |(s, p)| {
             let run = plugin.run(&card, s, p, &selection.claims, &settings).map_err(|e| e.in_scenario(s.name()));
             progress.step();
             run

@@ -29,18 +29,23 @@ pub fn search_family<P: Plugin>(
     claims.extend(plugin.defined_claims(card));
     claims.retain(|c| space.covers(c) && (request.claims.is_empty() || request.claims.iter().any(|id| id == plugin.claim_id(c))));
     let started = std::time::Instant::now();
-    let mut searches = Vec::new();
-    for claim in &claims {
-        for source in space.sources(claim) {
-            let settings =
-                SearchSettings { budget: request.budget, room_budget: request.room_budget, seed: request.seed, bound_scale: request.bound_scale, source };
-            let target = Target { plugin, space, card, claim, settings, progress };
-            progress.start(target.evaluations(), &format!("search {} ({source})", plugin.claim_id(claim)));
-            let found = target.search();
-            progress.finish();
-            searches.push(found?);
-        }
-    }
+    let targets: Vec<Target<'_, P>> = claims
+        .iter()
+        .flat_map(|claim| {
+            space.sources(claim).into_iter().map(move |source| {
+                let settings =
+                    SearchSettings { budget: request.budget, room_budget: request.room_budget, seed: request.seed, bound_scale: request.bound_scale, source };
+                Target { plugin, space, card, claim, settings, progress }
+            })
+        })
+        .collect();
+    // The searches are independent (each seeded by its own settings) and run side by side, so
+    // one search's sequential part (the room of a step) does not leave a core idle; they are
+    // collected in the claims' order, the first failure in that order reported.
+    progress.start(targets.iter().map(Target::evaluations).sum(), &format!("{} searches", targets.len()));
+    let found = crate::engine::monte_carlo::in_order(targets, |target| target.search());
+    progress.finish();
+    let searches = found.into_iter().collect::<Result<Vec<_>>>()?;
     let mut report = crate::search::report::family_report(plugin.title(), &searches, &request.meta)?;
     // The time goes to the terminal only: the files stay the same from run to run.
     let evaluations: usize = searches.iter().map(|s| s.trace.len()).sum();

@@ -758,23 +758,25 @@ pub fn search_target(claim: Target, opts: &SearchOptions) -> Result<SearchResult
 ///
 /// # Errors
 /// As [`search`].
-pub fn search_all(claims: &[Target], opts: &SearchOptions, progress: &dyn Fn()) -> Result<Vec<SearchResult>> {
-    claims
-        .iter()
-        .map(|c| {
-            let mut r = search_target(*c, opts)?;
-            let room_opts = SearchOptions { budget: ROOM_BUDGET, ..opts.clone() };
-            let violated = r.verdict == VerdictKind::Violated;
-            if r.structure.bounds_gamma {
-                r.room = Some(condition_room_target(*c, &room_opts, Knob::Gamma, violated)?);
-            }
-            if r.structure.bounds_eta {
-                r.eta_room = Some(condition_room_target(*c, &room_opts, Knob::Eta, violated)?);
-            }
-            progress();
-            Ok(r)
-        })
-        .collect()
+pub fn search_all(claims: &[Target], opts: &SearchOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<SearchResult>> {
+    // The claims' searches are independent (each seeded by `opts`) and run side by side, so one
+    // search's sequential part (the bisection of a condition's room) does not leave a core
+    // idle; collected in the claims' order, the first failure in that order reported.
+    crate::engine::monte_carlo::in_order(claims.to_vec(), |c| -> Result<SearchResult> {
+        let mut r = search_target(c, opts)?;
+        let room_opts = SearchOptions { budget: ROOM_BUDGET, ..opts.clone() };
+        let violated = r.verdict == VerdictKind::Violated;
+        if r.structure.bounds_gamma {
+            r.room = Some(condition_room_target(c, &room_opts, Knob::Gamma, violated)?);
+        }
+        if r.structure.bounds_eta {
+            r.eta_room = Some(condition_room_target(c, &room_opts, Knob::Eta, violated)?);
+        }
+        progress();
+        Ok(r)
+    })
+    .into_iter()
+    .collect()
 }
 
 /// How far a claim's step conditions can be relaxed before *some* admissible instance breaks the
