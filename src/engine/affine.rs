@@ -39,7 +39,7 @@
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
-use super::moments::Moments;
+use super::moments::{gather_on, own_second_moment, Moments};
 use super::rows::{ChangedRows, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
@@ -570,9 +570,8 @@ impl RoundMaps {
         let own = inc.p2 - inc.q;
         if own != 0.0 {
             for cl in &self.clients {
-                let c_cc = DMatrix::from_fn(cl.cols.len(), cl.cols.len(), |r, s| c[(cl.cols[r], cl.cols[s])]);
-                let y = &cl.a * DVector::from_fn(cl.cols.len(), |r, _| mu[cl.cols[r]]) + &cl.b;
-                let block = &cl.a * c_cc * cl.a.transpose() + &y * y.transpose();
+                let (c_cc, mu_c) = gather_on(mu, c, &cl.cols);
+                let block = own_second_moment(&cl.a, &cl.b, &c_cc, &mu_c);
                 for (ri, &r) in cl.rows.iter().enumerate() {
                     for (rj, &s) in cl.rows.iter().enumerate() {
                         next[(r, s)] += own * block[(ri, rj)];

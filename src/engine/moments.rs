@@ -77,3 +77,16 @@ impl Moments {
         self.mean.iter().chain(self.cov.iter()).all(|x| x.is_finite())
     }
 }
+
+/// A component's own term `A C[K, K] A^T + y y^T` with `y = A mu[K] + b`, for the map `a` that
+/// reads the coordinates `K` (the `(p2 - q)` term of [`super::affine`]'s formula), from the
+/// gathered `c_kk = C[K, K]` and `mu_k = mu[K]`.
+pub(super) fn own_second_moment(a: &DMatrix<f64>, b: &DVector<f64>, c_kk: &DMatrix<f64>, mu_k: &DVector<f64>) -> DMatrix<f64> {
+    let y = a * mu_k + b;
+    a * c_kk * a.transpose() + &y * y.transpose()
+}
+
+/// `(C[K, K], mu[K])` of the moments `(mu, C)` on the coordinates `cols`.
+pub(super) fn gather_on(mu: &DVector<f64>, cov: &DMatrix<f64>, cols: &[usize]) -> (DMatrix<f64>, DVector<f64>) {
+    (DMatrix::from_fn(cols.len(), cols.len(), |r, s| cov[(cols[r], cols[s])]), DVector::from_fn(cols.len(), |r, _| mu[cols[r]]))
+}

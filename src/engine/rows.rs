@@ -25,7 +25,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
-use super::moments::Moments;
+use super::moments::{gather_on, own_second_moment, Moments};
 
 /// A component's term on the rows it writes, as probed.
 pub(super) struct Term<'a> {
@@ -56,13 +56,15 @@ pub(super) struct ChangedRows {
     terms: Vec<RowTerm>,
 }
 
+/// `(C[K, K], mu[K])` on a term's columns `K`.
+type Gathered = (DMatrix<f64>, DVector<f64>);
+
 /// A component's term with its rows as positions in `R`.
 #[derive(Debug, Clone)]
 struct RowTerm {
     at: Vec<usize>,
     cols: Vec<usize>,
     a: DMatrix<f64>,
-    a_t: DMatrix<f64>,
     b: DVector<f64>,
 }
 
@@ -93,10 +95,8 @@ impl ChangedRows {
         for (k, &r) in rows.iter().enumerate() {
             at[r] = k;
         }
-        let terms = terms
-            .iter()
-            .map(|t| RowTerm { at: t.rows.iter().map(|&r| at[r]).collect(), cols: t.cols.to_vec(), a: t.a.clone(), a_t: t.a.transpose(), b: t.b.clone() })
-            .collect();
+        let terms =
+            terms.iter().map(|t| RowTerm { at: t.rows.iter().map(|&r| at[r]).collect(), cols: t.cols.to_vec(), a: t.a.clone(), b: t.b.clone() }).collect();
         let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
         let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
         let (a0_r, abar_r) = (gather(a0), gather(a_sum));
@@ -159,16 +159,13 @@ impl ChangedRows {
         let own = inc.p2 - inc.q;
         if own != 0.0 {
             // Consecutive terms that read the same columns (a batch's samples) share the gathers.
-            let mut gathered: Option<(&[usize], DMatrix<f64>, DVector<f64>)> = None;
+            let mut gathered: Option<(&[usize], Gathered)> = None;
             for t in &self.terms {
-                if gathered.as_ref().is_none_or(|(cols, _, _)| *cols != t.cols.as_slice()) {
-                    let c_cc = DMatrix::from_fn(t.cols.len(), t.cols.len(), |r, s| c[(t.cols[r], t.cols[s])]);
-                    let mu_c = DVector::from_fn(t.cols.len(), |r, _| mu[t.cols[r]]);
-                    gathered = Some((&t.cols, c_cc, mu_c));
-                }
-                let Some((_, c_cc, mu_c)) = &gathered else { continue };
-                let y = &t.a * mu_c + &t.b;
-                let block = &t.a * c_cc * &t.a_t + &y * y.transpose();
+                let (c_cc, mu_c) = match gathered {
+                    Some((cols, ref g)) if cols == t.cols.as_slice() => g,
+                    _ => &gathered.insert((&t.cols, gather_on(mu, c, &t.cols))).1,
+                };
+                let block = own_second_moment(&t.a, &t.b, c_cc, mu_c);
                 for (ri, &k) in t.at.iter().enumerate() {
                     for (rj, &l) in t.at.iter().enumerate() {
                         next[(k, l)] += own * block[(ri, rj)];

@@ -37,6 +37,7 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
 use super::design::InclusionMoments;
+use super::moments::{gather_on, own_second_moment};
 
 /// One component's term in the structured order: the positions it writes and reads, its map,
 /// constant and noise covariance there.
@@ -507,9 +508,8 @@ impl Structure {
         for t in &self.terms {
             let mut block = &t.ww * inc.p2;
             if own != 0.0 {
-                let c_cc = DMatrix::from_fn(t.cols.len(), t.cols.len(), |r, c| cov[(t.cols[r], t.cols[c])]);
-                let y = &t.a * DVector::from_fn(t.cols.len(), |r, _| mu[t.cols[r]]) + &t.b;
-                block += (&t.a * c_cc * t.a.transpose() + &y * y.transpose()) * own;
+                let (c_cc, mu_c) = gather_on(mu, cov, &t.cols);
+                block += own_second_moment(&t.a, &t.b, &c_cc, &mu_c) * own;
             }
             for (ri, &r) in t.rows.iter().enumerate() {
                 for (rj, &c) in t.rows.iter().enumerate() {
