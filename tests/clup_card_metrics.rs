@@ -15,8 +15,7 @@ use fedbounds::families::clup::formulas::{card_claim, METRICS, METRIC_NAMES};
 use fedbounds::formula::FormulaCard;
 use fedbounds::verdict::{Evaluation, VerdictKind};
 
-mod clup_card_metrics_common;
-use clup_card_metrics_common::{card, CLAIM_METRICS};
+use crate::clup_card_metrics_common::{card, CLAIM_METRICS};
 
 fn entry(id: &str) -> ClaimCard {
     embedded_card().expect("the embedded card").claims.iter().find(|c| c.id == id).expect("a card entry").clone()

@@ -51,8 +51,7 @@ use fedbounds::families::clup::family::embedded_card;
 use fedbounds::formula::wrong::wrong_terms;
 use fedbounds::verdict::{Evaluation, VerdictKind};
 
-mod clup_card_metrics_common;
-use clup_card_metrics_common::{card, metric_of, CLAIM_METRICS};
+use crate::clup_card_metrics_common::{card, metric_of, CLAIM_METRICS};
 
 /// What halving one term did on the tight scenario.
 #[derive(Debug, PartialEq)]
