@@ -6,6 +6,7 @@
 //! ```
 
 pub mod affine;
+pub mod column_order;
 pub mod design;
 pub mod interval;
 pub mod moments;

@@ -2,6 +2,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::column_order::{row_times, NALGEBRA_SMALL_DIM};
 use super::moments::Moments;
 
 /// Dense traces below this many flops are cheap enough as they are.
@@ -102,6 +103,30 @@ impl Observable {
         spread + (map * &m.mean + &self.offset).norm_squared()
     }
 
+    /// `E||M[r..r+len, :] z + o[r..r+len]||^2`: [`Observable::expected_square`] of the
+    /// observable made of these rows alone, with its bits.
+    ///
+    /// # Cost
+    /// Where that observable is small and dense (fewer than six rows or columns, below the sparse
+    /// threshold) no row is copied: `tr(M_b C M_b^T) = sum_j sum_r (M_b C)[r, j] M_b[r, j]` is
+    /// summed in the order nalgebra sums `(M_b C) .* M_b` ([`super::column_order`]), and the mean
+    /// part is the block's own rows of `M mu + o`. Otherwise the rows are copied.
+    pub fn rows_expected_square(&self, r: usize, len: usize, m: &Moments) -> f64 {
+        let d = self.map.ncols();
+        let small = len <= NALGEBRA_SMALL_DIM || d <= NALGEBRA_SMALL_DIM;
+        if len == 0 || d == 0 || !small || len as f64 * (d as f64).powi(2) >= SPARSE_ROWS_MIN_FLOPS {
+            return Observable::new(self.map.rows(r, len).into_owned(), self.offset.rows(r, len).into_owned()).expected_square(m);
+        }
+        let mut spread = 0.0;
+        for j in 0..d {
+            for row in r..r + len {
+                spread += row_times(&self.map, row, m.cov.column(j).iter().copied()) * self.map[(row, j)];
+            }
+        }
+        let mean = DVector::from_iterator(len, (r..r + len).map(|row| row_times(&self.map, row, m.mean.iter().copied()) + self.offset[row]));
+        spread + mean.norm_squared()
+    }
+
     /// `tr(M C M^T)` as `(M C) .* M` summed: the dense evaluation.
     pub fn trace_dense(&self, p: &DMatrix<f64>) -> f64 {
         (&self.map * p).component_mul(&self.map).sum()
@@ -140,6 +165,22 @@ mod tests {
         let mut spread = point.clone();
         spread.cov[(0, 0)] += 0.25;
         assert!((obs.expected_square(&spread) - 9.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_row_block_has_the_bits_of_the_observable_of_its_rows() {
+        let (rows, d) = (7, 9);
+        let map = DMatrix::from_fn(rows, d, |i, j| ((i * d + j) as f64 * 0.61).sin() * if (i + j) % 4 == 0 { 0.0 } else { 3.0 });
+        let offset = DVector::from_fn(rows, |i, _| (i as f64 * 0.7).cos() / 7.0);
+        let root = DMatrix::from_fn(d, d, |i, j| ((i + 2 * j) as f64 * 0.43).cos() / 3.0);
+        let m = Moments { mean: DVector::from_fn(d, |j, _| (j as f64).sqrt() - 1.1), cov: &root * root.transpose() };
+        let obs = Observable::new(map.clone(), offset.clone());
+        for (r, len) in [(0, 2), (3, 2), (5, 2), (0, 5), (1, 6), (0, 7), (4, 0)] {
+            let alone = Observable::new(map.rows(r, len).into_owned(), offset.rows(r, len).into_owned());
+            assert_eq!(obs.rows_expected_square(r, len, &m).to_bits(), alone.expected_square(&m).to_bits(), "rows {r}..{}", r + len);
+        }
+        // Negative control: another block's value differs.
+        assert_ne!(obs.rows_expected_square(0, 2, &m), obs.rows_expected_square(3, 2, &m));
     }
 
     #[test]

@@ -209,7 +209,6 @@ impl RoundAffine {
     /// `E||x_r..x_{r+len}||^2` of the rows `r..r+len` under the state moments `m` and independent
     /// standard normals: `E||M_b z + o_b||^2 + ||N_b||_F^2`.
     pub fn block_square(&self, m: &Moments, r: usize, len: usize) -> f64 {
-        let block = Observable::new(self.state.map().rows(r, len).into_owned(), self.state.offset().rows(r, len).into_owned());
-        block.expected_square(m) + self.noise.rows(r, len).norm_squared()
+        self.state.rows_expected_square(r, len, m) + self.noise.rows(r, len).norm_squared()
     }
 }

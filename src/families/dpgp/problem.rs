@@ -12,6 +12,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 
+use crate::engine::column_order::row_times;
 use crate::error::{require_memory, require_non_negative, require_positive, Error, Result};
 use crate::rng::StreamKey;
 
@@ -49,6 +50,13 @@ impl Client {
     /// `grad_u F_i(u, v) = A_i u + B_i v - a_i`.
     pub fn grad_u(&self, u: &DVector<f64>, v: &DVector<f64>) -> DVector<f64> {
         &self.a * u + &self.b * v - &self.lin_u
+    }
+    /// [`Client::grad_u`] written into `out`, with no allocation and the same bits (each row of
+    /// the products summed in nalgebra's order, [`row_times`]).
+    pub fn grad_u_into(&self, u: &[f64], v: &[f64], out: &mut [f64]) {
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = (row_times(&self.a, r, u.iter().copied()) + row_times(&self.b, r, v.iter().copied())) - self.lin_u[r];
+        }
     }
     /// `grad_v F_i(u, v) = B_i^T u + D_i v - b_i`.
     pub fn grad_v(&self, u: &DVector<f64>, v: &DVector<f64>) -> DVector<f64> {

@@ -11,8 +11,6 @@
 //! implements [`RandomAffineRound`] with every client active (`Design::Full`); its maps change
 //! with `P^t` and `mu^t`, so they are probed per round.
 
-use std::borrow::Cow;
-
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
@@ -84,59 +82,81 @@ impl RandomAffineRound for DpgpRound<'_> {
     }
 }
 
-/// The affine observables of a round's state that the claims read.
+/// The affine observables of a round's state that the claims read: those that do not depend on
+/// the push-sum weights, made once per run, and those that do ([`WeightedObservables`]).
 pub struct Observables {
     /// `z -> sqrt(1/m) [grad_v F_i(u_i, v_i)]_i`: `E||.||^2 = E Delta_v^t` as Theorem 1 prints
     /// it, at the *biased* numerator `u_i^t` (004:L133).
     pub delta_v: Observable,
-    /// `z -> sqrt(1/m) [grad_v F_i(u_i / mu_i, v_i)]_i`: the same at the de-biased `z_i^t =
-    /// u_i^t / mu_i^t`, the point where Algorithm 1's v-phase takes its gradients (004:L100).
-    pub delta_v_debiased: Observable,
     /// `z -> grad_u F(ubar_prev, V)`: at state `t+1`, `E||.||^2 = E Delta_ubar^t` (004:L133).
     pub delta_ubar_prev: Observable,
-    /// `z -> sqrt(1/m) [ubar - u_i / mu_i]_i`: `E||.||^2 = (1/m) sum_i E||ubar^t - z_i^t||^2`,
-    /// Lemma 3's left side (004:L522), for the weights `mu^t`.
-    pub consensus: Observable,
-    /// `z -> sqrt(1/m) [ubar - u_i]_i`: the same for the raw numerators (no de-biasing).
+    /// `z -> sqrt(1/m) [ubar - u_i]_i`: the consensus error of the raw numerators (no
+    /// de-biasing).
     pub consensus_raw: Observable,
 }
 
+/// The observables of a round's state that read the push-sum weights `mu^t`.
+pub struct WeightedObservables {
+    /// `z -> sqrt(1/m) [grad_v F_i(u_i / mu_i, v_i)]_i`: [`Observables::delta_v`] at the
+    /// de-biased `z_i^t = u_i^t / mu_i^t`, the point where Algorithm 1's v-phase takes its
+    /// gradients (004:L100).
+    pub delta_v_debiased: Observable,
+    /// `z -> sqrt(1/m) [ubar - u_i / mu_i]_i`: `E||.||^2 = (1/m) sum_i E||ubar^t - z_i^t||^2`,
+    /// Lemma 3's left side (004:L522), for the weights `mu^t`.
+    pub consensus: Observable,
+}
+
+/// `z -> sqrt(1/m) [grad_v F_i(u_i / w_i, v_i)]_i`, with `w_i = 1` when `weights` is `None`.
+fn delta_v_at(inst: &Instance, weights: Option<&DVector<f64>>) -> Observable {
+    let lay = Layout::of(inst);
+    let m = lay.m;
+    let scale = (1.0 / m as f64).sqrt();
+    Observable::probe(lay.dim(), m * lay.dv, &|z| {
+        let mut out = DVector::zeros(m * lay.dv);
+        for (i, c) in inst.clients.iter().enumerate() {
+            let w = weights.map_or(1.0, |w| w[i]);
+            let g = c.grad_v(&(z.rows(lay.u(i), lay.du) / w), &z.rows(lay.v(i), lay.dv).into_owned()) * scale;
+            out.rows_mut(i * lay.dv, lay.dv).copy_from(&g);
+        }
+        out
+    })
+}
+
+/// `z -> sqrt(1/m) [ubar - u_i / w_i]_i`, with `w_i = 1` when `weights` is `None`.
+fn deviation_at(inst: &Instance, weights: Option<&DVector<f64>>) -> Observable {
+    let lay = Layout::of(inst);
+    let m = lay.m;
+    let scale = (1.0 / m as f64).sqrt();
+    let ubar = |z: &DVector<f64>| (0..m).fold(DVector::zeros(lay.du), |acc, i| acc + z.rows(lay.u(i), lay.du)) / m as f64;
+    Observable::probe(lay.dim(), m * lay.du, &|z| {
+        let ub = ubar(z);
+        let mut out = DVector::zeros(m * lay.du);
+        for i in 0..m {
+            let w = weights.map_or(1.0, |w| w[i]);
+            let d = (&ub - z.rows(lay.u(i), lay.du) / w) * scale;
+            out.rows_mut(i * lay.du, lay.du).copy_from(&d);
+        }
+        out
+    })
+}
+
 impl Observables {
-    /// For weights `mu`.
-    pub fn new(inst: &Instance, weights: &DVector<f64>) -> Self {
+    /// Of the instance (the same for every round).
+    pub fn new(inst: &Instance) -> Self {
         let lay = Layout::of(inst);
         let m = lay.m;
-        let ubar = |z: &DVector<f64>| (0..m).fold(DVector::zeros(lay.du), |acc, i| acc + z.rows(lay.u(i), lay.du)) / m as f64;
-        let scale = (1.0 / m as f64).sqrt();
-        let grad_v = |debias: bool| {
-            Observable::probe(lay.dim(), m * lay.dv, &|z| {
-                let mut out = DVector::zeros(m * lay.dv);
-                for (i, c) in inst.clients.iter().enumerate() {
-                    let w = if debias { weights[i] } else { 1.0 };
-                    let g = c.grad_v(&(z.rows(lay.u(i), lay.du) / w), &z.rows(lay.v(i), lay.dv).into_owned()) * scale;
-                    out.rows_mut(i * lay.dv, lay.dv).copy_from(&g);
-                }
-                out
-            })
-        };
-        let (delta_v, delta_v_debiased) = (grad_v(false), grad_v(true));
         let delta_ubar_prev = Observable::probe(lay.dim(), lay.du, &|z| {
             let ub = z.rows(lay.ubar_prev(), lay.du).into_owned();
             inst.clients.iter().enumerate().fold(DVector::zeros(lay.du), |acc, (i, c)| acc + c.grad_u(&ub, &z.rows(lay.v(i), lay.dv).into_owned())) / m as f64
         });
-        let deviation = |debias: bool| {
-            Observable::probe(lay.dim(), m * lay.du, &|z| {
-                let ub = ubar(z);
-                let mut out = DVector::zeros(m * lay.du);
-                for i in 0..m {
-                    let w = if debias { weights[i] } else { 1.0 };
-                    let d = (&ub - z.rows(lay.u(i), lay.du) / w) * scale;
-                    out.rows_mut(i * lay.du, lay.du).copy_from(&d);
-                }
-                out
-            })
-        };
-        Self { delta_v, delta_v_debiased, delta_ubar_prev, consensus: deviation(true), consensus_raw: deviation(false) }
+        Self { delta_v: delta_v_at(inst, None), delta_ubar_prev, consensus_raw: deviation_at(inst, None) }
+    }
+}
+
+impl WeightedObservables {
+    /// For weights `mu`.
+    pub fn new(inst: &Instance, weights: &DVector<f64>) -> Self {
+        Self { delta_v_debiased: delta_v_at(inst, Some(weights)), consensus: deviation_at(inst, Some(weights)) }
     }
 }
 
@@ -256,20 +276,21 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
     let objective = Objective::new(inst, false);
     let mut out = Trajectory { min_covariance_eigenvalue: f64::INFINITY, ..Default::default() };
     // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are probed once.
-    let mut observables = RecentByBits::new(GRAPHS_KEPT);
+    let fixed = Observables::new(inst);
+    let mut weighted = RecentByBits::new(GRAPHS_KEPT);
     let mut graph_maps = RecentByBits::new(GRAPHS_KEPT);
     let mut local_maps = RecentByBits::new(GRAPHS_KEPT);
     let quiet = vec![0.0; lay.m * lay.noise_len(params)];
     for t in 0..=rounds {
         let weights = &seq.weights[t];
-        let obs = observables.get(&[weights.as_slice()], || Observables::new(inst, weights));
-        out.delta_v.push(obs.delta_v.expected_square(&m));
+        let obs = weighted.get(&[weights.as_slice()], || WeightedObservables::new(inst, weights));
+        out.delta_v.push(fixed.delta_v.expected_square(&m));
         out.delta_v_debiased.push(obs.delta_v_debiased.expected_square(&m));
         out.consensus.push(obs.consensus.expected_square(&m));
-        out.consensus_raw.push(obs.consensus_raw.expected_square(&m));
+        out.consensus_raw.push(fixed.consensus_raw.expected_square(&m));
         out.objective.push(objective.expected(&m));
         if t > 0 {
-            out.delta_ubar.push(obs.delta_ubar_prev.expected_square(&m));
+            out.delta_ubar.push(fixed.delta_ubar_prev.expected_square(&m));
         }
         if t == rounds {
             break;
@@ -302,15 +323,16 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
     let mut z = lay.initial(inst);
     let mut out = Trajectory { min_covariance_eigenvalue: 0.0, ..Default::default() };
     let sq = |o: &Observable, z: &DVector<f64>| (o.map() * z + o.offset()).norm_squared();
+    let fixed = Observables::new(inst);
     for t in 0..=rounds {
-        let obs = Observables::new(inst, &seq.weights[t]);
-        out.delta_v.push(sq(&obs.delta_v, &z));
+        let obs = WeightedObservables::new(inst, &seq.weights[t]);
+        out.delta_v.push(sq(&fixed.delta_v, &z));
         out.delta_v_debiased.push(sq(&obs.delta_v_debiased, &z));
         out.consensus.push(sq(&obs.consensus, &z));
-        out.consensus_raw.push(sq(&obs.consensus_raw, &z));
+        out.consensus_raw.push(sq(&fixed.consensus_raw, &z));
         out.objective.push(objective.at(&z));
         if t > 0 {
-            out.delta_ubar.push(sq(&obs.delta_ubar_prev, &z));
+            out.delta_ubar.push(sq(&fixed.delta_ubar_prev, &z));
         }
         if t == rounds {
             break;
@@ -353,55 +375,78 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
 struct Phases {
     /// `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` per client.
     phases: Vec<ClientPhase>,
-    /// `g_{ikj}` at index `(i K_u + k) m + j`.
-    grads: Vec<DVector<f64>>,
+    /// `g_{ikj}` at `idx du..(idx + 1) du`, `idx = (i K_u + k) m + j`.
+    grads: Vec<f64>,
 }
 
 impl Phases {
     /// Every client's phase at state `z` with the round's standard normals `noise`.
     fn at(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> Self {
         let phases: Vec<_> = (0..inst.m()).map(|i| client_phase(inst, p, weights, z, noise, i)).collect();
-        let grads = (0..inst.m() * p.k_u * inst.m()).map(|idx| gradient(inst, p, weights, &|i| &phases[i], idx)).collect();
+        let du = inst.du;
+        let mut grads = vec![0.0; inst.m() * p.k_u * inst.m() * du];
+        let mut point = vec![0.0; du];
+        for (idx, g) in grads.chunks_exact_mut(du.max(1)).enumerate() {
+            gradient_into(inst, p, weights, &|i| &phases[i], idx, &mut point, g);
+        }
         Self { phases, grads }
     }
 
     /// `[d_i^{t,k}]` for every client `i` and local step `k < K_u`, client-major, each `du`
     /// long: `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - (1/m) sum_j grad_u F_j(z_i^{t,k},
-    /// v_j^{t+1})` at these phases' state and noise.
-    fn differences(&self, inst: &Instance, p: &Params) -> DVector<f64> {
-        self.assemble(inst, p, &|idx| Cow::Borrowed(&self.grads[idx]))
+    /// v_j^{t+1})` at these phases' state and noise, written into `out`.
+    fn differences_into(&self, inst: &Instance, p: &Params, out: &mut [f64]) {
+        let du = inst.du;
+        assemble_into(inst, p, &|idx| &self.grads[idx * du..(idx + 1) * du], out);
     }
 
     /// `[d_i^{t,k}]` at state `z` and noise `noise` that differ from these phases' in client
-    /// `c`'s inputs only.
-    fn differences_with(&self, inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], c: usize) -> DVector<f64> {
+    /// `c`'s inputs only, written into `out`: the gradients that read client `c`'s phase, `g_{ckj}`
+    /// and `g_{ikc}`, are computed into `fresh` (a scratch as long as the gradients), the others
+    /// read here.
+    #[allow(clippy::too_many_arguments)]
+    fn differences_with_into(
+        &self,
+        inst: &Instance,
+        p: &Params,
+        weights: &DVector<f64>,
+        z: &DVector<f64>,
+        noise: &[f64],
+        c: usize,
+        fresh: &mut [f64],
+        out: &mut [f64],
+    ) {
         let changed = client_phase(inst, p, weights, z, noise, c);
         let phase = |i: usize| if i == c { &changed } else { &self.phases[i] };
-        let m = inst.m();
-        let grad = |idx: usize| {
-            let (i, j) = (idx / m / p.k_u, idx % m);
-            if i == c || j == c {
-                Cow::Owned(gradient(inst, p, weights, &phase, idx))
-            } else {
-                Cow::Borrowed(&self.grads[idx])
-            }
-        };
-        self.assemble(inst, p, &grad)
-    }
-
-    /// `d_i^{t,k} = g_{iki} - (1/m) sum_j g_{ikj}` for every `i` and `k < K_u`, client-major.
-    fn assemble<'a>(&'a self, inst: &Instance, p: &Params, grad: &dyn Fn(usize) -> Cow<'a, DVector<f64>>) -> DVector<f64> {
         let (m, du) = (inst.m(), inst.du);
-        let mut out = DVector::zeros(m * p.k_u * du);
-        for i in 0..m {
-            for k in 0..p.k_u {
-                let row = (i * p.k_u + k) * m;
-                let own = grad(row + i);
-                let all = (0..m).fold(DVector::zeros(du), |acc, j| acc + grad(row + j).as_ref()) / m as f64;
-                out.rows_mut((i * p.k_u + k) * du, du).copy_from(&(own.as_ref() - all));
+        let reads_c = |idx: usize| idx / m / p.k_u == c || idx % m == c;
+        let mut point = vec![0.0; du];
+        for (idx, g) in fresh.chunks_exact_mut(du.max(1)).enumerate().filter(|(idx, _)| reads_c(*idx)) {
+            gradient_into(inst, p, weights, &phase, idx, &mut point, g);
+        }
+        let fresh: &[f64] = fresh;
+        assemble_into(inst, p, &|idx| if reads_c(idx) { &fresh[idx * du..(idx + 1) * du] } else { &self.grads[idx * du..(idx + 1) * du] }, out);
+    }
+}
+
+/// `d_i^{t,k} = g_{iki} - (1/m) sum_j g_{ikj}` for every `i` and `k < K_u`, client-major, into
+/// `out` (length `m K_u du`); the sum over `j` is taken in client order.
+fn assemble_into<'a>(inst: &Instance, p: &Params, grad: &dyn Fn(usize) -> &'a [f64], out: &mut [f64]) {
+    let (m, du) = (inst.m(), inst.du);
+    let mut all = vec![0.0; du];
+    for i in 0..m {
+        for k in 0..p.k_u {
+            let row = (i * p.k_u + k) * m;
+            all.fill(0.0);
+            for j in 0..m {
+                all.iter_mut().zip(grad(row + j).iter()).for_each(|(a, g)| *a += g);
+            }
+            let own = grad(row + i);
+            let block = &mut out[(i * p.k_u + k) * du..(i * p.k_u + k + 1) * du];
+            for r in 0..du {
+                block[r] = own[r] - all[r] / m as f64;
             }
         }
-        out
     }
 }
 
@@ -417,12 +462,22 @@ fn client_phase(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector
 type ClientPhase = (DVector<f64>, Vec<DVector<f64>>);
 
 /// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` of the clients' phases `phase(i)` for
-/// `idx = (i K_u + k) m + j`.
-fn gradient<'a>(inst: &Instance, p: &Params, weights: &DVector<f64>, phase: &dyn Fn(usize) -> &'a ClientPhase, idx: usize) -> DVector<f64> {
+/// `idx = (i K_u + k) m + j`, written into `out`; `point` is a scratch of length `du`.
+#[allow(clippy::too_many_arguments)]
+fn gradient_into<'a>(
+    inst: &Instance,
+    p: &Params,
+    weights: &DVector<f64>,
+    phase: &dyn Fn(usize) -> &'a ClientPhase,
+    idx: usize,
+    point: &mut [f64],
+    out: &mut [f64],
+) {
     let m = inst.m();
     let (i, k, j) = (idx / m / p.k_u, idx / m % p.k_u, idx % m);
-    let point = &phase(i).1[k] / weights[i];
-    inst.clients[j].grad_u(&point, &phase(j).0)
+    let w = weights[i];
+    point.iter_mut().zip(phase(i).1[k].iter()).for_each(|(x, u)| *x = u / w);
+    inst.clients[j].grad_u_into(point, phase(j).0.as_slice(), out);
 }
 
 /// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
@@ -440,13 +495,6 @@ struct Differences {
     du: usize,
 }
 
-/// The unit vector `e_j` of length `dim`.
-fn basis(dim: usize, j: usize) -> DVector<f64> {
-    let mut e = DVector::zeros(dim);
-    e[j] = 1.0;
-    e
-}
-
 impl Differences {
     /// Column `j` of each map is the differences at the unit state `e_j` (or unit noise `e_l`)
     /// less those at 0 ([`Observable::probe`]); a unit input touches one client's inputs (or
@@ -457,29 +505,39 @@ impl Differences {
         let quiet = vec![0.0; lay.m * per];
         let origin = DVector::zeros(dim);
         let base = Phases::at(inst, p, weights, &origin, &quiet);
-        let offset = base.differences(inst, p);
+        let rows = lay.m * p.k_u * lay.du;
+        let mut offset = DVector::zeros(rows);
+        base.differences_into(inst, p, offset.as_mut_slice());
         let client_of = |j: usize| match j {
             j if j < lay.v(0) => Some(j / lay.du),
             j if j < lay.ubar_prev() => Some((j - lay.v(0)) / lay.dv),
             _ => None,
         };
-        let cols: Vec<DVector<f64>> = (0..dim)
-            .map(|j| {
-                let e = basis(dim, j);
-                let at = client_of(j).map_or_else(|| base.differences(inst, p), |c| base.differences_with(inst, p, weights, &e, &quiet, c));
-                at - &offset
-            })
-            .collect();
-        let map = if cols.is_empty() { DMatrix::zeros(offset.len(), 0) } else { DMatrix::from_columns(&cols) };
-        let state = Observable::new(map, offset);
-        let mut noise = DMatrix::zeros(state.offset().len(), quiet.len());
-        let mut e = quiet.clone();
-        for l in 0..quiet.len() {
-            e[l] = 1.0;
-            noise.set_column(l, &(base.differences_with(inst, p, weights, &origin, &e, l / per) - state.offset()));
-            e[l] = 0.0;
+        let mut at = vec![0.0; rows];
+        let mut fresh = vec![0.0; base.grads.len()];
+        // Column `j` is `at - offset` with `at` the differences at the unit input.
+        let column =
+            |map: &mut DMatrix<f64>, j: usize, at: &[f64]| map.column_mut(j).iter_mut().zip(at.iter().zip(offset.iter())).for_each(|(x, (a, o))| *x = a - o);
+        let mut map = DMatrix::zeros(rows, dim);
+        let mut e = DVector::zeros(dim);
+        for j in 0..dim {
+            e[j] = 1.0;
+            match client_of(j) {
+                Some(c) => base.differences_with_into(inst, p, weights, &e, &quiet, c, &mut fresh, &mut at),
+                None => base.differences_into(inst, p, &mut at),
+            }
+            e[j] = 0.0;
+            column(&mut map, j, &at);
         }
-        Self { maps: RoundAffine { state, noise }, du: lay.du }
+        let mut noise = DMatrix::zeros(rows, quiet.len());
+        let mut unit = quiet.clone();
+        for l in 0..quiet.len() {
+            unit[l] = 1.0;
+            base.differences_with_into(inst, p, weights, &origin, &unit, l / per, &mut fresh, &mut at);
+            unit[l] = 0.0;
+            column(&mut noise, l, &at);
+        }
+        Self { maps: RoundAffine { state: Observable::new(map, offset), noise }, du: lay.du }
     }
 
     /// `max_{i, k} E||d_i^{t,k}||^2` under the state moments `m` (NaN kept by [`nan_max`]).
