@@ -387,7 +387,9 @@ impl Phases {
         let mut grads = vec![0.0; inst.m() * p.k_u * inst.m() * du];
         let mut point = vec![0.0; du];
         for (idx, g) in grads.chunks_exact_mut(du.max(1)).enumerate() {
-            gradient_into(inst, p, weights, &|i| &phases[i], idx, &mut point, g);
+            let (m, ku) = (inst.m(), p.k_u);
+            let (i, k, j) = (idx / m / ku, idx / m % ku, idx % m);
+            gradient_into(inst, weights, &phases[i], i, k, &phases[j], j, &mut point, g);
         }
         Self { phases, grads }
     }
@@ -396,8 +398,7 @@ impl Phases {
     /// long: `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - (1/m) sum_j grad_u F_j(z_i^{t,k},
     /// v_j^{t+1})` at these phases' state and noise, written into `out`.
     fn differences_into(&self, inst: &Instance, p: &Params, out: &mut [f64]) {
-        let du = inst.du;
-        assemble_into(inst, p, &|idx| &self.grads[idx * du..(idx + 1) * du], out);
+        assemble_into(inst, p, |_, _| false, &[], &self.grads, out);
     }
 
     /// `[d_i^{t,k}]` at state `z` and noise `noise` that differ from these phases' in client
@@ -419,29 +420,37 @@ impl Phases {
         let changed = client_phase(inst, p, weights, z, noise, c);
         let phase = |i: usize| if i == c { &changed } else { &self.phases[i] };
         let (m, du) = (inst.m(), inst.du);
-        let reads_c = |idx: usize| idx / m / p.k_u == c || idx % m == c;
         let mut point = vec![0.0; du];
-        for (idx, g) in fresh.chunks_exact_mut(du.max(1)).enumerate().filter(|(idx, _)| reads_c(*idx)) {
-            gradient_into(inst, p, weights, &phase, idx, &mut point, g);
+        for i in 0..m {
+            for k in 0..p.k_u {
+                let row = (i * p.k_u + k) * m;
+                for j in (0..m).filter(|&j| i == c || j == c) {
+                    gradient_into(inst, weights, phase(i), i, k, phase(j), j, &mut point, &mut fresh[(row + j) * du..(row + j + 1) * du]);
+                }
+            }
         }
-        let fresh: &[f64] = fresh;
-        assemble_into(inst, p, &|idx| if reads_c(idx) { &fresh[idx * du..(idx + 1) * du] } else { &self.grads[idx * du..(idx + 1) * du] }, out);
+        assemble_into(inst, p, |i, j| i == c || j == c, fresh, &self.grads, out);
     }
 }
 
 /// `d_i^{t,k} = g_{iki} - (1/m) sum_j g_{ikj}` for every `i` and `k < K_u`, client-major, into
-/// `out` (length `m K_u du`); the sum over `j` is taken in client order.
-fn assemble_into<'a>(inst: &Instance, p: &Params, grad: &dyn Fn(usize) -> &'a [f64], out: &mut [f64]) {
+/// `out` (length `m K_u du`); the sum over `j` is taken in client order. `g_{ikj}` is read from
+/// `fresh` where `from_fresh(i, j)`, else from `grads` (both laid out as [`Phases::grads`]).
+fn assemble_into(inst: &Instance, p: &Params, from_fresh: impl Fn(usize, usize) -> bool, fresh: &[f64], grads: &[f64], out: &mut [f64]) {
     let (m, du) = (inst.m(), inst.du);
     let mut all = vec![0.0; du];
+    let grad = |i: usize, idx: usize, j: usize| {
+        let source = if from_fresh(i, j) { fresh } else { grads };
+        &source[idx * du..(idx + 1) * du]
+    };
     for i in 0..m {
         for k in 0..p.k_u {
             let row = (i * p.k_u + k) * m;
             all.fill(0.0);
             for j in 0..m {
-                all.iter_mut().zip(grad(row + j).iter()).for_each(|(a, g)| *a += g);
+                all.iter_mut().zip(grad(i, row + j, j)).for_each(|(a, g)| *a += g);
             }
-            let own = grad(row + i);
+            let own = grad(i, row + i, i);
             let block = &mut out[(i * p.k_u + k) * du..(i * p.k_u + k + 1) * du];
             for r in 0..du {
                 block[r] = own[r] - all[r] / m as f64;
@@ -461,23 +470,23 @@ fn client_phase(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector
 /// A client's `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` ([`local_phase`]).
 type ClientPhase = (DVector<f64>, Vec<DVector<f64>>);
 
-/// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` of the clients' phases `phase(i)` for
-/// `idx = (i K_u + k) m + j`, written into `out`; `point` is a scratch of length `du`.
+/// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` from client `i`'s phase `phase_i` and
+/// client `j`'s `phase_j`, written into `out`; `point` is a scratch of length `du`.
 #[allow(clippy::too_many_arguments)]
-fn gradient_into<'a>(
+fn gradient_into(
     inst: &Instance,
-    p: &Params,
     weights: &DVector<f64>,
-    phase: &dyn Fn(usize) -> &'a ClientPhase,
-    idx: usize,
+    phase_i: &ClientPhase,
+    i: usize,
+    k: usize,
+    phase_j: &ClientPhase,
+    j: usize,
     point: &mut [f64],
     out: &mut [f64],
 ) {
-    let m = inst.m();
-    let (i, k, j) = (idx / m / p.k_u, idx / m % p.k_u, idx % m);
     let w = weights[i];
-    point.iter_mut().zip(phase(i).1[k].iter()).for_each(|(x, u)| *x = u / w);
-    inst.clients[j].grad_u_into(point, phase(j).0.as_slice(), out);
+    point.iter_mut().zip(phase_i.1[k].iter()).for_each(|(x, u)| *x = u / w);
+    inst.clients[j].grad_u_into(point, phase_j.0.as_slice(), out);
 }
 
 /// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
