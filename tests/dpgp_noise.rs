@@ -9,8 +9,8 @@
 
 use fedbounds::engine::{Design, Moments, RandomAffineRound, RoundMaps};
 use fedbounds::families::dpgp::card::parse_scenario;
-use fedbounds::families::dpgp::problem::Instance;
-use fedbounds::families::dpgp::round::{exact_trajectory, sampled_trajectory, DpgpRound, Layout, NoiseDraws, Params};
+use fedbounds::families::dpgp::problem::{noise, Covariance, Instance};
+use fedbounds::families::dpgp::round::{exact_trajectory, local_iterates, sampled_trajectory, DpgpRound, Layout, NoiseDraws, Params};
 use fedbounds::families::dpgp::topology::{GraphSequence, Topology};
 use fedbounds::families::dpgp::FAMILY;
 use fedbounds::family::{Family, RunOptions};
@@ -153,4 +153,73 @@ fn without_reading(json: &str) -> serde_json::Value {
     let mut v = parsed(json);
     strip(&mut v);
     v
+}
+
+/// Client `i`'s local phase in its vector form, as nalgebra evaluates it (the reference the
+/// allocation-free [`local_iterates`] is held to, bit for bit).
+fn local_phase_by_vectors(
+    inst: &Instance,
+    p: &Params,
+    i: usize,
+    mu: f64,
+    u0: &DVector<f64>,
+    v0: &DVector<f64>,
+    xi: &[f64],
+) -> (Vec<DVector<f64>>, Vec<DVector<f64>>, DVector<f64>) {
+    let (du, dv) = (inst.du, inst.dv);
+    let (su, sv) = (inst.sigma_u / (du as f64).sqrt(), inst.sigma_v / (dv as f64).sqrt());
+    let c = &inst.clients[i];
+    let draw = |k: usize| if p.noise_draws.is_per_step() { k } else { 0 };
+    let z0 = u0 / mu;
+    let mut vs = vec![v0.clone()];
+    for k in 0..p.k_v {
+        let r = draw(k);
+        let g = c.grad_v(&z0, &vs[k]) + noise(c.noise_v.as_ref(), &xi[r * dv..(r + 1) * dv], sv);
+        vs.push(&vs[k] - g * p.eta_v);
+    }
+    let base = if p.noise_draws.is_per_step() { p.k_v } else { p.k_v.min(1) } * dv;
+    let mut us = vec![u0.clone()];
+    let mut sum = DVector::zeros(du);
+    for k in 0..p.k_u {
+        let r = draw(k);
+        let g = c.grad_u(&(&us[k] / mu), &vs[p.k_v]) + noise(c.noise_u.as_ref(), &xi[base + r * du..base + (r + 1) * du], su);
+        sum += &g;
+        us.push(&us[k] - g * p.eta_u);
+    }
+    (vs, us, sum)
+}
+
+#[test]
+fn the_local_phase_has_the_bits_of_its_vector_form() {
+    // du = 9 exercises the dot's blocks of eight; coupling makes B nonzero.
+    let text = "family = \"dpgp\"\nname = \"wide\"\ntopology = { kind = \"ring\" }\nheterogeneity = 0.5\ncoupling = 0.3\nm = 3\ndu = 9\ndv = 3\n\
+                l_u = 2.0\nmu_u = 1.0\nl_v = 2.0\nmu_v = 1.0\nsigma_u = 0.5\nsigma_v = 0.7\nv0_norm = 1.0\nseed = 7\nk_u = 3\nk_v = 2\nc_u = 0.4\n\
+                c_v = 1.0\nrounds = 10\nsweep = [10, 20, 40]\ngraph_seed = 3\n";
+    let mut inst = parse_scenario(text, "wide.toml").expect("the scenario reads").build_instance("scenario").expect("the instance builds");
+    let spd = |d: usize, s: f64| {
+        let r = DMatrix::from_fn(d, d, |i, j| ((i * d + j) as f64 * s).sin());
+        &r * r.transpose() + DMatrix::identity(d, d) * 0.1
+    };
+    inst.clients[1].noise_u = Some(Covariance::new(spd(9, 0.37)));
+    inst.clients[1].noise_v = Some(Covariance::new(spd(3, 0.53)));
+    let (du, dv) = (inst.du, inst.dv);
+    for draws in [NoiseDraws::PerStep, NoiseDraws::PerRound] {
+        let p = Params { eta_u: 0.13, eta_v: 0.21, k_u: 3, k_v: 2, noise_draws: draws };
+        for i in 0..3 {
+            let u0 = DVector::from_fn(du, |r, _| ((r + i) as f64 * 0.9).cos() * 1.7);
+            let v0 = DVector::from_fn(dv, |r, _| ((r * 2 + i) as f64 * 0.4).sin() - 0.3);
+            let xi: Vec<f64> = (0..3 * du + 2 * dv).map(|l| ((l * 7 + i) as f64 * 0.61).sin() * 1.3).collect();
+            let got = local_iterates(&inst, &p, i, 0.83, &u0, &v0, &xi);
+            let (vs, us, sum) = local_phase_by_vectors(&inst, &p, i, 0.83, &u0, &v0, &xi);
+            let bits = |a: &[DVector<f64>]| a.iter().flat_map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
+            assert_eq!(bits(&got.v), bits(&vs), "client {i}, {draws:?}: v-iterates");
+            assert_eq!(bits(&got.u), bits(&us), "client {i}, {draws:?}: u-iterates");
+            assert_eq!(bits(std::slice::from_ref(&got.u_gradient_sum)), bits(std::slice::from_ref(&sum)), "client {i}, {draws:?}: gradient sum");
+        }
+    }
+    // Negative control: another step size changes the iterates.
+    let p = Params { eta_u: 0.13, eta_v: 0.21, k_u: 3, k_v: 2, noise_draws: NoiseDraws::PerStep };
+    let (u0, v0, xi) = (DVector::from_element(du, 0.5), DVector::from_element(dv, 0.5), vec![0.3; 3 * du + 2 * dv]);
+    let other = Params { eta_u: 0.14, ..p };
+    assert_ne!(local_iterates(&inst, &p, 1, 1.0, &u0, &v0, &xi).u, local_iterates(&inst, &other, 1, 1.0, &u0, &v0, &xi).u);
 }

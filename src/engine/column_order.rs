@@ -25,6 +25,31 @@ pub fn row_times(a: &DMatrix<f64>, r: usize, x: impl IntoIterator<Item = f64>) -
     y
 }
 
+/// `sum_i a_i b_i` summed as nalgebra's `dot` sums a dynamic vector (and so as `A^T x`, whose
+/// entries are such dots, `tr_mul`): eight running sums over the blocks of eight, combined as
+/// `(s0 + s4) + (s1 + s5) + (s2 + s6) + (s3 + s7)` from 0, then the remaining terms one by one.
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len(), "dot of vectors of different lengths");
+    let n = a.len();
+    let mut acc = [0.0f64; 8];
+    let mut i = 0;
+    while n - i >= 8 {
+        for (q, s) in acc.iter_mut().enumerate() {
+            *s += a[i + q] * b[i + q];
+        }
+        i += 8;
+    }
+    let mut res = 0.0;
+    res += acc[0] + acc[4];
+    res += acc[1] + acc[5];
+    res += acc[2] + acc[6];
+    res += acc[3] + acc[7];
+    for k in i..n {
+        res += a[k] * b[k];
+    }
+    res
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +68,26 @@ mod tests {
         let reversed: Vec<f64> = (0..3).map(|r| (0..7).rev().fold(0.0, |y, c| a[(r, c)] * x[c] + y)).collect();
         assert!((0..3).any(|r| reversed[r].to_bits() != whole[r].to_bits()));
         assert_eq!(row_times(&DMatrix::zeros(2, 0), 1, std::iter::empty()), 0.0);
+    }
+
+    #[test]
+    fn a_dot_has_the_bits_of_nalgebras_dot_and_tr_mul() {
+        for n in [0, 1, 2, 7, 8, 9, 16, 21] {
+            let a = DVector::from_fn(n, |i, _| ((i * 3) as f64 * 0.71).sin() * 10f64.powi(i as i32 % 4 - 2));
+            let b = DVector::from_fn(n, |i, _| (i as f64 * 1.7).cos() / 3.0);
+            assert_eq!(dot(a.as_slice(), b.as_slice()).to_bits(), a.dot(&b).to_bits(), "n = {n}");
+            let m = DMatrix::from_fn(n, 3, |i, j| a[i] * (j as f64 + 0.5));
+            let t = m.tr_mul(&b);
+            for j in 0..3 {
+                assert_eq!(dot(m.column(j).as_slice(), b.as_slice()).to_bits(), t[j].to_bits());
+            }
+        }
+        // Negative control: summed one term at a time, 21 terms give other bits somewhere.
+        let differs = (1..40).any(|s| {
+            let a: Vec<f64> = (0..21).map(|i| ((i * s) as f64 * 0.37).sin() * 10f64.powi(i % 5 - 2)).collect();
+            let b: Vec<f64> = (0..21).map(|i| (i as f64 * 0.53 + s as f64).cos()).collect();
+            dot(&a, &b).to_bits() != a.iter().zip(&b).fold(0.0, |r, (x, y)| r + x * y).to_bits()
+        });
+        assert!(differs);
     }
 }
