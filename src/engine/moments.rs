@@ -14,7 +14,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::column_order::NALGEBRA_SMALL_DIM;
+use super::column_order::{row_times, NALGEBRA_SMALL_DIM};
 
 /// The mean `mu = E z` and the centred covariance `C = E (z - mu)(z - mu)^T` of a random state
 /// (measured from the origin of the maps that propagate it).
@@ -95,32 +95,9 @@ pub(super) fn own_second_moment(a: &DMatrix<f64>, b: &DVector<f64>, c_kk: &DMatr
         let y = a * mu_k + b;
         return a * c_kk * a.transpose() + &y * y.transpose();
     }
-    // Column-major slices: `a[(r, c)] = a_s[c rows + r]`; each sum starts at its first term.
-    let (a_s, c_s) = (a.as_slice(), c_kk.as_slice());
-    let row_dot = |first: &[f64], r: usize, stride: usize, second: &dyn Fn(usize) -> f64| {
-        if k == 0 {
-            return 0.0;
-        }
-        let mut sum = first[r] * second(0);
-        for c in 1..k {
-            sum += first[c * stride + r] * second(c);
-        }
-        sum
-    };
-    let y: Vec<f64> = (0..rows).map(|r| row_dot(a_s, r, rows, &|c| mu_k[c]) + b[r]).collect();
-    let mut a_c = vec![0.0; rows * k];
-    for j in 0..k {
-        for r in 0..rows {
-            a_c[j * rows + r] = row_dot(a_s, r, rows, &|c| c_s[j * k + c]);
-        }
-    }
-    let mut out = DMatrix::zeros(rows, rows);
-    for s in 0..rows {
-        for r in 0..rows {
-            out[(r, s)] = row_dot(&a_c, r, rows, &|c| a_s[c * rows + s]) + y[r] * y[s];
-        }
-    }
-    out
+    let y: Vec<f64> = (0..rows).map(|r| row_times(a, r, |c| mu_k[c]) + b[r]).collect();
+    let a_c = DMatrix::from_fn(rows, k, |r, j| row_times(a, r, |c| c_kk[(c, j)]));
+    DMatrix::from_fn(rows, rows, |r, s| row_times(&a_c, r, |c| a[(s, c)]) + y[r] * y[s])
 }
 
 /// `(C[K, K], mu[K])` of the moments `(mu, C)` on the coordinates `cols`.

@@ -120,10 +120,10 @@ impl Observable {
         let mut spread = 0.0;
         for j in 0..d {
             for row in r..r + len {
-                spread += row_times(&self.map, row, m.cov.column(j).iter().copied()) * self.map[(row, j)];
+                spread += row_times(&self.map, row, |c| m.cov[(c, j)]) * self.map[(row, j)];
             }
         }
-        let mean = DVector::from_iterator(len, (r..r + len).map(|row| row_times(&self.map, row, m.mean.iter().copied()) + self.offset[row]));
+        let mean = DVector::from_iterator(len, (r..r + len).map(|row| row_times(&self.map, row, |c| m.mean[c]) + self.offset[row]));
         spread + mean.norm_squared()
     }
 

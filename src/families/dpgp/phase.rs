@@ -4,7 +4,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::engine::column_order::{dot, row_times};
+use crate::engine::column_order::row_times;
 use crate::engine::{Moments, Observable};
 
 use super::problem::{Covariance, Instance};
@@ -152,29 +152,29 @@ pub struct LocalIterates {
 /// The iterates of client `i`'s local phase, as [`local_phase`] computes them.
 ///
 /// Each step is written entry by entry with the arithmetic of its vector form
-/// `v - eta_v (B_i^T z + D_i v - b_i + noise)` and `u - eta_u (A_i u / mu + B_i v - a_i + noise)`
-/// (nalgebra's products summed in its order, [`crate::engine::column_order`]), so no temporary
-/// vector is made and the bits are those of [`super::problem::Client::grad_v`] and
-/// [`super::problem::Client::grad_u`] plus [`super::problem::noise`].
+/// `v - eta_v (B_i^T z + D_i v - b_i + noise)` and `u - eta_u (A_i u / mu + B_i v - a_i + noise)`:
+/// the gradients from [`super::problem::Client::grad_v_into`] and
+/// [`super::problem::Client::grad_u_into`] into one scratch, the noise row by row in nalgebra's
+/// order ([`crate::engine::column_order`]), so no temporary vector is made and the bits are
+/// those of the vector form with [`super::problem::noise`].
 pub fn local_iterates(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVector<f64>, v0: &DVector<f64>, xi: &[f64]) -> LocalIterates {
     let (du, dv) = (inst.du, inst.dv);
     let (su, sv) = (inst.sigma_u / (du as f64).sqrt(), inst.sigma_v / (dv as f64).sqrt());
     let c = &inst.clients[i];
     let z0: Vec<f64> = u0.iter().map(|u| u / mu).collect();
     let noise_entry = |covariance: Option<&Covariance>, xi: &[f64], scale: f64, row: usize| match covariance {
-        Some(cov) => row_times(&cov.root, row, xi.iter().copied()),
+        Some(cov) => row_times(&cov.root, row, |c| xi[c]),
         None => xi[row] * scale,
     };
+    let mut grad = vec![0.0; du.max(dv)];
     let mut vs = Vec::with_capacity(p.k_v + 1);
     vs.push(v0.clone());
     for k in 0..p.k_v {
         let r = p.noise_draws.draw(k);
         let xi_k = &xi[r * dv..(r + 1) * dv];
         let v = &vs[k];
-        let next = DVector::from_fn(dv, |row, _| {
-            let grad = (dot(c.b.column(row).as_slice(), &z0) + row_times(&c.d, row, v.iter().copied())) - c.lin_v[row];
-            v[row] - (grad + noise_entry(c.noise_v.as_ref(), xi_k, sv, row)) * p.eta_v
-        });
+        c.grad_v_into(&z0, v.as_slice(), &mut grad[..dv]);
+        let next = DVector::from_fn(dv, |row, _| v[row] - (grad[row] + noise_entry(c.noise_v.as_ref(), xi_k, sv, row)) * p.eta_v);
         vs.push(next);
     }
     let v = &vs[p.k_v];
@@ -188,9 +188,9 @@ pub fn local_iterates(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVect
         let xi_k = &xi[base + r * du..base + (r + 1) * du];
         let u = &iterates[k];
         point.iter_mut().zip(u.iter()).for_each(|(x, u)| *x = u / mu);
+        c.grad_u_into(&point, v.as_slice(), &mut grad[..du]);
         let next = DVector::from_fn(du, |row, _| {
-            let grad = (row_times(&c.a, row, point.iter().copied()) + row_times(&c.b, row, v.iter().copied())) - c.lin_u[row];
-            let g = grad + noise_entry(c.noise_u.as_ref(), xi_k, su, row);
+            let g = grad[row] + noise_entry(c.noise_u.as_ref(), xi_k, su, row);
             u_gradient_sum[row] += g;
             u[row] - g * p.eta_u
         });

@@ -12,7 +12,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 
-use crate::engine::column_order::row_times;
+use crate::engine::column_order::{dot, row_times};
 use crate::error::{require_memory, require_non_negative, require_positive, Error, Result};
 use crate::rng::StreamKey;
 
@@ -55,7 +55,14 @@ impl Client {
     /// the products summed in nalgebra's order, [`row_times`]).
     pub fn grad_u_into(&self, u: &[f64], v: &[f64], out: &mut [f64]) {
         for (r, o) in out.iter_mut().enumerate() {
-            *o = (row_times(&self.a, r, u.iter().copied()) + row_times(&self.b, r, v.iter().copied())) - self.lin_u[r];
+            *o = (row_times(&self.a, r, |c| u[c]) + row_times(&self.b, r, |c| v[c])) - self.lin_u[r];
+        }
+    }
+    /// [`Client::grad_v`] written into `out`, with no allocation and the same bits (`B_i^T u` as
+    /// nalgebra's [`dot`]s, `D_i v` row by row in its order).
+    pub fn grad_v_into(&self, u: &[f64], v: &[f64], out: &mut [f64]) {
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = (dot(self.b.column(r).as_slice(), u) + row_times(&self.d, r, |c| v[c])) - self.lin_v[r];
         }
     }
     /// `grad_v F_i(u, v) = B_i^T u + D_i v - b_i`.

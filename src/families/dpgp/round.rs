@@ -383,14 +383,8 @@ impl Phases {
     /// Every client's phase at state `z` with the round's standard normals `noise`.
     fn at(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> Self {
         let phases: Vec<_> = (0..inst.m()).map(|i| client_phase(inst, p, weights, z, noise, i)).collect();
-        let du = inst.du;
-        let mut grads = vec![0.0; inst.m() * p.k_u * inst.m() * du];
-        let mut point = vec![0.0; du];
-        for (idx, g) in grads.chunks_exact_mut(du.max(1)).enumerate() {
-            let (m, ku) = (inst.m(), p.k_u);
-            let (i, k, j) = (idx / m / ku, idx / m % ku, idx % m);
-            gradient_into(inst, weights, &phases[i], i, k, &phases[j], j, &mut point, g);
-        }
+        let mut grads = vec![0.0; inst.m() * p.k_u * inst.m() * inst.du];
+        fill_gradients(inst, p, weights, &|i| &phases[i], |_, _| true, &mut grads);
         Self { phases, grads }
     }
 
@@ -419,17 +413,31 @@ impl Phases {
     ) {
         let changed = client_phase(inst, p, weights, z, noise, c);
         let phase = |i: usize| if i == c { &changed } else { &self.phases[i] };
-        let (m, du) = (inst.m(), inst.du);
-        let mut point = vec![0.0; du];
-        for i in 0..m {
-            for k in 0..p.k_u {
-                let row = (i * p.k_u + k) * m;
-                for j in (0..m).filter(|&j| i == c || j == c) {
-                    gradient_into(inst, weights, phase(i), i, k, phase(j), j, &mut point, &mut fresh[(row + j) * du..(row + j + 1) * du]);
-                }
+        let reads_c = |i: usize, j: usize| i == c || j == c;
+        fill_gradients(inst, p, weights, &phase, reads_c, fresh);
+        assemble_into(inst, p, reads_c, fresh, &self.grads, out);
+    }
+}
+
+/// `g_{ikj}` of the clients' phases `phase(i)` for the pairs where `which(i, j)`, into `grads`
+/// (laid out as [`Phases::grads`]; the other entries are left as they are).
+fn fill_gradients<'a>(
+    inst: &Instance,
+    p: &Params,
+    weights: &DVector<f64>,
+    phase: &dyn Fn(usize) -> &'a ClientPhase,
+    which: impl Fn(usize, usize) -> bool,
+    grads: &mut [f64],
+) {
+    let (m, du) = (inst.m(), inst.du);
+    let mut point = vec![0.0; du];
+    for i in 0..m {
+        for k in 0..p.k_u {
+            let row = (i * p.k_u + k) * m;
+            for j in (0..m).filter(|&j| which(i, j)) {
+                gradient_into(inst, weights, phase(i), i, k, phase(j), j, &mut point, &mut grads[(row + j) * du..(row + j + 1) * du]);
             }
         }
-        assemble_into(inst, p, |i, j| i == c || j == c, fresh, &self.grads, out);
     }
 }
 
