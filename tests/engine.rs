@@ -7,7 +7,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-use fedbounds::engine::{student_t_interval, Design, InclusionMoments, Moments, Outcome, RandomAffineRound, RoundMaps, MAX_ENUMERATED_OUTCOMES};
+use fedbounds::engine::{
+    propagate_series, student_t_interval, Design, InclusionMoments, Moments, Outcome, RandomAffineRound, RoundMaps, MAX_ENUMERATED_OUTCOMES,
+};
 use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::families::ccyw::exact::{initial_moments, probe_round};
 use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec, QuadraticInstance};
@@ -477,7 +479,7 @@ fn structured_propagation_has_the_same_bits_on_one_and_two_threads() {
 struct Declared<'a> {
     round: &'a ScatteredRound,
     wrong: bool,
-    calls: std::cell::Cell<usize>,
+    calls: std::sync::atomic::AtomicUsize,
 }
 
 impl RandomAffineRound for Declared<'_> {
@@ -491,7 +493,7 @@ impl RandomAffineRound for Declared<'_> {
         self.round.noise_per_component()
     }
     fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
-        self.calls.set(self.calls.get() + 1);
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.round.apply(state, active, noise)
     }
     fn reads(&self, i: usize) -> Option<Vec<usize>> {
@@ -514,9 +516,9 @@ fn declared_reads_give_the_probed_maps_and_a_wrong_declaration_falls_back_to_bis
     let plain = bits(&RoundMaps::probe(&round));
     let mut calls = Vec::new();
     for wrong in [false, true] {
-        let declared = Declared { round: &round, wrong, calls: std::cell::Cell::new(0) };
+        let declared = Declared { round: &round, wrong, calls: std::sync::atomic::AtomicUsize::new(0) };
         assert_eq!(bits(&RoundMaps::probe(&declared)), plain, "wrong = {wrong}: other maps than bisection's");
-        calls.push(declared.calls.get());
+        calls.push(declared.calls.into_inner());
     }
     // The right declaration spares the bisection; the wrong one is caught and bisected.
     assert!(calls[0] < calls[1], "calls with a right and a wrong declaration: {calls:?}");
@@ -569,4 +571,26 @@ fn sparse_rows_give_the_dense_trace() {
     assert!((obs.trace_sparse(&q) - dense).abs() > 1e-12 * dense.abs());
     // A small map keeps the dense evaluation.
     assert!(!Observable::new(DMatrix::identity(3, 3), DVector::zeros(3)).sums_by_rows());
+}
+
+#[test]
+fn a_moment_series_has_the_same_bits_on_one_and_two_threads() {
+    // 27 coordinates: each round's observation runs beside the propagation on two threads.
+    let round = ScatteredRound::new(12, 5);
+    let (maps, inc) = (RoundMaps::probe(&round), InclusionMoments::without_replacement(12, 4));
+    assert!(round.state_dim() >= fedbounds::engine::series::OVERLAP_MIN_DIM);
+    let run = |threads: usize, m0: Moments| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let series = pool.install(|| propagate_series(&maps, &inc, m0, 60, |m| [m.mean.sum(), m.cov.trace(), m.cov[(0, 26)]]));
+        let mut bits: Vec<u64> = series.values.iter().flatten().map(|x| x.to_bits()).collect();
+        bits.extend([series.min_covariance_eigenvalue.to_bits(), series.second_moment_scale.to_bits()]);
+        bits
+    };
+    let m0 = random_moments(round.state_dim(), 8);
+    let one = run(1, m0.clone());
+    assert_eq!(one, run(2, m0.clone()));
+    // Negative control: a start with one entry moved by 1e-12 of itself is told apart.
+    let mut moved = m0;
+    moved.mean[3] *= 1.0 + 1e-12;
+    assert_ne!(one, run(2, moved));
 }

@@ -51,8 +51,9 @@ use crate::prec;
 /// For every set `S` of components (any size), `apply(z, S, xi) = apply(z, {}, .) + sum_{i in S}
 /// [apply(z, {i}, xi_i) - apply(z, {}, .)]`, each term affine in `(z, xi_i)`. The exact engine
 /// recovers the maps by probing [`apply`](Self::apply) and would be wrong for a round that breaks
-/// the contract; families test the identity on their rounds.
-pub trait RandomAffineRound {
+/// the contract; families test the identity on their rounds. Probing calls `apply` from several
+/// threads at once (one component each), hence `Sync`.
+pub trait RandomAffineRound: Sync {
     /// Length of the state `z`.
     fn state_dim(&self) -> usize;
     /// Number of components the design chooses among (clients, samples).
@@ -377,9 +378,11 @@ impl RoundMaps {
         let mut b_sum = DVector::zeros(dim);
         let mut noise_cov = DMatrix::zeros(dim, dim);
         let mut clients = Vec::with_capacity(n);
-        for i in 0..n {
-            let constant = (!at_zero).then_some((origin, &base_origin));
-            let (client, b) = ClientMap::probe(round, i, &base_zero, constant, diagonal);
+        // Each component's probe calls the round on its own; they run in parallel and are summed
+        // below in component order, so the sums do not depend on the threads.
+        let constant = (!at_zero).then_some((origin, &base_origin));
+        let probed = super::monte_carlo::in_order((0..n).collect(), |i| ClientMap::probe(round, i, &base_zero, constant, diagonal));
+        for (client, b) in probed {
             for (ci, &c) in client.cols.iter().enumerate() {
                 for (ri, &r) in client.rows.iter().enumerate() {
                     a_sum[(r, c)] += client.a[(ri, ci)];

@@ -74,23 +74,102 @@ pub fn nan_max(a: f64, b: f64) -> f64 {
 }
 
 /// Propagates the moments `m0` through `rounds` rounds of `maps` under an exchangeable design,
-/// calling `observe(m)` at the start of each round. Two moments alternate, so a round allocates
-/// no covariance; only the observations are kept.
-pub fn propagate_series<R>(maps: &RoundMaps, inc: &InclusionMoments, m0: Moments, rounds: usize, mut observe: impl FnMut(&Moments) -> R) -> MomentSeries<R> {
-    let mut m = m0;
-    let mut next = Moments::new(DVector::zeros(0), DMatrix::zeros(0, 0));
+/// calling `observe(m)` at the start of each round; only the observations are kept.
+///
+/// # Threads
+/// A round's observation (and PSD inspection) only reads the round's moments. On a pool of more
+/// than one thread the rounds go in batches of [`overlap_batch`] moments: while one thread
+/// propagates the next batch, another observes the last one ([`rayon::join`] once a batch, so
+/// handing work over costs little against the batch). Each observation and each propagation is
+/// computed as it would be alone, so the results are the same bits on any number of threads; the
+/// observations are kept in round order.
+pub fn propagate_series<R: Send>(
+    maps: &RoundMaps,
+    inc: &InclusionMoments,
+    m0: Moments,
+    rounds: usize,
+    observe: impl Fn(&Moments) -> R + Sync,
+) -> MomentSeries<R> {
+    let look = |t: usize, m: &Moments| {
+        let inspected = t.is_multiple_of(PSD_INSPECTION_PERIOD) || t + 1 == rounds;
+        (observe(m), inspected.then(|| inspect(maps, m)))
+    };
+    let mut seen = Vec::with_capacity(rounds);
+    let batch = if rayon::current_num_threads() > 1 { overlap_batch(m0.dim()) } else { 0 };
+    let last = if batch == 0 {
+        let (mut m, mut next) = (m0, empty_moments());
+        for t in 0..rounds {
+            seen.push(look(t, &m));
+            maps.propagate_into(&m, inc, &mut next);
+            std::mem::swap(&mut m, &mut next);
+        }
+        m
+    } else {
+        // `done` holds the moments of rounds `first..first + done.len()`; the next batch
+        // continues from its last one.
+        let (mut done, mut next, mut first) = (vec![m0], Vec::new(), 0);
+        while first < rounds {
+            let start = first + done.len();
+            let count = batch.min((rounds + 1).saturating_sub(start));
+            next.resize_with(count, empty_moments);
+            let from = done.last().expect("a batch is never empty");
+            let observed = (first..rounds.min(start)).zip(&done);
+            let ((), looked) = rayon::join(|| propagate_batch(maps, inc, from, &mut next), || observed.map(|(t, m)| look(t, m)).collect::<Vec<_>>());
+            seen.extend(looked);
+            if count == 0 {
+                break;
+            }
+            std::mem::swap(&mut done, &mut next);
+            first = start;
+        }
+        done.pop().expect("a batch is never empty")
+    };
     let mut values = Vec::with_capacity(rounds);
     let mut min_eig = f64::INFINITY;
-    for t in 0..rounds {
-        values.push(observe(&m));
-        if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
-            min_eig = nan_min(min_eig, inspect(maps, &m));
+    for (value, eig) in seen {
+        values.push(value);
+        if let Some(e) = eig {
+            min_eig = nan_min(min_eig, e);
         }
-        maps.propagate_into(&m, inc, &mut next);
-        std::mem::swap(&mut m, &mut next);
     }
-    MomentSeries { values, min_covariance_eigenvalue: min_eig, second_moment_scale: m.second_moment_scale() }
+    MomentSeries { values, min_covariance_eigenvalue: min_eig, second_moment_scale: last.second_moment_scale() }
 }
+
+/// Moments without coordinates, to be overwritten by [`RoundMaps::propagate_into`].
+fn empty_moments() -> Moments {
+    Moments::new(DVector::zeros(0), DMatrix::zeros(0, 0))
+}
+
+/// `out[j]` = the moments `j + 1` rounds after `from`.
+fn propagate_batch(maps: &RoundMaps, inc: &InclusionMoments, from: &Moments, out: &mut [Moments]) {
+    for j in 0..out.len() {
+        let (head, tail) = out.split_at_mut(j);
+        maps.propagate_into(head.last().unwrap_or(from), inc, &mut tail[0]);
+    }
+}
+
+/// Moments held by one batch of [`propagate_series`] on more than one thread: up to
+/// [`OVERLAP_MAX_BATCH`], with two batches of covariances within [`OVERLAP_MAX_BYTES`]; 0 (no
+/// overlap, one round at a time) for a state of fewer than [`OVERLAP_MIN_DIM`] coordinates, whose
+/// rounds take microseconds, or one too large for two batches of two moments.
+pub fn overlap_batch(dim: usize) -> usize {
+    let per_moments = (dim * dim + dim) * std::mem::size_of::<f64>();
+    let batch = (OVERLAP_MAX_BYTES / (2 * per_moments.max(1))).min(OVERLAP_MAX_BATCH);
+    if dim < OVERLAP_MIN_DIM || batch < 2 {
+        0
+    } else {
+        batch
+    }
+}
+
+/// The smallest state whose observations run beside its propagation ([`overlap_batch`]).
+pub const OVERLAP_MIN_DIM: usize = 16;
+
+/// The most moments in one batch ([`overlap_batch`]).
+pub const OVERLAP_MAX_BATCH: usize = 16;
+
+/// The memory two batches of moments may take ([`overlap_batch`]): 16 MiB.
+pub const OVERLAP_MAX_BYTES: usize = 16 << 20;
 
 /// The moments of `s0 + N xi`, `xi ~ N(0, I)`, for a function `f(xi)` affine in `len` standard
 /// normal values: `mu = f(0)`, `C = sum_l (f(e_l) - mu)(f(e_l) - mu)^T`.
