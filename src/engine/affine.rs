@@ -39,7 +39,7 @@
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
-use super::moments::{gather_on, own_second_moment, Moments};
+use super::moments::{add_own_second_moment, gather_on, Moments, OwnTermScratch};
 use super::rows::{ChangedRows, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
@@ -572,14 +572,10 @@ impl RoundMaps {
         // ... + (p2 - q) sum_i (A_i C A_i^T + y_i y_i^T), each on its own rows and columns
         let own = inc.p2 - inc.q;
         if own != 0.0 {
+            let mut scratch = OwnTermScratch::default();
             for cl in &self.clients {
                 let (c_cc, mu_c) = gather_on(mu, c, &cl.cols);
-                let block = own_second_moment(&cl.a, &cl.b, &c_cc, &mu_c);
-                for (ri, &r) in cl.rows.iter().enumerate() {
-                    for (rj, &s) in cl.rows.iter().enumerate() {
-                        next[(r, s)] += own * block[(ri, rj)];
-                    }
-                }
+                add_own_second_moment((&cl.a, &cl.b), (&c_cc, &mu_c), (own, &cl.rows), &mut next, &mut scratch);
             }
         }
         let pairs = inc.q - inc.p * inc.p;

@@ -100,6 +100,47 @@ pub(super) fn own_second_moment(a: &DMatrix<f64>, b: &DVector<f64>, c_kk: &DMatr
     DMatrix::from_fn(rows, rows, |r, s| row_times(&a_c, r, |c| a[(s, c)]) + y[r] * y[s])
 }
 
+/// Buffers of [`add_own_second_moment`], reused from term to term.
+#[derive(Debug, Default)]
+pub(super) struct OwnTermScratch {
+    y: Vec<f64>,
+    a_c: Vec<f64>,
+}
+
+/// `out[(at[r], at[s])] += scale * M[r, s]` for every `r, s`, with `M` the own term of
+/// [`own_second_moment`], whose entries it sums in the same order (the same bits) without
+/// forming `M`: for a map with at most five rows or columns `A C[K, K]` and `y` go to `scratch`
+/// and each entry of `M` is summed where it is added.
+pub(super) fn add_own_second_moment(
+    (a, b): (&DMatrix<f64>, &DVector<f64>),
+    (c_kk, mu_k): (&DMatrix<f64>, &DVector<f64>),
+    (scale, at): (f64, &[usize]),
+    out: &mut DMatrix<f64>,
+    scratch: &mut OwnTermScratch,
+) {
+    let (rows, k) = a.shape();
+    if rows > NALGEBRA_SMALL_DIM && k > NALGEBRA_SMALL_DIM {
+        let block = own_second_moment(a, b, c_kk, mu_k);
+        for (ri, &r) in at.iter().enumerate() {
+            for (rj, &s) in at.iter().enumerate() {
+                out[(r, s)] += scale * block[(ri, rj)];
+            }
+        }
+        return;
+    }
+    let OwnTermScratch { y, a_c } = scratch;
+    y.clear();
+    y.extend((0..rows).map(|r| row_times(a, r, |c| mu_k[c]) + b[r]));
+    a_c.clear();
+    a_c.extend((0..k).flat_map(|j| (0..rows).map(move |r| (r, j))).map(|(r, j)| row_times(a, r, |c| c_kk[(c, j)])));
+    for (ri, &r) in at.iter().enumerate() {
+        for (rj, &s) in at.iter().enumerate() {
+            let a_c_a = if k == 0 { 0.0 } else { (1..k).fold(a_c[ri] * a[(rj, 0)], |acc, c| acc + a_c[c * rows + ri] * a[(rj, c)]) };
+            out[(r, s)] += scale * (a_c_a + y[ri] * y[rj]);
+        }
+    }
+}
+
 /// `(C[K, K], mu[K])` of the moments `(mu, C)` on the coordinates `cols`.
 pub(super) fn gather_on(mu: &DVector<f64>, cov: &DMatrix<f64>, cols: &[usize]) -> (DMatrix<f64>, DVector<f64>) {
     (DMatrix::from_fn(cols.len(), cols.len(), |r, s| cov[(cols[r], cols[s])]), DVector::from_fn(cols.len(), |r, _| mu[cols[r]]))
@@ -133,5 +174,40 @@ mod tests {
         let other = &a * (&c_kk * a.transpose());
         let ours = own_second_moment(&a, &DVector::zeros(3), &c_kk, &DVector::zeros(4));
         assert!(ours.iter().zip(other.iter()).any(|(x, y)| x.to_bits() != y.to_bits()), "another association gives other bits");
+    }
+
+    #[test]
+    fn the_own_term_added_in_place_has_the_bits_of_the_formed_block_added() {
+        for (rows, k) in [(1, 1), (2, 4), (4, 2), (5, 9), (9, 5), (3, 0), (6, 6), (8, 7)] {
+            let a = DMatrix::from_fn(rows, k, |i, j| ((i * 11 + j * 5) as f64 * 0.31).sin() * 10f64.powi((i + 2 * j) as i32 % 3 - 1));
+            let b = DVector::from_fn(rows, |i, _| (i as f64 * 1.1).cos() / 5.0);
+            let root = DMatrix::from_fn(k, k, |i, j| ((2 * i + j) as f64 * 0.37).cos() / 3.0);
+            let (c_kk, mu_k) = (&root * root.transpose(), DVector::from_fn(k, |j, _| (j as f64).sqrt() - 0.4));
+            let at: Vec<usize> = (0..rows).map(|r| (3 * r + 1) % (rows + 2)).collect();
+            let start = DMatrix::from_fn(rows + 2, rows + 2, |i, j| ((i + j) as f64 * 0.13).sin());
+            let (scale, block) = (-0.37, own_second_moment(&a, &b, &c_kk, &mu_k));
+            let mut want = start.clone();
+            for (ri, &r) in at.iter().enumerate() {
+                for (rj, &s) in at.iter().enumerate() {
+                    want[(r, s)] += scale * block[(ri, rj)];
+                }
+            }
+            let mut got = start.clone();
+            let mut scratch = OwnTermScratch::default();
+            add_own_second_moment((&a, &b), (&c_kk, &mu_k), (scale, &at), &mut got, &mut scratch);
+            assert!(got.iter().zip(want.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{rows} x {k}");
+            // Negative control: the scale distributed over the two parts gives other bits somewhere.
+            if k > 0 {
+                let y = &a * &mu_k + &b;
+                let (quad, outer) = (&a * &c_kk * a.transpose(), &y * y.transpose());
+                let mut other = start.clone();
+                for (ri, &r) in at.iter().enumerate() {
+                    for (rj, &s) in at.iter().enumerate() {
+                        other[(r, s)] += scale * quad[(ri, rj)] + scale * outer[(ri, rj)];
+                    }
+                }
+                assert!(rows < 2 || other.iter().zip(want.iter()).any(|(x, y)| x.to_bits() != y.to_bits()), "{rows} x {k}: the control");
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
-use super::moments::{gather_on, own_second_moment, Moments};
+use super::moments::{add_own_second_moment, gather_on, Moments, OwnTermScratch};
 
 /// A component's term on the rows it writes, as probed.
 pub(super) struct Term<'a> {
@@ -160,17 +160,13 @@ impl ChangedRows {
         if own != 0.0 {
             // Consecutive terms that read the same columns (a batch's samples) share the gathers.
             let mut gathered: Option<(&[usize], Gathered)> = None;
+            let mut scratch = OwnTermScratch::default();
             for t in &self.terms {
                 let (c_cc, mu_c) = match gathered {
                     Some((cols, ref g)) if cols == t.cols.as_slice() => g,
                     _ => &gathered.insert((&t.cols, gather_on(mu, c, &t.cols))).1,
                 };
-                let block = own_second_moment(&t.a, &t.b, c_cc, mu_c);
-                for (ri, &k) in t.at.iter().enumerate() {
-                    for (rj, &l) in t.at.iter().enumerate() {
-                        next[(k, l)] += own * block[(ri, rj)];
-                    }
-                }
+                add_own_second_moment((&t.a, &t.b), (c_cc, mu_c), (own, &t.at), &mut next, &mut scratch);
             }
         }
         let pairs = inc.q - inc.p * inc.p;
