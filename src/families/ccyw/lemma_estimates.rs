@@ -49,6 +49,15 @@ fn noise_energy(inst: &QuadraticInstance, alg: &dyn Algorithm, state: &DVector<f
         .collect()
 }
 
+/// `||a - b||^2` with `diff` as the difference's buffer, summed as nalgebra's
+/// `(a - b).norm_squared()` (the same bits).
+fn squared_distance(a: &DVector<f64>, b: &DVector<f64>, diff: &mut [f64]) -> f64 {
+    for ((d, x), y) in diff.iter_mut().zip(a.iter()).zip(b.iter()) {
+        *d = x - y;
+    }
+    0.0 + crate::engine::column_order::dot(diff, diff)
+}
+
 /// Lemma quantities of one replicate for `rounds` rounds.
 pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicate: u64, noise_energy: &[f64]) -> Vec<LemmaQuantities> {
     let l = inst.layout();
@@ -63,19 +72,26 @@ pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: us
     let mut memory: Vec<Vec<DVector<f64>>> = (0..n).map(|i| vec![inst.local_point(&state, i); k]).collect();
     let quiet = vec![0.0; k * d];
     let mut out = Vec::with_capacity(rounds);
+    let (mut diff, mut steps) = (vec![0.0; d], Vec::with_capacity(k));
     for t in 0..rounds {
         let mut drift = 0.0;
         let mut memory_drift = 0.0;
         for i in 0..n {
             let x = inst.local_point(&state, i);
-            let path = alg.virtual_iterates(inst, &state, i, &quiet);
-            drift += path.iter().map(|p| (p - &x).norm_squared()).sum::<f64>() + noise_energy[i];
-            memory_drift += memory[i].iter().map(|a| (a - &x).norm_squared()).sum::<f64>();
+            steps.clear();
+            alg.visit_virtual_iterates(inst, &state, i, &quiet, &mut |p| steps.push(squared_distance(p, &x, &mut diff)));
+            drift += steps.iter().sum::<f64>() + noise_energy[i];
+            memory_drift += memory[i].iter().map(|a| squared_distance(a, &x, &mut diff)).sum::<f64>();
         }
         out.push(LemmaQuantities { drift, memory_drift, summary: GradientSummary::at(inst, &state) });
         let draws = RoundDraws::draw(inst, alg.sampled_per_round(), k, seed, replicate, t as u64);
         for (j, &i) in draws.sampled.iter().enumerate() {
-            memory[i] = alg.virtual_iterates(inst, &state, i, draws.client_noise(j));
+            let mut slots = memory[i].iter_mut();
+            alg.visit_virtual_iterates(inst, &state, i, draws.client_noise(j), &mut |p| {
+                if let Some(slot) = slots.next() {
+                    slot.copy_from(p);
+                }
+            });
         }
         state = alg.round(inst, &state, &draws);
     }

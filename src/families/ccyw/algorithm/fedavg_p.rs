@@ -38,10 +38,8 @@ impl Algorithm for FedAvgP {
     fn kernel(&self, inst: &QuadraticInstance) -> Option<super::kernel::RoundKernel> {
         Some(super::kernel::RoundKernel::new(inst, super::kernel::KernelAlgorithm::FedAvgP, self.params))
     }
-    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {
-        let mut out = Vec::with_capacity(self.params.k);
-        local_sgd(inst, &self.params, i, inst.local_point(state, i), None, noise, |x| out.push(x.clone()));
-        out
+    fn visit_virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64], visit: &mut dyn FnMut(&DVector<f64>)) {
+        local_sgd(inst, &self.params, i, inst.local_point(state, i), None, noise, visit);
     }
     fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
         let layout = inst.layout();

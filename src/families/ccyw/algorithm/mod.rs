@@ -48,6 +48,7 @@ use nalgebra::DVector;
 use rand::Rng;
 use rand_distr::StandardNormal;
 
+use crate::engine::column_order::row_times;
 use crate::families::ccyw::problem::QuadraticInstance;
 use crate::rng::{StreamKey, SAMPLING_SLOT};
 
@@ -137,7 +138,15 @@ pub trait Algorithm: Sync {
 
     /// Client `i`'s virtual local sequence `x_{i,0..K-1}` from `state` with its `K (du + dv)`
     /// noise values: the iterates the client would visit if sampled (000:L100-106).
-    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>>;
+    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {
+        let mut out = Vec::with_capacity(self.local_steps());
+        self.visit_virtual_iterates(inst, state, i, noise, &mut |x| out.push(x.clone()));
+        out
+    }
+
+    /// [`Algorithm::virtual_iterates`] shown one at a time to `visit`, in order, without keeping
+    /// them.
+    fn visit_virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64], visit: &mut dyn FnMut(&DVector<f64>));
 
     /// Whether the initial state is random (drawn from `init_draws`); if so it must be affine in
     /// the draws, like a round.
@@ -161,12 +170,27 @@ pub trait Algorithm: Sync {
 /// The stochastic gradient `grad F(x; xi) = H_i x - g_i + R z` of client `i` at its local point
 /// `x = [u; v_i]`, with `z` a standard normal vector (Assumption 2.2).
 pub fn noisy_gradient(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64]) -> DVector<f64> {
-    let client = &inst.clients()[i];
-    let mut grad = &client.hessian * x - &client.linear;
-    if !inst.is_noiseless() {
-        grad.gemv(1.0, inst.noise_factor(), &nalgebra::DVectorView::from_slice(z, x.len()), 1.0);
-    }
+    let mut grad = DVector::zeros(x.len());
+    noisy_gradient_into(inst, i, x, z, &mut grad);
     grad
+}
+
+/// [`noisy_gradient`] written into `grad` (of the same length as `x`), summed as nalgebra sums
+/// `H x - g` and then adds `R z` column by column (`gemv` with `beta = 1`): the same bits
+/// without allocating.
+pub fn noisy_gradient_into(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64], grad: &mut DVector<f64>) {
+    let client = &inst.clients()[i];
+    for (r, g) in grad.iter_mut().enumerate() {
+        *g = row_times(&client.hessian, r, |c| x[c]) - client.linear[r];
+    }
+    if !inst.is_noiseless() {
+        let (d, root) = (x.len(), inst.noise_factor().as_slice());
+        for (c, &zc) in z[..d].iter().enumerate() {
+            for (g, &rc) in grad.iter_mut().zip(&root[c * d..(c + 1) * d]) {
+                *g += rc * zc;
+            }
+        }
+    }
 }
 
 /// `K` local SGD steps of client `i` from `x = [u^t; v_i^t]` (lines 5-8 of Algorithms 1 and 2):
@@ -189,9 +213,10 @@ pub fn local_sgd(
 ) -> DVector<f64> {
     let du = inst.layout().du;
     let d = x.len();
+    let mut grad = DVector::zeros(d);
     for k in 0..params.k {
         visit(&x);
-        let grad = noisy_gradient(inst, i, &x, &noise[k * d..(k + 1) * d]);
+        noisy_gradient_into(inst, i, &x, &noise[k * d..(k + 1) * d], &mut grad);
         let (gu, gv) = grad.as_slice().split_at(du);
         let (xu, xv) = x.as_mut_slice().split_at_mut(du);
         match correction {
@@ -231,6 +256,27 @@ impl RoundDraws {
 mod tests {
     use super::*;
     use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+
+    #[test]
+    fn the_gradient_in_place_has_the_bits_of_the_nalgebra_expression() {
+        for (du, dv, coupling) in [(5, 5, Coupling::Coupled), (3, 2, Coupling::Decoupled), (7, 4, Coupling::Coupled)] {
+            let spec = InstanceSpec { n: 3, du, dv, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.3, b: 1.0, coupling, init_distance: 3.0, seed: 4 };
+            let inst = spec.build().unwrap();
+            let d = du + dv;
+            let x = DVector::from_fn(d, |r, _| ((r * 7) as f64 * 0.43).sin() * 10f64.powi(r as i32 % 3 - 1));
+            let z: Vec<f64> = (0..d).map(|r| (r as f64 * 1.9).cos()).collect();
+            for i in 0..3 {
+                let client = &inst.clients()[i];
+                let mut want = &client.hessian * &x - &client.linear;
+                want.gemv(1.0, inst.noise_factor(), &nalgebra::DVectorView::from_slice(&z, d), 1.0);
+                let got = noisy_gradient(&inst, i, &x, &z);
+                assert!(got.iter().zip(want.iter()).all(|(a, b)| a.to_bits() == b.to_bits()), "du {du}, dv {dv}, client {i}");
+                // Negative control: the noise added before the linear term gives other bits somewhere.
+                let other = &client.hessian * &x + inst.noise_factor() * DVector::from_column_slice(&z) - &client.linear;
+                assert!(other.iter().zip(want.iter()).any(|(a, b)| a.to_bits() != b.to_bits()), "du {du}, dv {dv}, client {i}: the control");
+            }
+        }
+    }
 
     #[test]
     fn a_clients_steps_read_its_round_stream_in_order() {

@@ -84,11 +84,9 @@ impl Algorithm for ScaffoldP {
         state.rows_mut(Self::c_global_offset(inst), l.du).copy_from(&(c_sum / l.n as f64));
         state
     }
-    fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {
-        let mut out = Vec::with_capacity(self.params.k);
+    fn visit_virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64], visit: &mut dyn FnMut(&DVector<f64>)) {
         let correction = Self::correction(inst, state, i);
-        local_sgd(inst, &self.params, i, inst.local_point(state, i), Some(&correction), noise, |x| out.push(x.clone()));
-        out
+        local_sgd(inst, &self.params, i, inst.local_point(state, i), Some(&correction), noise, visit);
     }
     fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
         let l = inst.layout();

@@ -2,6 +2,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use serde::Serialize;
 
 use super::instance::{Layout, QuadraticInstance};
+use crate::engine::column_order::{dot, row_times};
 use crate::error::{Error, Result};
 use crate::prec;
 
@@ -96,15 +97,48 @@ fn spectral_norm(m: &DMatrix<f64>) -> f64 {
 
 impl GradientSummary {
     /// Evaluates the gradient quantities at `state`.
+    ///
+    /// Each client's `H_i x - g_i` and `f_i(x) = x^T H_i x / 2 - g_i^T x` share one product
+    /// `H_i x`, summed in nalgebra's order ([`row_times`], [`dot`]), and every sum over clients
+    /// runs in client order: the bits of [`QuadraticInstance::local_gradient`] and
+    /// [`QuadraticInstance::objective`], without a vector per client.
     pub fn at(inst: &QuadraticInstance, state: &DVector<f64>) -> Self {
-        let Layout { n, du, .. } = inst.layout();
-        let grads: Vec<DVector<f64>> = (0..n).map(|i| inst.local_gradient(i, &inst.local_point(state, i))).collect();
-        let mean_u = grads.iter().fold(DVector::zeros(du), |acc, g| acc + g.rows(0, du)) / n as f64;
-        let sum_sq_u: f64 = grads.iter().map(|g| g.rows(0, du).norm_squared()).sum();
-        let sum_sq_v: f64 = grads.iter().map(|g| g.rows(du, g.len() - du).norm_squared()).sum();
+        let Layout { n, du, dv } = inst.layout();
+        let p = du + dv;
+        let mut grads = vec![0.0; n * p];
+        let (mut x, mut hx) = (vec![0.0; p], vec![0.0; p]);
+        let mut objectives = Vec::with_capacity(n);
+        for (i, client) in inst.clients().iter().enumerate() {
+            let grad = &mut grads[i * p..(i + 1) * p];
+            x[..du].copy_from_slice(&state.as_slice()[..du]);
+            x[du..].copy_from_slice(&state.as_slice()[inst.layout().v_offset(i)..inst.layout().v_offset(i) + dv]);
+            for r in 0..p {
+                hx[r] = row_times(&client.hessian, r, |c| x[c]);
+                grad[r] = hx[r] - client.linear[r];
+            }
+            objectives.push(0.5 * dot(&x, &hx) - dot(client.linear.as_slice(), &x));
+        }
+        let clients = || (0..n).map(|i| &grads[i * p..(i + 1) * p]);
+        let mut mean_u = vec![0.0; du];
+        for g in clients() {
+            for (m, v) in mean_u.iter_mut().zip(g) {
+                *m += v;
+            }
+        }
+        mean_u.iter_mut().for_each(|m| *m /= n as f64);
+        let norm_squared = |v: &[f64]| 0.0 + dot(v, v);
+        let sum_sq_u: f64 = clients().map(|g| norm_squared(&g[..du])).sum();
+        let sum_sq_v: f64 = clients().map(|g| norm_squared(&g[du..])).sum();
         // The spread about the mean directly: no cancellation of mean-of-squares minus square-of-mean.
-        let spread: f64 = grads.iter().map(|g| (g.rows(0, du) - &mean_u).norm_squared()).sum();
-        Self { g_u: mean_u.norm_squared(), g_v: sum_sq_v / n as f64, dissimilarity: spread / n as f64, b_sum: sum_sq_u, objective: inst.objective(state) }
+        let mut diff = vec![0.0; du];
+        let spread: f64 = clients()
+            .map(|g| {
+                diff.iter_mut().zip(g.iter().zip(&mean_u)).for_each(|(d, (a, m))| *d = a - m);
+                norm_squared(&diff)
+            })
+            .sum();
+        let objective = objectives.into_iter().sum::<f64>() / n as f64;
+        Self { g_u: norm_squared(&mean_u), g_v: sum_sq_v / n as f64, dissimilarity: spread / n as f64, b_sum: sum_sq_u, objective }
     }
 }
 
@@ -227,4 +261,53 @@ fn bgd_constant(inst: &QuadraticInstance) -> BgdConstant {
         parts.push(format!("u and v are coupled (max_i ||B_i|| = {b_norm:.4e}), so the dissimilarity grows like ||v_i||^2"));
     }
     BgdConstant::Infinite { reason: parts.join("; ") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+
+    /// The summary by nalgebra's vector expressions, one vector per client.
+    fn by_nalgebra(inst: &QuadraticInstance, state: &DVector<f64>) -> GradientSummary {
+        let Layout { n, du, .. } = inst.layout();
+        let grads: Vec<DVector<f64>> = (0..n).map(|i| inst.local_gradient(i, &inst.local_point(state, i))).collect();
+        let mean_u = grads.iter().fold(DVector::zeros(du), |acc, g| acc + g.rows(0, du)) / n as f64;
+        let sum_sq_u: f64 = grads.iter().map(|g| g.rows(0, du).norm_squared()).sum();
+        let sum_sq_v: f64 = grads.iter().map(|g| g.rows(du, g.len() - du).norm_squared()).sum();
+        let spread: f64 = grads.iter().map(|g| (g.rows(0, du) - &mean_u).norm_squared()).sum();
+        GradientSummary {
+            g_u: mean_u.norm_squared(),
+            g_v: sum_sq_v / n as f64,
+            dissimilarity: spread / n as f64,
+            b_sum: sum_sq_u,
+            objective: inst.objective(state),
+        }
+    }
+
+    fn bits(s: &GradientSummary) -> [u64; 5] {
+        [s.g_u, s.g_v, s.dissimilarity, s.b_sum, s.objective].map(f64::to_bits)
+    }
+
+    #[test]
+    fn the_summary_has_the_bits_of_the_vector_expressions() {
+        for (n, du, dv, coupling) in [
+            (10, 5, 5, Coupling::Decoupled),
+            (7, 3, 2, Coupling::Coupled),
+            (4, 0, 2, Coupling::Decoupled),
+            (6, 3, 0, Coupling::Decoupled),
+            (3, 9, 4, Coupling::Coupled),
+        ] {
+            let b = if du == 0 { 0.0 } else { 1.0 };
+            let inst = InstanceSpec { n, du, dv, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b, coupling, init_distance: 3.0, seed: 5 }.build().unwrap();
+            let dim = inst.layout().state_dim();
+            let state = DVector::from_fn(dim, |r, _| ((r * 5) as f64 * 0.61).sin() * 10f64.powi(r as i32 % 4 - 2));
+            let want = by_nalgebra(&inst, &state);
+            assert_eq!(bits(&GradientSummary::at(&inst, &state)), bits(&want), "n {n}, du {du}, dv {dv}");
+            // Negative control: the dissimilarity as mean of squares minus square of the mean
+            // (the cancelling form) differs in bits.
+            let cancelling = want.b_sum / n as f64 - want.g_u;
+            assert!(du == 0 || cancelling.to_bits() != want.dissimilarity.to_bits(), "n {n}, du {du}, dv {dv}: the control");
+        }
+    }
 }
