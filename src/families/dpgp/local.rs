@@ -154,6 +154,7 @@ fn local_vector(inst: &Instance, p: &Params, root: &SquareRoot, weights: &DVecto
         x.rows_mut(b.du + i * b.dv, b.dv).copy_from(&it.v[b.k_v]);
     }
     out.rows_mut(b.mid(), b.joint()).copy_from(&(&root.root * (x - &root.x_star)));
+    let mut grad = vec![0.0; b.du];
     for (i, (c, it)) in inst.clients.iter().zip(&ph).enumerate() {
         let z_i = &it.u[0] / weights[i];
         for k in 1..=b.k_v {
@@ -163,8 +164,14 @@ fn local_vector(inst: &Instance, p: &Params, root: &SquareRoot, weights: &DVecto
         for k in 1..=b.k_u {
             out.rows_mut(b.u_drift(i, k), b.du).copy_from(&(&it.u[k] - &it.u[0]));
         }
-        let global = inst.clients.iter().zip(&ph).fold(DVector::zeros(b.du), |acc, (cj, jt)| acc + cj.grad_u(&z_i, &jt.v[b.k_v])) / b.m as f64;
-        out.rows_mut(b.u_grad(i), b.du).copy_from(&global);
+        // (1/m) sum_j grad_u F_j(z_i, v_j^K), summed in client order ([`Client::grad_u_into`]: the bits of `grad_u`).
+        let mut global = out.rows_mut(b.u_grad(i), b.du);
+        global.fill(0.0);
+        for (cj, jt) in inst.clients.iter().zip(&ph) {
+            cj.grad_u_into(z_i.as_slice(), jt.v[b.k_v].as_slice(), &mut grad);
+            global.iter_mut().zip(&grad).for_each(|(a, g)| *a += g);
+        }
+        global /= b.m as f64;
     }
     out
 }
