@@ -15,6 +15,7 @@ pub const NALGEBRA_SMALL_DIM: usize = 5;
 
 /// Row `r` of `A x`, `sum_c A[r, c] x(c)`, summed as nalgebra sums it: `A[r, 0] x(0)`, then
 /// `A[r, c] x(c) + y` for `c = 1, 2, ...` over `A`'s columns; 0 for a matrix without columns.
+#[inline]
 pub fn row_times(a: &DMatrix<f64>, r: usize, x: impl Fn(usize) -> f64) -> f64 {
     let (rows, cols) = a.shape();
     let s = a.as_slice();

@@ -129,13 +129,26 @@ pub(super) fn add_own_second_moment(
         return;
     }
     let OwnTermScratch { y, a_c } = scratch;
+    let (a_s, c_s) = (a.as_slice(), c_kk.as_slice());
     y.clear();
     y.extend((0..rows).map(|r| row_times(a, r, |c| mu_k[c]) + b[r]));
+    // Column j of A C[K, K] as gemv forms it: A[:, 0] C[0, j], then + A[:, c] C[c, j].
     a_c.clear();
-    a_c.extend((0..k).flat_map(|j| (0..rows).map(move |r| (r, j))).map(|(r, j)| row_times(a, r, |c| c_kk[(c, j)])));
+    a_c.resize(rows * k, 0.0);
+    for (j, col) in a_c.chunks_exact_mut(rows.max(1)).enumerate().take(k) {
+        let c_j = &c_s[j * k..(j + 1) * k];
+        for (o, a0) in col.iter_mut().zip(&a_s[..rows]) {
+            *o = a0 * c_j[0];
+        }
+        for c in 1..k {
+            for (o, ac) in col.iter_mut().zip(&a_s[c * rows..(c + 1) * rows]) {
+                *o += ac * c_j[c];
+            }
+        }
+    }
     for (ri, &r) in at.iter().enumerate() {
         for (rj, &s) in at.iter().enumerate() {
-            let a_c_a = if k == 0 { 0.0 } else { (1..k).fold(a_c[ri] * a[(rj, 0)], |acc, c| acc + a_c[c * rows + ri] * a[(rj, c)]) };
+            let a_c_a = if k == 0 { 0.0 } else { (1..k).fold(a_c[ri] * a_s[rj], |acc, c| acc + a_c[c * rows + ri] * a_s[c * rows + rj]) };
             out[(r, s)] += scale * (a_c_a + y[ri] * y[rj]);
         }
     }
