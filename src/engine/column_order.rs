@@ -54,6 +54,20 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     res
 }
 
+/// `||v||^2` as nalgebra's `norm_squared` sums a vector: `0 + dot(v, v)` ([`dot`]).
+pub fn norm_squared(v: &[f64]) -> f64 {
+    0.0 + dot(v, v)
+}
+
+/// `||a - b||^2` as nalgebra's `(a - b).norm_squared()` sums it, with `diff` (of the same length)
+/// holding the difference.
+pub fn squared_distance(a: &[f64], b: &[f64], diff: &mut [f64]) -> f64 {
+    for ((d, x), y) in diff.iter_mut().zip(a).zip(b) {
+        *d = x - y;
+    }
+    norm_squared(diff)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +86,21 @@ mod tests {
         let reversed: Vec<f64> = (0..3).map(|r| (0..7).rev().fold(0.0, |y, c| a[(r, c)] * x[c] + y)).collect();
         assert!((0..3).any(|r| reversed[r].to_bits() != whole[r].to_bits()));
         assert_eq!(row_times(&DMatrix::zeros(2, 0), 1, |_| f64::NAN), 0.0);
+    }
+
+    #[test]
+    fn a_squared_distance_has_the_bits_of_nalgebras_norm_of_the_difference() {
+        for n in [0, 1, 5, 8, 13] {
+            let a = DVector::from_fn(n, |i, _| ((i * 3) as f64 * 0.71).sin() * 10f64.powi(i as i32 % 4 - 2));
+            let b = DVector::from_fn(n, |i, _| (i as f64 * 1.7).cos() / 3.0);
+            let mut diff = vec![f64::NAN; n];
+            assert_eq!(squared_distance(a.as_slice(), b.as_slice(), &mut diff).to_bits(), (&a - &b).norm_squared().to_bits(), "n = {n}");
+            assert_eq!(norm_squared(a.as_slice()).to_bits(), a.norm_squared().to_bits(), "n = {n}");
+        }
+        // Negative control: the expanded form ||a||^2 - 2 a.b + ||b||^2 gives other bits.
+        let (a, b) = (DVector::from_fn(13, |i, _| 1.0 + i as f64 * 0.1), DVector::from_fn(13, |i, _| 1.0 + i as f64 * 0.1001));
+        let expanded = a.norm_squared() - 2.0 * a.dot(&b) + b.norm_squared();
+        assert_ne!(expanded.to_bits(), (&a - &b).norm_squared().to_bits());
     }
 
     #[test]

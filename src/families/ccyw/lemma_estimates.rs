@@ -14,6 +14,7 @@
 use nalgebra::DVector;
 use rayon::prelude::*;
 
+use crate::engine::column_order::squared_distance;
 use crate::engine::Estimator;
 use crate::families::ccyw::algorithm::{Algorithm, RoundDraws};
 use crate::families::ccyw::problem::{GradientSummary, QuadraticInstance};
@@ -49,15 +50,6 @@ fn noise_energy(inst: &QuadraticInstance, alg: &dyn Algorithm, state: &DVector<f
         .collect()
 }
 
-/// `||a - b||^2` with `diff` as the difference's buffer, summed as nalgebra's
-/// `(a - b).norm_squared()` (the same bits).
-fn squared_distance(a: &DVector<f64>, b: &DVector<f64>, diff: &mut [f64]) -> f64 {
-    for ((d, x), y) in diff.iter_mut().zip(a.iter()).zip(b.iter()) {
-        *d = x - y;
-    }
-    0.0 + crate::engine::column_order::dot(diff, diff)
-}
-
 /// Lemma quantities of one replicate for `rounds` rounds.
 pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicate: u64, noise_energy: &[f64]) -> Vec<LemmaQuantities> {
     let l = inst.layout();
@@ -79,9 +71,9 @@ pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: us
         for i in 0..n {
             let x = inst.local_point(&state, i);
             steps.clear();
-            alg.visit_virtual_iterates(inst, &state, i, &quiet, &mut |p| steps.push(squared_distance(p, &x, &mut diff)));
+            alg.visit_virtual_iterates(inst, &state, i, &quiet, &mut |p| steps.push(squared_distance(p.as_slice(), x.as_slice(), &mut diff)));
             drift += steps.iter().sum::<f64>() + noise_energy[i];
-            memory_drift += memory[i].iter().map(|a| squared_distance(a, &x, &mut diff)).sum::<f64>();
+            memory_drift += memory[i].iter().map(|a| squared_distance(a.as_slice(), x.as_slice(), &mut diff)).sum::<f64>();
         }
         out.push(LemmaQuantities { drift, memory_drift, summary: GradientSummary::at(inst, &state) });
         let draws = RoundDraws::draw(inst, alg.sampled_per_round(), k, seed, replicate, t as u64);

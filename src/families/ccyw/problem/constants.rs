@@ -2,7 +2,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use serde::Serialize;
 
 use super::instance::{Layout, QuadraticInstance};
-use crate::engine::column_order::{dot, row_times};
+use crate::engine::column_order::{dot, norm_squared, row_times, squared_distance};
 use crate::error::{Error, Result};
 use crate::prec;
 
@@ -126,17 +126,11 @@ impl GradientSummary {
             }
         }
         mean_u.iter_mut().for_each(|m| *m /= n as f64);
-        let norm_squared = |v: &[f64]| 0.0 + dot(v, v);
         let sum_sq_u: f64 = clients().map(|g| norm_squared(&g[..du])).sum();
         let sum_sq_v: f64 = clients().map(|g| norm_squared(&g[du..])).sum();
         // The spread about the mean directly: no cancellation of mean-of-squares minus square-of-mean.
         let mut diff = vec![0.0; du];
-        let spread: f64 = clients()
-            .map(|g| {
-                diff.iter_mut().zip(g.iter().zip(&mean_u)).for_each(|(d, (a, m))| *d = a - m);
-                norm_squared(&diff)
-            })
-            .sum();
+        let spread: f64 = clients().map(|g| squared_distance(&g[..du], &mean_u, &mut diff)).sum();
         let objective = objectives.into_iter().sum::<f64>() / n as f64;
         Self { g_u: norm_squared(&mean_u), g_v: sum_sq_v / n as f64, dissimilarity: spread / n as f64, b_sum: sum_sq_u, objective }
     }
