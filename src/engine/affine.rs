@@ -71,21 +71,54 @@ pub trait RandomAffineRound: Sync {
     fn reads(&self, _component: usize) -> Option<Vec<usize>> {
         None
     }
+    /// Component `i`'s term in closed form, when the round has it: what the round with `i`
+    /// active adds to the round with none, `A_i z + b_i + W_i xi_i`, on the rows it writes and the
+    /// columns it reads. [`RoundMaps::probe`] then takes it instead of probing the component (a
+    /// closed form carries no rounding of the probe's differences); `None` (the default) probes.
+    /// Read with a diagonal base map and the origin at 0 only.
+    fn component_term(&self, _component: usize) -> Option<ComponentTerm> {
+        None
+    }
 }
 
-/// One client's affine term of a round, restricted to the coordinates it touches.
+/// One component's affine term of a round, restricted to the coordinates it touches: probed, or
+/// given in closed form ([`RandomAffineRound::component_term`]).
 #[derive(Debug, Clone)]
-struct ClientMap {
-    /// Rows of the state the term writes.
-    rows: Vec<usize>,
-    /// Columns of the state the term reads.
-    cols: Vec<usize>,
+pub struct ComponentTerm {
+    /// The state rows the term writes, ascending.
+    pub rows: Vec<usize>,
+    /// The state columns the term reads, ascending.
+    pub cols: Vec<usize>,
     /// `A_i[rows, cols]`.
-    a: DMatrix<f64>,
+    pub a: DMatrix<f64>,
     /// `b_i[rows]`.
-    b: DVector<f64>,
-    /// `W_i[rows, :]`.
-    w: DMatrix<f64>,
+    pub b: DVector<f64>,
+    /// `W_i[rows, :]`, one column per standard normal the component draws.
+    pub w: DMatrix<f64>,
+}
+
+impl ComponentTerm {
+    /// A closed form checked for its shapes, with `b_i` over the whole state of length `dim`.
+    ///
+    /// # Panics
+    /// When the shapes disagree (a round's closed form that contradicts itself is a defect of
+    /// that round, not an input).
+    fn checked(self, dim: usize, noise_len: usize) -> (Self, DVector<f64>) {
+        let ascending = |v: &[usize]| v.windows(2).all(|w| w[0] < w[1]) && v.last().is_none_or(|&x| x < dim);
+        assert!(
+            ascending(&self.rows)
+                && ascending(&self.cols)
+                && self.a.shape() == (self.rows.len(), self.cols.len())
+                && self.b.len() == self.rows.len()
+                && self.w.shape() == (self.rows.len(), noise_len),
+            "a component's closed-form term has inconsistent shapes"
+        );
+        let mut b = DVector::zeros(dim);
+        for (k, &r) in self.rows.iter().enumerate() {
+            b[r] = self.b[k];
+        }
+        (self, b)
+    }
 }
 
 /// The unit vector `e_j` of length `dim`.
@@ -186,7 +219,7 @@ fn candidate_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f
     read_columns(round, i, b_zero)
 }
 
-impl ClientMap {
+impl ComponentTerm {
     /// Probes component `i` of `round` (`base_zero = round(0, {})`): its linear parts at 0 and
     /// its constant `b_i`, at 0 or, given `(z_ref, round(z_ref, {}))`, at `z_ref`. Returns the
     /// map on the rows it touches and `b_i` over the whole state.
@@ -239,7 +272,7 @@ impl ClientMap {
 }
 
 /// The components' terms as [`super::rows`] reads them.
-fn terms(clients: &[ClientMap]) -> Vec<Term<'_>> {
+fn terms(clients: &[ComponentTerm]) -> Vec<Term<'_>> {
     clients.iter().map(|c| Term { rows: &c.rows, cols: &c.cols, a: &c.a, b: &c.b }).collect()
 }
 
@@ -260,7 +293,7 @@ pub struct RoundMaps {
     b_sum: DVector<f64>,
     /// `sum_i W_i W_i^T`.
     noise_cov: DMatrix<f64>,
-    clients: Vec<ClientMap>,
+    clients: Vec<ComponentTerm>,
     /// How `propagate` multiplies by `Abar`.
     products: Products,
     /// The maps split into the shared block and each component's own (a diagonal `A0` only).
@@ -346,7 +379,9 @@ fn probe_base(round: &dyn RandomAffineRound, base_zero: &DVector<f64>) -> BaseLi
 
 impl RoundMaps {
     /// Probes `round` around the origin: `1 + dim` calls with no component active, and for each
-    /// component `1 + dim + noise_per_component` calls with that component alone.
+    /// component `1 + dim + noise_per_component` calls with that component alone, or none where
+    /// the round gives the component's term in closed form
+    /// ([`RandomAffineRound::component_term`]).
     pub fn probe(round: &dyn RandomAffineRound) -> Self {
         Self::probe_at(round, &DVector::zeros(round.state_dim()))
     }
@@ -381,7 +416,11 @@ impl RoundMaps {
         // Each component's probe calls the round on its own; they run in parallel and are summed
         // below in component order, so the sums do not depend on the threads.
         let constant = (!at_zero).then_some((origin, &base_origin));
-        let probed = super::monte_carlo::in_order((0..n).collect(), |i| ClientMap::probe(round, i, &base_zero, constant, diagonal));
+        let noise_len = round.noise_per_component();
+        let probed = super::monte_carlo::in_order((0..n).collect(), |i| match round.component_term(i).filter(|_| at_zero && diagonal) {
+            Some(term) => term.checked(dim, noise_len),
+            None => ComponentTerm::probe(round, i, &base_zero, constant, diagonal),
+        });
         for (client, b) in probed {
             for (ci, &c) in client.cols.iter().enumerate() {
                 for (ri, &r) in client.rows.iter().enumerate() {
@@ -693,7 +732,7 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
     let Some(v_t) = svd.v_t else { return Vec::new() };
     let scale = a_eff.amax().max(1.0);
     let tol = prec::engine::CONSERVED_DIRECTION * scale;
-    let lift = |c: &ClientMap, l: &DVector<f64>| -> f64 {
+    let lift = |c: &ComponentTerm, l: &DVector<f64>| -> f64 {
         // ||l^T A_i|| + |l^T b_i| + ||l^T W_i|| on the client's rows.
         let lr = DVector::from_fn(c.rows.len(), |r, _| l[c.rows[r]]);
         (c.a.transpose() * &lr).amax() + c.b.dot(&lr).abs() + (c.w.transpose() * &lr).amax()

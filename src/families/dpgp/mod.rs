@@ -40,6 +40,7 @@ pub mod formulas;
 pub mod lemmas;
 pub mod local;
 pub mod phase;
+pub mod phase_map;
 pub mod plot;
 pub mod prec;
 pub mod problem;

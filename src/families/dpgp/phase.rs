@@ -62,7 +62,7 @@ impl NoiseDraws {
     }
 
     /// Local steps that draw their own noise out of `k`: `k`, or 1 when drawn once per round.
-    fn draws(self, k: usize) -> usize {
+    pub(super) fn draws(self, k: usize) -> usize {
         match self {
             NoiseDraws::PerStep => k,
             NoiseDraws::PerRound => k.min(1),
@@ -70,7 +70,7 @@ impl NoiseDraws {
     }
 
     /// The draw local step `k` uses: `k`, or 0 when drawn once per round.
-    fn draw(self, k: usize) -> usize {
+    pub(super) fn draw(self, k: usize) -> usize {
         match self {
             NoiseDraws::PerStep => k,
             NoiseDraws::PerRound => 0,

@@ -15,12 +15,13 @@ use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::engine::series::PSD_INSPECTION_PERIOD;
-use crate::engine::{nan_max, nan_min, Design, Moments, Observable, RandomAffineRound, RecentByBits, RoundMaps};
+use crate::engine::{nan_max, nan_min, ComponentTerm, Design, Moments, Observable, RandomAffineRound, RecentByBits, RoundMaps};
 use crate::error::Result;
 use crate::rng::StreamKey;
 
 use super::local::{path_round, realised, LocalProbe, LocalRound, PathRound};
 pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, NoiseDraws, Params, RoundAffine, RoundFunction};
+use super::phase_map::{Affine, PhaseMap};
 use super::problem::Instance;
 use super::topology::GraphSequence;
 
@@ -80,6 +81,35 @@ impl RandomAffineRound for DpgpRound<'_> {
         let lay = Layout::of(self.inst);
         Some((lay.u(i)..lay.u(i) + lay.du).chain(lay.v(i)..lay.v(i) + lay.dv).collect())
     }
+    /// Client `i`'s term from its phase maps ([`PhaseMap`]): `p_ji u_i^{t+1/2}` into every `u_j`
+    /// with `p_ji != 0`, `v_i^{t+1}` into `v_i` and `u_i^t / m` into `ubar_prev`, each an affine
+    /// map of `[u_i^t; v_i^t; xi_i]`.
+    fn component_term(&self, i: usize) -> Option<ComponentTerm> {
+        let lay = Layout::of(self.inst);
+        let (du, dv, per) = (lay.du, lay.dv, lay.noise_len(&self.params));
+        let phase = PhaseMap::of(self.inst, &self.params, i, self.weights[i]);
+        let targets: Vec<(usize, f64)> = (0..lay.m).map(|j| (j, self.mixing[(j, i)])).filter(|(_, w)| *w != 0.0).collect();
+        let mut rows: Vec<usize> = targets.iter().flat_map(|&(j, _)| lay.u(j)..lay.u(j) + du).collect();
+        rows.extend(lay.v(i)..lay.v(i) + dv);
+        rows.extend(lay.ubar_prev()..lay.ubar_prev() + du);
+        let cols: Vec<usize> = (lay.u(i)..lay.u(i) + du).chain(lay.v(i)..lay.v(i) + dv).collect();
+        let (mut a, mut b, mut w) = (DMatrix::zeros(rows.len(), du + dv), DVector::zeros(rows.len()), DMatrix::zeros(rows.len(), per));
+        let mut put = |r: usize, x: &Affine, scale: f64| {
+            a.view_mut((r, 0), (x.offset.len(), du + dv)).copy_from(&(x.map.columns(0, du + dv) * scale));
+            b.rows_mut(r, x.offset.len()).copy_from(&(&x.offset * scale));
+            w.view_mut((r, 0), (x.offset.len(), per)).copy_from(&(x.map.columns_range(phase.noise()) * scale));
+        };
+        let pushed = &phase.u[self.params.k_u];
+        for (slot, &(_, weight)) in targets.iter().enumerate() {
+            put(slot * du, pushed, weight);
+        }
+        put(targets.len() * du, &phase.v_next, 1.0);
+        let own = targets.len() * du + dv;
+        for q in 0..du {
+            a[(own + q, q)] = 1.0 / lay.m as f64;
+        }
+        Some(ComponentTerm { rows, cols, a, b, w })
+    }
 }
 
 /// The affine observables of a round's state that the claims read: those that do not depend on
@@ -106,38 +136,40 @@ pub struct WeightedObservables {
     pub consensus: Observable,
 }
 
-/// `z -> sqrt(1/m) [grad_v F_i(u_i / w_i, v_i)]_i`, with `w_i = 1` when `weights` is `None`.
+/// `z -> sqrt(1/m) [grad_v F_i(u_i / w_i, v_i)]_i`, with `w_i = 1` when `weights` is `None`:
+/// block `i` is `sqrt(1/m) (B_i^T u_i / w_i + D_i v_i - b_i)`.
 fn delta_v_at(inst: &Instance, weights: Option<&DVector<f64>>) -> Observable {
     let lay = Layout::of(inst);
-    let m = lay.m;
+    let (m, du, dv) = (lay.m, lay.du, lay.dv);
     let scale = (1.0 / m as f64).sqrt();
-    Observable::probe(lay.dim(), m * lay.dv, &|z| {
-        let mut out = DVector::zeros(m * lay.dv);
-        for (i, c) in inst.clients.iter().enumerate() {
-            let w = weights.map_or(1.0, |w| w[i]);
-            let g = c.grad_v(&(z.rows(lay.u(i), lay.du) / w), &z.rows(lay.v(i), lay.dv).into_owned()) * scale;
-            out.rows_mut(i * lay.dv, lay.dv).copy_from(&g);
-        }
-        out
-    })
+    let mut map = DMatrix::zeros(m * dv, lay.dim());
+    let mut offset = DVector::zeros(m * dv);
+    for (i, c) in inst.clients.iter().enumerate() {
+        let w = weights.map_or(1.0, |w| w[i]);
+        map.view_mut((i * dv, lay.u(i)), (dv, du)).copy_from(&(c.b.transpose() * (scale / w)));
+        map.view_mut((i * dv, lay.v(i)), (dv, dv)).copy_from(&(&c.d * scale));
+        offset.rows_mut(i * dv, dv).copy_from(&(&c.lin_v * -scale));
+    }
+    Observable::new(map, offset)
 }
 
-/// `z -> sqrt(1/m) [ubar - u_i / w_i]_i`, with `w_i = 1` when `weights` is `None`.
+/// `z -> sqrt(1/m) [ubar - u_i / w_i]_i`, with `w_i = 1` when `weights` is `None` and
+/// `ubar = (1/m) sum_j u_j`.
 fn deviation_at(inst: &Instance, weights: Option<&DVector<f64>>) -> Observable {
     let lay = Layout::of(inst);
-    let m = lay.m;
+    let (m, du) = (lay.m, lay.du);
     let scale = (1.0 / m as f64).sqrt();
-    let ubar = |z: &DVector<f64>| (0..m).fold(DVector::zeros(lay.du), |acc, i| acc + z.rows(lay.u(i), lay.du)) / m as f64;
-    Observable::probe(lay.dim(), m * lay.du, &|z| {
-        let ub = ubar(z);
-        let mut out = DVector::zeros(m * lay.du);
-        for i in 0..m {
-            let w = weights.map_or(1.0, |w| w[i]);
-            let d = (&ub - z.rows(lay.u(i), lay.du) / w) * scale;
-            out.rows_mut(i * lay.du, lay.du).copy_from(&d);
+    let mut map = DMatrix::zeros(m * du, lay.dim());
+    for i in 0..m {
+        let w = weights.map_or(1.0, |w| w[i]);
+        for j in 0..m {
+            let own = if i == j { 1.0 / m as f64 - 1.0 / w } else { 1.0 / m as f64 };
+            for q in 0..du {
+                map[(i * du + q, lay.u(j) + q)] = own * scale;
+            }
         }
-        out
-    })
+    }
+    Observable::new(map, DVector::zeros(m * du))
 }
 
 impl Observables {
@@ -297,7 +329,7 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
         }
         let (diversity, maps) = graph_maps.get(&[seq.mixing[t].as_slice(), weights.as_slice()], || {
             let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights };
-            (Differences::probe(inst, params, weights), RoundMaps::probe(&round))
+            (Differences::of(inst, params, weights), RoundMaps::probe(&round))
         });
         out.diversity.push(diversity.supremum(&m));
         if local {
@@ -352,8 +384,6 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
 
 // Assumption 4's constant restricted to the points where the proofs use it.
 //
-// Assumption 4's constant restricted to the points where the proofs use it.
-//
 // Assumption 4 (004:L121-123) asks `||grad_u F_i(u, v_i) - grad_u F(u, V)||^2 <= sigma_g^2` for
 // every `u` and `V`; with client-specific `A_i` or any coupling `B_i != 0` that supremum is
 // infinite ([`super::problem::Instance::gradient_diversity`]). The proofs use it only inside
@@ -365,146 +395,16 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
 // its Gaussian noise, so its second moment is `||M m + c||^2 + tr(M S M^T) + ||N||_F^2` for the
 // state's mean `m` and covariance `S` and the noise map `N`.
 
-/// The local phases of a round ([`local_phase`]) at one state and noise, and the gradients
-/// `g_{ikj} = grad_u F_j(z_i^{t,k}, v_j^{t+1})` its differences read ([`Phases::differences`]).
-///
-/// Client `i`'s phase reads only `u_i`, `v_i` and its own noise, so a state or noise that differs
-/// from this one in client `c`'s inputs alone changes only `c`'s phase and the gradients
-/// `g_{ckj}` and `g_{ikc}`: [`Phases::differences_with`] computes those and reads the others here
-/// (the same operations on the same values, so the same bits as computing every one again).
-struct Phases {
-    /// `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` per client.
-    phases: Vec<ClientPhase>,
-    /// `g_{ikj}` at `idx du..(idx + 1) du`, `idx = (i K_u + k) m + j`.
-    grads: Vec<f64>,
-}
-
-impl Phases {
-    /// Every client's phase at state `z` with the round's standard normals `noise`.
-    fn at(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64]) -> Self {
-        let phases: Vec<_> = (0..inst.m()).map(|i| client_phase(inst, p, weights, z, noise, i)).collect();
-        let mut grads = vec![0.0; inst.m() * p.k_u * inst.m() * inst.du];
-        fill_gradients(inst, p, weights, &|i| &phases[i], |_, _| true, &mut grads);
-        Self { phases, grads }
-    }
-
-    /// `[d_i^{t,k}]` for every client `i` and local step `k < K_u`, client-major, each `du`
-    /// long: `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - (1/m) sum_j grad_u F_j(z_i^{t,k},
-    /// v_j^{t+1})` at these phases' state and noise, written into `out`.
-    fn differences_into(&self, inst: &Instance, p: &Params, out: &mut [f64]) {
-        assemble_into(inst, p, |_, _| false, &[], &self.grads, out);
-    }
-
-    /// `[d_i^{t,k}]` at state `z` and noise `noise` that differ from these phases' in client
-    /// `c`'s inputs only, written into `out`: the gradients that read client `c`'s phase, `g_{ckj}`
-    /// and `g_{ikc}`, are computed into `fresh` (a scratch as long as the gradients), the others
-    /// read here.
-    #[allow(clippy::too_many_arguments)]
-    fn differences_with_into(
-        &self,
-        inst: &Instance,
-        p: &Params,
-        weights: &DVector<f64>,
-        z: &DVector<f64>,
-        noise: &[f64],
-        c: usize,
-        fresh: &mut [f64],
-        out: &mut [f64],
-    ) {
-        let changed = client_phase(inst, p, weights, z, noise, c);
-        let phase = |i: usize| if i == c { &changed } else { &self.phases[i] };
-        let reads_c = |i: usize, j: usize| i == c || j == c;
-        fill_gradients(inst, p, weights, &phase, reads_c, fresh);
-        assemble_into(inst, p, reads_c, fresh, &self.grads, out);
-    }
-}
-
-/// `g_{ikj}` of the clients' phases `phase(i)` for the pairs where `which(i, j)`, into `grads`
-/// (laid out as [`Phases::grads`]; the other entries are left as they are).
-fn fill_gradients<'a>(
-    inst: &Instance,
-    p: &Params,
-    weights: &DVector<f64>,
-    phase: &dyn Fn(usize) -> &'a ClientPhase,
-    which: impl Fn(usize, usize) -> bool,
-    grads: &mut [f64],
-) {
-    let (m, du) = (inst.m(), inst.du);
-    let mut point = vec![0.0; du];
-    for i in 0..m {
-        for k in 0..p.k_u {
-            let row = (i * p.k_u + k) * m;
-            for j in (0..m).filter(|&j| which(i, j)) {
-                gradient_into(inst, weights, phase(i), i, k, phase(j), j, &mut point, &mut grads[(row + j) * du..(row + j + 1) * du]);
-            }
-        }
-    }
-}
-
-/// `d_i^{t,k} = g_{iki} - (1/m) sum_j g_{ikj}` for every `i` and `k < K_u`, client-major, into
-/// `out` (length `m K_u du`); the sum over `j` is taken in client order. `g_{ikj}` is read from
-/// `fresh` where `from_fresh(i, j)`, else from `grads` (both laid out as [`Phases::grads`]).
-fn assemble_into(inst: &Instance, p: &Params, from_fresh: impl Fn(usize, usize) -> bool, fresh: &[f64], grads: &[f64], out: &mut [f64]) {
-    let (m, du) = (inst.m(), inst.du);
-    let mut all = vec![0.0; du];
-    let grad = |i: usize, idx: usize, j: usize| {
-        let source = if from_fresh(i, j) { fresh } else { grads };
-        &source[idx * du..(idx + 1) * du]
-    };
-    for i in 0..m {
-        for k in 0..p.k_u {
-            let row = (i * p.k_u + k) * m;
-            all.fill(0.0);
-            for j in 0..m {
-                all.iter_mut().zip(grad(i, row + j, j)).for_each(|(a, g)| *a += g);
-            }
-            let own = grad(i, row + i, i);
-            let block = &mut out[(i * p.k_u + k) * du..(i * p.k_u + k + 1) * du];
-            for r in 0..du {
-                block[r] = own[r] - all[r] / m as f64;
-            }
-        }
-    }
-}
-
-/// Client `i`'s local phase at state `z` with the round's standard normals `noise`.
-fn client_phase(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, noise: &[f64], i: usize) -> ClientPhase {
-    let lay = Layout::of(inst);
-    let per = lay.noise_len(p);
-    let u0 = z.rows(lay.u(i), lay.du).into_owned();
-    local_phase(inst, p, i, weights[i], &u0, &z.rows(lay.v(i), lay.dv).into_owned(), &noise[i * per..(i + 1) * per])
-}
-
-/// A client's `(v_i^{t+1}, [u_i^{t,k}]_{k <= K_u})` ([`local_phase`]).
-type ClientPhase = (DVector<f64>, Vec<DVector<f64>>);
-
-/// `g_{ikj} = grad_u F_j(u_i^{t,k} / mu_i, v_j^{t+1})` from client `i`'s phase `phase_i` and
-/// client `j`'s `phase_j`, written into `out`; `point` is a scratch of length `du`.
-#[allow(clippy::too_many_arguments)]
-fn gradient_into(
-    inst: &Instance,
-    weights: &DVector<f64>,
-    phase_i: &ClientPhase,
-    i: usize,
-    k: usize,
-    phase_j: &ClientPhase,
-    j: usize,
-    point: &mut [f64],
-    out: &mut [f64],
-) {
-    let w = weights[i];
-    point.iter_mut().zip(phase_i.1[k].iter()).for_each(|(x, u)| *x = u / w);
-    inst.clients[j].grad_u_into(point, phase_j.0.as_slice(), out);
-}
-
 /// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
 /// `weights = mu^t` and steps `p` (NaN kept by [`nan_max`]).
 pub fn round_supremum(inst: &Instance, p: &Params, weights: &DVector<f64>, m: &Moments) -> f64 {
-    Differences::probe(inst, p, weights).supremum(m)
+    Differences::of(inst, p, weights).supremum(m)
 }
 
-/// The differences `[d_i^{t,k}]` of a round ([`Phases::differences`]) as an affine map of the state and a
-/// linear map of the round's standard normals, probed once for the round's weights and steps.
+/// The differences `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})`,
+/// `z_i^{t,k} = u_i^{t,k} / mu_i^t`, of a round, client-major (`du` rows per client `i` and
+/// local step `k < K_u`), as an affine map of the state and a linear map of the round's standard
+/// normals.
 struct Differences {
     /// The maps.
     maps: RoundAffine,
@@ -513,53 +413,186 @@ struct Differences {
 }
 
 impl Differences {
-    /// Column `j` of each map is the differences at the unit state `e_j` (or unit noise `e_l`)
-    /// less those at 0 ([`Observable::probe`]); a unit input touches one client's inputs (or
-    /// none: `ubar_prev`), so [`Phases::differences_with`] recomputes that client's part only.
-    fn probe(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
+    /// The maps from the clients' phase maps ([`PhaseMap`]): with `grad_u F_j(x, v) = A_j x +
+    /// B_j v - a_j`, `Abar`, `abar` the clients' means and `x = u_i^{t,k} / mu_i`,
+    ///
+    /// ```text
+    /// d_i^{t,k} = (A_i - Abar) x + B_i v_i^{t+1} - (1/m) sum_j B_j v_j^{t+1} - (a_i - abar)
+    /// ```
+    ///
+    /// where `x` and `v_i^{t+1}` read client `i`'s inputs and `v_j^{t+1}` client `j`'s.
+    fn of(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
         let lay = Layout::of(inst);
-        let (dim, per) = (lay.dim(), lay.noise_len(p));
-        let quiet = vec![0.0; lay.m * per];
-        let origin = DVector::zeros(dim);
-        let base = Phases::at(inst, p, weights, &origin, &quiet);
-        let rows = lay.m * p.k_u * lay.du;
+        let (m, du, per) = (lay.m, lay.du, lay.noise_len(p));
+        let phases: Vec<PhaseMap> = (0..m).map(|i| PhaseMap::of(inst, p, i, weights[i])).collect();
+        let mean = |f: &dyn Fn(usize) -> DMatrix<f64>| (1..m).fold(f(0), |acc, j| acc + f(j)) / m as f64;
+        let a_bar = mean(&|j| inst.clients[j].a.clone());
+        let lin_bar = mean(&|j| DMatrix::from_column_slice(du, 1, inst.clients[j].lin_u.as_slice()));
+        // `B_j v_j^{t+1}` as a map of client `j`'s inputs, and its mean's constant.
+        let coupled: Vec<Affine> =
+            phases.iter().zip(&inst.clients).map(|(ph, c)| Affine { map: &c.b * &ph.v_next.map, offset: &c.b * &ph.v_next.offset }).collect();
+        let coupled_mean = mean(&|j| DMatrix::from_column_slice(du, 1, coupled[j].offset.as_slice()));
+        let rows = m * p.k_u * du;
+        let mut state = DMatrix::zeros(rows, lay.dim());
+        let mut noise = DMatrix::zeros(rows, m * per);
         let mut offset = DVector::zeros(rows);
-        base.differences_into(inst, p, offset.as_mut_slice());
-        let client_of = |j: usize| match j {
-            j if j < lay.v(0) => Some(j / lay.du),
-            j if j < lay.ubar_prev() => Some((j - lay.v(0)) / lay.dv),
-            _ => None,
+        // Adds `block` (`du` rows, one column per input of client `j`'s phase) at row `r`.
+        let mut place = |r: usize, j: usize, block: &DMatrix<f64>| {
+            let ph = &phases[j];
+            let mut s = state.view_mut((r, lay.u(j)), (du, du));
+            s += block.columns_range(ph.u0());
+            let mut s = state.view_mut((r, lay.v(j)), (du, lay.dv));
+            s += block.columns_range(ph.v0());
+            let mut s = noise.view_mut((r, j * per), (du, per));
+            s += block.columns_range(ph.noise());
         };
-        let mut at = vec![0.0; rows];
-        let mut fresh = vec![0.0; base.grads.len()];
-        // Column `j` is `at - offset` with `at` the differences at the unit input.
-        let column =
-            |map: &mut DMatrix<f64>, j: usize, at: &[f64]| map.column_mut(j).iter_mut().zip(at.iter().zip(offset.iter())).for_each(|(x, (a, o))| *x = a - o);
-        let mut map = DMatrix::zeros(rows, dim);
-        let mut e = DVector::zeros(dim);
-        for j in 0..dim {
-            e[j] = 1.0;
-            match client_of(j) {
-                Some(c) => base.differences_with_into(inst, p, weights, &e, &quiet, c, &mut fresh, &mut at),
-                None => base.differences_into(inst, p, &mut at),
+        for (i, c) in inst.clients.iter().enumerate() {
+            let spread = &c.a - &a_bar;
+            for k in 0..p.k_u {
+                let r = (i * p.k_u + k) * du;
+                let x = &phases[i].u[k];
+                place(r, i, &(&spread * &x.map / weights[i] + &coupled[i].map));
+                for (j, cj) in coupled.iter().enumerate() {
+                    place(r, j, &(&cj.map / -(m as f64)));
+                }
+                let constant = &spread * &x.offset / weights[i] + &coupled[i].offset - coupled_mean.column(0) - (&c.lin_u - lin_bar.column(0));
+                offset.rows_mut(r, du).copy_from(&constant);
             }
-            e[j] = 0.0;
-            column(&mut map, j, &at);
         }
-        let mut noise = DMatrix::zeros(rows, quiet.len());
-        let mut unit = quiet.clone();
-        for l in 0..quiet.len() {
-            unit[l] = 1.0;
-            base.differences_with_into(inst, p, weights, &origin, &unit, l / per, &mut fresh, &mut at);
-            unit[l] = 0.0;
-            column(&mut noise, l, &at);
-        }
-        Self { maps: RoundAffine { state: Observable::new(map, offset), noise }, du: lay.du }
+        Self { maps: RoundAffine { state: Observable::new(state, offset), noise }, du }
     }
 
     /// `max_{i, k} E||d_i^{t,k}||^2` under the state moments `m` (NaN kept by [`nan_max`]).
     fn supremum(&self, m: &Moments) -> f64 {
         let du = self.du;
         (0..self.maps.noise.nrows() / du).fold(f64::NEG_INFINITY, |acc, b| nan_max(acc, self.maps.block_square(m, b * du, du)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::dpgp::phase::NoiseDraws;
+    use crate::families::dpgp::phase_map::tests::instance;
+
+    /// `[d_i^{t,k}]` at state `z` and normals `xi`, from the phases run there (the definition).
+    fn differences_at(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVector<f64>, xi: &[f64]) -> DVector<f64> {
+        let lay = Layout::of(inst);
+        let per = lay.noise_len(p);
+        let phases: Vec<_> = (0..lay.m)
+            .map(|i| {
+                let (u0, v0) = (z.rows(lay.u(i), lay.du).into_owned(), z.rows(lay.v(i), lay.dv).into_owned());
+                local_phase(inst, p, i, weights[i], &u0, &v0, &xi[i * per..(i + 1) * per])
+            })
+            .collect();
+        let mut out = DVector::zeros(lay.m * p.k_u * lay.du);
+        for i in 0..lay.m {
+            for k in 0..p.k_u {
+                let x = &phases[i].1[k] / weights[i];
+                let all = (0..lay.m).fold(DVector::zeros(lay.du), |acc, j| acc + inst.clients[j].grad_u(&x, &phases[j].0)) / lay.m as f64;
+                let d = inst.clients[i].grad_u(&x, &phases[i].0) - all;
+                out.rows_mut((i * p.k_u + k) * lay.du, lay.du).copy_from(&d);
+            }
+        }
+        out
+    }
+
+    /// A DFedPGP round whose components are probed (no closed form).
+    struct Probed<'a>(DpgpRound<'a>);
+
+    impl RandomAffineRound for Probed<'_> {
+        fn state_dim(&self) -> usize {
+            self.0.state_dim()
+        }
+        fn components(&self) -> usize {
+            self.0.components()
+        }
+        fn noise_per_component(&self) -> usize {
+            self.0.noise_per_component()
+        }
+        fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+            self.0.apply(state, active, noise)
+        }
+        fn reads(&self, i: usize) -> Option<Vec<usize>> {
+            self.0.reads(i)
+        }
+    }
+
+    #[test]
+    fn the_closed_form_round_has_the_moments_of_the_probed_one() {
+        let inst = instance();
+        let lay = Layout::of(&inst);
+        // Column-stochastic with zeros (client 0 pushes to 0 and 1 only) and weights away from 1.
+        let mixing = DMatrix::from_row_slice(4, 4, &[0.5, 0.2, 0.0, 0.3, 0.5, 0.3, 0.25, 0.0, 0.0, 0.5, 0.25, 0.3, 0.0, 0.0, 0.5, 0.4]);
+        let weights = DVector::from_row_slice(&[0.7, 1.3, 0.9, 1.1]);
+        let inc = Design::Full { n: lay.m }.inclusion_moments().unwrap();
+        for draws in [NoiseDraws::PerStep, NoiseDraws::PerRound] {
+            let p = Params { eta_u: 0.05, eta_v: 0.09, k_u: 3, k_v: 2, noise_draws: draws };
+            let round = DpgpRound { inst: &inst, params: p, mixing: &mixing, weights: &weights };
+            let (closed, probed) =
+                (RoundMaps::probe(&round), RoundMaps::probe(&Probed(DpgpRound { inst: &inst, params: p, mixing: &mixing, weights: &weights })));
+            let (mut a, mut b) = (Moments::point(lay.initial(&inst)), Moments::point(lay.initial(&inst)));
+            for _ in 0..4 {
+                a = closed.propagate(&a, &inc);
+                b = probed.propagate(&b, &inc);
+            }
+            let mean_gap = (&a.mean - &b.mean).norm() / b.mean.norm();
+            let cov_gap = (&a.cov - &b.cov).norm() / b.cov.norm();
+            assert!(mean_gap < 1e-12 && cov_gap < 1e-12, "{draws:?}: mean {mean_gap:e}, covariance {cov_gap:e}");
+            // Negative control: another mixing moves the moments.
+            let other = DMatrix::from_fn(4, 4, |r, c| if r == c || r == (c + 1) % 4 { 0.5 } else { 0.0 });
+            let moved = RoundMaps::probe(&DpgpRound { inst: &inst, params: p, mixing: &other, weights: &weights });
+            let mut c = Moments::point(lay.initial(&inst));
+            for _ in 0..4 {
+                c = moved.propagate(&c, &inc);
+            }
+            assert!((&c.cov - &b.cov).norm() > 1e-6 * b.cov.norm());
+        }
+    }
+
+    #[test]
+    fn the_observables_give_the_gradients_and_deviations_they_name() {
+        let inst = instance();
+        let lay = Layout::of(&inst);
+        let m = lay.m as f64;
+        let weights = DVector::from_fn(lay.m, |i, _| 0.6 + 0.3 * i as f64);
+        let z = DVector::from_fn(lay.dim(), |r, _| ((r * 5 + 2) % 13) as f64 / 6.0 - 1.0);
+        for w in [None, Some(&weights)] {
+            let at = |i: usize| w.map_or(1.0, |w| w[i]);
+            let (u, v) = (|i: usize| z.rows(lay.u(i), lay.du).into_owned(), |i: usize| z.rows(lay.v(i), lay.dv).into_owned());
+            let ubar = (0..lay.m).fold(DVector::zeros(lay.du), |acc, i| acc + u(i)) / m;
+            let gradients: f64 = inst.clients.iter().enumerate().map(|(i, c)| c.grad_v(&(u(i) / at(i)), &v(i)).norm_squared()).sum::<f64>() / m;
+            let deviations: f64 = (0..lay.m).map(|i| (&ubar - u(i) / at(i)).norm_squared()).sum::<f64>() / m;
+            let square = |o: &Observable| (o.map() * &z + o.offset()).norm_squared();
+            let (g, d) = (square(&delta_v_at(&inst, w)), square(&deviation_at(&inst, w)));
+            assert!((g - gradients).abs() <= 1e-13 * gradients && (d - deviations).abs() <= 1e-13 * deviations, "{g} {gradients} {d} {deviations}");
+            // Negative control: other weights move both.
+            let other = &weights * 1.1;
+            assert!((square(&delta_v_at(&inst, Some(&other))) - gradients).abs() > 1e-6 * gradients);
+            assert!((square(&deviation_at(&inst, Some(&other))) - deviations).abs() > 1e-6 * deviations);
+        }
+    }
+
+    #[test]
+    fn the_difference_maps_give_the_differences_of_the_phases() {
+        let inst = instance();
+        let lay = Layout::of(&inst);
+        let weights = DVector::from_fn(lay.m, |i, _| 0.5 + 0.4 * i as f64);
+        for draws in [NoiseDraws::PerStep, NoiseDraws::PerRound] {
+            let p = Params { eta_u: 0.05, eta_v: 0.09, k_u: 3, k_v: 2, noise_draws: draws };
+            let noise_len = lay.m * lay.noise_len(&p);
+            let maps = Differences::of(&inst, &p, &weights);
+            for seed in 0..3 {
+                let z = DVector::from_fn(lay.dim(), |r, _| ((r * 5 + seed * 3) % 13) as f64 / 6.0 - 1.0);
+                let xi: Vec<f64> = (0..noise_len).map(|l| ((l * 7 + seed) % 9) as f64 / 4.0 - 1.0).collect();
+                let direct = differences_at(&inst, &p, &weights, &z, &xi);
+                let mapped = maps.maps.state.map() * &z + maps.maps.state.offset() + &maps.maps.noise * DVector::from_column_slice(&xi);
+                assert!((&mapped - &direct).norm() <= 1e-12 * direct.norm(), "{draws:?}, seed {seed}: {}", (&mapped - &direct).norm() / direct.norm());
+                // Negative control: the maps of other weights give other differences.
+                let other = Differences::of(&inst, &p, &(&weights * 1.01));
+                let moved = other.maps.state.map() * &z + other.maps.state.offset() + &other.maps.noise * DVector::from_column_slice(&xi);
+                assert!((&moved - &direct).norm() > 1e-6 * direct.norm());
+            }
+        }
     }
 }
