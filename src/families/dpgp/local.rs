@@ -10,14 +10,15 @@
 //!   u-step, `E F(ubar^t, V^{t+1})`, where (20) splits the round's change (004:L563).
 //!
 //! Every quantity is affine in the round's state and its Gaussian noise, so the expectations are
-//! exact from the state's moments ([`LocalProbe`]); a sampled path gives the realised values
+//! exact from the state's moments ([`LocalMaps`]); a sampled path gives the realised values
 //! ([`realised`]).
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::engine::Moments;
+use crate::engine::{Moments, Observable};
 
 use super::phase::{local_iterates, Layout, LocalIterates, Params, RoundAffine};
+use super::phase_map::{add_client_block, PhaseMap};
 use super::problem::Instance;
 
 /// Lemma 1's and Lemma 2's sides at one round (exact expectations, or the values of one path).
@@ -176,21 +177,73 @@ fn local_vector(inst: &Instance, p: &Params, root: &SquareRoot, weights: &DVecto
     out
 }
 
-/// `local_vector` as an affine map of the state and the noise, probed once for a round's
-/// weights `mu^t` and steps.
-pub struct LocalProbe {
+/// `local_vector` as an affine map of the state and the noise, formed once for a round's
+/// weights `mu^t` and steps from the clients' phase maps ([`PhaseMap`]).
+pub struct LocalMaps {
     maps: RoundAffine,
     blocks: Blocks,
 }
 
-impl LocalProbe {
-    /// The maps for weights `weights`.
-    pub fn probe(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
+impl LocalMaps {
+    /// The maps for weights `weights`: with `z_i = u_i^t / mu_i`, `Abar`, `abar` the clients'
+    /// means and the iterates' maps from [`PhaseMap`],
+    ///
+    /// ```text
+    /// v-drift  v_i^{t,k} - v_i^t                   u-drift  u_i^{t,k} - u_i^t
+    /// v-grad   B_i^T z_i + D_i v_i^t - b_i         u-grad   Abar z_i + (1/m) sum_j B_j v_j^{t+1} - abar
+    /// mid      root (x - x*),  x = [(1/m) sum_j u_j^t; v_1^{t+1}; ...; v_m^{t+1}]
+    /// ```
+    pub fn of(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
         let lay = Layout::of(inst);
+        let (m, du, dv, per) = (lay.m, lay.du, lay.dv, lay.noise_len(p));
         let root = SquareRoot::of(inst);
-        let blocks = Blocks::new(inst, p, root.f_star);
-        let maps = RoundAffine::probe(lay.dim(), lay.m * lay.noise_len(p), blocks.len(), &|z, xi| local_vector(inst, p, &root, weights, z, xi));
-        Self { maps, blocks }
+        let b = Blocks::new(inst, p, root.f_star);
+        let phases: Vec<PhaseMap> = (0..m).map(|i| PhaseMap::of(inst, p, i, weights[i])).collect();
+        let cols = du + dv + per;
+        let (mut state, mut noise, mut offset) = (DMatrix::zeros(b.len(), lay.dim()), DMatrix::zeros(b.len(), m * per), DVector::zeros(b.len()));
+        let mean = |f: &dyn Fn(usize) -> DMatrix<f64>| (1..m).fold(f(0), |acc, j| acc + f(j)) / m as f64;
+        let a_bar = mean(&|j| inst.clients[j].a.clone());
+        let lin_bar = mean(&|j| DMatrix::from_column_slice(du, 1, inst.clients[j].lin_u.as_slice()));
+        // `(1/m) sum_j B_j v_j^{t+1}`: one block per client, and the constant.
+        let coupled: Vec<DMatrix<f64>> = phases.iter().zip(&inst.clients).map(|(ph, c)| &c.b * &ph.v_next().map / m as f64).collect();
+        let coupled_offset = mean(&|j| &inst.clients[j].b * DMatrix::from_column_slice(dv, 1, phases[j].v_next().offset.as_slice()));
+        // `x` as [`Blocks::joint`] rows over every client's inputs.
+        let mut x = DMatrix::zeros(b.joint(), m * cols);
+        let mut x_offset = DVector::zeros(b.joint());
+        for (i, (c, ph)) in inst.clients.iter().zip(&phases).enumerate() {
+            let mu = weights[i];
+            let mut put = |r: usize, block: &DMatrix<f64>, constant: &DVector<f64>| {
+                add_client_block(&lay, per, i, r, block, &mut state, &mut noise);
+                offset.rows_mut(r, constant.len()).copy_from(constant);
+            };
+            for k in 1..=p.k_v {
+                put(b.v_drift(i, k), &(&ph.v[k].map - &ph.v[0].map), &(&ph.v[k].offset - &ph.v[0].offset));
+            }
+            let mut grad_v = DMatrix::zeros(dv, cols);
+            grad_v.columns_mut(0, du).copy_from(&(c.b.transpose() / mu));
+            grad_v.columns_mut(du, dv).copy_from(&c.d);
+            put(b.v_grad(i), &grad_v, &-&c.lin_v);
+            for k in 1..=p.k_u {
+                put(b.u_drift(i, k), &(&ph.u[k].map - &ph.u[0].map), &(&ph.u[k].offset - &ph.u[0].offset));
+            }
+            let mut own = DMatrix::zeros(du, cols);
+            own.columns_mut(0, du).copy_from(&(&a_bar / mu));
+            put(b.u_grad(i), &own, &(coupled_offset.column(0) - lin_bar.column(0)));
+            for (j, block) in coupled.iter().enumerate() {
+                add_client_block(&lay, per, j, b.u_grad(i), block, &mut state, &mut noise);
+            }
+            for q in 0..du {
+                x[(q, i * cols + q)] = 1.0 / m as f64;
+            }
+            x.view_mut((du + i * dv, i * cols), (dv, cols)).copy_from(&ph.v_next().map);
+            x_offset.rows_mut(du + i * dv, dv).copy_from(&ph.v_next().offset);
+        }
+        let mid = &root.root * x;
+        for j in 0..m {
+            add_client_block(&lay, per, j, b.mid(), &mid.columns(j * cols, cols).into_owned(), &mut state, &mut noise);
+        }
+        offset.rows_mut(b.mid(), b.joint()).copy_from(&(&root.root * (x_offset - &root.x_star)));
+        Self { maps: RoundAffine { state: Observable::new(state, offset), noise }, blocks: b }
     }
 
     /// The exact expectations under the state moments `m`.
@@ -215,5 +268,48 @@ pub fn path_round(inst: &Instance, p: &Params, weights: &DVector<f64>, z: &DVect
     PathRound {
         deviation: (0..lay.m).map(|i| (&ubar - z.rows(lay.u(i), lay.du) / weights[i]).norm()).collect(),
         gradient_sum: ph.iter().map(|it| it.u_gradient_sum.norm()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::dpgp::phase::NoiseDraws;
+    use crate::families::dpgp::phase_map::tests::instance;
+
+    #[test]
+    fn the_local_maps_give_the_local_vector_of_the_phases() {
+        let inst = instance();
+        let lay = Layout::of(&inst);
+        let root = SquareRoot::of(&inst);
+        let weights = DVector::from_fn(lay.m, |i, _| 0.5 + 0.35 * i as f64);
+        for draws in [NoiseDraws::PerStep, NoiseDraws::PerRound] {
+            let p = Params { eta_u: 0.05, eta_v: 0.09, k_u: 3, k_v: 2, noise_draws: draws };
+            let noise_len = lay.m * lay.noise_len(&p);
+            let at = |probe: &LocalMaps, z: &DVector<f64>, xi: &[f64]| {
+                probe.maps.state.map() * z + probe.maps.state.offset() + &probe.maps.noise * DVector::from_column_slice(xi)
+            };
+            let maps = LocalMaps::of(&inst, &p, &weights);
+            for seed in 0..3 {
+                let z = DVector::from_fn(lay.dim(), |r, _| ((r * 5 + seed * 3) % 13) as f64 / 6.0 - 1.0);
+                let xi: Vec<f64> = (0..noise_len).map(|l| ((l * 7 + seed) % 9) as f64 / 4.0 - 1.0).collect();
+                let direct = local_vector(&inst, &p, &root, &weights, &z, &xi);
+                let mapped = at(&maps, &z, &xi);
+                let b = maps.blocks;
+                let mut blocks = vec![(b.mid(), b.joint())];
+                for i in 0..lay.m {
+                    blocks.extend((1..=p.k_v).map(|k| (b.v_drift(i, k), lay.dv)));
+                    blocks.extend((1..=p.k_u).map(|k| (b.u_drift(i, k), lay.du)));
+                    blocks.extend([(b.v_grad(i), lay.dv), (b.u_grad(i), lay.du)]);
+                }
+                for (r, len) in blocks {
+                    let gap = (mapped.rows(r, len) - direct.rows(r, len)).norm() / direct.rows(r, len).norm();
+                    assert!(gap <= 1e-12, "{draws:?}, seed {seed}, rows {r}..{}: {gap:e}", r + len);
+                }
+                // Negative control: the maps of other weights give another vector.
+                let other = LocalMaps::of(&inst, &p, &(&weights * 1.01));
+                assert!((at(&other, &z, &xi) - &direct).norm() > 1e-6 * direct.norm());
+            }
+        }
     }
 }

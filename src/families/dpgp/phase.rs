@@ -199,9 +199,6 @@ pub fn local_iterates(inst: &Instance, p: &Params, i: usize, mu: f64, u0: &DVect
     LocalIterates { v: vs, u: iterates, u_gradient_sum }
 }
 
-/// A function of a round's state and its standard normals.
-pub type RoundFunction<'a> = dyn Fn(&DVector<f64>, &[f64]) -> DVector<f64> + 'a;
-
 /// A vector that is an affine function of a round's state and linear in its standard normals,
 /// `z, xi -> M z + o + N xi`, with exact second moments of its blocks.
 pub struct RoundAffine {
@@ -212,23 +209,6 @@ pub struct RoundAffine {
 }
 
 impl RoundAffine {
-    /// Probes `f(z, xi)` of length `rows`, affine in the state `z` (length `dim`) and linear in
-    /// the noise `xi` (length `noise_len`): `o = f(0, 0)`, the columns of `M` and `N` are `f` at
-    /// unit inputs less `o`.
-    pub fn probe(dim: usize, noise_len: usize, rows: usize, f: &RoundFunction) -> Self {
-        let quiet = vec![0.0; noise_len];
-        let state = Observable::probe(dim, rows, &|z| f(z, &quiet));
-        let origin = DVector::zeros(dim);
-        let mut noise = DMatrix::zeros(state.offset().len(), noise_len);
-        let mut e = quiet.clone();
-        for l in 0..noise_len {
-            e[l] = 1.0;
-            noise.set_column(l, &(f(&origin, &e) - state.offset()));
-            e[l] = 0.0;
-        }
-        Self { state, noise }
-    }
-
     /// `E||x_r..x_{r+len}||^2` of the rows `r..r+len` under the state moments `m` and independent
     /// standard normals: `E||M_b z + o_b||^2 + ||N_b||_F^2`.
     pub fn block_square(&self, m: &Moments, r: usize, len: usize) -> f64 {

@@ -41,8 +41,8 @@ impl Affine {
 /// Client `i`'s local phase as affine maps of `[u_i^t; v_i^t; xi_i]`.
 #[derive(Debug, Clone)]
 pub struct PhaseMap {
-    /// `v_i^{t+1} = v^{K_v}`.
-    pub v_next: Affine,
+    /// `v^{t,k}`, `k = 0..=K_v` (the last is `v_i^{t+1}`).
+    pub v: Vec<Affine>,
     /// `u^{t,k}`, `k = 0..=K_u` (the last is the pushed `u_i^{t+1/2}`).
     pub u: Vec<Affine>,
     /// `du`.
@@ -66,17 +66,22 @@ impl PhaseMap {
         let (s_v, s_u) = (root(c.noise_v.as_ref(), dv, inst.sigma_v), root(c.noise_u.as_ref(), du, inst.sigma_u));
         let b_t_over_mu = c.b.transpose() / mu;
         let step_v = DMatrix::identity(dv, dv) - &c.d * p.eta_v;
-        let mut v = Affine { map: DMatrix::zeros(dv, cols), offset: DVector::zeros(dv) };
-        v.map.view_mut((0, du), (dv, dv)).fill_with_identity();
+        let mut v0 = Affine { map: DMatrix::zeros(dv, cols), offset: DVector::zeros(dv) };
+        v0.map.view_mut((0, du), (dv, dv)).fill_with_identity();
+        let mut vs = Vec::with_capacity(p.k_v + 1);
+        vs.push(v0);
         for k in 0..p.k_v {
+            let v = &vs[k];
             let mut map = &step_v * &v.map;
             let mut from_u = map.columns_mut(0, du);
             from_u -= &b_t_over_mu * p.eta_v;
             let at = du + dv + p.noise_draws.draw(k) * dv;
             let mut from_xi = map.columns_mut(at, dv);
             from_xi -= &s_v * p.eta_v;
-            v = Affine { map, offset: &step_v * &v.offset + &c.lin_v * p.eta_v };
+            let offset = &step_v * &v.offset + &c.lin_v * p.eta_v;
+            vs.push(Affine { map, offset });
         }
+        let v = &vs[p.k_v];
         let step_u = DMatrix::identity(du, du) - &c.a * (p.eta_u / mu);
         let base = p.noise_draws.draws(p.k_v) * dv;
         let from_v = Affine { map: &c.b * &v.map * p.eta_u, offset: (&c.b * &v.offset - &c.lin_u) * p.eta_u };
@@ -93,7 +98,12 @@ impl PhaseMap {
             let offset = &step_u * &last.offset - &from_v.offset;
             u.push(Affine { map, offset });
         }
-        Self { v_next: v, u, du, dv }
+        Self { v: vs, u, du, dv }
+    }
+
+    /// `v_i^{t+1}`.
+    pub fn v_next(&self) -> &Affine {
+        &self.v[self.v.len() - 1]
     }
 
     /// The columns of `u_i^t` in the input.
@@ -108,8 +118,21 @@ impl PhaseMap {
 
     /// The columns of `xi_i` in the input.
     pub fn noise(&self) -> std::ops::Range<usize> {
-        self.du + self.dv..self.v_next.map.ncols()
+        self.du + self.dv..self.v[0].map.ncols()
     }
+}
+
+/// Adds `block` (one column per input of client `j`'s phase, [`PhaseMap::u0`], [`PhaseMap::v0`],
+/// [`PhaseMap::noise`]) at row `r` of a round's state map `state` (columns as [`Layout`]) and noise
+/// map `noise` (client `j`'s normals at `j * noise_len`).
+pub fn add_client_block(lay: &Layout, noise_len: usize, j: usize, r: usize, block: &DMatrix<f64>, state: &mut DMatrix<f64>, noise: &mut DMatrix<f64>) {
+    let (du, dv, rows) = (lay.du, lay.dv, block.nrows());
+    let mut s = state.view_mut((r, lay.u(j)), (rows, du));
+    s += block.columns(0, du);
+    let mut s = state.view_mut((r, lay.v(j)), (rows, dv));
+    s += block.columns(du, dv);
+    let mut s = noise.view_mut((r, j * noise_len), (rows, noise_len));
+    s += block.columns(du + dv, noise_len);
 }
 
 #[cfg(test)]
@@ -158,7 +181,9 @@ pub(crate) mod tests {
                 let v0 = input.rows(lay.du, lay.dv).into_owned();
                 let it = local_iterates(&inst, &p, i, mu, &u0, &v0, &input.as_slice()[lay.du + lay.dv..]);
                 let close = |a: &DVector<f64>, b: &DVector<f64>| (a - b).norm() <= 1e-13 * b.norm();
-                assert!(close(&maps.v_next.at(&input), &it.v[p.k_v]), "v^K of client {i}, {draws:?}");
+                for k in 0..=p.k_v {
+                    assert!(close(&maps.v[k].at(&input), &it.v[k]), "v^{k} of client {i}, {draws:?}");
+                }
                 for k in 0..=p.k_u {
                     assert!(close(&maps.u[k].at(&input), &it.u[k]), "u^{k} of client {i}, {draws:?}");
                 }

@@ -19,9 +19,9 @@ use crate::engine::{nan_max, nan_min, ComponentTerm, Design, Moments, Observable
 use crate::error::Result;
 use crate::rng::StreamKey;
 
-use super::local::{path_round, realised, LocalProbe, LocalRound, PathRound};
-pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, NoiseDraws, Params, RoundAffine, RoundFunction};
-use super::phase_map::{Affine, PhaseMap};
+use super::local::{path_round, realised, LocalMaps, LocalRound, PathRound};
+pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, NoiseDraws, Params, RoundAffine};
+use super::phase_map::{add_client_block, Affine, PhaseMap};
 use super::problem::Instance;
 use super::topology::GraphSequence;
 
@@ -103,7 +103,7 @@ impl RandomAffineRound for DpgpRound<'_> {
         for (slot, &(_, weight)) in targets.iter().enumerate() {
             put(slot * du, pushed, weight);
         }
-        put(targets.len() * du, &phase.v_next, 1.0);
+        put(targets.len() * du, phase.v_next(), 1.0);
         let own = targets.len() * du + dv;
         for q in 0..du {
             a[(own + q, q)] = 1.0 / lay.m as f64;
@@ -333,7 +333,7 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
         });
         out.diversity.push(diversity.supremum(&m));
         if local {
-            out.local.push(local_maps.get(&[weights.as_slice()], || LocalProbe::probe(inst, params, weights)).expected(&m));
+            out.local.push(local_maps.get(&[weights.as_slice()], || LocalMaps::of(inst, params, weights)).expected(&m));
             out.path.push(path_round(inst, params, weights, &m.mean, &quiet));
         }
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
@@ -430,22 +430,13 @@ impl Differences {
         let lin_bar = mean(&|j| DMatrix::from_column_slice(du, 1, inst.clients[j].lin_u.as_slice()));
         // `B_j v_j^{t+1}` as a map of client `j`'s inputs, and its mean's constant.
         let coupled: Vec<Affine> =
-            phases.iter().zip(&inst.clients).map(|(ph, c)| Affine { map: &c.b * &ph.v_next.map, offset: &c.b * &ph.v_next.offset }).collect();
+            phases.iter().zip(&inst.clients).map(|(ph, c)| Affine { map: &c.b * &ph.v_next().map, offset: &c.b * &ph.v_next().offset }).collect();
         let coupled_mean = mean(&|j| DMatrix::from_column_slice(du, 1, coupled[j].offset.as_slice()));
         let rows = m * p.k_u * du;
         let mut state = DMatrix::zeros(rows, lay.dim());
         let mut noise = DMatrix::zeros(rows, m * per);
         let mut offset = DVector::zeros(rows);
-        // Adds `block` (`du` rows, one column per input of client `j`'s phase) at row `r`.
-        let mut place = |r: usize, j: usize, block: &DMatrix<f64>| {
-            let ph = &phases[j];
-            let mut s = state.view_mut((r, lay.u(j)), (du, du));
-            s += block.columns_range(ph.u0());
-            let mut s = state.view_mut((r, lay.v(j)), (du, lay.dv));
-            s += block.columns_range(ph.v0());
-            let mut s = noise.view_mut((r, j * per), (du, per));
-            s += block.columns_range(ph.noise());
-        };
+        let mut place = |r: usize, j: usize, block: &DMatrix<f64>| add_client_block(&lay, per, j, r, block, &mut state, &mut noise);
         for (i, c) in inst.clients.iter().enumerate() {
             let spread = &c.a - &a_bar;
             for k in 0..p.k_u {
