@@ -76,16 +76,15 @@ pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: us
             memory_drift += memory[i].iter().map(|a| squared_distance(a.as_slice(), x.as_slice(), &mut diff)).sum::<f64>();
         }
         out.push(LemmaQuantities { drift, memory_drift, summary: GradientSummary::at(inst, &state) });
+        // The sampled clients' iterates are remembered as the round runs them.
         let draws = RoundDraws::draw(inst, alg.sampled_per_round(), k, seed, replicate, t as u64);
-        for (j, &i) in draws.sampled.iter().enumerate() {
-            let mut slots = memory[i].iter_mut();
-            alg.visit_virtual_iterates(inst, &state, i, draws.client_noise(j), &mut |p| {
-                if let Some(slot) = slots.next() {
-                    slot.copy_from(p);
-                }
-            });
-        }
-        state = alg.round(inst, &state, &draws);
+        let mut filled = vec![0; draws.sampled.len()];
+        state = alg.round_visiting(inst, &state, &draws, &mut |j, p| {
+            if let Some(slot) = memory[draws.sampled[j]].get_mut(filled[j]) {
+                slot.copy_from(p);
+                filled[j] += 1;
+            }
+        });
     }
     out
 }

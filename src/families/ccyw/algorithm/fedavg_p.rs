@@ -41,14 +41,14 @@ impl Algorithm for FedAvgP {
     fn visit_virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64], visit: &mut dyn FnMut(&DVector<f64>)) {
         local_sgd(inst, &self.params, i, inst.local_point(state, i), None, noise, visit);
     }
-    fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
+    fn round_visiting(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws, visit: &mut dyn FnMut(usize, &DVector<f64>)) -> DVector<f64> {
         let layout = inst.layout();
         let (du, dv) = (layout.du, layout.dv);
         let p = &self.params;
         let mut next = state.clone();
         let mut u_sum = DVector::zeros(du);
         for (j, &i) in draws.sampled.iter().enumerate() {
-            let x = local_sgd(inst, p, i, inst.local_point(state, i), None, draws.client_noise(j), |_| {});
+            let x = local_sgd(inst, p, i, inst.local_point(state, i), None, draws.client_noise(j), |x| visit(j, x));
             u_sum += x.rows(0, du) - state.rows(0, du);
             let off = layout.v_offset(i);
             // `v + eta_v (v_K - v)`, equal to line 9's `(1 - eta_v) v + eta_v v_K`, kept as a small

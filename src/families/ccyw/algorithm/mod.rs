@@ -127,7 +127,14 @@ pub trait Algorithm: Sync {
     /// Local steps per round, `K`.
     fn local_steps(&self) -> usize;
     /// `z^{t+1}` from `z^t` and the round's draws.
-    fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64>;
+    fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
+        self.round_visiting(inst, state, draws, &mut |_, _| {})
+    }
+
+    /// [`Algorithm::round`], showing `visit(j, x)` the local iterates `x_{i,0..K-1}` of the `j`-th
+    /// sampled client as it runs them: what [`Algorithm::visit_virtual_iterates`] shows for that
+    /// client with its draws, without running them twice.
+    fn round_visiting(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws, visit: &mut dyn FnMut(usize, &DVector<f64>)) -> DVector<f64>;
 
     /// Length of the algorithm's state. It starts with `[u; v_1; ...; v_n]` (the instance's
     /// layout), so metrics read the same prefix; algorithms with auxiliary variables (control
@@ -177,7 +184,9 @@ pub fn noisy_gradient(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &
 
 /// [`noisy_gradient`] written into `grad` (of the same length as `x`), summed as nalgebra sums
 /// `H x - g` and then adds `R z` column by column (`gemv` with `beta = 1`): the same bits
-/// without allocating.
+/// without allocating. A column whose normal is exactly 0 is skipped: it adds `+-0`, which changes
+/// no value (a zero's sign at most, which no later operation here turns into a value), and the
+/// noiseless runs (the lemmas' virtual paths, the exact engine's probes) skip every column.
 pub fn noisy_gradient_into(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64], grad: &mut DVector<f64>) {
     let client = &inst.clients()[i];
     for (r, g) in grad.iter_mut().enumerate() {
@@ -185,7 +194,7 @@ pub fn noisy_gradient_into(inst: &QuadraticInstance, i: usize, x: &DVector<f64>,
     }
     if !inst.is_noiseless() {
         let (d, root) = (x.len(), inst.noise_factor().as_slice());
-        for (c, &zc) in z[..d].iter().enumerate() {
+        for (c, &zc) in z[..d].iter().enumerate().filter(|(_, zc)| **zc != 0.0) {
             for (g, &rc) in grad.iter_mut().zip(&root[c * d..(c + 1) * d]) {
                 *g += rc * zc;
             }
@@ -274,6 +283,31 @@ mod tests {
                 // Negative control: the noise added before the linear term gives other bits somewhere.
                 let other = &client.hessian * &x + inst.noise_factor() * DVector::from_column_slice(&z) - &client.linear;
                 assert!(other.iter().zip(want.iter()).any(|(a, b)| a.to_bits() != b.to_bits()), "du {du}, dv {dv}, client {i}: the control");
+            }
+        }
+    }
+
+    #[test]
+    fn a_round_shows_the_sampled_clients_their_virtual_iterates() {
+        let inst =
+            InstanceSpec { n: 5, du: 3, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.4, b: 1.0, coupling: Coupling::Coupled, init_distance: 3.0, seed: 6 }
+                .build()
+                .unwrap();
+        let params = RoundParams { n: 5, k: 4, m: 3, gamma_u: 0.05, gamma_v: 0.08, eta_u: 1.5, eta_v: 0.9 };
+        let algorithms: [&dyn Algorithm; 2] = [&super::fedavg_p::FedAvgP { params }, &super::scaffold_p::ScaffoldP { params }];
+        let same = |a: &DVector<f64>, b: &DVector<f64>| a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+        for alg in algorithms {
+            let state = alg.initial_state(&inst, &RoundDraws::initialization(&inst, params.k, 3, 0));
+            let draws = RoundDraws::draw(&inst, params.m, params.k, 3, 0, 7);
+            let mut seen: Vec<Vec<DVector<f64>>> = vec![Vec::new(); params.m];
+            let next = alg.round_visiting(&inst, &state, &draws, &mut |j, x| seen[j].push(x.clone()));
+            assert!(same(&next, &alg.round(&inst, &state, &draws)), "{}: the round", alg.name());
+            for (j, &i) in draws.sampled.iter().enumerate() {
+                let want = alg.virtual_iterates(&inst, &state, i, draws.client_noise(j));
+                assert!(seen[j].len() == params.k && seen[j].iter().zip(&want).all(|(a, b)| same(a, b)), "{}: client {i}", alg.name());
+                // Negative control: another client's noise gives other iterates.
+                let other = alg.virtual_iterates(&inst, &state, i, draws.client_noise((j + 1) % params.m));
+                assert!(!seen[j].iter().zip(&other).skip(1).all(|(a, b)| same(a, b)));
             }
         }
     }

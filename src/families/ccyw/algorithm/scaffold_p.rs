@@ -88,7 +88,7 @@ impl Algorithm for ScaffoldP {
         let correction = Self::correction(inst, state, i);
         local_sgd(inst, &self.params, i, inst.local_point(state, i), Some(&correction), noise, visit);
     }
-    fn round(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws) -> DVector<f64> {
+    fn round_visiting(&self, inst: &QuadraticInstance, state: &DVector<f64>, draws: &RoundDraws, visit: &mut dyn FnMut(usize, &DVector<f64>)) -> DVector<f64> {
         let l = inst.layout();
         let (du, dv, n) = (l.du, l.dv, l.n as f64);
         let p = &self.params;
@@ -99,7 +99,7 @@ impl Algorithm for ScaffoldP {
         for (j, &i) in draws.sampled.iter().enumerate() {
             let c_i = state.rows(Self::c_offset(inst, i), du).into_owned();
             let correction = Self::correction(inst, state, i);
-            let x = local_sgd(inst, p, i, inst.local_point(state, i), Some(&correction), draws.client_noise(j), |_| {});
+            let x = local_sgd(inst, p, i, inst.local_point(state, i), Some(&correction), draws.client_noise(j), |x| visit(j, x));
             let u_k = x.rows(0, du);
             u_sum += u_k - state.rows(0, du);
             let off = l.v_offset(i);
