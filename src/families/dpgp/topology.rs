@@ -631,15 +631,18 @@ pub fn deviation_by_lag(seq: &GraphSequence, max_lag: usize) -> Vec<f64> {
     let rounds = seq.rounds();
     let inv_m = 1.0 / m as f64;
     let mut by_lag = vec![0.0f64; max_lag.min(rounds) + 1];
+    let (mut phi, mut next) = (DMatrix::<f64>::identity(m, m), DMatrix::<f64>::zeros(m, m));
     for s in 0..=rounds {
-        let mut phi = DMatrix::<f64>::identity(m, m);
+        phi.fill_with_identity();
         for (lag, slot) in by_lag.iter_mut().enumerate() {
             let t = s + lag;
             if t > rounds {
                 break;
             }
             if lag > 0 {
-                phi = &seq.mixing[t - 1] * phi;
+                // `P^{t-1} Phi` into a buffer (nalgebra's product without allocating: the same bits).
+                seq.mixing[t - 1].mul_to(&phi, &mut next);
+                std::mem::swap(&mut phi, &mut next);
             }
             let mu = &seq.weights[t];
             let mut worst = 0.0f64;
