@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
 use fedbounds::engine::{
-    propagate_series, student_t_interval, Design, InclusionMoments, Moments, Outcome, RandomAffineRound, RoundMaps, MAX_ENUMERATED_OUTCOMES,
+    propagate_series, student_t_interval, ComponentTerm, Design, InclusionMoments, Moments, Outcome, RandomAffineRound, RoundMaps, MAX_ENUMERATED_OUTCOMES,
 };
 use fedbounds::families::ccyw::algorithm::{FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::families::ccyw::exact::{initial_moments, probe_round};
@@ -472,6 +472,45 @@ fn structured_propagation_has_the_same_bits_on_one_and_two_threads() {
     // Negative control: one round fewer is far from three.
     let short = (0..2).fold(random_moments(dim, 3), |m, _| maps.propagate(&m, &inc));
     assert!(relative_gap(&reference, &short) > 1e-6);
+}
+
+/// The scattered round giving each component's term in closed form, its offset moved by `shift`.
+struct ClosedForm<'a> {
+    round: &'a ScatteredRound,
+    shift: f64,
+}
+
+impl RandomAffineRound for ClosedForm<'_> {
+    fn state_dim(&self) -> usize {
+        self.round.state_dim()
+    }
+    fn components(&self) -> usize {
+        self.round.components()
+    }
+    fn noise_per_component(&self) -> usize {
+        self.round.noise_per_component()
+    }
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        self.round.apply(state, active, noise)
+    }
+    fn component_term(&self, i: usize) -> Option<ComponentTerm> {
+        let block = self.round.block(i).to_vec();
+        let b = self.round.offsets[i].add_scalar(self.shift);
+        Some(ComponentTerm { rows: block.clone(), cols: block, a: self.round.reads[i].clone(), b, w: self.round.noise[i].clone() })
+    }
+}
+
+#[test]
+fn a_closed_form_term_gives_the_probed_moments() {
+    let round = ScatteredRound::new(12, 6);
+    let (inc, m) = (InclusionMoments::without_replacement(12, 4), random_moments(round.state_dim(), 9));
+    let probed = RoundMaps::probe(&round).propagate(&m, &inc);
+    let gap = |next: &Moments| ((&next.mean - &probed.mean).norm() / probed.mean.norm()).max((&next.cov - &probed.cov).norm() / probed.cov.norm());
+    let closed = RoundMaps::probe(&ClosedForm { round: &round, shift: 0.0 }).propagate(&m, &inc);
+    assert!(gap(&closed) < 1e-12, "{:e}", gap(&closed));
+    // Negative control: a closed form with another offset gives other moments.
+    let moved = RoundMaps::probe(&ClosedForm { round: &round, shift: 1e-6 }).propagate(&m, &inc);
+    assert!(gap(&moved) > 1e-9, "{:e}", gap(&moved));
 }
 
 /// The scattered round declaring what each component reads: rightly, or (`wrong`) without the

@@ -417,7 +417,7 @@ impl RoundMaps {
         // below in component order, so the sums do not depend on the threads.
         let constant = (!at_zero).then_some((origin, &base_origin));
         let noise_len = round.noise_per_component();
-        let probed = super::monte_carlo::in_order((0..n).collect(), |i| match round.component_term(i).filter(|_| at_zero && diagonal) {
+        let probed = super::monte_carlo::in_order((0..n).collect(), |i| match (at_zero && diagonal).then(|| round.component_term(i)).flatten() {
             Some(term) => term.checked(dim, noise_len),
             None => ComponentTerm::probe(round, i, &base_zero, constant, diagonal),
         });
