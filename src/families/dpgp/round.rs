@@ -9,7 +9,8 @@
 //! affine in the state and the noise and a sum of per-client terms: client `i` writes `v_i^{t+1}`,
 //! its pushed shares `p_ji u_i^{t+1/2}` into every `u_j` and `u_i^t / m` into `ubar_prev`. It
 //! implements [`RandomAffineRound`] with every client active (`Design::Full`); its maps change
-//! with `P^t` and `mu^t`, so they are probed per round.
+//! with `P^t` and `mu^t`, so they are formed per round, in closed form from the clients' phase maps
+//! ([`super::phase_map`]; [`RandomAffineRound::component_term`]).
 
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
@@ -282,8 +283,8 @@ impl Trajectory {
     }
 }
 
-/// How many recent rounds' probed maps [`exact_trajectory`] keeps for reuse: a periodic
-/// sequence of graphs within this period (exponential graphs: `ceil(log2 m)`) is probed once.
+/// How many recent rounds' maps [`exact_trajectory`] keeps for reuse: a periodic sequence of
+/// graphs within this period (exponential graphs: `ceil(log2 m)`) has its maps formed once.
 const GRAPHS_KEPT: usize = 8;
 
 /// Exact moments of `rounds` rounds of DFedPGP on the graph sequence `seq` (at least `rounds`
@@ -307,7 +308,7 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
     let mut m = Moments::point(z0);
     let objective = Objective::new(inst, false);
     let mut out = Trajectory { min_covariance_eigenvalue: f64::INFINITY, ..Default::default() };
-    // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are probed once.
+    // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are formed once.
     let fixed = Observables::new(inst);
     let mut weighted = RecentByBits::new(GRAPHS_KEPT);
     let mut graph_maps = RecentByBits::new(GRAPHS_KEPT);
