@@ -18,6 +18,8 @@ use nalgebra::{DMatrix, DVector};
 use crate::engine::{Moments, Observable};
 
 use super::phase::{local_iterates, Layout, LocalIterates, Params, RoundAffine};
+#[cfg(test)]
+use super::phase_map::phase_maps;
 use super::phase_map::{add_client_block, PhaseMap};
 use super::problem::Instance;
 
@@ -185,7 +187,8 @@ pub struct LocalMaps {
 }
 
 impl LocalMaps {
-    /// The maps for weights `weights`: with `z_i = u_i^t / mu_i`, `Abar`, `abar` the clients'
+    /// The maps for weights `weights`, from the clients' phase maps `phases` at those weights
+    /// ([`super::phase_map::phase_maps`]): with `z_i = u_i^t / mu_i`, `Abar`, `abar` the clients'
     /// means and the iterates' maps from [`PhaseMap`],
     ///
     /// ```text
@@ -193,24 +196,22 @@ impl LocalMaps {
     /// v-grad   B_i^T z_i + D_i v_i^t - b_i         u-grad   Abar z_i + (1/m) sum_j B_j v_j^{t+1} - abar
     /// mid      root (x - x*),  x = [(1/m) sum_j u_j^t; v_1^{t+1}; ...; v_m^{t+1}]
     /// ```
-    pub fn of(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
+    pub fn of(inst: &Instance, p: &Params, weights: &DVector<f64>, phases: &[PhaseMap]) -> Self {
         let lay = Layout::of(inst);
         let (m, du, dv, per) = (lay.m, lay.du, lay.dv, lay.noise_len(p));
         let root = SquareRoot::of(inst);
         let b = Blocks::new(inst, p, root.f_star);
-        let phases: Vec<PhaseMap> = (0..m).map(|i| PhaseMap::of(inst, p, i, weights[i])).collect();
         let cols = du + dv + per;
         let (mut state, mut noise, mut offset) = (DMatrix::zeros(b.len(), lay.dim()), DMatrix::zeros(b.len(), m * per), DVector::zeros(b.len()));
-        let mean = |f: &dyn Fn(usize) -> DMatrix<f64>| (1..m).fold(f(0), |acc, j| acc + f(j)) / m as f64;
-        let a_bar = mean(&|j| inst.clients[j].a.clone());
-        let lin_bar = mean(&|j| DMatrix::from_column_slice(du, 1, inst.clients[j].lin_u.as_slice()));
+        let (a_bar, lin_bar) = inst.mean_u_terms();
         // `(1/m) sum_j B_j v_j^{t+1}`: one block per client, and the constant.
         let coupled: Vec<DMatrix<f64>> = phases.iter().zip(&inst.clients).map(|(ph, c)| &c.b * &ph.v_next().map / m as f64).collect();
+        let mean = |f: &dyn Fn(usize) -> DMatrix<f64>| (1..m).fold(f(0), |acc, j| acc + f(j)) / m as f64;
         let coupled_offset = mean(&|j| &inst.clients[j].b * DMatrix::from_column_slice(dv, 1, phases[j].v_next().offset.as_slice()));
         // `x` as [`Blocks::joint`] rows over every client's inputs.
         let mut x = DMatrix::zeros(b.joint(), m * cols);
         let mut x_offset = DVector::zeros(b.joint());
-        for (i, (c, ph)) in inst.clients.iter().zip(&phases).enumerate() {
+        for (i, (c, ph)) in inst.clients.iter().zip(phases).enumerate() {
             let mu = weights[i];
             let mut put = |r: usize, block: &DMatrix<f64>, constant: &DVector<f64>| {
                 add_client_block(&lay, per, i, r, block, &mut state, &mut noise);
@@ -228,7 +229,7 @@ impl LocalMaps {
             }
             let mut own = DMatrix::zeros(du, cols);
             own.columns_mut(0, du).copy_from(&(&a_bar / mu));
-            put(b.u_grad(i), &own, &(coupled_offset.column(0) - lin_bar.column(0)));
+            put(b.u_grad(i), &own, &(coupled_offset.column(0) - &lin_bar));
             for (j, block) in coupled.iter().enumerate() {
                 add_client_block(&lay, per, j, b.u_grad(i), block, &mut state, &mut noise);
             }
@@ -289,7 +290,7 @@ mod tests {
             let at = |probe: &LocalMaps, z: &DVector<f64>, xi: &[f64]| {
                 probe.maps.state.map() * z + probe.maps.state.offset() + &probe.maps.noise * DVector::from_column_slice(xi)
             };
-            let maps = LocalMaps::of(&inst, &p, &weights);
+            let maps = LocalMaps::of(&inst, &p, &weights, &phase_maps(&inst, &p, &weights));
             for seed in 0..3 {
                 let z = DVector::from_fn(lay.dim(), |r, _| ((r * 5 + seed * 3) % 13) as f64 / 6.0 - 1.0);
                 let xi: Vec<f64> = (0..noise_len).map(|l| ((l * 7 + seed) % 9) as f64 / 4.0 - 1.0).collect();
@@ -307,7 +308,8 @@ mod tests {
                     assert!(gap <= 1e-12, "{draws:?}, seed {seed}, rows {r}..{}: {gap:e}", r + len);
                 }
                 // Negative control: the maps of other weights give another vector.
-                let other = LocalMaps::of(&inst, &p, &(&weights * 1.01));
+                let moved = &weights * 1.01;
+                let other = LocalMaps::of(&inst, &p, &moved, &phase_maps(&inst, &p, &moved));
                 assert!((at(&other, &z, &xi) - &direct).norm() > 1e-6 * direct.norm());
             }
         }

@@ -122,6 +122,11 @@ impl PhaseMap {
     }
 }
 
+/// Every client's phase maps for the round's push-sum weights `weights` ([`PhaseMap::of`]).
+pub fn phase_maps(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Vec<PhaseMap> {
+    (0..inst.m()).map(|i| PhaseMap::of(inst, p, i, weights[i])).collect()
+}
+
 /// Adds `block` (one column per input of client `j`'s phase, [`PhaseMap::u0`], [`PhaseMap::v0`],
 /// [`PhaseMap::noise`]) at row `r` of a round's state map `state` (columns as [`Layout`]) and noise
 /// map `noise` (client `j`'s normals at `j * noise_len`).

@@ -291,6 +291,15 @@ impl Instance {
         self.clients.len()
     }
 
+    /// `(Abar, abar) = ((1/m) sum_j A_j, (1/m) sum_j a_j)`: the terms of the average u-gradient
+    /// `grad_u F(u, V) = Abar u + (1/m) sum_j B_j v_j - abar` that do not read `V`.
+    pub fn mean_u_terms(&self) -> (DMatrix<f64>, DVector<f64>) {
+        let m = self.m() as f64;
+        let a_bar = self.clients[1..].iter().fold(self.clients[0].a.clone(), |acc, c| acc + &c.a) / m;
+        let lin_bar = self.clients[1..].iter().fold(self.clients[0].lin_u.clone(), |acc, c| acc + &c.lin_u) / m;
+        (a_bar, lin_bar)
+    }
+
     /// `F(u, V)`.
     pub fn objective(&self, u: &DVector<f64>, v: &[DVector<f64>]) -> f64 {
         self.clients.iter().zip(v).map(|(c, vi)| c.value(u, vi)).sum::<f64>() / self.m() as f64

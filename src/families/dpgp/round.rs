@@ -22,7 +22,7 @@ use crate::rng::StreamKey;
 
 use super::local::{path_round, realised, LocalMaps, LocalRound, PathRound};
 pub use super::phase::{local_iterates, local_phase, Layout, LocalIterates, NoiseDraws, Params, RoundAffine};
-use super::phase_map::{add_client_block, Affine, PhaseMap};
+use super::phase_map::{add_client_block, phase_maps, Affine, PhaseMap};
 use super::problem::Instance;
 use super::topology::GraphSequence;
 
@@ -328,13 +328,16 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
         if t == rounds {
             break;
         }
+        // The clients' phase maps, formed at most once a round and only where a map is new.
+        let phases = std::cell::OnceCell::new();
+        let phases = || phases.get_or_init(|| phase_maps(inst, params, weights));
         let (diversity, maps) = graph_maps.get(&[seq.mixing[t].as_slice(), weights.as_slice()], || {
             let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights };
-            (Differences::of(inst, params, weights), RoundMaps::probe(&round))
+            (Differences::of(inst, params, weights, phases()), RoundMaps::probe(&round))
         });
         out.diversity.push(diversity.supremum(&m));
         if local {
-            out.local.push(local_maps.get(&[weights.as_slice()], || LocalMaps::of(inst, params, weights)).expected(&m));
+            out.local.push(local_maps.get(&[weights.as_slice()], || LocalMaps::of(inst, params, weights, phases())).expected(&m));
             out.path.push(path_round(inst, params, weights, &m.mean, &quiet));
         }
         if t % PSD_INSPECTION_PERIOD == 0 || t + 1 == rounds {
@@ -399,7 +402,7 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
 /// `max_{i, k < K_u} E||d_i^{t,k}||^2` for one round with state moments `m`, mixing weights
 /// `weights = mu^t` and steps `p` (NaN kept by [`nan_max`]).
 pub fn round_supremum(inst: &Instance, p: &Params, weights: &DVector<f64>, m: &Moments) -> f64 {
-    Differences::of(inst, p, weights).supremum(m)
+    Differences::of(inst, p, weights, &phase_maps(inst, p, weights)).supremum(m)
 }
 
 /// The differences `d_i^{t,k} = grad_u F_i(z_i^{t,k}, v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})`,
@@ -421,18 +424,16 @@ impl Differences {
     /// d_i^{t,k} = (A_i - Abar) x + B_i v_i^{t+1} - (1/m) sum_j B_j v_j^{t+1} - (a_i - abar)
     /// ```
     ///
-    /// where `x` and `v_i^{t+1}` read client `i`'s inputs and `v_j^{t+1}` client `j`'s.
-    fn of(inst: &Instance, p: &Params, weights: &DVector<f64>) -> Self {
+    /// where `x` and `v_i^{t+1}` read client `i`'s inputs and `v_j^{t+1}` client `j`'s;
+    /// `phases` are the clients' phase maps at the weights `weights` ([`phase_maps`]).
+    fn of(inst: &Instance, p: &Params, weights: &DVector<f64>, phases: &[PhaseMap]) -> Self {
         let lay = Layout::of(inst);
         let (m, du, per) = (lay.m, lay.du, lay.noise_len(p));
-        let phases: Vec<PhaseMap> = (0..m).map(|i| PhaseMap::of(inst, p, i, weights[i])).collect();
-        let mean = |f: &dyn Fn(usize) -> DMatrix<f64>| (1..m).fold(f(0), |acc, j| acc + f(j)) / m as f64;
-        let a_bar = mean(&|j| inst.clients[j].a.clone());
-        let lin_bar = mean(&|j| DMatrix::from_column_slice(du, 1, inst.clients[j].lin_u.as_slice()));
+        let (a_bar, lin_bar) = inst.mean_u_terms();
         // `B_j v_j^{t+1}` as a map of client `j`'s inputs, and its mean's constant.
         let coupled: Vec<Affine> =
             phases.iter().zip(&inst.clients).map(|(ph, c)| Affine { map: &c.b * &ph.v_next().map, offset: &c.b * &ph.v_next().offset }).collect();
-        let coupled_mean = mean(&|j| DMatrix::from_column_slice(du, 1, coupled[j].offset.as_slice()));
+        let coupled_mean = coupled[1..].iter().fold(coupled[0].offset.clone(), |acc, c| acc + &c.offset) / m as f64;
         let rows = m * p.k_u * du;
         let mut state = DMatrix::zeros(rows, lay.dim());
         let mut noise = DMatrix::zeros(rows, m * per);
@@ -447,7 +448,7 @@ impl Differences {
                 for (j, cj) in coupled.iter().enumerate() {
                     place(r, j, &(&cj.map / -(m as f64)));
                 }
-                let constant = &spread * &x.offset / weights[i] + &coupled[i].offset - coupled_mean.column(0) - (&c.lin_u - lin_bar.column(0));
+                let constant = &spread * &x.offset / weights[i] + &coupled[i].offset - &coupled_mean - (&c.lin_u - &lin_bar);
                 offset.rows_mut(r, du).copy_from(&constant);
             }
         }
@@ -573,7 +574,7 @@ mod tests {
         for draws in [NoiseDraws::PerStep, NoiseDraws::PerRound] {
             let p = Params { eta_u: 0.05, eta_v: 0.09, k_u: 3, k_v: 2, noise_draws: draws };
             let noise_len = lay.m * lay.noise_len(&p);
-            let maps = Differences::of(&inst, &p, &weights);
+            let maps = Differences::of(&inst, &p, &weights, &phase_maps(&inst, &p, &weights));
             for seed in 0..3 {
                 let z = DVector::from_fn(lay.dim(), |r, _| ((r * 5 + seed * 3) % 13) as f64 / 6.0 - 1.0);
                 let xi: Vec<f64> = (0..noise_len).map(|l| ((l * 7 + seed) % 9) as f64 / 4.0 - 1.0).collect();
@@ -581,7 +582,8 @@ mod tests {
                 let mapped = maps.maps.state.map() * &z + maps.maps.state.offset() + &maps.maps.noise * DVector::from_column_slice(&xi);
                 assert!((&mapped - &direct).norm() <= 1e-12 * direct.norm(), "{draws:?}, seed {seed}: {}", (&mapped - &direct).norm() / direct.norm());
                 // Negative control: the maps of other weights give other differences.
-                let other = Differences::of(&inst, &p, &(&weights * 1.01));
+                let moved = &weights * 1.01;
+                let other = Differences::of(&inst, &p, &moved, &phase_maps(&inst, &p, &moved));
                 let moved = other.maps.state.map() * &z + other.maps.state.offset() + &other.maps.noise * DVector::from_column_slice(&xi);
                 assert!((&moved - &direct).norm() > 1e-6 * direct.norm());
             }
