@@ -474,54 +474,26 @@ fn structured_propagation_has_the_same_bits_on_one_and_two_threads() {
     assert!(relative_gap(&reference, &short) > 1e-6);
 }
 
-/// The scattered round giving each component's term in closed form, its offset moved by `shift`.
-struct ClosedForm<'a> {
+/// The scattered round telling the engine what it knows of each component, and counting its
+/// calls: the columns it reads (`declared`; `Some(true)` wrongly, without the last coordinate of
+/// its block) and its term in closed form (`closed_form`, the offset moved by that much).
+struct Told<'a> {
     round: &'a ScatteredRound,
-    shift: f64,
-}
-
-impl RandomAffineRound for ClosedForm<'_> {
-    fn state_dim(&self) -> usize {
-        self.round.state_dim()
-    }
-    fn components(&self) -> usize {
-        self.round.components()
-    }
-    fn noise_per_component(&self) -> usize {
-        self.round.noise_per_component()
-    }
-    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
-        self.round.apply(state, active, noise)
-    }
-    fn component_term(&self, i: usize) -> Option<ComponentTerm> {
-        let block = self.round.block(i).to_vec();
-        let b = self.round.offsets[i].add_scalar(self.shift);
-        Some(ComponentTerm { rows: block.clone(), cols: block, a: self.round.reads[i].clone(), b, w: self.round.noise[i].clone() })
-    }
-}
-
-#[test]
-fn a_closed_form_term_gives_the_probed_moments() {
-    let round = ScatteredRound::new(12, 6);
-    let (inc, m) = (InclusionMoments::without_replacement(12, 4), random_moments(round.state_dim(), 9));
-    let probed = RoundMaps::probe(&round).propagate(&m, &inc);
-    let gap = |next: &Moments| ((&next.mean - &probed.mean).norm() / probed.mean.norm()).max((&next.cov - &probed.cov).norm() / probed.cov.norm());
-    let closed = RoundMaps::probe(&ClosedForm { round: &round, shift: 0.0 }).propagate(&m, &inc);
-    assert!(gap(&closed) < 1e-12, "{:e}", gap(&closed));
-    // Negative control: a closed form with another offset gives other moments.
-    let moved = RoundMaps::probe(&ClosedForm { round: &round, shift: 1e-6 }).propagate(&m, &inc);
-    assert!(gap(&moved) > 1e-9, "{:e}", gap(&moved));
-}
-
-/// The scattered round declaring what each component reads: rightly, or (`wrong`) without the
-/// last coordinate of its block. Counts the round's calls.
-struct Declared<'a> {
-    round: &'a ScatteredRound,
-    wrong: bool,
+    declared: Option<bool>,
+    closed_form: Option<f64>,
     calls: std::sync::atomic::AtomicUsize,
 }
 
-impl RandomAffineRound for Declared<'_> {
+impl<'a> Told<'a> {
+    fn declaring(round: &'a ScatteredRound, wrong: bool) -> Self {
+        Self { round, declared: Some(wrong), closed_form: None, calls: std::sync::atomic::AtomicUsize::new(0) }
+    }
+    fn in_closed_form(round: &'a ScatteredRound, shift: f64) -> Self {
+        Self { round, declared: None, closed_form: Some(shift), calls: std::sync::atomic::AtomicUsize::new(0) }
+    }
+}
+
+impl RandomAffineRound for Told<'_> {
     fn state_dim(&self) -> usize {
         self.round.state_dim()
     }
@@ -536,12 +508,32 @@ impl RandomAffineRound for Declared<'_> {
         self.round.apply(state, active, noise)
     }
     fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        let wrong = self.declared?;
         let mut block = self.round.block(i).to_vec();
-        if self.wrong {
+        if wrong {
             block.pop();
         }
         Some(block)
     }
+    fn component_term(&self, i: usize) -> Option<ComponentTerm> {
+        let shift = self.closed_form?;
+        let block = self.round.block(i).to_vec();
+        let b = self.round.offsets[i].add_scalar(shift);
+        Some(ComponentTerm { rows: block.clone(), cols: block, a: self.round.reads[i].clone(), b, w: self.round.noise[i].clone() })
+    }
+}
+
+#[test]
+fn a_closed_form_term_gives_the_probed_moments() {
+    let round = ScatteredRound::new(12, 6);
+    let (inc, m) = (InclusionMoments::without_replacement(12, 4), random_moments(round.state_dim(), 9));
+    let probed = RoundMaps::probe(&round).propagate(&m, &inc);
+    let gap = |next: &Moments| ((&next.mean - &probed.mean).norm() / probed.mean.norm()).max((&next.cov - &probed.cov).norm() / probed.cov.norm());
+    let closed = RoundMaps::probe(&Told::in_closed_form(&round, 0.0)).propagate(&m, &inc);
+    assert!(gap(&closed) < 1e-12, "{:e}", gap(&closed));
+    // Negative control: a closed form with another offset gives other moments.
+    let moved = RoundMaps::probe(&Told::in_closed_form(&round, 1e-6)).propagate(&m, &inc);
+    assert!(gap(&moved) > 1e-9, "{:e}", gap(&moved));
 }
 
 #[test]
@@ -555,7 +547,7 @@ fn declared_reads_give_the_probed_maps_and_a_wrong_declaration_falls_back_to_bis
     let plain = bits(&RoundMaps::probe(&round));
     let mut calls = Vec::new();
     for wrong in [false, true] {
-        let declared = Declared { round: &round, wrong, calls: std::sync::atomic::AtomicUsize::new(0) };
+        let declared = Told::declaring(&round, wrong);
         assert_eq!(bits(&RoundMaps::probe(&declared)), plain, "wrong = {wrong}: other maps than bisection's");
         calls.push(declared.calls.into_inner());
     }
