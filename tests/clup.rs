@@ -499,3 +499,28 @@ fn algorithm_2s_exact_moments_agree_with_sampled_batches() {
         assert!(iv.lower <= e && e <= iv.upper, "{batches:?}: exact {e} outside [{}, {}]", iv.lower, iv.upper);
     }
 }
+
+#[test]
+fn algorithm_2s_samples_state_their_rank_one_maps_as_the_step_computes_them() {
+    use fedbounds::families::clup::algorithm::BatchStep;
+    let inst = model(3, 6, 0.5, 8).instance(0).unwrap();
+    let step = BatchStep { inst: &inst, client: 1, params: Params { lambda: 1.0, gamma: 0.8, eta: 0.3, k: 3 }, batch: 2 };
+    let dim = step.state_dim();
+    let basis = |c: usize| DVector::from_fn(dim, |r, _| if r == c { 1.0 } else { 0.0 });
+    // A_j e_c as the step computes it: sample j's part of the step from e_c, less its constant.
+    let probed = |j: usize, c: usize| {
+        let zero = DVector::zeros(dim);
+        (step.apply(&basis(c), &[j], &[]) - step.apply(&basis(c), &[], &[])) - (step.apply(&zero, &[j], &[]) - step.apply(&zero, &[], &[]))
+    };
+    for j in 0..inst.n {
+        let (u, v) = step.component_rank_one(j).expect("a sample's map has rank one");
+        for c in 0..dim {
+            let (want, got) = (probed(j, c), &u * v[c]);
+            assert!((&want - &got).amax() <= 1e-14 * (1.0 + want.amax()), "sample {j}, column {c}: {want} vs {got}");
+        }
+        // Negative control: another sample's factors are not this sample's map.
+        let (u2, v2) = step.component_rank_one((j + 1) % inst.n).unwrap();
+        let off = (0..dim).map(|c| (probed(j, c) - &u2 * v2[c]).amax()).fold(0.0, f64::max);
+        assert!(off > 1e-6, "sample {j}: another sample's factors match ({off:e})");
+    }
+}

@@ -519,7 +519,7 @@ impl RandomAffineRound for Told<'_> {
         let shift = self.closed_form?;
         let block = self.round.block(i).to_vec();
         let b = self.round.offsets[i].add_scalar(shift);
-        Some(ComponentTerm { rows: block.clone(), cols: block, a: self.round.reads[i].clone(), b, w: self.round.noise[i].clone() })
+        Some(ComponentTerm { rows: block.clone(), cols: block, a: self.round.reads[i].clone(), b, w: self.round.noise[i].clone(), rank_one: None })
     }
 }
 
@@ -624,4 +624,101 @@ fn a_moment_series_has_the_same_bits_on_one_and_two_threads() {
     let mut moved = m0;
     moved.mean[3] *= 1.0 + 1e-12;
     assert_ne!(one, run(2, moved));
+}
+
+/// A minibatch step of its own: state `[w_g; w]` (`d` each), base `w' = w - c (w - w_g)` (dense)
+/// or `w' = (1 - c) w` (diagonal), and sample `j` adds `-s x_j (x_j^T w - y_j)`: a rank-one
+/// linear part `-s x_j x_j^T` on `w`. `factors` says how the round states it: not at all, as it
+/// is, with `u` scaled by `1 + 1e-6` (wrong), or reaching into `w_g` (outside the term's rows).
+struct MinibatchStep {
+    d: usize,
+    dense_base: bool,
+    xs: Vec<DVector<f64>>,
+    ys: Vec<f64>,
+    factors: Factors,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Factors {
+    None,
+    Right,
+    Scaled,
+    Outside,
+}
+
+impl MinibatchStep {
+    fn new(d: usize, samples: usize, dense_base: bool, factors: Factors) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        let xs = (0..samples).map(|_| DVector::from_fn(d, |_, _| rng.sample::<f64, _>(StandardNormal))).collect();
+        let ys = (0..samples).map(|_| rng.sample::<f64, _>(StandardNormal)).collect();
+        Self { d, dense_base, xs, ys, factors }
+    }
+    const C: f64 = 0.3;
+    const S: f64 = 0.05;
+}
+
+impl RandomAffineRound for MinibatchStep {
+    fn state_dim(&self) -> usize {
+        2 * self.d
+    }
+    fn components(&self) -> usize {
+        self.xs.len()
+    }
+    fn noise_per_component(&self) -> usize {
+        0
+    }
+    fn apply(&self, z: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
+        let d = self.d;
+        let (w_g, w) = (z.rows(0, d).into_owned(), z.rows(d, d).into_owned());
+        let mut next = if self.dense_base { &w - (&w - &w_g) * Self::C } else { &w * (1.0 - Self::C) };
+        for &j in active {
+            next -= &self.xs[j] * (self.xs[j].dot(&w) - self.ys[j]) * Self::S;
+        }
+        let mut out = z.clone();
+        out.rows_mut(d, d).copy_from(&next);
+        out
+    }
+    fn component_rank_one(&self, j: usize) -> Option<(DVector<f64>, DVector<f64>)> {
+        let d = self.d;
+        let (mut u, mut v) = (DVector::zeros(2 * d), DVector::zeros(2 * d));
+        let scale = if self.factors == Factors::Scaled { 1.0 + 1e-6 } else { 1.0 };
+        u.rows_mut(d, d).copy_from(&(&self.xs[j] * (-Self::S * scale)));
+        v.rows_mut(d, d).copy_from(&self.xs[j]);
+        match self.factors {
+            Factors::None => return None,
+            Factors::Outside => u[0] = 1.0,
+            Factors::Right | Factors::Scaled => {}
+        }
+        Some((u, v))
+    }
+}
+
+#[test]
+fn rank_one_factors_give_the_probed_moments_on_every_path() {
+    use fedbounds::engine::Products;
+    let (d, samples) = (7, 10);
+    let (inc, m) = (InclusionMoments::without_replacement(samples, 3), random_moments(2 * d, 5));
+    let bits = |next: &Moments| next.mean.iter().chain(next.cov.iter()).map(|x| x.to_bits()).collect::<Vec<u64>>();
+    for dense_base in [true, false] {
+        let paths: &[Products] =
+            if dense_base { &[Products::Dense, Products::Blocks, Products::Rows] } else { &[Products::Dense, Products::Blocks, Products::Structured] };
+        let relative_gap = |a: &Moments, b: &Moments| ((&a.mean - &b.mean).norm() / b.mean.norm()).max((&a.cov - &b.cov).norm() / b.cov.norm());
+        let dense = RoundMaps::probe(&MinibatchStep::new(d, samples, dense_base, Factors::None)).with_products(Products::Dense).propagate(&m, &inc);
+        for &products in paths {
+            let run = |factors| RoundMaps::probe(&MinibatchStep::new(d, samples, dense_base, factors)).with_products(products).propagate(&m, &inc);
+            let probed = run(Factors::None);
+            // Every path gives the dense moments, also the structured one, where the samples
+            // share every coordinate they touch (no component has a block of its own).
+            assert!(relative_gap(&probed, &dense) < 1e-12, "{products:?}, dense base {dense_base}: {:e}", relative_gap(&probed, &dense));
+            let gap = |next: &Moments| relative_gap(next, &probed);
+            let factored = run(Factors::Right);
+            assert!(gap(&factored) < 1e-12, "{products:?}, dense base {dense_base}: {:e}", gap(&factored));
+            assert_ne!(bits(&factored), bits(&probed), "{products:?}: the factors are not read");
+            // Negative control: factors 1e-6 off give other moments, so the factors are the ones read.
+            let scaled = run(Factors::Scaled);
+            assert!(gap(&scaled) > 1e-9, "{products:?}, dense base {dense_base}: {:e}", gap(&scaled));
+            // Factors reaching outside the term's rows are not taken: the probed term is.
+            assert_eq!(bits(&run(Factors::Outside)), bits(&probed), "{products:?}: a factor outside the rows was taken");
+        }
+    }
 }

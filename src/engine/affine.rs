@@ -39,7 +39,7 @@
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
-use super::moments::{add_own_second_moment, gather_on, Moments, OwnTermScratch};
+use super::moments::{add_own_second_moment, gather_on, Moments, OwnMap, OwnTermScratch, RankOne};
 use super::rows::{ChangedRows, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
@@ -79,6 +79,17 @@ pub trait RandomAffineRound: Sync {
     fn component_term(&self, _component: usize) -> Option<ComponentTerm> {
         None
     }
+    /// Component `i`'s linear part as `A_i = u v^T` over the whole state (`(u, v)`, each of
+    /// length [`RandomAffineRound::state_dim`]), when it has rank one: a minibatch sample's
+    /// gradient step `-(eta/B) x (x^T w - y)` has `A_i = -(eta/B) x x^T`. The own term
+    /// `A_i C A_i^T` of the moments is then `(v^T C v) u u^T`, `O(|K|^2 + |R|^2)` instead of
+    /// `O(|R| |K|^2 + |R|^2 |K|)`, and exact in the factors where the probed `A_i` carries the
+    /// rounding of the probe's differences. Taken where `u v^T` is zero outside the term's rows
+    /// and columns (as the probe or the closed form finds them), with any base map and origin;
+    /// `None` (the default) reads `A_i` itself.
+    fn component_rank_one(&self, _component: usize) -> Option<(DVector<f64>, DVector<f64>)> {
+        None
+    }
 }
 
 /// One component's affine term of a round, restricted to the coordinates it touches: probed, or
@@ -95,9 +106,17 @@ pub struct ComponentTerm {
     pub b: DVector<f64>,
     /// `W_i[rows, :]`, one column per standard normal the component draws.
     pub w: DMatrix<f64>,
+    /// `A_i[rows, cols] = u v^T` in factors, when the round gives them
+    /// ([`RandomAffineRound::component_rank_one`]); the own term then reads them instead of `a`.
+    pub rank_one: Option<RankOne>,
 }
 
 impl ComponentTerm {
+    /// `A_i`, `b_i` and the factors, as the own term reads them.
+    pub(super) fn own_map(&self) -> OwnMap<'_> {
+        OwnMap { a: &self.a, b: &self.b, rank_one: self.rank_one.as_ref() }
+    }
+
     /// A closed form checked for its shapes, with `b_i` over the whole state of length `dim`.
     ///
     /// # Panics
@@ -110,7 +129,8 @@ impl ComponentTerm {
                 && ascending(&self.cols)
                 && self.a.shape() == (self.rows.len(), self.cols.len())
                 && self.b.len() == self.rows.len()
-                && self.w.shape() == (self.rows.len(), noise_len),
+                && self.w.shape() == (self.rows.len(), noise_len)
+                && self.rank_one.as_ref().is_none_or(|f| f.left.len() == self.rows.len() && f.right.len() == self.cols.len()),
             "a component's closed-form term has inconsistent shapes"
         );
         let mut b = DVector::zeros(dim);
@@ -267,13 +287,36 @@ impl ComponentTerm {
         let a = DMatrix::from_fn(rows.len(), cols.len(), |r, c| a_cols[c].1[rows[r]]);
         let w = DMatrix::from_fn(rows.len(), noise_len, |r, l| w_cols[l][rows[r]]);
         let b_r = DVector::from_fn(rows.len(), |r, _| b[rows[r]]);
-        (Self { rows, cols, a, b: b_r, w }, b)
+        (Self { rows, cols, a, b: b_r, w, rank_one: None }, b)
+    }
+
+    /// The term with the round's rank-one factors `(u, v)` of `A_i` restricted to its rows and
+    /// columns, when `u v^T` is zero outside them; otherwise (a factor the term's support does not
+    /// hold, say where the probe's difference rounded to zero) the term as it is.
+    ///
+    /// # Panics
+    /// When a factor's length is not the state's `dim` (a defect of the round).
+    fn with_rank_one(mut self, dim: usize, factors: Option<(DVector<f64>, DVector<f64>)>) -> Self {
+        let Some((u, v)) = factors else { return self };
+        assert!(u.len() == dim && v.len() == dim, "a component's rank-one factors are not of the state's length");
+        let (mut in_rows, mut in_cols) = (vec![false; dim], vec![false; dim]);
+        self.rows.iter().for_each(|&r| in_rows[r] = true);
+        self.cols.iter().for_each(|&c| in_cols[c] = true);
+        let outside = |x: &DVector<f64>, inside: &[bool]| x.iter().zip(inside).any(|(x, &ok)| *x != 0.0 && !ok);
+        let u_zero = u.iter().all(|x| *x == 0.0);
+        let v_zero = v.iter().all(|x| *x == 0.0);
+        if (!v_zero && outside(&u, &in_rows)) || (!u_zero && outside(&v, &in_cols)) {
+            return self;
+        }
+        self.rank_one =
+            Some(RankOne { left: DVector::from_fn(self.rows.len(), |k, _| u[self.rows[k]]), right: DVector::from_fn(self.cols.len(), |k, _| v[self.cols[k]]) });
+        self
     }
 }
 
 /// The components' terms as [`super::rows`] reads them.
 fn terms(clients: &[ComponentTerm]) -> Vec<Term<'_>> {
-    clients.iter().map(|c| Term { rows: &c.rows, cols: &c.cols, a: &c.a, b: &c.b }).collect()
+    clients.iter().map(|c| Term { rows: &c.rows, cols: &c.cols, map: c.own_map() }).collect()
 }
 
 /// The linear part of the empty-sample round (diagonal for every algorithm here, dense in general).
@@ -417,9 +460,13 @@ impl RoundMaps {
         // below in component order, so the sums do not depend on the threads.
         let constant = (!at_zero).then_some((origin, &base_origin));
         let noise_len = round.noise_per_component();
-        let probed = super::monte_carlo::in_order((0..n).collect(), |i| match (at_zero && diagonal).then(|| round.component_term(i)).flatten() {
-            Some(term) => term.checked(dim, noise_len),
-            None => ComponentTerm::probe(round, i, &base_zero, constant, diagonal),
+        let probed = super::monte_carlo::in_order((0..n).collect(), |i| {
+            let (term, b) = match (at_zero && diagonal).then(|| round.component_term(i)).flatten() {
+                Some(term) => term.checked(dim, noise_len),
+                None => ComponentTerm::probe(round, i, &base_zero, constant, diagonal),
+            };
+            let term = if term.rank_one.is_some() { term } else { term.with_rank_one(dim, round.component_rank_one(i)) };
+            (term, b)
         });
         for (client, b) in probed {
             for (ci, &c) in client.cols.iter().enumerate() {
@@ -438,7 +485,7 @@ impl RoundMaps {
         }
         let structure = match &base {
             BaseLinear::Diagonal(lambda) => {
-                let probed: Vec<Probed> = clients.iter().map(|c| Probed { rows: &c.rows, cols: &c.cols, a: &c.a, b: &c.b, w: &c.w }).collect();
+                let probed: Vec<Probed> = clients.iter().map(|c| Probed { rows: &c.rows, cols: &c.cols, map: c.own_map(), w: &c.w }).collect();
                 Some(Structure::new(lambda, &c0, &probed))
             }
             BaseLinear::Dense(_) => None,
@@ -614,7 +661,7 @@ impl RoundMaps {
             let mut scratch = OwnTermScratch::default();
             for cl in &self.clients {
                 let (c_cc, mu_c) = gather_on(mu, c, &cl.cols);
-                add_own_second_moment((&cl.a, &cl.b), (&c_cc, &mu_c), (own, &cl.rows), &mut next, &mut scratch);
+                add_own_second_moment(cl.own_map(), (&c_cc, &mu_c), (own, &cl.rows), &mut next, &mut scratch);
             }
         }
         let pairs = inc.q - inc.p * inc.p;

@@ -20,7 +20,7 @@ mod structured;
 pub use affine::{stationary_moments, ComponentTerm, Products, RandomAffineRound, RoundMaps};
 pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};
 pub use interval::{running_average, student_t_interval, Estimator, Interval};
-pub use moments::Moments;
+pub use moments::{Moments, RankOne};
 pub use observable::Observable;
 pub use reuse::RecentByBits;
 pub use series::{affine_gaussian_moments, nan_max, nan_min, propagate_series, MomentSeries};

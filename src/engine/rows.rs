@@ -25,14 +25,13 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
-use super::moments::{add_own_second_moment, gather_on, Moments, OwnTermScratch};
+use super::moments::{add_own_second_moment, gather_on, Moments, OwnMap, OwnTermScratch, RankOne};
 
 /// A component's term on the rows it writes, as probed.
 pub(super) struct Term<'a> {
     pub rows: &'a [usize],
     pub cols: &'a [usize],
-    pub a: &'a DMatrix<f64>,
-    pub b: &'a DVector<f64>,
+    pub map: OwnMap<'a>,
 }
 
 /// The rows a round changes and its maps restricted to them (see the module's formula).
@@ -66,6 +65,7 @@ struct RowTerm {
     cols: Vec<usize>,
     a: DMatrix<f64>,
     b: DVector<f64>,
+    rank_one: Option<RankOne>,
 }
 
 /// `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on the columns `K` (`|R| x |K|`) and
@@ -95,8 +95,16 @@ impl ChangedRows {
         for (k, &r) in rows.iter().enumerate() {
             at[r] = k;
         }
-        let terms =
-            terms.iter().map(|t| RowTerm { at: t.rows.iter().map(|&r| at[r]).collect(), cols: t.cols.to_vec(), a: t.a.clone(), b: t.b.clone() }).collect();
+        let terms = terms
+            .iter()
+            .map(|t| RowTerm {
+                at: t.rows.iter().map(|&r| at[r]).collect(),
+                cols: t.cols.to_vec(),
+                a: t.map.a.clone(),
+                b: t.map.b.clone(),
+                rank_one: t.map.rank_one.cloned(),
+            })
+            .collect();
         let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
         let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
         let (a0_r, abar_r) = (gather(a0), gather(a_sum));
@@ -166,7 +174,7 @@ impl ChangedRows {
                     Some((cols, ref g)) if cols == t.cols.as_slice() => g,
                     _ => &gathered.insert((&t.cols, gather_on(mu, c, &t.cols))).1,
                 };
-                add_own_second_moment((&t.a, &t.b), (c_cc, mu_c), (own, &t.at), &mut next, &mut scratch);
+                add_own_second_moment(OwnMap { a: &t.a, b: &t.b, rank_one: t.rank_one.as_ref() }, (c_cc, mu_c), (own, &t.at), &mut next, &mut scratch);
             }
         }
         let pairs = inc.q - inc.p * inc.p;

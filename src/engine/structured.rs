@@ -37,7 +37,7 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
 use super::design::InclusionMoments;
-use super::moments::{gather_on, own_second_moment};
+use super::moments::{gather_on, OwnMap, RankOne};
 
 /// One component's term in the structured order: the positions it writes and reads, its map,
 /// constant and noise covariance there.
@@ -47,6 +47,8 @@ pub(super) struct LocalTerm {
     pub cols: Vec<usize>,
     pub a: DMatrix<f64>,
     pub b: DVector<f64>,
+    /// `A_i = u v^T` in factors, when the round gives them.
+    pub rank_one: Option<RankOne>,
     /// `W_i W_i^T` on `rows`.
     pub ww: DMatrix<f64>,
 }
@@ -55,8 +57,7 @@ pub(super) struct LocalTerm {
 pub(super) struct Probed<'a> {
     pub rows: &'a [usize],
     pub cols: &'a [usize],
-    pub a: &'a DMatrix<f64>,
-    pub b: &'a DVector<f64>,
+    pub map: OwnMap<'a>,
     pub w: &'a DMatrix<f64>,
 }
 
@@ -201,7 +202,7 @@ impl Structure {
         let cols: Vec<usize> = c.cols.iter().map(|&k| pos[k]).collect();
         for (ci, &pc) in cols.iter().enumerate() {
             for (ri, &pr) in rows.iter().enumerate() {
-                let v = c.a[(ri, ci)];
+                let v = c.map.a[(ri, ci)];
                 match (pr < s, pc < s) {
                     (true, true) => self.a_ss[(pr, pc)] += v,
                     (true, false) => self.g[(pr, pc - s)] += v,
@@ -215,10 +216,10 @@ impl Structure {
             }
         }
         for (ri, &pr) in rows.iter().enumerate() {
-            self.b_sum[pr] += c.b[ri];
+            self.b_sum[pr] += c.map.b[ri];
         }
         let ww = c.w * c.w.transpose();
-        self.terms.push(LocalTerm { rows, cols, a: c.a.clone(), b: c.b.clone(), ww });
+        self.terms.push(LocalTerm { rows, cols, a: c.map.a.clone(), b: c.map.b.clone(), rank_one: c.map.rank_one.cloned(), ww });
     }
 
     /// The block holding `o`-coordinate `x`, and its offset.
@@ -245,7 +246,9 @@ impl Structure {
 
     /// `out += J v` for vectors over `o`.
     fn j_apply(&self, v: &[f64], out: &mut [f64]) {
-        for (b, &(off, len)) in self.blocks.iter().enumerate() {
+        // A component with no coordinate of its own (every one it touches is shared) has an
+        // empty block.
+        for (b, &(off, len)) in self.blocks.iter().enumerate().filter(|(_, &(_, len))| len > 0) {
             let jb = &self.j_data[self.j_start[b]..self.j_start[b] + len * len];
             let vb = &v[off..off + len];
             for (r, row) in jb.chunks_exact(len).enumerate() {
@@ -509,7 +512,7 @@ impl Structure {
             let mut block = &t.ww * inc.p2;
             if own != 0.0 {
                 let (c_cc, mu_c) = gather_on(mu, cov, &t.cols);
-                block += own_second_moment(&t.a, &t.b, &c_cc, &mu_c) * own;
+                block += OwnMap { a: &t.a, b: &t.b, rank_one: t.rank_one.as_ref() }.second_moment(&c_cc, &mu_c) * own;
             }
             for (ri, &r) in t.rows.iter().enumerate() {
                 for (rj, &c) in t.rows.iter().enumerate() {

@@ -119,6 +119,16 @@ impl RandomAffineRound for BatchStep<'_> {
         out.rows_mut((self.client + 1) * d, d).copy_from(&next);
         out
     }
+    /// Sample `j`'s step `-(eta/B) x_j (x_j^T w - y_j)` reads and writes the client's block
+    /// only, with `A_j = -(eta/B) x_j x_j^T` there: `u = -(eta/B) x_j`, `v = x_j`.
+    fn component_rank_one(&self, j: usize) -> Option<(DVector<f64>, DVector<f64>)> {
+        let d = self.inst.d;
+        let x = self.inst.clients[self.client].x.row(j).transpose();
+        let (mut u, mut v) = (DVector::zeros(self.state_dim()), DVector::zeros(self.state_dim()));
+        u.rows_mut((self.client + 1) * d, d).copy_from(&(&x * (-self.params.eta / self.batch as f64)));
+        v.rows_mut((self.client + 1) * d, d).copy_from(&x);
+        Some((u, v))
+    }
 }
 
 /// The server step of Algorithm 2 after the local steps: `w_g - (gamma/m) sum_i lambda (w_g - w^(i))`.

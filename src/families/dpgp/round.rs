@@ -109,7 +109,7 @@ impl RandomAffineRound for DpgpRound<'_> {
         for q in 0..du {
             a[(own + q, q)] = 1.0 / lay.m as f64;
         }
-        Some(ComponentTerm { rows, cols, a, b, w })
+        Some(ComponentTerm { rows, cols, a, b, w, rank_one: None })
     }
 }
 
