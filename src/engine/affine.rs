@@ -39,7 +39,7 @@
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
-use super::moments::{add_own_second_moment, gather_on, Moments, OwnMap, OwnTermScratch, RankOne};
+use super::moments::{add_own_second_moment, add_rank_one_second_moment, gather_on, Moments, OwnTermScratch, RankOne};
 use super::rows::{ChangedRows, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
@@ -112,11 +112,6 @@ pub struct ComponentTerm {
 }
 
 impl ComponentTerm {
-    /// `A_i`, `b_i` and the factors, as the own term reads them.
-    pub(super) fn own_map(&self) -> OwnMap<'_> {
-        OwnMap { a: &self.a, b: &self.b, rank_one: self.rank_one.as_ref() }
-    }
-
     /// A closed form checked for its shapes, with `b_i` over the whole state of length `dim`.
     ///
     /// # Panics
@@ -130,7 +125,7 @@ impl ComponentTerm {
                 && self.a.shape() == (self.rows.len(), self.cols.len())
                 && self.b.len() == self.rows.len()
                 && self.w.shape() == (self.rows.len(), noise_len)
-                && self.rank_one.as_ref().is_none_or(|f| f.left.len() == self.rows.len() && f.right.len() == self.cols.len()),
+                && self.rank_one.as_ref().is_none_or(|f| f.left.len() == self.rows.len() && f.right.len() == f.cols.len() && ascending(&f.cols)),
             "a component's closed-form term has inconsistent shapes"
         );
         let mut b = DVector::zeros(dim);
@@ -303,20 +298,20 @@ impl ComponentTerm {
         self.rows.iter().for_each(|&r| in_rows[r] = true);
         self.cols.iter().for_each(|&c| in_cols[c] = true);
         let outside = |x: &DVector<f64>, inside: &[bool]| x.iter().zip(inside).any(|(x, &ok)| *x != 0.0 && !ok);
-        let u_zero = u.iter().all(|x| *x == 0.0);
-        let v_zero = v.iter().all(|x| *x == 0.0);
+        let (u_zero, v_zero) = (u.iter().all(|x| *x == 0.0), v.iter().all(|x| *x == 0.0));
         if (!v_zero && outside(&u, &in_rows)) || (!u_zero && outside(&v, &in_cols)) {
             return self;
         }
-        self.rank_one =
-            Some(RankOne { left: DVector::from_fn(self.rows.len(), |k, _| u[self.rows[k]]), right: DVector::from_fn(self.cols.len(), |k, _| v[self.cols[k]]) });
+        let cols: Vec<usize> = (0..dim).filter(|&c| v[c] != 0.0).collect();
+        let right = DVector::from_fn(cols.len(), |k, _| v[cols[k]]);
+        self.rank_one = Some(RankOne { left: DVector::from_fn(self.rows.len(), |k, _| u[self.rows[k]]), cols, right });
         self
     }
 }
 
 /// The components' terms as [`super::rows`] reads them.
 fn terms(clients: &[ComponentTerm]) -> Vec<Term<'_>> {
-    clients.iter().map(|c| Term { rows: &c.rows, cols: &c.cols, map: c.own_map() }).collect()
+    clients.iter().map(|c| Term { rows: &c.rows, cols: &c.cols, a: &c.a, b: &c.b, rank_one: c.rank_one.as_ref() }).collect()
 }
 
 /// The linear part of the empty-sample round (diagonal for every algorithm here, dense in general).
@@ -485,7 +480,8 @@ impl RoundMaps {
         }
         let structure = match &base {
             BaseLinear::Diagonal(lambda) => {
-                let probed: Vec<Probed> = clients.iter().map(|c| Probed { rows: &c.rows, cols: &c.cols, map: c.own_map(), w: &c.w }).collect();
+                let probed: Vec<Probed> =
+                    clients.iter().map(|c| Probed { rows: &c.rows, cols: &c.cols, a: &c.a, b: &c.b, rank_one: c.rank_one.as_ref(), w: &c.w }).collect();
                 Some(Structure::new(lambda, &c0, &probed))
             }
             BaseLinear::Dense(_) => None,
@@ -660,8 +656,12 @@ impl RoundMaps {
         if own != 0.0 {
             let mut scratch = OwnTermScratch::default();
             for cl in &self.clients {
+                if let Some(f) = &cl.rank_one {
+                    add_rank_one_second_moment((f, &cl.b), (mu, c), (own, &cl.rows), &mut next, &mut scratch.y);
+                    continue;
+                }
                 let (c_cc, mu_c) = gather_on(mu, c, &cl.cols);
-                add_own_second_moment(cl.own_map(), (&c_cc, &mu_c), (own, &cl.rows), &mut next, &mut scratch);
+                add_own_second_moment((&cl.a, &cl.b), (&c_cc, &mu_c), (own, &cl.rows), &mut next, &mut scratch);
             }
         }
         let pairs = inc.q - inc.p * inc.p;

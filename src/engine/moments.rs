@@ -80,62 +80,68 @@ impl Moments {
     }
 }
 
-/// A component's linear part of rank one on its rows `R` and columns `K`:
-/// `A_i[R, K] = left right^T` (a minibatch sample's `-(eta/B) x x^T`). Given by the round
+/// A component's linear part of rank one: `A_i[R, :] = u v^T`, with `v` non-zero on the columns
+/// `cols` only (a minibatch sample's `-(eta/B) x x^T`). Given by the round
 /// ([`RandomAffineRound::component_rank_one`](super::RandomAffineRound::component_rank_one)),
-/// it lets the own term cost `O(|K|^2 + |R|^2)` instead of `O(|R| |K|^2 + |R|^2 |K|)`.
+/// it lets the own term cost `O(|cols|^2 + |R|^2)` instead of `O(|R| |K|^2 + |R|^2 |K|)`, and
+/// read the moments in place instead of gathering `C[K, K]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankOne {
-    /// `u = left`, on the rows `R`.
+    /// `u`, on the term's rows `R`.
     pub left: DVector<f64>,
-    /// `v = right`, on the columns `K`.
+    /// The columns where `v` is not zero, in the coordinates of the moments it is applied to.
+    pub cols: Vec<usize>,
+    /// `v` on `cols`.
     pub right: DVector<f64>,
 }
 
-/// A component's map on its rows and columns, `A_i[R, K]` and `b_i[R]`, with its rank-one
-/// factors when the round gives them (they are then what the own term reads of `A_i`).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct OwnMap<'a> {
-    pub a: &'a DMatrix<f64>,
-    pub b: &'a DVector<f64>,
-    pub rank_one: Option<&'a RankOne>,
-}
+impl RankOne {
+    /// `(v^T C v, v^T mu)` from the moments `(mu, C)`, read at `cols` in place.
+    fn forms(&self, mu: &DVector<f64>, cov: &DMatrix<f64>) -> (f64, f64) {
+        let v = &self.right;
+        let q = self.cols.iter().zip(v.iter()).map(|(&a, va)| va * self.cols.iter().zip(v.iter()).map(|(&b, vb)| cov[(b, a)] * vb).sum::<f64>()).sum::<f64>();
+        let t = self.cols.iter().zip(v.iter()).map(|(&a, va)| va * mu[a]).sum::<f64>();
+        (q, t)
+    }
 
-impl OwnMap<'_> {
-    /// The own term `A C[K, K] A^T + y y^T` on the rows `R`: [`own_second_moment`], or
-    /// [`rank_one_second_moment`] with factors.
-    pub fn second_moment(&self, c_kk: &DMatrix<f64>, mu_k: &DVector<f64>) -> DMatrix<f64> {
-        match self.rank_one {
-            Some(f) => rank_one_second_moment(f, self.b, c_kk, mu_k),
-            None => own_second_moment(self.a, self.b, c_kk, mu_k),
-        }
+    /// The same factors on renamed columns: column `c` becomes `pos[c]`.
+    pub(super) fn on_columns(&self, pos: &[usize]) -> Self {
+        Self { left: self.left.clone(), cols: self.cols.iter().map(|&c| pos[c]).collect(), right: self.right.clone() }
     }
 }
 
 /// The own term of a rank-one map `A = u v^T`:
 ///
 /// ```text
-/// A C[K, K] A^T + y y^T = (v^T C[K, K] v) u u^T + y y^T,    y = u (v^T mu[K]) + b
+/// A C A^T + y y^T = (v^T C v) u u^T + y y^T,    y = u (v^T mu) + b
 /// ```
 ///
 /// `v^T C v` is a quadratic form of a positive semidefinite matrix (non-negative up to rounding),
 /// so the term is a sum of two positive semidefinite rank-one matrices, with no cancellation.
-pub(super) fn rank_one_second_moment(f: &RankOne, b: &DVector<f64>, c_kk: &DMatrix<f64>, mu_k: &DVector<f64>) -> DMatrix<f64> {
-    let mut y = Vec::new();
-    let q = rank_one_parts(f, b, c_kk, mu_k, &mut y);
+pub(super) fn rank_one_second_moment(f: &RankOne, b: &DVector<f64>, mu: &DVector<f64>, cov: &DMatrix<f64>) -> DMatrix<f64> {
+    let (q, t) = f.forms(mu, cov);
+    let y = &f.left * t + b;
     DMatrix::from_fn(f.left.len(), f.left.len(), |r, s| q * f.left[r] * f.left[s] + y[r] * y[s])
 }
 
-/// `v^T C[K, K] v` of [`rank_one_second_moment`], with `y = u (v^T mu[K]) + b` written to `y`.
-fn rank_one_parts(f: &RankOne, b: &DVector<f64>, c_kk: &DMatrix<f64>, mu_k: &DVector<f64>, y: &mut Vec<f64>) -> f64 {
-    let v = f.right.as_slice();
-    let k = v.len();
-    let c = c_kk.as_slice();
-    let q = (0..k).map(|j| v[j] * c[j * k..(j + 1) * k].iter().zip(v).map(|(x, w)| x * w).sum::<f64>()).sum::<f64>();
-    let t = f.right.dot(mu_k);
+/// `out[(at[r], at[s])] += scale * M[r, s]` with `M` [`rank_one_second_moment`]'s term, each entry
+/// summed where it is added; `y` is a buffer.
+pub(super) fn add_rank_one_second_moment(
+    (f, b): (&RankOne, &DVector<f64>),
+    (mu, cov): (&DVector<f64>, &DMatrix<f64>),
+    (scale, at): (f64, &[usize]),
+    out: &mut DMatrix<f64>,
+    y: &mut Vec<f64>,
+) {
+    let (q, t) = f.forms(mu, cov);
+    let u = &f.left;
     y.clear();
-    y.extend(f.left.iter().zip(b.iter()).map(|(u, b)| u * t + b));
-    q
+    y.extend(u.iter().zip(b.iter()).map(|(u, b)| u * t + b));
+    for (ri, &r) in at.iter().enumerate() {
+        for (rj, &s) in at.iter().enumerate() {
+            out[(r, s)] += scale * (q * u[ri] * u[rj] + y[ri] * y[rj]);
+        }
+    }
 }
 
 /// A component's own term `A C[K, K] A^T + y y^T` with `y = A mu[K] + b`, for the map `a` that
@@ -161,34 +167,22 @@ pub(super) fn own_second_moment(a: &DMatrix<f64>, b: &DVector<f64>, c_kk: &DMatr
 /// Buffers of [`add_own_second_moment`], reused from term to term.
 #[derive(Debug, Default)]
 pub(super) struct OwnTermScratch {
-    y: Vec<f64>,
+    /// `y`, also of a rank-one term ([`add_rank_one_second_moment`]).
+    pub y: Vec<f64>,
     a_c: Vec<f64>,
 }
 
 /// `out[(at[r], at[s])] += scale * M[r, s]` for every `r, s`, with `M` the own term of
 /// [`own_second_moment`], whose entries it sums in the same order (the same bits) without
 /// forming `M`: for a map with at most five rows or columns `A C[K, K]` and `y` go to `scratch`
-/// and each entry of `M` is summed where it is added. With rank-one factors it adds
-/// [`rank_one_second_moment`]'s entries instead, each where it is added.
+/// and each entry of `M` is summed where it is added.
 pub(super) fn add_own_second_moment(
-    map: OwnMap,
+    (a, b): (&DMatrix<f64>, &DVector<f64>),
     (c_kk, mu_k): (&DMatrix<f64>, &DVector<f64>),
     (scale, at): (f64, &[usize]),
     out: &mut DMatrix<f64>,
     scratch: &mut OwnTermScratch,
 ) {
-    let OwnMap { a, b, rank_one } = map;
-    if let Some(f) = rank_one {
-        let y = &mut scratch.y;
-        let q = rank_one_parts(f, b, c_kk, mu_k, y);
-        let u = &f.left;
-        for (ri, &r) in at.iter().enumerate() {
-            for (rj, &s) in at.iter().enumerate() {
-                out[(r, s)] += scale * (q * u[ri] * u[rj] + y[ri] * y[rj]);
-            }
-        }
-        return;
-    }
     let (rows, k) = a.shape();
     if rows > NALGEBRA_SMALL_DIM && k > NALGEBRA_SMALL_DIM {
         let block = own_second_moment(a, b, c_kk, mu_k);
@@ -278,7 +272,7 @@ mod tests {
             }
             let mut got = start.clone();
             let mut scratch = OwnTermScratch::default();
-            add_own_second_moment(OwnMap { a: &a, b: &b, rank_one: None }, (&c_kk, &mu_k), (scale, &at), &mut got, &mut scratch);
+            add_own_second_moment((&a, &b), (&c_kk, &mu_k), (scale, &at), &mut got, &mut scratch);
             assert!(got.iter().zip(want.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{rows} x {k}");
             // Negative control: the scale distributed over the two parts gives other bits somewhere.
             if k > 0 {
@@ -298,24 +292,31 @@ mod tests {
     #[test]
     fn the_rank_one_own_term_is_the_own_term_of_its_product() {
         for (rows, k) in [(1, 1), (2, 4), (4, 2), (7, 7), (9, 3)] {
+            // `v` is zero on the state's first and last columns: `cols` are the others.
+            let dim = k + 2;
+            let cols: Vec<usize> = (1..=k).collect();
             let u = DVector::from_fn(rows, |i, _| ((i * 7) as f64 * 0.43).sin() * 3.0 + 0.5);
             let v = DVector::from_fn(k, |j, _| ((j * 5 + 1) as f64 * 0.29).cos());
             let b = DVector::from_fn(rows, |i, _| (i as f64 * 0.7).cos() / 3.0);
-            let root = DMatrix::from_fn(k, k, |i, j| ((2 * i + 3 * j) as f64 * 0.31).sin() / 2.0);
-            let (c_kk, mu_k) = (&root * root.transpose(), DVector::from_fn(k, |j, _| j as f64 - 0.6));
-            let f = RankOne { left: u.clone(), right: v.clone() };
+            let root = DMatrix::from_fn(dim, dim, |i, j| ((2 * i + 3 * j) as f64 * 0.31).sin() / 2.0);
+            let (cov, mu) = (&root * root.transpose(), DVector::from_fn(dim, |j, _| j as f64 - 0.6));
+            let f = RankOne { left: u.clone(), cols: cols.clone(), right: v.clone() };
             let a = &u * v.transpose();
-            let (got, want) = (rank_one_second_moment(&f, &b, &c_kk, &mu_k), own_second_moment(&a, &b, &c_kk, &mu_k));
+            let (c_kk, mu_k) = gather_on(&mu, &cov, &cols);
+            let (got, want) = (rank_one_second_moment(&f, &b, &mu, &cov), own_second_moment(&a, &b, &c_kk, &mu_k));
             assert!((&got - &want).amax() <= 1e-13 * want.amax(), "{rows} x {k}");
             // Added in place: the same entries where they are added.
             let at: Vec<usize> = (0..rows).rev().collect();
             let mut added = DMatrix::zeros(rows, rows);
-            add_own_second_moment(OwnMap { a: &a, b: &b, rank_one: Some(&f) }, (&c_kk, &mu_k), (2.0, &at), &mut added, &mut OwnTermScratch::default());
+            add_rank_one_second_moment((&f, &b), (&mu, &cov), (2.0, &at), &mut added, &mut Vec::new());
             assert!((0..rows).all(|r| (0..rows).all(|s| added[(at[r], at[s])] == 2.0 * got[(r, s)])), "{rows} x {k}: in place");
-            // Negative control: the factors are what is read, not `a`.
-            let other = RankOne { left: &u * 1.001, right: v.clone() };
-            let moved = OwnMap { a: &a, b: &b, rank_one: Some(&other) }.second_moment(&c_kk, &mu_k);
-            assert!((&moved - &want).amax() > 1e-6 * want.amax(), "{rows} x {k}: the control");
+            // Negative controls: other factors, or the same factors on other columns, give other terms.
+            let scaled = RankOne { left: &u * 1.001, ..f.clone() };
+            let shifted = RankOne { cols: (0..k).collect(), ..f.clone() };
+            for other in [scaled, shifted] {
+                let moved = rank_one_second_moment(&other, &b, &mu, &cov);
+                assert!((&moved - &want).amax() > 1e-6 * want.amax(), "{rows} x {k}: the control");
+            }
         }
     }
 }

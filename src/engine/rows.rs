@@ -25,13 +25,15 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
-use super::moments::{add_own_second_moment, gather_on, Moments, OwnMap, OwnTermScratch, RankOne};
+use super::moments::{add_own_second_moment, add_rank_one_second_moment, gather_on, Moments, OwnTermScratch, RankOne};
 
 /// A component's term on the rows it writes, as probed.
 pub(super) struct Term<'a> {
     pub rows: &'a [usize],
     pub cols: &'a [usize],
-    pub map: OwnMap<'a>,
+    pub a: &'a DMatrix<f64>,
+    pub b: &'a DVector<f64>,
+    pub rank_one: Option<&'a RankOne>,
 }
 
 /// The rows a round changes and its maps restricted to them (see the module's formula).
@@ -100,9 +102,9 @@ impl ChangedRows {
             .map(|t| RowTerm {
                 at: t.rows.iter().map(|&r| at[r]).collect(),
                 cols: t.cols.to_vec(),
-                a: t.map.a.clone(),
-                b: t.map.b.clone(),
-                rank_one: t.map.rank_one.cloned(),
+                a: t.a.clone(),
+                b: t.b.clone(),
+                rank_one: t.rank_one.cloned(),
             })
             .collect();
         let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
@@ -170,11 +172,15 @@ impl ChangedRows {
             let mut gathered: Option<(&[usize], Gathered)> = None;
             let mut scratch = OwnTermScratch::default();
             for t in &self.terms {
+                if let Some(f) = &t.rank_one {
+                    add_rank_one_second_moment((f, &t.b), (mu, c), (own, &t.at), &mut next, &mut scratch.y);
+                    continue;
+                }
                 let (c_cc, mu_c) = match gathered {
                     Some((cols, ref g)) if cols == t.cols.as_slice() => g,
                     _ => &gathered.insert((&t.cols, gather_on(mu, c, &t.cols))).1,
                 };
-                add_own_second_moment(OwnMap { a: &t.a, b: &t.b, rank_one: t.rank_one.as_ref() }, (c_cc, mu_c), (own, &t.at), &mut next, &mut scratch);
+                add_own_second_moment((&t.a, &t.b), (c_cc, mu_c), (own, &t.at), &mut next, &mut scratch);
             }
         }
         let pairs = inc.q - inc.p * inc.p;

@@ -37,7 +37,7 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
 use super::design::InclusionMoments;
-use super::moments::{gather_on, OwnMap, RankOne};
+use super::moments::{gather_on, own_second_moment, rank_one_second_moment, RankOne};
 
 /// One component's term in the structured order: the positions it writes and reads, its map,
 /// constant and noise covariance there.
@@ -47,7 +47,7 @@ pub(super) struct LocalTerm {
     pub cols: Vec<usize>,
     pub a: DMatrix<f64>,
     pub b: DVector<f64>,
-    /// `A_i = u v^T` in factors, when the round gives them.
+    /// `A_i = u v^T` in factors, when the round gives them (its columns in the structured order).
     pub rank_one: Option<RankOne>,
     /// `W_i W_i^T` on `rows`.
     pub ww: DMatrix<f64>,
@@ -57,7 +57,9 @@ pub(super) struct LocalTerm {
 pub(super) struct Probed<'a> {
     pub rows: &'a [usize],
     pub cols: &'a [usize],
-    pub map: OwnMap<'a>,
+    pub a: &'a DMatrix<f64>,
+    pub b: &'a DVector<f64>,
+    pub rank_one: Option<&'a RankOne>,
     pub w: &'a DMatrix<f64>,
 }
 
@@ -202,7 +204,7 @@ impl Structure {
         let cols: Vec<usize> = c.cols.iter().map(|&k| pos[k]).collect();
         for (ci, &pc) in cols.iter().enumerate() {
             for (ri, &pr) in rows.iter().enumerate() {
-                let v = c.map.a[(ri, ci)];
+                let v = c.a[(ri, ci)];
                 match (pr < s, pc < s) {
                     (true, true) => self.a_ss[(pr, pc)] += v,
                     (true, false) => self.g[(pr, pc - s)] += v,
@@ -216,10 +218,10 @@ impl Structure {
             }
         }
         for (ri, &pr) in rows.iter().enumerate() {
-            self.b_sum[pr] += c.map.b[ri];
+            self.b_sum[pr] += c.b[ri];
         }
         let ww = c.w * c.w.transpose();
-        self.terms.push(LocalTerm { rows, cols, a: c.map.a.clone(), b: c.map.b.clone(), rank_one: c.map.rank_one.cloned(), ww });
+        self.terms.push(LocalTerm { rows, cols, a: c.a.clone(), b: c.b.clone(), rank_one: c.rank_one.map(|f| f.on_columns(pos)), ww });
     }
 
     /// The block holding `o`-coordinate `x`, and its offset.
@@ -511,8 +513,13 @@ impl Structure {
         for t in &self.terms {
             let mut block = &t.ww * inc.p2;
             if own != 0.0 {
-                let (c_cc, mu_c) = gather_on(mu, cov, &t.cols);
-                block += OwnMap { a: &t.a, b: &t.b, rank_one: t.rank_one.as_ref() }.second_moment(&c_cc, &mu_c) * own;
+                block += match &t.rank_one {
+                    Some(f) => rank_one_second_moment(f, &t.b, mu, cov),
+                    None => {
+                        let (c_cc, mu_c) = gather_on(mu, cov, &t.cols);
+                        own_second_moment(&t.a, &t.b, &c_cc, &mu_c)
+                    }
+                } * own;
             }
             for (ri, &r) in t.rows.iter().enumerate() {
                 for (rj, &c) in t.rows.iter().enumerate() {
