@@ -21,8 +21,10 @@ fn scenarios() -> Vec<Scenario> {
     cards().into_iter().flat_map(|c| c.written.scenarios).collect()
 }
 
-fn run_all(opts: &CheckOptions) -> Vec<ScenarioRun> {
-    scenarios().iter().map(|s| run_scenario(s, &Selection::all(), opts).expect("scenario runs")).collect()
+/// Every default scenario run with the default options, once for the tests that read them.
+fn default_runs() -> &'static [ScenarioRun] {
+    static RUNS: std::sync::OnceLock<Vec<ScenarioRun>> = std::sync::OnceLock::new();
+    RUNS.get_or_init(|| scenarios().iter().map(|s| run_scenario(s, &Selection::all(), &CheckOptions::default()).expect("scenario runs")).collect())
 }
 
 fn run_named(name: &str, opts: &CheckOptions) -> ScenarioRun {
@@ -43,7 +45,7 @@ fn cards_and_registry_name_the_same_claims() {
 
 #[test]
 fn every_default_scenario_reproduces_its_expected_verdicts() {
-    let runs = run_all(&CheckOptions::default());
+    let runs = default_runs();
     let mismatches: Vec<String> = runs
         .iter()
         .flat_map(|r| {
@@ -67,7 +69,7 @@ fn every_default_scenario_reproduces_its_expected_verdicts() {
 #[test]
 fn default_scenarios_cover_the_required_settings() {
     let all = scenarios();
-    let runs = run_all(&CheckOptions::default());
+    let runs = default_runs();
     let has = |f: &dyn Fn(&ScenarioRun) -> bool| runs.iter().any(f);
     assert!(has(&|r| r.params.m < r.layout.n));
     assert!(has(&|r| r.params.m == r.layout.n));
@@ -100,9 +102,9 @@ fn controllable(e: &fedbounds::verdict::Evaluation) -> Option<f64> {
 /// confidence limit at the deciding checkpoint must turn the verdict into "violated".
 #[test]
 fn shrunk_bounds_are_reported_violated() {
-    let base = run_all(&CheckOptions::default());
+    let base = default_runs();
     let mut controlled = 0;
-    for run in &base {
+    for run in base {
         let ratios: Vec<f64> = run.results.iter().map(|c| &c.evaluation).filter_map(controllable).collect();
         if ratios.is_empty() {
             continue;
