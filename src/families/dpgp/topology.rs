@@ -470,6 +470,13 @@ impl GraphSequence {
         Self { mixing, weights }
     }
 
+    /// The smallest `p <= max` with `P^t = P^{t-p}` bit for bit for every `t >= p`, if any (a
+    /// static graph has `p = 1`).
+    pub fn period(&self, max: usize) -> Option<usize> {
+        let same = |a: &DMatrix<f64>, b: &DMatrix<f64>| a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+        (1..=max.min(self.mixing.len().max(1))).find(|&p| (p..self.mixing.len()).all(|t| same(&self.mixing[t], &self.mixing[t - p])))
+    }
+
     /// Nodes.
     pub fn nodes(&self) -> usize {
         self.weights[0].len()
@@ -626,36 +633,49 @@ pub fn smallest_window(topology: &Topology, m: usize, rounds: usize, seed: u64) 
 /// coefficient of `u_j^s` in `z_i^t - ubar^t` when the other inputs vanish; its decay in the lag
 /// `t - s` is what Lemma 3's `C q^(t-s)` bounds (004:L532). Returns `E(l) = max_s e(s+l, s)` for
 /// lags `l = 0..=max_lag`.
+///
+/// A sequence that repeats with period `p` ([`GraphSequence::period`]: a static graph has
+/// `p = 1`) has `Phi(s, l) = Phi(s mod p, l)` bit for bit (the same matrices multiplied in the same
+/// order), so the products are formed once per residue and only the weights `mu^t` change with
+/// `s`: `m^2` work per `(s, l)` instead of `m^3`.
 pub fn deviation_by_lag(seq: &GraphSequence, max_lag: usize) -> Vec<f64> {
+    deviation_by_lag_with_period(seq, max_lag, seq.period(MAX_PERIOD).unwrap_or(seq.rounds() + 1))
+}
+
+/// [`deviation_by_lag`] taking the products of starts `s` and `s + period` to be equal.
+fn deviation_by_lag_with_period(seq: &GraphSequence, max_lag: usize, period: usize) -> Vec<f64> {
     let m = seq.nodes();
     let rounds = seq.rounds();
     let inv_m = 1.0 / m as f64;
-    let mut by_lag = vec![0.0f64; max_lag.min(rounds) + 1];
-    let (mut phi, mut next) = (DMatrix::<f64>::identity(m, m), DMatrix::<f64>::zeros(m, m));
-    for s in 0..=rounds {
-        phi.fill_with_identity();
-        for (lag, slot) in by_lag.iter_mut().enumerate() {
-            let t = s + lag;
-            if t > rounds {
-                break;
-            }
-            if lag > 0 {
-                // `P^{t-1} Phi` into a buffer (nalgebra's product without allocating: the same bits).
-                seq.mixing[t - 1].mul_to(&phi, &mut next);
-                std::mem::swap(&mut phi, &mut next);
-            }
-            let mu = &seq.weights[t];
-            let mut worst = 0.0f64;
-            for i in 0..m {
-                for j in 0..m {
-                    worst = worst.max((phi[(i, j)] / mu[i] - inv_m).abs());
+    let lags = max_lag.min(rounds) + 1;
+    let mut by_lag = vec![0.0f64; lags];
+    for residue in 0..period.min(rounds + 1) {
+        // `Phi(residue, l)` for every lag it reaches: `P^{t-1} Phi` into the next slot (nalgebra's
+        // product without allocating: the same bits).
+        let mut phis = vec![DMatrix::<f64>::identity(m, m)];
+        for lag in 1..lags.min(rounds - residue + 1) {
+            let mut next = DMatrix::<f64>::zeros(m, m);
+            seq.mixing[residue + lag - 1].mul_to(&phis[lag - 1], &mut next);
+            phis.push(next);
+        }
+        for s in (residue..=rounds).step_by(period) {
+            for (lag, (slot, phi)) in by_lag.iter_mut().zip(&phis).enumerate().take(rounds - s + 1) {
+                let mu = &seq.weights[s + lag];
+                let mut worst = 0.0f64;
+                for i in 0..m {
+                    for j in 0..m {
+                        worst = worst.max((phi[(i, j)] / mu[i] - inv_m).abs());
+                    }
                 }
+                *slot = slot.max(worst);
             }
-            *slot = slot.max(worst);
         }
     }
     by_lag
 }
+
+/// The longest period [`deviation_by_lag`] looks for.
+const MAX_PERIOD: usize = 16;
 
 /// *Estimated* Lemma 3 constants from the realised products: `q` is `exp` of the least-squares
 /// slope of `ln E(l)` over the second half of the lags with `E(l)` above rounding (the asymptotic
@@ -727,6 +747,44 @@ mod tests {
         assert!((0..40).any(|l| 0.9f64.powi(l) > c * q.powi(l)));
         // Exact averaging in one round.
         assert_eq!(estimate_c_q(&[0.8, 0.0, 0.0]), (0.8, 0.0));
+    }
+
+    /// `E(l)` with every product formed for every start, as the definition reads.
+    fn deviation_by_lag_directly(seq: &GraphSequence, max_lag: usize) -> Vec<f64> {
+        let (m, rounds) = (seq.nodes(), seq.rounds());
+        let mut by_lag = vec![0.0f64; max_lag.min(rounds) + 1];
+        for s in 0..=rounds {
+            let mut phi = DMatrix::<f64>::identity(m, m);
+            for (lag, slot) in by_lag.iter_mut().enumerate().take(rounds - s + 1) {
+                if lag > 0 {
+                    phi = &seq.mixing[s + lag - 1] * &phi;
+                }
+                let mu = &seq.weights[s + lag];
+                let worst = (0..m).flat_map(|i| (0..m).map(move |j| (i, j))).map(|(i, j)| (phi[(i, j)] / mu[i] - 1.0 / m as f64).abs()).fold(0.0, f64::max);
+                *slot = slot.max(worst);
+            }
+        }
+        by_lag
+    }
+
+    #[test]
+    fn deviations_by_lag_of_periodic_sequences_are_the_direct_ones_bit_for_bit() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        for (topology, period) in
+            [(Topology::Ring, Some(1)), (Topology::Exponential, Some(3)), (Topology::Complete, Some(1)), (Topology::RandomOut { k: 2 }, None)]
+        {
+            let seq = GraphSequence::new(&topology, 8, 50, 3);
+            assert_eq!(seq.period(MAX_PERIOD), period, "{}", topology.name());
+            assert_eq!(bits(&deviation_by_lag(&seq, 20)), bits(&deviation_by_lag_directly(&seq, 20)), "{}", topology.name());
+        }
+        // Negative control: one changed graph breaks the period; it is found, and the products
+        // taken as periodic anyway give other deviations than the direct ones.
+        let mut seq = GraphSequence::new(&Topology::Complete, 8, 50, 3);
+        seq.mixing[10] = DMatrix::identity(8, 8);
+        assert_eq!(seq.period(MAX_PERIOD), None);
+        let direct = deviation_by_lag_directly(&seq, 20);
+        assert_eq!(bits(&deviation_by_lag(&seq, 20)), bits(&direct));
+        assert_ne!(bits(&deviation_by_lag_with_period(&seq, 20, 1)), bits(&direct));
     }
 
     #[test]
