@@ -117,12 +117,7 @@ impl Observable {
         if len == 0 || d == 0 || !small || len as f64 * (d as f64).powi(2) >= SPARSE_ROWS_MIN_FLOPS {
             return Observable::new(self.map.rows(r, len).into_owned(), self.offset.rows(r, len).into_owned()).expected_square(m);
         }
-        let mut spread = 0.0;
-        for j in 0..d {
-            for row in r..r + len {
-                spread += row_times(&self.map, row, |c| m.cov[(c, j)]) * self.map[(row, j)];
-            }
-        }
+        let spread = block_trace(&self.map, r, len, &m.cov);
         let mean = DVector::from_iterator(len, (r..r + len).map(|row| row_times(&self.map, row, |c| m.mean[c]) + self.offset[row]));
         spread + mean.norm_squared()
     }
@@ -139,6 +134,54 @@ impl Observable {
             None => trace_by_rows(&self.map, p, &row_supports(&self.map)),
         }
     }
+}
+
+/// Columns of `M_b C` formed side by side in [`block_trace`].
+const SIDE_BY_SIDE: usize = 4;
+
+/// `sum_j sum_r (M_b C)[r, j] M_b[r, j]` for the rows `r..r+len` of `map` (`M_b`), in that order,
+/// each `(M_b C)[r, j]` summed as [`row_times`] sums it. The entries of [`SIDE_BY_SIDE`]
+/// consecutive columns `j` are formed together: their sums are independent, each in its own
+/// order, so the processor overlaps them and every bit is the one-at-a-time sum's.
+fn block_trace(map: &DMatrix<f64>, r: usize, len: usize, cov: &DMatrix<f64>) -> f64 {
+    let (rows, d) = map.shape();
+    let (s, cs) = (map.as_slice(), cov.as_slice());
+    let mut entries = vec![0.0; SIDE_BY_SIDE * len];
+    let mut spread = 0.0;
+    let mut j0 = 0;
+    while j0 < d {
+        let width = SIDE_BY_SIDE.min(d - j0);
+        for i in 0..len {
+            let row = r + i;
+            if width == SIDE_BY_SIDE {
+                let col = |q: usize| &cs[(j0 + q) * d..(j0 + q + 1) * d];
+                let (c0, c1, c2, c3) = (col(0), col(1), col(2), col(3));
+                let a = s[row];
+                let mut acc = [a * c0[0], a * c1[0], a * c2[0], a * c3[0]];
+                for c in 1..d {
+                    let a = s[c * rows + row];
+                    acc[0] += a * c0[c];
+                    acc[1] += a * c1[c];
+                    acc[2] += a * c2[c];
+                    acc[3] += a * c3[c];
+                }
+                for (q, x) in acc.into_iter().enumerate() {
+                    entries[q * len + i] = x;
+                }
+            } else {
+                for q in 0..width {
+                    entries[q * len + i] = row_times(map, row, |c| cs[(j0 + q) * d + c]);
+                }
+            }
+        }
+        for q in 0..width {
+            for i in 0..len {
+                spread += entries[q * len + i] * s[(j0 + q) * rows + r + i];
+            }
+        }
+        j0 += width;
+    }
+    spread
 }
 
 /// The columns where each row of `m` is nonzero.

@@ -45,8 +45,6 @@ impl AlgorithmKind {
 }
 
 use nalgebra::DVector;
-use rand::Rng;
-use rand_distr::StandardNormal;
 
 use crate::engine::column_order::row_times;
 use crate::families::ccyw::problem::QuadraticInstance;
@@ -101,10 +99,8 @@ impl RoundDraws {
         if !inst.is_noiseless() {
             let len = steps * local_dim;
             for (j, &i) in sampled.iter().enumerate() {
-                let mut rng = StreamKey { seed, replicate, round, client: i as u64 }.client_round_rng();
-                for x in &mut noise[j * len..(j + 1) * len] {
-                    *x = rng.sample(StandardNormal);
-                }
+                // `rng.sample(StandardNormal)` in turn, read in bulk (the same words, the same normals).
+                normals::NormalStream::new(StreamKey { seed, replicate, round, client: i as u64 }.client_round_rng()).fill(&mut noise[j * len..(j + 1) * len]);
             }
         }
         Self { sampled, local_dim, steps, noise }
@@ -265,6 +261,8 @@ impl RoundDraws {
 mod tests {
     use super::*;
     use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+    use rand::Rng;
+    use rand_distr::StandardNormal;
 
     #[test]
     fn the_gradient_in_place_has_the_bits_of_the_nalgebra_expression() {
