@@ -106,8 +106,9 @@ pub struct ComponentTerm {
     pub b: DVector<f64>,
     /// `W_i[rows, :]`, one column per standard normal the component draws.
     pub w: DMatrix<f64>,
-    /// `A_i[rows, cols] = u v^T` in factors, when the round gives them
-    /// ([`RandomAffineRound::component_rank_one`]); the own term then reads them instead of `a`.
+    /// `A_i[rows, :] = u v^T` in factors (`v` on the state columns where it is not zero, a subset
+    /// of `cols`), when the round gives them ([`RandomAffineRound::component_rank_one`]); the own
+    /// term `A_i C A_i^T + y_i y_i^T` then reads them instead of `a` (the sums `Abar` still read `a`).
     pub rank_one: Option<RankOne>,
 }
 
