@@ -185,8 +185,24 @@ pub fn noisy_gradient(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &
 /// noiseless runs (the lemmas' virtual paths, the exact engine's probes) skip every column.
 pub fn noisy_gradient_into(inst: &QuadraticInstance, i: usize, x: &DVector<f64>, z: &[f64], grad: &mut DVector<f64>) {
     let client = &inst.clients()[i];
-    for (r, g) in grad.iter_mut().enumerate() {
-        *g = row_times(&client.hessian, r, |c| x[c]) - client.linear[r];
+    // Four rows side by side: their sums are independent, each in `row_times`' order (the same
+    // bits), and the four entries of a column are contiguous.
+    let (d, h, xs) = (x.len(), client.hessian.as_slice(), x.as_slice());
+    let mut r = 0;
+    while r + 4 <= d {
+        let mut acc = [h[r] * xs[0], h[r + 1] * xs[0], h[r + 2] * xs[0], h[r + 3] * xs[0]];
+        for (c, &xc) in xs.iter().enumerate().skip(1) {
+            for (a, &hc) in acc.iter_mut().zip(&h[c * d + r..c * d + r + 4]) {
+                *a += hc * xc;
+            }
+        }
+        for (q, a) in acc.into_iter().enumerate() {
+            grad[r + q] = a - client.linear[r + q];
+        }
+        r += 4;
+    }
+    for r in r..d {
+        grad[r] = row_times(&client.hessian, r, |c| x[c]) - client.linear[r];
     }
     if !inst.is_noiseless() {
         let (d, root) = (x.len(), inst.noise_factor().as_slice());
