@@ -39,7 +39,7 @@
 use nalgebra::{DMatrix, DVector, Schur, SymmetricEigen, SVD};
 
 use super::design::{InclusionMoments, Outcome};
-use super::moments::{add_own_second_moment, add_rank_one_second_moment, gather_on, Moments, OwnTermScratch, RankOne};
+use super::moments::{Moments, OwnTerm, OwnTerms, RankOne};
 use super::rows::{ChangedRows, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
@@ -655,14 +655,9 @@ impl RoundMaps {
         // ... + (p2 - q) sum_i (A_i C A_i^T + y_i y_i^T), each on its own rows and columns
         let own = inc.p2 - inc.q;
         if own != 0.0 {
-            let mut scratch = OwnTermScratch::default();
+            let mut terms = OwnTerms::new(mu, c);
             for cl in &self.clients {
-                if let Some(f) = &cl.rank_one {
-                    add_rank_one_second_moment((f, &cl.b), (mu, c), (own, &cl.rows), &mut next, &mut scratch.y);
-                    continue;
-                }
-                let (c_cc, mu_c) = gather_on(mu, c, &cl.cols);
-                add_own_second_moment((&cl.a, &cl.b), (&c_cc, &mu_c), (own, &cl.rows), &mut next, &mut scratch);
+                terms.add(OwnTerm { a: &cl.a, b: &cl.b, cols: &cl.cols, rank_one: cl.rank_one.as_ref() }, (own, &cl.rows), &mut next);
             }
         }
         let pairs = inc.q - inc.p * inc.p;

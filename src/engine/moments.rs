@@ -126,7 +126,7 @@ pub(super) fn rank_one_second_moment(f: &RankOne, b: &DVector<f64>, mu: &DVector
 
 /// `out[(at[r], at[s])] += scale * M[r, s]` with `M` [`rank_one_second_moment`]'s term, each entry
 /// summed where it is added; `y` is a buffer.
-pub(super) fn add_rank_one_second_moment(
+fn add_rank_one_second_moment(
     (f, b): (&RankOne, &DVector<f64>),
     (mu, cov): (&DVector<f64>, &DMatrix<f64>),
     (scale, at): (f64, &[usize]),
@@ -167,9 +167,50 @@ pub(super) fn own_second_moment(a: &DMatrix<f64>, b: &DVector<f64>, c_kk: &DMatr
 /// Buffers of [`add_own_second_moment`], reused from term to term.
 #[derive(Debug, Default)]
 pub(super) struct OwnTermScratch {
-    /// `y`, also of a rank-one term ([`add_rank_one_second_moment`]).
-    pub y: Vec<f64>,
+    y: Vec<f64>,
     a_c: Vec<f64>,
+}
+
+/// A component's term as its own term reads it: `A_i` on its columns `K`, `b_i`, and the
+/// rank-one factors of `A_i` when the round gives them.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OwnTerm<'a> {
+    pub a: &'a DMatrix<f64>,
+    pub b: &'a DVector<f64>,
+    pub cols: &'a [usize],
+    pub rank_one: Option<&'a RankOne>,
+}
+
+/// The `(p2 - q) sum_i (A_i C A_i^T + y_i y_i^T)` terms of one round, added from the moments
+/// `(mu, C)` before it: [`add_rank_one_second_moment`] for a term with factors, else
+/// [`add_own_second_moment`] on `C[K, K]`, gathered once for consecutive terms that read the same
+/// columns (a batch's samples). It borrows the moments, so a gather never outlives them.
+pub(super) struct OwnTerms<'m> {
+    mu: &'m DVector<f64>,
+    cov: &'m DMatrix<f64>,
+    gathered: Option<(Vec<usize>, DMatrix<f64>, DVector<f64>)>,
+    scratch: OwnTermScratch,
+}
+
+impl<'m> OwnTerms<'m> {
+    /// The own terms read from the moments `(mu, cov)`.
+    pub fn new(mu: &'m DVector<f64>, cov: &'m DMatrix<f64>) -> Self {
+        Self { mu, cov, gathered: None, scratch: OwnTermScratch::default() }
+    }
+
+    /// `out[(at[r], at[s])] += scale * (A C A^T + y y^T)[r, s]` of the term `t`.
+    pub fn add(&mut self, t: OwnTerm, (scale, at): (f64, &[usize]), out: &mut DMatrix<f64>) {
+        if let Some(f) = t.rank_one {
+            add_rank_one_second_moment((f, t.b), (self.mu, self.cov), (scale, at), out, &mut self.scratch.y);
+            return;
+        }
+        if self.gathered.as_ref().is_none_or(|(cols, _, _)| cols.as_slice() != t.cols) {
+            let (c_kk, mu_k) = gather_on(self.mu, self.cov, t.cols);
+            self.gathered = Some((t.cols.to_vec(), c_kk, mu_k));
+        }
+        let (_, c_kk, mu_k) = self.gathered.as_ref().expect("gathered above");
+        add_own_second_moment((t.a, t.b), (c_kk, mu_k), (scale, at), out, &mut self.scratch);
+    }
 }
 
 /// `out[(at[r], at[s])] += scale * M[r, s]` for every `r, s`, with `M` the own term of

@@ -25,7 +25,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
-use super::moments::{add_own_second_moment, add_rank_one_second_moment, gather_on, Moments, OwnTermScratch, RankOne};
+use super::moments::{Moments, OwnTerm, OwnTerms, RankOne};
 
 /// A component's term on the rows it writes, as probed.
 pub(super) struct Term<'a> {
@@ -56,9 +56,6 @@ pub(super) struct ChangedRows {
     /// The components' terms, their rows as positions in `R`.
     terms: Vec<RowTerm>,
 }
-
-/// `(C[K, K], mu[K])` on a term's columns `K`.
-type Gathered = (DMatrix<f64>, DVector<f64>);
 
 /// A component's term with its rows as positions in `R`.
 #[derive(Debug, Clone)]
@@ -168,19 +165,9 @@ impl ChangedRows {
         next += abar_c_k * &self.abar_t * inc.q;
         let own = inc.p2 - inc.q;
         if own != 0.0 {
-            // Consecutive terms that read the same columns (a batch's samples) share the gathers.
-            let mut gathered: Option<(&[usize], Gathered)> = None;
-            let mut scratch = OwnTermScratch::default();
+            let mut terms = OwnTerms::new(mu, c);
             for t in &self.terms {
-                if let Some(f) = &t.rank_one {
-                    add_rank_one_second_moment((f, &t.b), (mu, c), (own, &t.at), &mut next, &mut scratch.y);
-                    continue;
-                }
-                let (c_cc, mu_c) = match gathered {
-                    Some((cols, ref g)) if cols == t.cols.as_slice() => g,
-                    _ => &gathered.insert((&t.cols, gather_on(mu, c, &t.cols))).1,
-                };
-                add_own_second_moment((&t.a, &t.b), (c_cc, mu_c), (own, &t.at), &mut next, &mut scratch);
+                terms.add(OwnTerm { a: &t.a, b: &t.b, cols: &t.cols, rank_one: t.rank_one.as_ref() }, (own, &t.at), &mut next);
             }
         }
         let pairs = inc.q - inc.p * inc.p;
