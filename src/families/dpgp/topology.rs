@@ -649,14 +649,14 @@ fn deviation_by_lag_with_period(seq: &GraphSequence, max_lag: usize, period: usi
     let inv_m = 1.0 / m as f64;
     let lags = max_lag.min(rounds) + 1;
     let mut by_lag = vec![0.0f64; lags];
+    // `Phi(residue, l)` in slot `l`, the slots reused from residue to residue.
+    let mut phis = vec![DMatrix::<f64>::identity(m, m); lags];
     for residue in 0..period.min(rounds + 1) {
-        // `Phi(residue, l)` for every lag it reaches: `P^{t-1} Phi` into the next slot (nalgebra's
-        // product without allocating: the same bits).
-        let mut phis = vec![DMatrix::<f64>::identity(m, m)];
+        // Every lag the residue reaches: `P^{t-1} Phi` into the next slot (nalgebra's product
+        // without allocating: the same bits).
         for lag in 1..lags.min(rounds - residue + 1) {
-            let mut next = DMatrix::<f64>::zeros(m, m);
-            seq.mixing[residue + lag - 1].mul_to(&phis[lag - 1], &mut next);
-            phis.push(next);
+            let (done, rest) = phis.split_at_mut(lag);
+            seq.mixing[residue + lag - 1].mul_to(&done[lag - 1], &mut rest[0]);
         }
         for s in (residue..=rounds).step_by(period) {
             for (lag, (slot, phi)) in by_lag.iter_mut().zip(&phis).enumerate().take(rounds - s + 1) {
