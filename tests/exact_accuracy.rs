@@ -10,6 +10,8 @@
 //! down to below 1e-30 within 1e-12 of its own size. Negative control: the raw-moment form
 //! `tr(P) - 2 x*^T mu + ||x*||^2` of the same moments fails the same test.
 
+use std::sync::OnceLock;
+
 use nalgebra::{DMatrix, DVector};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -26,12 +28,9 @@ fn exact(x: f64) -> BigRational {
 }
 
 /// A rational as the nearest `f64` (within a few ulps), whatever the size of its numerator and
-/// denominator: both are shifted to at most 1000 bits first.
+/// denominator.
 fn approx(x: &BigRational) -> f64 {
-    let (n, d) = (x.numer().abs(), x.denom().abs());
-    let shift = n.bits().max(d.bits()).saturating_sub(1000);
-    let (n, d) = (n >> shift, d >> shift);
-    let v = n.to_f64().unwrap_or(f64::INFINITY) / d.to_f64().unwrap_or(f64::INFINITY);
+    let v = ratio(&x.numer().abs(), &x.denom().abs());
     if x.is_negative() {
         -v
     } else {
@@ -39,12 +38,23 @@ fn approx(x: &BigRational) -> f64 {
     }
 }
 
-/// `|computed - truth| / truth`, as an `f64` (truth > 0).
+/// `n / d` for `n, d >= 0` as an `f64`: both are shifted to at most 1000 bits first.
+fn ratio(n: &BigInt, d: &BigInt) -> f64 {
+    let shift = n.bits().max(d.bits()).saturating_sub(1000);
+    let (n, d) = (n >> shift, d >> shift);
+    n.to_f64().unwrap_or(f64::INFINITY) / d.to_f64().unwrap_or(f64::INFINITY)
+}
+
+/// `|computed - truth| / truth`, as an `f64` (truth > 0). With `computed = p/q` and
+/// `truth = n/d`, it is `|p d - n q| / (q n)`: formed without reducing the fraction (a gcd of
+/// numbers of thousands of bits per call).
 fn relative_error(computed: f64, truth: &BigRational) -> f64 {
     if !computed.is_finite() {
         return f64::INFINITY;
     }
-    approx(&((exact(computed) - truth).abs() / truth))
+    let c = exact(computed);
+    let (p, q, n, d) = (c.numer(), c.denom(), truth.numer(), truth.denom());
+    ratio(&(p * d - n * q).abs(), &(q * n).abs())
 }
 
 /// Gradient descent `x' = x - eta lambda .* (x - x*)` on `f = sum_j lambda_j (x_j - x*_j)^2 / 2`.
@@ -109,15 +119,48 @@ impl RandomAffineRound for FedAvg {
 
 /// Per coordinate `j`: the mean error contracts by `abar_j` per round and the variance follows
 /// `v' = abar_j^2 v + s_j`; returns `E||x_t - x*||^2 = sum_j m_tj^2 + v_tj`, `t = 0..rounds`.
+///
+/// Each coordinate is carried as integers, `abar = a/d`, `s = sn/sd`, `e0 = en/ed`:
+/// `m_t = en a^t / (ed d^t)` and `v_t = V_t / (sd d^(2t))` with `V_0 = 0`,
+/// `V_(t+1) = a^2 V_t + sn d^(2(t+1))`; a round's sum is one fraction reduced once (a rational's
+/// own arithmetic reduces at every operation: seconds per case at these denominators).
 fn closed_form(abar: &[BigRational], s: &[BigRational], e0: &[BigRational], rounds: usize) -> Vec<BigRational> {
-    let mut m: Vec<BigRational> = e0.to_vec();
-    let mut v: Vec<BigRational> = vec![BigRational::zero(); e0.len()];
+    struct Coordinate {
+        a: BigInt,
+        d: BigInt,
+        sn: BigInt,
+        sd: BigInt,
+        m_num: BigInt,
+        m_den: BigInt,
+        v_num: BigInt,
+        d_pow_2t: BigInt,
+    }
+    let mut coords: Vec<Coordinate> = (0..e0.len())
+        .map(|j| Coordinate {
+            a: abar[j].numer().clone(),
+            d: abar[j].denom().clone(),
+            sn: s[j].numer().clone(),
+            sd: s[j].denom().clone(),
+            m_num: e0[j].numer().clone(),
+            m_den: e0[j].denom().clone(),
+            v_num: BigInt::zero(),
+            d_pow_2t: BigInt::one(),
+        })
+        .collect();
+    let add = |(n, d): (BigInt, BigInt), (p, q): (BigInt, BigInt)| (n * &q + p * &d, d * q);
     let mut out = Vec::with_capacity(rounds);
     for _ in 0..rounds {
-        out.push(m.iter().zip(&v).fold(BigRational::zero(), |acc, (mj, vj)| acc + mj * mj + vj));
-        for j in 0..m.len() {
-            m[j] = &m[j] * &abar[j];
-            v[j] = &v[j] * &abar[j] * &abar[j] + &s[j];
+        let (num, den) = coords.iter().fold((BigInt::zero(), BigInt::one()), |acc, c| {
+            let acc = add(acc, (&c.m_num * &c.m_num, &c.m_den * &c.m_den));
+            add(acc, (c.v_num.clone(), &c.sd * &c.d_pow_2t))
+        });
+        out.push(BigRational::new(num, den));
+        for c in &mut coords {
+            let d2 = &c.d * &c.d;
+            c.m_num *= &c.a;
+            c.m_den *= &c.d;
+            c.d_pow_2t *= &d2;
+            c.v_num = &c.a * &c.a * &c.v_num + &c.sn * &c.d_pow_2t;
         }
     }
     out
@@ -164,7 +207,14 @@ fn worst(values: &[f64], truth: &[BigRational]) -> (f64, f64) {
     out
 }
 
-fn gd_case() -> (Gd, DVector<f64>, Vec<BigRational>) {
+/// Each case (its closed form: rationals of thousands of bits) is computed once for the tests
+/// that read it.
+fn gd_case() -> &'static (Gd, DVector<f64>, Vec<BigRational>) {
+    static CASE: OnceLock<(Gd, DVector<f64>, Vec<BigRational>)> = OnceLock::new();
+    CASE.get_or_init(gd_case_computed)
+}
+
+fn gd_case_computed() -> (Gd, DVector<f64>, Vec<BigRational>) {
     let gd = Gd { eta: 0.9, lambda: vec![1.0, 0.3, 0.7], x_star: DVector::from_vec(vec![0.1, -0.7, 1.3]) };
     let x0 = DVector::from_vec(vec![0.6, -0.2, 0.9]);
     let rounds = 140;
@@ -174,7 +224,12 @@ fn gd_case() -> (Gd, DVector<f64>, Vec<BigRational>) {
     (gd, x0, truth)
 }
 
-fn fedavg_case() -> (FedAvg, DVector<f64>, Vec<BigRational>) {
+fn fedavg_case() -> &'static (FedAvg, DVector<f64>, Vec<BigRational>) {
+    static CASE: OnceLock<(FedAvg, DVector<f64>, Vec<BigRational>)> = OnceLock::new();
+    CASE.get_or_init(fedavg_case_computed)
+}
+
+fn fedavg_case_computed() -> (FedAvg, DVector<f64>, Vec<BigRational>) {
     let lambda = vec![vec![1.0, 0.3, 0.7], vec![0.45, 1.1, 0.6], vec![0.8, 0.55, 1.3]];
     let fed = FedAvg { eta: 0.5, sigma: 1e-17, steps: 2, lambda, x_star: DVector::from_vec(vec![0.1, -0.7, 1.3]) };
     let x0 = DVector::from_vec(vec![0.6, -0.2, 0.9]);
@@ -207,7 +262,12 @@ struct FedPltCase {
     tau: usize,
 }
 
-fn fedplt_case() -> (FedPltCase, Vec<BigRational>) {
+fn fedplt_case() -> &'static (FedPltCase, Vec<BigRational>) {
+    static CASE: OnceLock<(FedPltCase, Vec<BigRational>)> = OnceLock::new();
+    CASE.get_or_init(fedplt_case_computed)
+}
+
+fn fedplt_case_computed() -> (FedPltCase, Vec<BigRational>) {
     let diag = |v: [f64; 3]| DMatrix::from_diagonal(&DVector::from_row_slice(&v));
     let a = DVector::from_vec(vec![0.1, -0.7, 1.3]);
     let instance = Instance {
@@ -248,8 +308,8 @@ fn fedplt_case() -> (FedPltCase, Vec<BigRational>) {
 #[test]
 fn gradient_descent_values_are_exact_to_1e_12_relative_down_to_1e_30() {
     let (gd, x0, truth) = gd_case();
-    let [error, centred, raw] = engine_values(&gd, &x0, &gd.x_star, truth.len());
-    let (err, smallest) = worst(&error, &truth);
+    let [error, centred, raw] = engine_values(gd, x0, &gd.x_star, truth.len());
+    let (err, smallest) = worst(&error, truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "error coordinates: worst relative error {err:e}");
     // The centred form from the origin is exact while the value is far above (eps ||x*||)^2.
@@ -257,18 +317,18 @@ fn gradient_descent_values_are_exact_to_1e_12_relative_down_to_1e_30() {
     let centred_mid = mid.iter().map(|&t| relative_error(centred[t], &truth[t])).fold(0.0, f64::max);
     assert!(centred_mid <= 1e-7, "centred form at values >= 1e-8: {centred_mid:e}");
     // Negative control: the raw-moment form fails the same test.
-    let (raw_err, _) = worst(&raw, &truth);
+    let (raw_err, _) = worst(&raw, truth);
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
 #[test]
 fn fedavg_values_with_noise_are_exact_to_1e_12_relative_down_to_1e_30() {
     let (fed, x0, truth) = fedavg_case();
-    let [error, _, raw] = engine_values(&fed, &x0, &fed.x_star, truth.len());
-    let (err, smallest) = worst(&error, &truth);
+    let [error, _, raw] = engine_values(fed, x0, &fed.x_star, truth.len());
+    let (err, smallest) = worst(&error, truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "error coordinates: worst relative error {err:e}");
-    let (raw_err, _) = worst(&raw, &truth);
+    let (raw_err, _) = worst(&raw, truth);
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
@@ -283,13 +343,13 @@ fn fedplt_with_masks_values_are_exact_to_1e_12_relative_down_to_1e_30() {
         truth.len() - 1,
     )
     .expect("runs");
-    let (err, smallest) = worst(&run.distance, &truth);
+    let (err, smallest) = worst(&run.distance, truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "FedPLT's exact run: worst relative error {err:e}");
     // Negative control: the raw-moment form of the same round fails the same test.
     let round = FedPltRound { instance: inst, psi: &case.psi, eta: case.eta, tau: case.tau, gradient: LocalGradient::Sgd };
     let [_, _, raw] = engine_values(&round, &inst.initial, &w_star, truth.len());
-    let (raw_err, _) = worst(&raw, &truth);
+    let (raw_err, _) = worst(&raw, truth);
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
@@ -298,9 +358,9 @@ fn fedplt_with_masks_values_are_exact_to_1e_12_relative_down_to_1e_30() {
 #[test]
 fn accuracy_by_decade() {
     let (gd, x0, truth) = gd_case();
-    let gd_values = engine_values(&gd, &x0, &gd.x_star, truth.len());
+    let gd_values = engine_values(gd, x0, &gd.x_star, truth.len());
     let (fed, f0, ftruth) = fedavg_case();
-    let fed_values = engine_values(&fed, &f0, &fed.x_star, ftruth.len());
+    let fed_values = engine_values(fed, f0, &fed.x_star, ftruth.len());
     let (plt, ptruth) = fedplt_case();
     let round = FedPltRound { instance: &plt.instance, psi: &plt.psi, eta: plt.eta, tau: plt.tau, gradient: LocalGradient::Sgd };
     let plt_values = engine_values(&round, &plt.instance.initial, &plt.instance.optima[0], ptruth.len());
