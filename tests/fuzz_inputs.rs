@@ -80,6 +80,18 @@ fn paths(v: &toml::Value, at: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
     }
 }
 
+fn get<'a>(v: &'a toml::Value, path: &[Seg]) -> Option<&'a toml::Value> {
+    let mut at = v;
+    for s in path {
+        at = match (s, at) {
+            (Seg::Key(k), toml::Value::Table(t)) => t.get(k)?,
+            (Seg::Index(i), toml::Value::Array(a)) => a.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
 fn get_mut<'a>(v: &'a mut toml::Value, path: &[Seg]) -> Option<&'a mut toml::Value> {
     let mut at = v;
     for s in path {
@@ -162,8 +174,7 @@ fn mutate(base: &str, rng: &mut ChaCha8Rng) -> String {
             }
             2 => {
                 // A number where there is one, else anywhere.
-                let numeric: Vec<&Vec<Seg>> =
-                    all.iter().filter(|p| matches!(get_mut(&mut doc.clone(), p), Some(toml::Value::Integer(_) | toml::Value::Float(_)))).collect();
+                let numeric: Vec<&Vec<Seg>> = all.iter().filter(|p| matches!(get(&doc, p), Some(toml::Value::Integer(_) | toml::Value::Float(_)))).collect();
                 let p = if numeric.is_empty() { path } else { numeric[rng.gen_range(0..numeric.len())].clone() };
                 if let Some(v) = get_mut(&mut doc, &p) {
                     *v = special_number(rng);
