@@ -9,7 +9,7 @@ use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, 
 use fedbounds::families::ccyw::claims;
 use fedbounds::families::ccyw::family::Ccyw;
 use fedbounds::families::ccyw::report::{report_files, Extras, ReportMeta};
-use fedbounds::family::{CheckRequest, Family, FamilyReport, ReportFile, Silent};
+use fedbounds::family::{Family, FamilyReport, ReportFile};
 use fedbounds::outcome::{CheckOutcome, FamilyOutcome};
 use fedbounds::verdict::{ConstantsSource, VerdictKind};
 
@@ -269,9 +269,7 @@ fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
 /// `cargo run --release -- check` after an intended change.
 #[test]
 fn committed_reports_match_a_fresh_run() {
-    let request = CheckRequest { full: true, plots: true, meta: ReportMeta::new("cargo run --release -- check"), ..Default::default() };
-    let outcome = fedbounds::families::registry().check(&request, &Silent).unwrap();
-    let fresh = sorted_bytes(outcome.files(&request.meta));
+    let fresh = sorted_bytes(crate::main_job::outcome().files(&crate::main_job::request().meta));
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let mut stale = Vec::new();
     for (rel, bytes) in &fresh {

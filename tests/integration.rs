@@ -56,6 +56,7 @@ mod fedplt_wrong_terms;
 mod figures;
 mod formula_twins;
 mod fuzz_inputs;
+mod main_job;
 mod never_wrong;
 mod properties;
 mod replicate_kernel;
