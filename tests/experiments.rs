@@ -2,18 +2,22 @@
 //! experiments card, does not depend on the thread count, and can fail (negative controls that
 //! perturb the computed curves the way a contradicting figure would).
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use fedbounds::families::ccyw::check::in_pool;
 use fedbounds::families::ccyw::experiments::{
     apply_card, embedded_experiment_card, parse_experiment_card, statements, Experiments, Sweep, EXPERIMENTS_CARD, STATEMENT_IDS,
 };
+use fedbounds::families::ccyw::report::experiments_files;
+use fedbounds::family::ReportFile;
 use fedbounds::verdict::VerdictKind;
 use fedbounds::Error;
 
+/// The experiments on one thread (the main job runs them on every core).
 fn computed() -> &'static Experiments {
     static E: OnceLock<Experiments> = OnceLock::new();
-    E.get_or_init(|| in_pool(Some(2), || Experiments::run(&|| {})).unwrap().unwrap())
+    E.get_or_init(|| in_pool(Some(1), || Experiments::run(&|| {})).unwrap().unwrap())
 }
 
 fn verdict_of(sweeps: &[Sweep], id: &str) -> VerdictKind {
@@ -43,14 +47,29 @@ fn every_statement_is_checked_and_matches_the_card() {
     }
 }
 
+/// The experiments' files (statements, thinned curves, and figures drawn from every round) on one
+/// thread are the main job's byte for byte, run on rayon's default pool (every core; the
+/// committed reports were made on two).
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let one = in_pool(Some(1), || Experiments::run(&|| {})).unwrap().unwrap();
-    let two = computed();
-    assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(two).unwrap());
-    for (a, b) in one.sweeps.iter().flat_map(|s| &s.curves).zip(two.sweeps.iter().flat_map(|s| &s.curves)) {
-        assert_eq!(a.metric, b.metric);
+    let meta = crate::main_job::request().meta;
+    let sorted = |files: Vec<ReportFile>| {
+        let mut v: Vec<(PathBuf, Vec<u8>)> = files.into_iter().map(|f| (f.path, f.bytes)).collect();
+        v.sort();
+        v
+    };
+    let one = sorted(experiments_files(computed(), &meta, true).unwrap());
+    let main = sorted(crate::main_job::family("ccyw").files.iter().filter(|f| f.path.starts_with("experiments")).cloned().collect());
+    assert!(one.len() >= 3, "{} files", one.len());
+    let paths = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(&one), paths(&main));
+    for (a, b) in one.iter().zip(&main) {
+        assert!(a.1 == b.1, "{} differs between one thread and the default pool", a.0.display());
     }
+    // Negative control: one round of one curve moved by 1e-12 relative shows in the files.
+    let mut moved = computed().clone();
+    moved.sweeps[0].curves[0].metric[1] *= 1.0 + 1e-12;
+    assert_ne!(sorted(experiments_files(&moved, &meta, true).unwrap()), one);
 }
 
 #[test]
