@@ -3,6 +3,10 @@
 //! tests with `cargo test --test integration <file>::`, e.g. `cargo test --test integration engine::`.
 //! `tests/family_gd` (the smallest family, with its card) stays its own binary.
 
+/// The same allocator as the command line's (`src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bad_inputs;
 mod card_formulas;
 mod ccyw_lemma_search;
