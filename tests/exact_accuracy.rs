@@ -10,8 +10,6 @@
 //! down to below 1e-30 within 1e-12 of its own size. Negative control: the raw-moment form
 //! `tr(P) - 2 x*^T mu + ||x*||^2` of the same moments fails the same test.
 
-use std::sync::OnceLock;
-
 use nalgebra::{DMatrix, DVector};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -207,14 +205,7 @@ fn worst(values: &[f64], truth: &[BigRational]) -> (f64, f64) {
     out
 }
 
-/// Each case (its closed form: rationals of thousands of bits) is computed once for the tests
-/// that read it.
-fn gd_case() -> &'static (Gd, DVector<f64>, Vec<BigRational>) {
-    static CASE: OnceLock<(Gd, DVector<f64>, Vec<BigRational>)> = OnceLock::new();
-    CASE.get_or_init(gd_case_computed)
-}
-
-fn gd_case_computed() -> (Gd, DVector<f64>, Vec<BigRational>) {
+fn gd_case() -> (Gd, DVector<f64>, Vec<BigRational>) {
     let gd = Gd { eta: 0.9, lambda: vec![1.0, 0.3, 0.7], x_star: DVector::from_vec(vec![0.1, -0.7, 1.3]) };
     let x0 = DVector::from_vec(vec![0.6, -0.2, 0.9]);
     let rounds = 140;
@@ -224,12 +215,7 @@ fn gd_case_computed() -> (Gd, DVector<f64>, Vec<BigRational>) {
     (gd, x0, truth)
 }
 
-fn fedavg_case() -> &'static (FedAvg, DVector<f64>, Vec<BigRational>) {
-    static CASE: OnceLock<(FedAvg, DVector<f64>, Vec<BigRational>)> = OnceLock::new();
-    CASE.get_or_init(fedavg_case_computed)
-}
-
-fn fedavg_case_computed() -> (FedAvg, DVector<f64>, Vec<BigRational>) {
+fn fedavg_case() -> (FedAvg, DVector<f64>, Vec<BigRational>) {
     let lambda = vec![vec![1.0, 0.3, 0.7], vec![0.45, 1.1, 0.6], vec![0.8, 0.55, 1.3]];
     let fed = FedAvg { eta: 0.5, sigma: 1e-17, steps: 2, lambda, x_star: DVector::from_vec(vec![0.1, -0.7, 1.3]) };
     let x0 = DVector::from_vec(vec![0.6, -0.2, 0.9]);
@@ -262,12 +248,7 @@ struct FedPltCase {
     tau: usize,
 }
 
-fn fedplt_case() -> &'static (FedPltCase, Vec<BigRational>) {
-    static CASE: OnceLock<(FedPltCase, Vec<BigRational>)> = OnceLock::new();
-    CASE.get_or_init(fedplt_case_computed)
-}
-
-fn fedplt_case_computed() -> (FedPltCase, Vec<BigRational>) {
+fn fedplt_case() -> (FedPltCase, Vec<BigRational>) {
     let diag = |v: [f64; 3]| DMatrix::from_diagonal(&DVector::from_row_slice(&v));
     let a = DVector::from_vec(vec![0.1, -0.7, 1.3]);
     let instance = Instance {
@@ -308,8 +289,8 @@ fn fedplt_case_computed() -> (FedPltCase, Vec<BigRational>) {
 #[test]
 fn gradient_descent_values_are_exact_to_1e_12_relative_down_to_1e_30() {
     let (gd, x0, truth) = gd_case();
-    let [error, centred, raw] = engine_values(gd, x0, &gd.x_star, truth.len());
-    let (err, smallest) = worst(&error, truth);
+    let [error, centred, raw] = engine_values(&gd, &x0, &gd.x_star, truth.len());
+    let (err, smallest) = worst(&error, &truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "error coordinates: worst relative error {err:e}");
     // The centred form from the origin is exact while the value is far above (eps ||x*||)^2.
@@ -317,18 +298,18 @@ fn gradient_descent_values_are_exact_to_1e_12_relative_down_to_1e_30() {
     let centred_mid = mid.iter().map(|&t| relative_error(centred[t], &truth[t])).fold(0.0, f64::max);
     assert!(centred_mid <= 1e-7, "centred form at values >= 1e-8: {centred_mid:e}");
     // Negative control: the raw-moment form fails the same test.
-    let (raw_err, _) = worst(&raw, truth);
+    let (raw_err, _) = worst(&raw, &truth);
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
 #[test]
 fn fedavg_values_with_noise_are_exact_to_1e_12_relative_down_to_1e_30() {
     let (fed, x0, truth) = fedavg_case();
-    let [error, _, raw] = engine_values(fed, x0, &fed.x_star, truth.len());
-    let (err, smallest) = worst(&error, truth);
+    let [error, _, raw] = engine_values(&fed, &x0, &fed.x_star, truth.len());
+    let (err, smallest) = worst(&error, &truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "error coordinates: worst relative error {err:e}");
-    let (raw_err, _) = worst(&raw, truth);
+    let (raw_err, _) = worst(&raw, &truth);
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
@@ -343,13 +324,13 @@ fn fedplt_with_masks_values_are_exact_to_1e_12_relative_down_to_1e_30() {
         truth.len() - 1,
     )
     .expect("runs");
-    let (err, smallest) = worst(&run.distance, truth);
+    let (err, smallest) = worst(&run.distance, &truth);
     assert!(smallest < 1e-30, "the run reaches {smallest:e} only");
     assert!(err <= 1e-12, "FedPLT's exact run: worst relative error {err:e}");
     // Negative control: the raw-moment form of the same round fails the same test.
     let round = FedPltRound { instance: inst, psi: &case.psi, eta: case.eta, tau: case.tau, gradient: LocalGradient::Sgd };
     let [_, _, raw] = engine_values(&round, &inst.initial, &w_star, truth.len());
-    let (raw_err, _) = worst(&raw, truth);
+    let (raw_err, _) = worst(&raw, &truth);
     assert!(raw_err > 1e-6, "the raw-moment form should fail near the optimum, worst {raw_err:e}");
 }
 
@@ -358,9 +339,9 @@ fn fedplt_with_masks_values_are_exact_to_1e_12_relative_down_to_1e_30() {
 #[test]
 fn accuracy_by_decade() {
     let (gd, x0, truth) = gd_case();
-    let gd_values = engine_values(gd, x0, &gd.x_star, truth.len());
+    let gd_values = engine_values(&gd, &x0, &gd.x_star, truth.len());
     let (fed, f0, ftruth) = fedavg_case();
-    let fed_values = engine_values(fed, f0, &fed.x_star, ftruth.len());
+    let fed_values = engine_values(&fed, &f0, &fed.x_star, ftruth.len());
     let (plt, ptruth) = fedplt_case();
     let round = FedPltRound { instance: &plt.instance, psi: &plt.psi, eta: plt.eta, tau: plt.tau, gradient: LocalGradient::Sgd };
     let plt_values = engine_values(&round, &plt.instance.initial, &plt.instance.optima[0], ptruth.len());
