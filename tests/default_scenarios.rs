@@ -9,7 +9,7 @@ use fedbounds::families::ccyw::check::{run_scenario, CheckOptions, ScenarioRun, 
 use fedbounds::families::ccyw::claims;
 use fedbounds::families::ccyw::family::Ccyw;
 use fedbounds::families::ccyw::report::{report_files, Extras, ReportMeta};
-use fedbounds::family::{Family, FamilyReport, ReportFile};
+use fedbounds::family::{Family, FamilyReport};
 use fedbounds::outcome::{CheckOutcome, FamilyOutcome};
 use fedbounds::verdict::{ConstantsSource, VerdictKind};
 
@@ -227,12 +227,6 @@ fn report_bytes(runs: &[ScenarioRun]) -> Vec<(String, Vec<u8>)> {
     report_bytes_with(runs, Extras::default(), "test")
 }
 
-fn sorted_bytes(files: Vec<ReportFile>) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = files.into_iter().map(|f| (f.path.display().to_string(), f.bytes)).collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn reports_are_byte_identical_across_runs_and_thread_counts() {
     let names = ["paper-default", "noiseless-partial-k1", "coupled-full-k5"];
@@ -269,7 +263,7 @@ fn the_seed_moves_monte_carlo_estimates_but_not_exact_ones() {
 /// `cargo run --release -- check` after an intended change.
 #[test]
 fn committed_reports_match_a_fresh_run() {
-    let fresh = sorted_bytes(crate::main_job::outcome().files(&crate::main_job::request().meta));
+    let fresh = crate::main_job::sorted_bytes(crate::main_job::outcome().files(&crate::main_job::request().meta));
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let mut stale = Vec::new();
     for (rel, bytes) in &fresh {
@@ -289,5 +283,5 @@ fn report_bytes_with(runs: &[ScenarioRun], extras: Extras<'_>, command: &str) ->
     let family = FamilyReport { rows: fedbounds::checker::rows(&Ccyw, &Ccyw.builtin_claims(), runs), summary_markdown, files, ..Default::default() };
     let ccyw = &fedbounds::families::ccyw::FAMILY;
     let outcome = CheckOutcome { families: vec![FamilyOutcome { id: ccyw.id(), title: ccyw.title(), claims: ccyw.claims(), report: family }] };
-    sorted_bytes(outcome.files(&meta))
+    crate::main_job::sorted_bytes(outcome.files(&meta))
 }

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use fedbounds::family::{CheckRequest, FamilyReport, Silent};
+use fedbounds::family::{CheckRequest, FamilyReport, ReportFile, Silent};
 use fedbounds::outcome::CheckOutcome;
 use fedbounds::report::ReportMeta;
 
@@ -17,6 +17,13 @@ pub fn request() -> CheckRequest {
 pub fn outcome() -> &'static CheckOutcome {
     static OUTCOME: OnceLock<CheckOutcome> = OnceLock::new();
     OUTCOME.get_or_init(|| fedbounds::families::registry().check(&request(), &Silent).expect("the main job runs"))
+}
+
+/// Report files as `(path, bytes)`, sorted by path: what two runs are compared by.
+pub fn sorted_bytes(files: Vec<ReportFile>) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = files.into_iter().map(|f| (f.path.display().to_string(), f.bytes)).collect();
+    out.sort();
+    out
 }
 
 /// One family's part of the main job.
