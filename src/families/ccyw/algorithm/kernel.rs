@@ -61,6 +61,8 @@ pub struct RoundBuffers {
     c_global: Vec<f64>,
     sampled: Vec<usize>,
     lanes: LaneBuffers,
+    /// The noise stream, restarted for each client and round.
+    normals: NormalStream,
 }
 
 impl RoundKernel {
@@ -104,6 +106,7 @@ impl RoundKernel {
             c_global: vec![0.0; self.du],
             sampled: Vec::with_capacity(self.n),
             lanes: LaneBuffers::new(d, self.du, self.params.k),
+            normals: NormalStream::client_round(StreamKey { seed: 0, replicate: 0, round: 0, client: 0 }),
         }
     }
 
@@ -124,7 +127,7 @@ impl RoundKernel {
     /// of client `i`'s step `k` is the next `du + dv` normals of its client-round stream
     /// `(seed, replicate, round, i)`, as [`super::RoundDraws::draw`] draws it; unused lanes
     /// compute zeros.
-    fn lane_group<const D: usize>(&self, group: &[usize], state: &[f64], lanes: &mut LaneBuffers, seed: u64, replicate: u64, round: u64) {
+    fn lane_group<const D: usize>(&self, group: &[usize], state: &[f64], (lanes, normals): (&mut LaneBuffers, &mut NormalStream), seed: u64, replicate: u64, round: u64) {
         let (du, n) = (self.du, self.n);
         let c_global_off = du + n * self.dv + n * du;
         for l in 0..LANES {
@@ -150,7 +153,7 @@ impl RoundKernel {
                 }
             }
             if self.noise.is_some() {
-                let mut normals = NormalStream::new(StreamKey { seed, replicate, round, client: i as u64 }.client_round_rng());
+                normals.restart(StreamKey { seed, replicate, round, client: i as u64 });
                 for z in lanes.z.iter_mut() {
                     z[l] = normals.normal();
                 }
@@ -183,7 +186,7 @@ impl RoundKernel {
                 match self.local_dim() {
                     $($d => {
                         for group in sampled.chunks(LANES) {
-                            self.lane_group::<$d>(group, state, &mut buf.lanes, seeds.0, seeds.1, seeds.2);
+                            self.lane_group::<$d>(group, state, (&mut buf.lanes, &mut buf.normals), seeds.0, seeds.1, seeds.2);
                             for (l, &i) in group.iter().enumerate() {
                                 for (x, lane) in buf.x.iter_mut().zip(&buf.lanes.x) {
                                     *x = lane[l];
@@ -230,7 +233,7 @@ impl RoundKernel {
         let du = self.du;
         let h = &self.hessians[i * d * d..(i + 1) * d * d];
         let g = &self.linear[i * d..(i + 1) * d];
-        let mut rng = self.noise.as_ref().map(|_| NormalStream::new(key.client_round_rng()));
+        let mut rng = self.noise.as_ref().map(|_| NormalStream::client_round(key));
         let (gamma_u, gamma_v) = (self.params.gamma_u, self.params.gamma_v);
         let StepBuffers { grad, z } = buf;
         for _ in 0..self.params.k {

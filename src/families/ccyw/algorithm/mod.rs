@@ -100,7 +100,7 @@ impl RoundDraws {
             let len = steps * local_dim;
             for (j, &i) in sampled.iter().enumerate() {
                 // `rng.sample(StandardNormal)` in turn, read in bulk (the same words, the same normals).
-                normals::NormalStream::new(StreamKey { seed, replicate, round, client: i as u64 }.client_round_rng()).fill(&mut noise[j * len..(j + 1) * len]);
+                normals::NormalStream::client_round(StreamKey { seed, replicate, round, client: i as u64 }).fill(&mut noise[j * len..(j + 1) * len]);
             }
         }
         Self { sampled, local_dim, steps, noise }

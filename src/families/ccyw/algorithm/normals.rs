@@ -4,40 +4,48 @@
 //! `rand_distr`'s `StandardNormal` is the ziggurat method of Marsaglia and Tsang (2000) with 256
 //! boxes: each attempt reads one `u64` of the stream, its low 8 bits pick the box `i`, its top 52
 //! bits give `u` uniform on `[-1, 1)`, and `x = u X[i]` is returned at once when
-//! `|x| < X[i + 1]` (about 98.8% of draws). [`NormalStream`] reads the stream's words 32 at a time
-//! (256 bytes, one ChaCha8 refill) and runs that accepting test inline; an attempt that fails it is
-//! handed back whole (its word unread) to `StandardNormal` itself, which then reads the same words
-//! and makes the same rejection or tail draw. The stream is therefore the one that
-//! [`super::RoundDraws::draw`] reads, word for word, and so are the normals (tests compare them).
+//! `|x| < X[i + 1]` (about 98.8% of draws). [`NormalStream`] reads the stream's words a
+//! [`Keystream`] refill at a time (16 ChaCha8 blocks) and runs that accepting test inline; an
+//! attempt that fails it is handed back whole (its word unread) to `StandardNormal` itself, which
+//! then reads the same words and makes the same rejection or tail draw. The stream is therefore
+//! the one that [`super::RoundDraws::draw`] reads, word for word, and so are the normals (tests
+//! compare them).
 
 use rand::{Rng, RngCore};
-use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-/// Words read from the stream at a time: one ChaCha8 refill (4 blocks of 64 bytes).
-const WORDS: usize = 32;
+use crate::rng::keystream::{Keystream, REFILL_WORDS};
+use crate::rng::{StreamKey, CLIENT_ROUND_STREAM};
+
+/// Words read from the stream at a time: one keystream refill.
+const WORDS: usize = REFILL_WORDS;
 
 /// A client's noise stream read as standard normals.
 #[derive(Debug, Clone)]
 pub struct NormalStream {
-    rng: ChaCha8Rng,
+    keystream: Keystream,
     words: [u64; WORDS],
     next: usize,
 }
 
 impl NormalStream {
-    /// The normals of `rng`, from its current position (a fresh stream or a whole number of
-    /// `u64` words into it).
-    pub fn new(rng: ChaCha8Rng) -> Self {
-        Self { rng, words: [0; WORDS], next: WORDS }
+    /// The normals of the client-round stream of `key` ([`StreamKey::client_round_rng`]), from
+    /// its start.
+    pub fn client_round(key: StreamKey) -> Self {
+        Self { keystream: Keystream::new(key.key_bytes(), CLIENT_ROUND_STREAM), words: [0; WORDS], next: WORDS }
     }
 
-    /// The stream's next word, as `ChaCha8Rng::next_u64` would return it: `Rng::fill` on `u64`s
-    /// writes the stream's bytes in order and reads them little-endian, the order of `next_u64`.
+    /// Starts this stream over as [`NormalStream::client_round`] of `key`, reusing its buffer.
+    pub fn restart(&mut self, key: StreamKey) {
+        self.keystream = Keystream::new(key.key_bytes(), CLIENT_ROUND_STREAM);
+        self.next = WORDS;
+    }
+
+    /// The stream's next word, as `ChaCha8Rng::next_u64` would return it.
     #[inline(always)]
     fn word(&mut self) -> u64 {
         if self.next == WORDS {
-            self.rng.fill(&mut self.words[..]);
+            self.keystream.refill(&mut self.words);
             self.next = 0;
         }
         let w = self.words[self.next];
@@ -185,17 +193,17 @@ mod tests {
         let n = 200_000;
         let mut reference = key(3).client_round_rng();
         let expected: Vec<u64> = (0..n).map(|_| reference.sample::<f64, _>(StandardNormal).to_bits()).collect();
-        let mut stream = NormalStream::new(key(3).client_round_rng());
+        let mut stream = NormalStream::client_round(key(3));
         let mut got = vec![0.0; n];
         stream.fill(&mut got);
         assert_eq!(got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), expected);
         // The draws went through the rejection and tail paths (|x| > R = 3.654 only from the tail).
         assert!(got.iter().any(|x| x.abs() > ZIG_NORM_X[1]), "a tail draw among {n}");
         // One draw at a time reads the same.
-        let mut single = NormalStream::new(key(3).client_round_rng());
+        let mut single = NormalStream::client_round(key(3));
         assert!(got.iter().all(|x| x.to_bits() == single.normal().to_bits()));
         // Negative control: another client's stream gives other normals.
-        let mut other = NormalStream::new(key(4).client_round_rng());
+        let mut other = NormalStream::client_round(key(4));
         assert_ne!(other.normal().to_bits(), expected[0]);
     }
 
@@ -211,7 +219,7 @@ mod tests {
     #[test]
     fn the_draws_have_mean_zero_and_variance_one() {
         let mut xs = vec![0.0; 1_000_000];
-        NormalStream::new(key(5).client_round_rng()).fill(&mut xs);
+        NormalStream::client_round(key(5)).fill(&mut xs);
         assert!(looks_standard(&xs));
         // Negative controls: a shift by 0.01 (25 standard errors of the mean) and a scale by 1.01
         // (about 14 standard errors of the variance) are caught.

@@ -17,6 +17,8 @@
 //! - Other uses (instance generators, graph draws, sweeps) name their own rounds, clients and
 //!   stream ids; two uses never share a `(key, stream id)`.
 
+pub mod keystream;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
