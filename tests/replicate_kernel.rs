@@ -1,7 +1,8 @@
 //! The allocation-free Monte Carlo kernel against the reference rounds (`Algorithm::round` on
 //! `RoundDraws::draw`): the same trajectories bit for bit, for both algorithms, coupled and
 //! decoupled instances, partial and full participation, noiseless instances and the reductions
-//! `du = 0` and `dv = 0`, local dimensions compiled for and larger ones; and a changed kernel must be caught by the same comparison.
+//! `du = 0` and `dv = 0`, local dimensions compiled for and larger ones, `u` and `v_i` stepped
+//! apart (decoupled instances); and a changed kernel must be caught by the same comparison.
 
 use fedbounds::families::ccyw::algorithm::{Algorithm, FedAvgP, RoundConfig, ScaffoldP};
 use fedbounds::families::ccyw::monte_carlo::{run_replicate, run_replicate_reference, Trajectory};
@@ -47,6 +48,10 @@ fn the_kernel_reproduces_the_reference_rounds_bit_for_bit() {
         (10, 5, 5, Coupling::Decoupled, 0.5, 9, 25),
         // A local dimension above the sizes compiled for (16): the slice path.
         (3, 12, 6, Coupling::Coupled, 0.4, 2, 3),
+        // Above 16 too, but decoupled: u (12) and v_i (6) stepped apart, each compiled for.
+        (3, 12, 6, Coupling::Decoupled, 0.4, 2, 3),
+        // Decoupled and noiseless: the blocks without noise.
+        (5, 2, 3, Coupling::Decoupled, 0.0, 3, 4),
     ];
     for (n, du, dv, coupling, sigma, m, k) in cases {
         let inst = instance(n, du, dv, coupling, sigma);

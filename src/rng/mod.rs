@@ -11,8 +11,8 @@
 //! - The noise of a client in a round of local steps is one contiguous stream, stream id
 //!   [`CLIENT_ROUND_STREAM`] ([`StreamKey::client_round_rng`]): its `K` local steps take their
 //!   `d` standard normals in turn, step `k` the normals `k d .. (k + 1) d`. Set up once per
-//!   client and round, the stream is consumed whole: ChaCha8 makes 256 bytes per refill and
-//!   none is discarded until the client's last step.
+//!   client and round, the stream is read in order from its start (the Monte Carlo kernel
+//!   reads it through [`keystream::Keystream`], the same words 1 KiB at a time).
 //! - The clients sampled in a round come from the stream of client slot [`SAMPLING_SLOT`].
 //! - Other uses (instance generators, graph draws, sweeps) name their own rounds, clients and
 //!   stream ids; two uses never share a `(key, stream id)`.

@@ -37,6 +37,59 @@ pub struct RoundKernel {
     linear: Vec<f64>,
     /// The noise factor `R`, column-major; `None` when the instance is noiseless.
     noise: Option<Vec<f64>>,
+    /// The blocks of `[u; v_i]` the lanes step ([`Block`]); empty when a block is larger than
+    /// [`MAX_FIXED_DIM`] (the slice path runs then).
+    blocks: Vec<Block>,
+}
+
+/// A block of a client's local point `[u; v_i]` that a local step updates by itself: the whole
+/// point, or, when every client's Hessian and the noise factor are block-diagonal (a decoupled
+/// instance), `u` and `v_i` apart. A product with an entry of an off-diagonal block adds `+-0`,
+/// which changes no value (a zero's sign at most, which no later operation turns into a
+/// value), so stepping the blocks apart gives the whole step's numbers with half its arithmetic.
+#[derive(Debug, Clone)]
+struct Block {
+    /// First coordinate of the block in `[u; v_i]`.
+    start: usize,
+    /// Its length.
+    len: usize,
+    /// How many of its coordinates are `u`'s (they step with `gamma_u`, and Scaffold-P's
+    /// correction).
+    shared: usize,
+    /// Client `i`'s Hessian block, column-major, at `i * len * len`.
+    hessians: Vec<f64>,
+    /// The noise factor's block, column-major; `None` when the instance is noiseless.
+    noise: Option<Vec<f64>>,
+}
+
+impl Block {
+    /// Rows and columns `start .. start + len` of the column-major `d x d` matrices in `full`
+    /// (one after another).
+    fn cut(full: &[f64], d: usize, start: usize, len: usize) -> Vec<f64> {
+        full.chunks_exact(d * d).flat_map(|m| (start..start + len).flat_map(move |c| m[c * d + start..c * d + start + len].iter().copied())).collect()
+    }
+
+    /// The blocks of `[u; v_i]` for the lanes: `u` and `v_i` apart when every matrix is zero off
+    /// their diagonal blocks, else the whole point; none above [`MAX_FIXED_DIM`].
+    fn of(hessians: &[f64], noise: Option<&[f64]>, du: usize, dv: usize) -> Vec<Block> {
+        let d = du + dv;
+        let cross = |m: &[f64]| m.chunks_exact(d * d).all(|m| (0..d * d).all(|q| (q % d < du) == (q / d < du) || m[q] == 0.0));
+        let split = du > 0 && dv > 0 && cross(hessians) && noise.is_none_or(cross);
+        let spans = if split { vec![(0, du), (du, dv)] } else { vec![(0, d)] };
+        if spans.iter().any(|&(_, len)| len > MAX_FIXED_DIM) {
+            return Vec::new();
+        }
+        spans
+            .into_iter()
+            .map(|(start, len)| Block {
+                start,
+                len,
+                shared: du.saturating_sub(start).min(len),
+                hessians: Self::cut(hessians, d, start, len),
+                noise: noise.map(|r| Self::cut(r, d, start, len)),
+            })
+            .collect()
+    }
 }
 
 /// Local dimensions whose steps are compiled for their exact size.
@@ -60,7 +113,8 @@ pub struct RoundBuffers {
     correction: Vec<f64>,
     c_global: Vec<f64>,
     sampled: Vec<usize>,
-    lanes: LaneBuffers,
+    /// One per block of [`RoundKernel::blocks`].
+    lanes: Vec<LaneBuffers>,
     /// The noise stream, restarted for each client and round.
     normals: NormalStream,
 }
@@ -77,7 +131,8 @@ impl RoundKernel {
             linear.extend_from_slice(c.linear.as_slice());
         }
         let noise = (!inst.is_noiseless()).then(|| inst.noise_factor().as_slice().to_vec());
-        Self { algorithm, params, n: layout.n, du: layout.du, dv: layout.dv, hessians, linear, noise }
+        let blocks = Block::of(&hessians, noise.as_deref(), layout.du, layout.dv);
+        Self { algorithm, params, n: layout.n, du: layout.du, dv: layout.dv, hessians, linear, noise, blocks }
     }
 
     fn local_dim(&self) -> usize {
@@ -105,7 +160,7 @@ impl RoundKernel {
             correction: vec![0.0; self.du],
             c_global: vec![0.0; self.du],
             sampled: Vec::with_capacity(self.n),
-            lanes: LaneBuffers::new(d, self.du, self.params.k),
+            lanes: self.blocks.iter().map(|b| LaneBuffers::new(b.len, b.shared, self.params.k)).collect(),
             normals: NormalStream::client_round(StreamKey { seed: 0, replicate: 0, round: 0, client: 0 }),
         }
     }
@@ -123,55 +178,66 @@ impl RoundKernel {
     }
 
     /// The local steps of the sampled clients `group` (at most [`LANES`]), side by side
-    /// ([`super::lanes`]), from the state: lane `l` ends at client `group[l]`'s `x_K`. The noise
-    /// of client `i`'s step `k` is the next `du + dv` normals of its client-round stream
-    /// `(seed, replicate, round, i)`, as [`super::RoundDraws::draw`] draws it; unused lanes
-    /// compute zeros.
-    fn lane_group<const D: usize>(&self, group: &[usize], state: &[f64], (lanes, normals): (&mut LaneBuffers, &mut NormalStream), seed: u64, replicate: u64, round: u64) {
-        let (du, n) = (self.du, self.n);
+    /// ([`super::lanes`]), block by block ([`Block`]), from the state: lane `l` of block `b` ends
+    /// at that block of client `group[l]`'s `x_K`. The noise of client `i`'s step `k` is the next
+    /// `du + dv` normals of its client-round stream `(seed, replicate, round, i)`, as
+    /// [`super::RoundDraws::draw`] draws it; unused lanes compute zeros.
+    fn lane_group(&self, group: &[usize], state: &[f64], (lanes, normals): (&mut [LaneBuffers], &mut NormalStream), seed: u64, replicate: u64, round: u64) {
+        let (du, n, d) = (self.du, self.n, self.local_dim());
+        let scaffold = self.algorithm == KernelAlgorithm::ScaffoldP;
         let c_global_off = du + n * self.dv + n * du;
         for l in 0..LANES {
             let Some(&i) = group.get(l) else {
-                lanes.clear_lane(l);
+                lanes.iter_mut().for_each(|b| b.clear_lane(l));
                 continue;
             };
-            lanes.use_lane(l);
-            for (a, &v) in lanes.h.iter_mut().zip(&self.hessians[i * D * D..(i + 1) * D * D]) {
-                a[l] = v;
-            }
-            for (a, &v) in lanes.g.iter_mut().zip(&self.linear[i * D..(i + 1) * D]) {
-                a[l] = v;
-            }
             let v_off = du + i * self.dv;
-            for (a, &v) in lanes.x.iter_mut().zip(state[..du].iter().chain(&state[v_off..v_off + self.dv])) {
-                a[l] = v;
-            }
-            if self.algorithm == KernelAlgorithm::ScaffoldP {
-                let c_off = du + n * self.dv + i * du;
-                for (a, corr) in lanes.correction.iter_mut().enumerate() {
-                    corr[l] = state[c_global_off + a] - state[c_off + a];
+            let point = |j: usize| if j < du { state[j] } else { state[v_off + j - du] };
+            for (block, buf) in self.blocks.iter().zip(lanes.iter_mut()) {
+                let (start, len) = (block.start, block.len);
+                buf.use_lane(l);
+                for (a, &v) in buf.h.iter_mut().zip(&block.hessians[i * len * len..(i + 1) * len * len]) {
+                    a[l] = v;
+                }
+                for (q, (g, x)) in buf.g.iter_mut().zip(buf.x.iter_mut()).enumerate() {
+                    g[l] = self.linear[i * d + start + q];
+                    x[l] = point(start + q);
+                }
+                if scaffold {
+                    let c_off = du + n * self.dv + i * du;
+                    for (a, corr) in buf.correction.iter_mut().enumerate() {
+                        corr[l] = state[c_global_off + start + a] - state[c_off + start + a];
+                    }
                 }
             }
             if self.noise.is_some() {
                 normals.restart(StreamKey { seed, replicate, round, client: i as u64 });
-                for z in lanes.z.iter_mut() {
-                    z[l] = normals.normal();
+                // Step `k` reads its `d` normals in order: the blocks' coordinates in turn.
+                for k in 0..self.params.k {
+                    for buf in lanes.iter_mut() {
+                        let len = buf.x.len();
+                        for z in &mut buf.z[k * len..(k + 1) * len] {
+                            z[l] = normals.normal();
+                        }
+                    }
                 }
             }
         }
-        let steps = LaneSteps {
-            k: self.params.k,
-            du,
-            gamma_u: self.params.gamma_u,
-            gamma_v: self.params.gamma_v,
-            noise: self.noise.as_deref(),
-            corrected: self.algorithm == KernelAlgorithm::ScaffoldP,
-        };
-        lanes::run::<D>(&steps, lanes);
+        for (block, buf) in self.blocks.iter().zip(lanes.iter_mut()) {
+            let steps = LaneSteps {
+                k: self.params.k,
+                du: block.shared,
+                gamma_u: self.params.gamma_u,
+                gamma_v: self.params.gamma_v,
+                noise: block.noise.as_deref(),
+                corrected: scaffold,
+            };
+            lanes::run_any(block.len, &steps, buf);
+        }
     }
 
-    /// The sampled clients' local steps, [`LANES`] at a time for local dimensions up to
-    /// [`MAX_FIXED_DIM`] (compiled for their size), one at a time on slices above; `finish(buf, i)`
+    /// The sampled clients' local steps, [`LANES`] at a time for blocks up to [`MAX_FIXED_DIM`]
+    /// (compiled for their size), one at a time on slices above; `finish(buf, i)`
     /// sees client `i`'s `x_K` in `buf.x`, in the order of `sampled`.
     fn all_local_steps(
         &self,
@@ -181,30 +247,24 @@ impl RoundKernel {
         seeds: (u64, u64, u64),
         mut finish: impl FnMut(&mut RoundBuffers, usize),
     ) {
-        macro_rules! fixed {
-            ($($d:literal)*) => {
-                match self.local_dim() {
-                    $($d => {
-                        for group in sampled.chunks(LANES) {
-                            self.lane_group::<$d>(group, state, (&mut buf.lanes, &mut buf.normals), seeds.0, seeds.1, seeds.2);
-                            for (l, &i) in group.iter().enumerate() {
-                                for (x, lane) in buf.x.iter_mut().zip(&buf.lanes.x) {
-                                    *x = lane[l];
-                                }
-                                finish(buf, i);
-                            }
-                        }
-                    })*
-                    _ => {
-                        for &i in sampled {
-                            self.one_client(i, state, buf, seeds);
-                            finish(buf, i);
-                        }
+        if self.blocks.is_empty() {
+            for &i in sampled {
+                self.one_client(i, state, buf, seeds);
+                finish(buf, i);
+            }
+            return;
+        }
+        for group in sampled.chunks(LANES) {
+            self.lane_group(group, state, (&mut buf.lanes, &mut buf.normals), seeds.0, seeds.1, seeds.2);
+            for (l, &i) in group.iter().enumerate() {
+                for (block, lanes) in self.blocks.iter().zip(&buf.lanes) {
+                    for (x, lane) in buf.x[block.start..block.start + block.len].iter_mut().zip(&lanes.x) {
+                        *x = lane[l];
                     }
                 }
-            };
+                finish(buf, i);
+            }
         }
-        fixed!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
     }
 
     /// Client `i`'s local steps on slices, `x_K` left in `buf.x`.
@@ -325,5 +385,36 @@ impl RoundKernel {
         }
         state.copy_from_slice(&buf.next);
         buf.sampled = sampled;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two clients' `d x d` matrices, column-major, with `cross` in one off-diagonal-block entry.
+    fn matrices(du: usize, dv: usize, cross: f64) -> Vec<f64> {
+        let d = du + dv;
+        let mut m: Vec<f64> = (0..2 * d * d).map(|q| if ((q % (d * d)) % d < du) == ((q % (d * d)) / d < du) { 1.0 + q as f64 } else { 0.0 }).collect();
+        m[d * d + du] = cross; // the second client's entry (du, 0): a v row, a u column
+        m
+    }
+
+    #[test]
+    fn block_diagonal_matrices_step_u_and_v_apart() {
+        let (du, dv) = (3, 2);
+        let blocks = Block::of(&matrices(du, dv, 0.0), Some(&matrices(du, dv, 0.0)[..25]), du, dv);
+        assert_eq!(blocks.iter().map(|b| (b.start, b.len, b.shared)).collect::<Vec<_>>(), vec![(0, 3, 3), (3, 2, 0)]);
+        // The second client's v block: rows and columns 3..5 of its matrix.
+        let full = matrices(du, dv, 0.0);
+        assert_eq!(blocks[1].hessians[4..], [full[25 + 18], full[25 + 19], full[25 + 23], full[25 + 24]]);
+        // Negative controls: one nonzero entry across the blocks, in one client's Hessian or in
+        // the noise factor, keeps the point whole; so do `du = 0` and a block above 16.
+        let whole = Block::of(&matrices(du, dv, 0.5), None, du, dv);
+        assert_eq!(whole.iter().map(|b| (b.start, b.len, b.shared)).collect::<Vec<_>>(), vec![(0, 5, 3)]);
+        assert_eq!(Block::of(&matrices(du, dv, 0.0), Some(&matrices(du, dv, 0.5)[25..]), du, dv).len(), 1);
+        assert_eq!(Block::of(&matrices(0, 4, 0.0), None, 0, 4).len(), 1);
+        assert!(Block::of(&matrices(12, 6, 0.5), None, 12, 6).is_empty());
+        assert_eq!(Block::of(&matrices(12, 6, 0.0), None, 12, 6).len(), 2);
     }
 }

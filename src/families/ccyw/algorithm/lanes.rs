@@ -90,6 +90,21 @@ pub fn run<const D: usize>(s: &LaneSteps, b: &mut LaneBuffers) {
     steps::<D>(s, b)
 }
 
+/// [`run`] for a local dimension `d` known at run time, `1 <= d <=`
+/// [`super::kernel::MAX_FIXED_DIM`] (each size compiled for).
+pub fn run_any(d: usize, s: &LaneSteps, b: &mut LaneBuffers) {
+    macro_rules! sizes {
+        ($($d:literal)*) => {
+            match d {
+                $($d => run::<$d>(s, b),)*
+                _ => unreachable!("a block of {d} coordinates is stepped on slices"),
+            }
+        };
+    }
+    const _: () = assert!(super::kernel::MAX_FIXED_DIM == 16, "one arm per size compiled for");
+    sizes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
 /// [`steps`] on 256-bit vectors, one lane a client: the same operations on each lane in the
 /// same order (`_mm256_mul_pd`, `_mm256_add_pd`, `_mm256_sub_pd` round each lane as the scalar
 /// operation does).
