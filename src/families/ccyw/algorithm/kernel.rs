@@ -5,9 +5,10 @@
 //! of local steps, so this module runs the same arithmetic on flat buffers prepared once per
 //! replicate, and draws each step's noise straight from its stream into a reused buffer. Every
 //! operation is the reference's, in the reference's order (nalgebra's gemv adds column by column),
-//! so a replicate is bit-for-bit the reference's (tests compare them).
+//! except the products with the zero blocks of a decoupled instance, which add only `+-0`
+//! (the private `Block`), so a replicate is bit-for-bit the reference's (tests compare them).
 
-use super::lanes::{self, LaneBuffers, LaneSteps, LANES};
+use super::lanes::{self, LaneBuffers, LaneSteps, LANES, MAX_FIXED_DIM};
 use super::normals::NormalStream;
 use super::RoundParams;
 use crate::families::ccyw::problem::QuadraticInstance;
@@ -91,9 +92,6 @@ impl Block {
             .collect()
     }
 }
-
-/// Local dimensions whose steps are compiled for their exact size.
-pub const MAX_FIXED_DIM: usize = 16;
 
 /// The gradient and noise of one local step (larger local dimensions only).
 #[derive(Debug, Clone)]

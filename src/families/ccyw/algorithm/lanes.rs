@@ -90,8 +90,11 @@ pub fn run<const D: usize>(s: &LaneSteps, b: &mut LaneBuffers) {
     steps::<D>(s, b)
 }
 
-/// [`run`] for a local dimension `d` known at run time, `1 <= d <=`
-/// [`super::kernel::MAX_FIXED_DIM`] (each size compiled for).
+/// Local dimensions whose steps are compiled for their exact size ([`run_any`]).
+pub const MAX_FIXED_DIM: usize = 16;
+
+/// [`run`] for a local dimension `d` known at run time, `1 <= d <=` [`MAX_FIXED_DIM`] (each
+/// size compiled for).
 pub fn run_any(d: usize, s: &LaneSteps, b: &mut LaneBuffers) {
     macro_rules! sizes {
         ($($d:literal)*) => {
@@ -101,7 +104,7 @@ pub fn run_any(d: usize, s: &LaneSteps, b: &mut LaneBuffers) {
             }
         };
     }
-    const _: () = assert!(super::kernel::MAX_FIXED_DIM == 16, "one arm per size compiled for");
+    const _: () = assert!(MAX_FIXED_DIM == 16, "one arm per size compiled for");
     sizes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
 }
 
