@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::engine::column_order::squared_distance;
 use crate::engine::Estimator;
+use crate::families::ccyw::algorithm::kernel::{RoundBuffers, RoundKernel, Seeds, Visit};
 use crate::families::ccyw::algorithm::{Algorithm, RoundDraws};
 use crate::families::ccyw::problem::{GradientSummary, QuadraticInstance};
 
@@ -50,8 +51,79 @@ fn noise_energy(inst: &QuadraticInstance, alg: &dyn Algorithm, state: &DVector<f
         .collect()
 }
 
-/// Lemma quantities of one replicate for `rounds` rounds.
+/// How a replicate's local steps run: the allocation-free kernel, or the reference rounds it is
+/// tested against ([`Algorithm::visit_virtual_iterates`], [`Algorithm::round_visiting`]). Both
+/// show the same points, bit for bit.
+enum Steps<'a> {
+    Kernel(Box<(RoundKernel, RoundBuffers)>),
+    Reference(&'a dyn Algorithm),
+}
+
+impl Steps<'_> {
+    /// `visit(i, x_k)` along every client's noiseless virtual sequence from `state`.
+    fn virtual_paths(&mut self, inst: &QuadraticInstance, state: &DVector<f64>, visit: Visit<'_>) {
+        match self {
+            Steps::Kernel(k) => {
+                let (kernel, buf) = &mut **k;
+                kernel.virtual_paths(state.as_slice(), buf, visit);
+            }
+            Steps::Reference(alg) => {
+                let quiet = vec![0.0; alg.local_steps() * inst.layout().local_dim()];
+                for i in 0..inst.layout().n {
+                    alg.visit_virtual_iterates(inst, state, i, &quiet, &mut |p| visit(i, p.as_slice()));
+                }
+            }
+        }
+    }
+
+    /// Round `t` of the replicate, `visit(i, x_k)` along each sampled client's local steps.
+    fn round(&mut self, inst: &QuadraticInstance, state: &mut DVector<f64>, seeds: Seeds, visit: Visit<'_>) {
+        match self {
+            Steps::Kernel(k) => {
+                let (kernel, buf) = &mut **k;
+                kernel.round_visiting(state.as_mut_slice(), buf, seeds, visit);
+            }
+            Steps::Reference(alg) => {
+                let (seed, replicate, t) = seeds;
+                let draws = RoundDraws::draw(inst, alg.sampled_per_round(), alg.local_steps(), seed, replicate, t);
+                *state = alg.round_visiting(inst, state, &draws, &mut |j, p| visit(draws.sampled[j], p.as_slice()));
+            }
+        }
+    }
+}
+
+/// Lemma quantities of one replicate for `rounds` rounds, through the algorithm's kernel when it
+/// has one.
 pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, seed: u64, replicate: u64, noise_energy: &[f64]) -> Vec<LemmaQuantities> {
+    let steps = match alg.kernel(inst) {
+        Some(kernel) => {
+            let buffers = kernel.buffers();
+            Steps::Kernel(Box::new((kernel, buffers)))
+        }
+        None => Steps::Reference(alg),
+    };
+    replicate_with(inst, alg, steps, (rounds, seed, replicate), noise_energy)
+}
+
+/// [`lemma_replicate`] through the reference rounds only (what the kernel is tested against).
+pub fn lemma_replicate_reference(
+    inst: &QuadraticInstance,
+    alg: &dyn Algorithm,
+    rounds: usize,
+    seed: u64,
+    replicate: u64,
+    noise_energy: &[f64],
+) -> Vec<LemmaQuantities> {
+    replicate_with(inst, alg, Steps::Reference(alg), (rounds, seed, replicate), noise_energy)
+}
+
+fn replicate_with(
+    inst: &QuadraticInstance,
+    alg: &dyn Algorithm,
+    mut steps: Steps<'_>,
+    (rounds, seed, replicate): (usize, u64, u64),
+    noise_energy: &[f64],
+) -> Vec<LemmaQuantities> {
     let l = inst.layout();
     let (n, d, k) = (l.n, l.local_dim(), alg.local_steps());
     let init = if alg.random_initialization() {
@@ -62,27 +134,27 @@ pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: us
     let mut state = alg.initial_state(inst, &init);
     // alpha^{-1}, beta^{-1}: every remembered iterate starts at the initial point.
     let mut memory: Vec<Vec<DVector<f64>>> = (0..n).map(|i| vec![inst.local_point(&state, i); k]).collect();
-    let quiet = vec![0.0; k * d];
     let mut out = Vec::with_capacity(rounds);
-    let (mut diff, mut steps) = (vec![0.0; d], Vec::with_capacity(k));
+    let mut diff = vec![0.0; d];
+    // Client `i`'s `||x_k - x_i||^2` along its virtual sequence, in step order.
+    let mut paths: Vec<Vec<f64>> = vec![Vec::with_capacity(k); n];
     for t in 0..rounds {
+        let points: Vec<DVector<f64>> = (0..n).map(|i| inst.local_point(&state, i)).collect();
+        paths.iter_mut().for_each(Vec::clear);
+        steps.virtual_paths(inst, &state, &mut |i, p| paths[i].push(squared_distance(p, points[i].as_slice(), &mut diff)));
         let mut drift = 0.0;
         let mut memory_drift = 0.0;
-        for i in 0..n {
-            let x = inst.local_point(&state, i);
-            steps.clear();
-            alg.visit_virtual_iterates(inst, &state, i, &quiet, &mut |p| steps.push(squared_distance(p.as_slice(), x.as_slice(), &mut diff)));
-            drift += steps.iter().sum::<f64>() + noise_energy[i];
+        for (i, (x, path)) in points.iter().zip(&paths).enumerate() {
+            drift += path.iter().sum::<f64>() + noise_energy[i];
             memory_drift += memory[i].iter().map(|a| squared_distance(a.as_slice(), x.as_slice(), &mut diff)).sum::<f64>();
         }
         out.push(LemmaQuantities { drift, memory_drift, summary: GradientSummary::at(inst, &state) });
         // The sampled clients' iterates are remembered as the round runs them.
-        let draws = RoundDraws::draw(inst, alg.sampled_per_round(), k, seed, replicate, t as u64);
-        let mut filled = vec![0; draws.sampled.len()];
-        state = alg.round_visiting(inst, &state, &draws, &mut |j, p| {
-            if let Some(slot) = memory[draws.sampled[j]].get_mut(filled[j]) {
-                slot.copy_from(p);
-                filled[j] += 1;
+        let mut filled = vec![0; n];
+        steps.round(inst, &mut state, (seed, replicate, t as u64), &mut |i, p| {
+            if let Some(slot) = memory[i].get_mut(filled[i]) {
+                slot.copy_from_slice(p);
+                filled[i] += 1;
             }
         });
     }

@@ -14,6 +14,12 @@ use super::RoundParams;
 use crate::families::ccyw::problem::QuadraticInstance;
 use crate::rng::{StreamKey, SAMPLING_SLOT};
 
+/// The keys of a round's noise: `(seed, replicate, round)`.
+pub type Seeds = (u64, u64, u64);
+
+/// Sees a client's local points: `visit(i, x)` with client `i`'s `x = [u; v_i]`.
+pub type Visit<'a> = &'a mut dyn FnMut(usize, &[f64]);
+
 /// Which update the kernel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelAlgorithm {
@@ -179,8 +185,9 @@ impl RoundKernel {
     /// ([`super::lanes`]), block by block ([`Block`]), from the state: lane `l` of block `b` ends
     /// at that block of client `group[l]`'s `x_K`. The noise of client `i`'s step `k` is the next
     /// `du + dv` normals of its client-round stream `(seed, replicate, round, i)`, as
-    /// [`super::RoundDraws::draw`] draws it; unused lanes compute zeros.
-    fn lane_group(&self, group: &[usize], state: &[f64], (lanes, normals): (&mut [LaneBuffers], &mut NormalStream), seed: u64, replicate: u64, round: u64) {
+    /// [`super::RoundDraws::draw`] draws it (none without `seeds`: the noiseless steps); unused
+    /// lanes compute zeros. With `record`, each block keeps the points before each step.
+    fn lane_group(&self, group: &[usize], state: &[f64], (lanes, normals): (&mut [LaneBuffers], &mut NormalStream), seeds: Option<Seeds>, record: bool) {
         let (du, n, d) = (self.du, self.n, self.local_dim());
         let scaffold = self.algorithm == KernelAlgorithm::ScaffoldP;
         let c_global_off = du + n * self.dv + n * du;
@@ -208,7 +215,7 @@ impl RoundKernel {
                     }
                 }
             }
-            if self.noise.is_some() {
+            if let (Some(_), Some((seed, replicate, round))) = (&self.noise, seeds) {
                 normals.restart(StreamKey { seed, replicate, round, client: i as u64 });
                 // Step `k` reads its `d` normals in order: the blocks' coordinates in turn.
                 for k in 0..self.params.k {
@@ -227,34 +234,48 @@ impl RoundKernel {
                 du: block.shared,
                 gamma_u: self.params.gamma_u,
                 gamma_v: self.params.gamma_v,
-                noise: block.noise.as_deref(),
+                noise: block.noise.as_deref().filter(|_| seeds.is_some()),
                 corrected: scaffold,
+                record,
             };
             lanes::run_any(block.len, &steps, buf);
         }
     }
 
-    /// The sampled clients' local steps, [`LANES`] at a time for blocks up to [`MAX_FIXED_DIM`]
-    /// (compiled for their size), one at a time on slices above; `finish(buf, i)`
-    /// sees client `i`'s `x_K` in `buf.x`, in the order of `sampled`.
+    /// The local steps of the clients `clients`, [`LANES`] at a time for blocks up to
+    /// [`MAX_FIXED_DIM`] (compiled for their size), one at a time on slices above, with the noise
+    /// of `seeds` (none without); `visit` sees each client's points before its steps, then
+    /// `finish(buf, i)` client `i`'s `x_K` in `buf.x`, in the order of `clients`.
     fn all_local_steps(
         &self,
-        sampled: &[usize],
+        clients: &[usize],
         state: &[f64],
         buf: &mut RoundBuffers,
-        seeds: (u64, u64, u64),
+        seeds: Option<Seeds>,
+        mut visit: Option<Visit<'_>>,
         mut finish: impl FnMut(&mut RoundBuffers, usize),
     ) {
         if self.blocks.is_empty() {
-            for &i in sampled {
-                self.one_client(i, state, buf, seeds);
+            for &i in clients {
+                self.one_client(i, state, buf, seeds, visit.as_mut().map(|v| &mut **v as Visit<'_>));
                 finish(buf, i);
             }
             return;
         }
-        for group in sampled.chunks(LANES) {
-            self.lane_group(group, state, (&mut buf.lanes, &mut buf.normals), seeds.0, seeds.1, seeds.2);
+        for group in clients.chunks(LANES) {
+            self.lane_group(group, state, (&mut buf.lanes, &mut buf.normals), seeds, visit.is_some());
             for (l, &i) in group.iter().enumerate() {
+                if let Some(visit) = visit.as_deref_mut() {
+                    for k in 0..self.params.k {
+                        for (block, lanes) in self.blocks.iter().zip(&buf.lanes) {
+                            let visited = &lanes.visited[k * block.len..(k + 1) * block.len];
+                            for (x, lane) in buf.x[block.start..block.start + block.len].iter_mut().zip(visited) {
+                                *x = lane[l];
+                            }
+                        }
+                        visit(i, &buf.x);
+                    }
+                }
                 for (block, lanes) in self.blocks.iter().zip(&buf.lanes) {
                     for (x, lane) in buf.x[block.start..block.start + block.len].iter_mut().zip(&lanes.x) {
                         *x = lane[l];
@@ -266,12 +287,12 @@ impl RoundKernel {
     }
 
     /// Client `i`'s local steps on slices, `x_K` left in `buf.x`.
-    fn one_client(&self, i: usize, state: &[f64], buf: &mut RoundBuffers, (seed, replicate, round): (u64, u64, u64)) {
+    fn one_client(&self, i: usize, state: &[f64], buf: &mut RoundBuffers, seeds: Option<Seeds>, visit: Option<Visit<'_>>) {
         let (du, dv, n) = (self.du, self.dv, self.n);
         let v_off = du + i * dv;
         buf.x[..du].copy_from_slice(&state[..du]);
         buf.x[du..].copy_from_slice(&state[v_off..v_off + dv]);
-        let key = StreamKey { seed, replicate, round, client: i as u64 };
+        let key = seeds.map(|(seed, replicate, round)| StreamKey { seed, replicate, round, client: i as u64 });
         let c_global_off = du + n * dv + n * du;
         let c_off = du + n * dv + i * du;
         let correction: &[f64] = match self.algorithm {
@@ -283,18 +304,21 @@ impl RoundKernel {
                 &buf.correction
             }
         };
-        self.local_steps_dyn(i, key, &mut buf.x, &mut buf.step, correction);
+        self.local_steps_dyn(i, key, &mut buf.x, &mut buf.step, correction, visit);
     }
 
-    fn local_steps_dyn(&self, i: usize, key: StreamKey, x: &mut [f64], buf: &mut StepBuffers, correction: &[f64]) {
+    fn local_steps_dyn(&self, i: usize, key: Option<StreamKey>, x: &mut [f64], buf: &mut StepBuffers, correction: &[f64], mut visit: Option<Visit<'_>>) {
         let d = self.local_dim();
         let du = self.du;
         let h = &self.hessians[i * d * d..(i + 1) * d * d];
         let g = &self.linear[i * d..(i + 1) * d];
-        let mut rng = self.noise.as_ref().map(|_| NormalStream::client_round(key));
+        let mut rng = self.noise.as_ref().and(key).map(NormalStream::client_round);
         let (gamma_u, gamma_v) = (self.params.gamma_u, self.params.gamma_v);
         let StepBuffers { grad, z } = buf;
         for _ in 0..self.params.k {
+            if let Some(visit) = visit.as_deref_mut() {
+                visit(i, x);
+            }
             // grad = H x - g, added column by column as nalgebra's gemv does.
             let x0 = x[0];
             for (r, gr) in grad.iter_mut().enumerate() {
@@ -337,9 +361,31 @@ impl RoundKernel {
     }
 
     /// One round of replicate `replicate` at round `round`: `state` becomes `z^{t+1}`.
+    pub fn round(&self, state: &mut [f64], buf: &mut RoundBuffers, seed: u64, replicate: u64, round: u64) {
+        self.round_with(state, buf, (seed, replicate, round), None);
+    }
+
+    /// [`RoundKernel::round`] with `visit(i, x_k)` seeing each sampled client `i`'s local point
+    /// before its step `k`, `k = 0 .. K - 1` in order: what
+    /// [`super::Algorithm::round_visiting`] shows.
+    pub fn round_visiting(&self, state: &mut [f64], buf: &mut RoundBuffers, seeds: Seeds, visit: Visit<'_>) {
+        self.round_with(state, buf, seeds, Some(visit));
+    }
+
+    /// The noiseless local steps of every client from `state` (the virtual sequences of the
+    /// proofs, 000:L100-106): `visit(i, x_k)` for client `i`'s point before its step `k`, clients
+    /// in order: what [`super::Algorithm::visit_virtual_iterates`] shows with zero noise.
+    pub fn virtual_paths(&self, state: &[f64], buf: &mut RoundBuffers, visit: Visit<'_>) {
+        let mut clients = std::mem::take(&mut buf.sampled);
+        clients.clear();
+        clients.extend(0..self.n);
+        self.all_local_steps(&clients, state, buf, None, Some(visit), |_, _| {});
+        buf.sampled = clients;
+    }
+
     // Indices run over blocks at offsets in several buffers at once; iterators would hide that.
     #[allow(clippy::needless_range_loop)]
-    pub fn round(&self, state: &mut [f64], buf: &mut RoundBuffers, seed: u64, replicate: u64, round: u64) {
+    fn round_with(&self, state: &mut [f64], buf: &mut RoundBuffers, (seed, replicate, round): Seeds, visit: Option<Visit<'_>>) {
         let (du, dv, n) = (self.du, self.dv, self.n);
         let p = &self.params;
         let mut sampled = std::mem::take(&mut buf.sampled);
@@ -352,7 +398,7 @@ impl RoundKernel {
             buf.c_global.copy_from_slice(&state[c_global_off..c_global_off + du]);
         }
         let scaffold = self.algorithm == KernelAlgorithm::ScaffoldP;
-        self.all_local_steps(&sampled, state, buf, (seed, replicate, round), |buf, i| {
+        self.all_local_steps(&sampled, state, buf, Some((seed, replicate, round)), visit, |buf, i| {
             for a in 0..du {
                 buf.u_sum[a] += buf.x[a] - state[a];
             }

@@ -28,6 +28,8 @@ pub struct LaneBuffers {
     pub correction: Vec<Lane>,
     /// Standard normals: step `k`, component `j` at `k d + j`.
     pub z: Vec<Lane>,
+    /// With [`LaneSteps::record`], the points before each step: `x_k`'s component `j` at `k d + j`.
+    pub visited: Vec<Lane>,
     /// Which lanes hold zeros only ([`LaneBuffers::clear_lane`]).
     cleared: [bool; LANES],
 }
@@ -36,7 +38,15 @@ impl LaneBuffers {
     /// Buffers for local dimension `d`, shared dimension `du`, `k` local steps.
     pub fn new(d: usize, du: usize, k: usize) -> Self {
         let zero = [0.0; LANES];
-        Self { h: vec![zero; d * d], g: vec![zero; d], x: vec![zero; d], correction: vec![zero; du], z: vec![zero; k * d], cleared: [false; LANES] }
+        Self {
+            h: vec![zero; d * d],
+            g: vec![zero; d],
+            x: vec![zero; d],
+            correction: vec![zero; du],
+            z: vec![zero; k * d],
+            visited: vec![zero; k * d],
+            cleared: [false; LANES],
+        }
     }
 
     /// Sets lane `l` to zeros everywhere, so that an unused lane computes zeros.
@@ -72,6 +82,8 @@ pub struct LaneSteps<'a> {
     pub noise: Option<&'a [f64]>,
     /// Whether `u`'s gradient is corrected by `c - c_i` (Scaffold-P).
     pub corrected: bool,
+    /// Whether each step's starting point is kept in [`LaneBuffers::visited`].
+    pub record: bool,
 }
 
 /// `K` steps of every lane, with local dimension `D`, at the widest vectors the processor has.
@@ -128,13 +140,19 @@ mod avx {
                     // SAFETY: `a` is 4 readable f64s; the load is unaligned.
                     unsafe { _mm256_loadu_pd(a.as_ptr()) }
                 }
-                let h = &b.h[..D * D];
-                let g = &b.g[..D];
+                let LaneBuffers { h, g, x: start, correction, z, visited, .. } = b;
+                let (h, g) = (&h[..D * D], &g[..D]);
                 let noise = s.noise.map(|r| &r[..D * D]);
-                let mut x: [__m256d; D] = std::array::from_fn(|j| load(&b.x[j]));
-                let correction: [__m256d; D] = std::array::from_fn(|a| if a < s.du && s.corrected { load(&b.correction[a]) } else { _mm256_set1_pd(0.0) });
+                let mut x: [__m256d; D] = std::array::from_fn(|j| load(&start[j]));
+                let correction: [__m256d; D] = std::array::from_fn(|a| if a < s.du && s.corrected { load(&correction[a]) } else { _mm256_set1_pd(0.0) });
                 let gamma: [__m256d; D] = std::array::from_fn(|r| _mm256_set1_pd(if r < s.du { s.gamma_u } else { s.gamma_v }));
                 for k in 0..s.k {
+                    if s.record {
+                        for (out, v) in visited[k * D..(k + 1) * D].iter_mut().zip(x) {
+                            // SAFETY: `out` is 4 writable f64s; the store is unaligned.
+                            unsafe { _mm256_storeu_pd(out.as_mut_ptr(), v) }
+                        }
+                    }
                     let mut grad: [__m256d; D] = std::array::from_fn(|r| _mm256_mul_pd(load(&h[r]), x[0]));
                     for j in 1..D {
                         for r in 0..D {
@@ -145,7 +163,7 @@ mod avx {
                         grad[r] = _mm256_sub_pd(grad[r], load(&g[r]));
                     }
                     if let Some(noise) = noise {
-                        let z = &b.z[k * D..(k + 1) * D];
+                        let z = &z[k * D..(k + 1) * D];
                         for j in 0..D {
                             let zj = load(&z[j]);
                             for r in 0..D {
@@ -159,7 +177,7 @@ mod avx {
                         x[r] = _mm256_sub_pd(x[r], _mm256_mul_pd(gamma[r], step));
                     }
                 }
-                for (out, v) in b.x.iter_mut().zip(x) {
+                for (out, v) in start.iter_mut().zip(x) {
                     // SAFETY: `out` is 4 writable f64s; the store is unaligned.
                     unsafe { _mm256_storeu_pd(out.as_mut_ptr(), v) }
                 }
@@ -184,12 +202,15 @@ fn mul_add(acc: &mut Lane, a: &Lane, b: &Lane) {
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn steps<const D: usize>(s: &LaneSteps, b: &mut LaneBuffers) {
-    let h = &b.h[..D * D];
-    let g = &b.g[..D];
-    let x: &mut [Lane; D] = (&mut b.x[..D]).try_into().expect("local dimension");
-    let correction = &b.correction[..s.du];
+    let LaneBuffers { h, g, x, correction, z, visited, .. } = b;
+    let (h, g) = (&h[..D * D], &g[..D]);
+    let x: &mut [Lane; D] = (&mut x[..D]).try_into().expect("local dimension");
+    let correction = &correction[..s.du];
     let noise = s.noise.map(|r| &r[..D * D]);
     for k in 0..s.k {
+        if s.record {
+            visited[k * D..(k + 1) * D].copy_from_slice(&x[..]);
+        }
         let mut grad = [[0.0; LANES]; D];
         for r in 0..D {
             for l in 0..LANES {
@@ -207,7 +228,7 @@ fn steps<const D: usize>(s: &LaneSteps, b: &mut LaneBuffers) {
             }
         }
         if let Some(noise) = noise {
-            let z = &b.z[k * D..(k + 1) * D];
+            let z = &z[k * D..(k + 1) * D];
             for j in 0..D {
                 for r in 0..D {
                     mul_add(&mut grad[r], &[noise[j * D + r]; LANES], &z[j]);
@@ -265,7 +286,7 @@ mod tests {
         for corrected in [false, true] {
             let (mut b, noise) = filled();
             let before = b.clone();
-            let s = LaneSteps { k: 1, du: DU, gamma_u: gammas.0, gamma_v: gammas.1, noise: Some(&noise), corrected };
+            let s = LaneSteps { k: 1, du: DU, gamma_u: gammas.0, gamma_v: gammas.1, noise: Some(&noise), corrected, record: false };
             run::<D>(&s, &mut b);
             for l in 0..LANES {
                 let plain = plain_step(&before, &noise, corrected, l, gammas, -1.0);
@@ -281,7 +302,7 @@ mod tests {
     #[test]
     fn every_vector_width_gives_the_same_bits() {
         let (b, noise) = filled();
-        let s = LaneSteps { k: 3, du: DU, gamma_u: 0.05, gamma_v: 0.02, noise: Some(&noise), corrected: true };
+        let s = LaneSteps { k: 3, du: DU, gamma_u: 0.05, gamma_v: 0.02, noise: Some(&noise), corrected: true, record: false };
         let mut plain = b.clone();
         steps::<D>(&s, &mut plain);
         let mut widest = b.clone();
@@ -291,5 +312,25 @@ mod tests {
         let mut longer = b;
         run::<D>(&LaneSteps { k: 4, ..s }, &mut longer);
         assert_ne!(plain.x, longer.x);
+    }
+
+    #[test]
+    fn a_recording_run_keeps_each_step_s_starting_point() {
+        let (b, noise) = filled();
+        let s = LaneSteps { k: 3, du: DU, gamma_u: 0.05, gamma_v: 0.02, noise: Some(&noise), corrected: true, record: true };
+        let (mut widest, mut plain) = (b.clone(), b.clone());
+        run::<D>(&s, &mut widest);
+        steps::<D>(&s, &mut plain);
+        assert_eq!(widest.visited, plain.visited, "every width records the same points");
+        assert_eq!(widest.visited[..D], b.x[..], "x_0 is the start");
+        // x_1 is where one step from the start ends (step 0 reads the first normals).
+        let mut one = b.clone();
+        run::<D>(&LaneSteps { k: 1, record: false, ..s }, &mut one);
+        assert_eq!(widest.visited[D..2 * D], one.x[..]);
+        // The run itself is the unrecorded one; negative control: without recording nothing is kept.
+        let mut quiet = b.clone();
+        run::<D>(&LaneSteps { record: false, ..s }, &mut quiet);
+        assert_eq!(quiet.x, widest.x);
+        assert!(quiet.visited.iter().all(|lane| *lane == [0.0; LANES]));
     }
 }
