@@ -8,7 +8,7 @@
 //! except the products with the zero blocks of a decoupled instance, which add only `+-0`
 //! (the private `Block`), so a replicate is bit-for-bit the reference's (tests compare them).
 
-use super::lanes::{self, LaneBuffers, LaneSteps, LANES, MAX_FIXED_DIM};
+use super::lanes::{self, Lane, LaneBuffers, LaneSteps, LANES, MAX_FIXED_DIM};
 use super::normals::NormalStream;
 use super::RoundParams;
 use crate::families::ccyw::problem::QuadraticInstance;
@@ -267,21 +267,21 @@ impl RoundKernel {
             for (l, &i) in group.iter().enumerate() {
                 if let Some(visit) = visit.as_deref_mut() {
                     for k in 0..self.params.k {
-                        for (block, lanes) in self.blocks.iter().zip(&buf.lanes) {
-                            let visited = &lanes.visited[k * block.len..(k + 1) * block.len];
-                            for (x, lane) in buf.x[block.start..block.start + block.len].iter_mut().zip(visited) {
-                                *x = lane[l];
-                            }
-                        }
+                        self.gather(&buf.lanes, l, &mut buf.x, |b, len| &b.visited[k * len..(k + 1) * len]);
                         visit(i, &buf.x);
                     }
                 }
-                for (block, lanes) in self.blocks.iter().zip(&buf.lanes) {
-                    for (x, lane) in buf.x[block.start..block.start + block.len].iter_mut().zip(&lanes.x) {
-                        *x = lane[l];
-                    }
-                }
+                self.gather(&buf.lanes, l, &mut buf.x, |b, _| &b.x);
                 finish(buf, i);
+            }
+        }
+    }
+
+    /// Lane `l` of each block's `rows(buffers, len)` into that block of `x = [u; v_i]`.
+    fn gather<'b>(&self, lanes: &'b [LaneBuffers], l: usize, x: &mut [f64], rows: impl Fn(&'b LaneBuffers, usize) -> &'b [Lane]) {
+        for (block, buffers) in self.blocks.iter().zip(lanes) {
+            for (x, lane) in x[block.start..block.start + block.len].iter_mut().zip(rows(buffers, block.len)) {
+                *x = lane[l];
             }
         }
     }
