@@ -56,10 +56,16 @@ fn noise_energy(inst: &QuadraticInstance, alg: &dyn Algorithm, state: &DVector<f
 /// show the same points, bit for bit.
 enum Steps<'a> {
     Kernel(Box<(RoundKernel, RoundBuffers)>),
-    Reference(&'a dyn Algorithm),
+    /// The algorithm, and the zero noise of a client's virtual sequence (`K (du + dv)` zeros).
+    Reference(&'a dyn Algorithm, Vec<f64>),
 }
 
-impl Steps<'_> {
+impl<'a> Steps<'a> {
+    /// The reference rounds of `alg`.
+    fn reference(inst: &QuadraticInstance, alg: &'a dyn Algorithm) -> Self {
+        Steps::Reference(alg, vec![0.0; alg.local_steps() * inst.layout().local_dim()])
+    }
+
     /// `visit(i, x_k)` along every client's noiseless virtual sequence from `state`.
     fn virtual_paths(&mut self, inst: &QuadraticInstance, state: &DVector<f64>, visit: Visit<'_>) {
         match self {
@@ -67,10 +73,9 @@ impl Steps<'_> {
                 let (kernel, buf) = &mut **k;
                 kernel.virtual_paths(state.as_slice(), buf, visit);
             }
-            Steps::Reference(alg) => {
-                let quiet = vec![0.0; alg.local_steps() * inst.layout().local_dim()];
+            Steps::Reference(alg, quiet) => {
                 for i in 0..inst.layout().n {
-                    alg.visit_virtual_iterates(inst, state, i, &quiet, &mut |p| visit(i, p.as_slice()));
+                    alg.visit_virtual_iterates(inst, state, i, quiet, &mut |p| visit(i, p.as_slice()));
                 }
             }
         }
@@ -83,7 +88,7 @@ impl Steps<'_> {
                 let (kernel, buf) = &mut **k;
                 kernel.round_visiting(state.as_mut_slice(), buf, seeds, visit);
             }
-            Steps::Reference(alg) => {
+            Steps::Reference(alg, _) => {
                 let (seed, replicate, t) = seeds;
                 let draws = RoundDraws::draw(inst, alg.sampled_per_round(), alg.local_steps(), seed, replicate, t);
                 *state = alg.round_visiting(inst, state, &draws, &mut |j, p| visit(draws.sampled[j], p.as_slice()));
@@ -100,7 +105,7 @@ pub fn lemma_replicate(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: us
             let buffers = kernel.buffers();
             Steps::Kernel(Box::new((kernel, buffers)))
         }
-        None => Steps::Reference(alg),
+        None => Steps::reference(inst, alg),
     };
     replicate_with(inst, alg, steps, (rounds, seed, replicate), noise_energy)
 }
@@ -114,7 +119,7 @@ pub fn lemma_replicate_reference(
     replicate: u64,
     noise_energy: &[f64],
 ) -> Vec<LemmaQuantities> {
-    replicate_with(inst, alg, Steps::Reference(alg), (rounds, seed, replicate), noise_energy)
+    replicate_with(inst, alg, Steps::reference(inst, alg), (rounds, seed, replicate), noise_energy)
 }
 
 fn replicate_with(
