@@ -338,42 +338,42 @@ impl Structure {
         (left, right)
     }
 
-    /// One pass over the columns of `C_oo` (each read on and below its block's first row):
-    /// `C'_oo = l_o C_oo l_o + p (l_o C_oo J^T + J C_oo l_o) + q J C_oo J^T + L R^T` on and below
-    /// the block of each column, into `out`; returns `C_oo G^T` (`o x s`), summed from the same
-    /// lower part (`C_oo` is symmetric). For column `k` of block `b` with `x = C_oo[:, k]` and
-    /// `y = C_oo[:, b] J_b^T[:, k]`: `C'_oo[:, k] = l_o (l_k x + p y) + J (p l_k x + q y) +
-    /// L R[k, :]^T`.
+    /// One pass over the columns of `C_oo`, into `out` on and below the block of each column:
+    /// `C'_oo = l_o C_oo l_o + p (l_o C_oo J^T + J C_oo l_o) + q J C_oo J^T + L R^T`; and
+    /// `C_oo G^T` (`o x s`, returned), its row `k` from column `k` ([`Self::shared_row`]). For
+    /// column `k` of block `b` with `x = C_oo[:, k]` and `y = C_oo[:, b] J_b^T[:, k]`:
+    /// `C'_oo[:, k] = l_o (l_k x + p y) + J (p l_k x + q y) + L R[k, :]^T`.
     ///
-    /// `C_oo G^T` is summed over the columns in their order; each column of `C'_oo` depends on
-    /// its own column of the input only, so from [`PARALLEL_MIN_COLUMNS`] own coordinates the
-    /// columns are computed in parallel, each by the same operations as alone: the result has
-    /// the same bits on any number of threads.
+    /// Each column of `C'_oo` and each row of `C_oo G^T` depends on its own column of the input
+    /// only, so from [`PARALLEL_MIN_COLUMNS`] own coordinates the columns are computed in
+    /// parallel, each by the same operations as alone: the result has the same bits on any
+    /// number of threads.
     fn lower_pass(&self, cov: &DMatrix<f64>, inc: &InclusionMoments, left: &DMatrix<f64>, right: &DMatrix<f64>, out: &mut DMatrix<f64>) -> DMatrix<f64> {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
         let src = cov.as_slice();
-        let mut c_g = DMatrix::zeros(o, s);
-        for k in 0..o {
-            let col = s + k;
-            self.accumulate_c_g(&src[col * d + s..col * d + d], k, &mut c_g);
-        }
+        // Row `k` of `C_oo G^T` at `k * width` (`width >= 1`: chunks are never empty).
+        let width = s.max(1);
+        let mut c_g_rows = vec![0.0; o * width];
         let own_columns = &mut out.as_mut_slice()[s * d..];
         let factors = (inc, left, right);
+        let column = |k: usize, out_column: &mut [f64], c_g_row: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)| {
+            self.own_column(src, factors, k, &mut out_column[s..], scratch);
+            self.shared_row(src, k, &mut c_g_row[..s]);
+        };
         if o >= PARALLEL_MIN_COLUMNS {
-            own_columns.par_chunks_mut(d).enumerate().for_each_init(
-                || (vec![0.0; o], vec![0.0; o]),
-                |scratch, (k, column)| {
-                    self.own_column(src, factors, k, &mut column[s..], scratch);
-                },
-            );
+            own_columns
+                .par_chunks_mut(d)
+                .zip(c_g_rows.par_chunks_mut(width))
+                .enumerate()
+                .for_each_init(|| (vec![0.0; o], vec![0.0; o]), |scratch, (k, (out_column, c_g_row))| column(k, out_column, c_g_row, scratch));
         } else {
             let mut scratch = (vec![0.0; o], vec![0.0; o]);
-            for (k, column) in own_columns.chunks_mut(d).enumerate() {
-                self.own_column(src, factors, k, &mut column[s..], &mut scratch);
+            for (k, (out_column, c_g_row)) in own_columns.chunks_mut(d).zip(c_g_rows.chunks_mut(width)).enumerate() {
+                column(k, out_column, c_g_row, &mut scratch);
             }
         }
-        c_g
+        DMatrix::from_fn(o, s, |k, c| c_g_rows[k * width + c])
     }
 
     /// Column `k` of `C'_oo` on and below its block's first row (see [`Self::lower_pass`]) into
@@ -419,50 +419,49 @@ impl Structure {
         }
     }
 
-    /// Adds column `k` of the symmetric `C_oo` (`x`, whole) to `C_oo G^T`: the entries below the
-    /// diagonal as `C[r, k] G[:, k]` to rows `r > k`, and the column's dot products with the
-    /// rows of `G` from the diagonal down to row `k` (`C[k, r] = C[r, k]`).
+    /// Row `k` of `C_oo G^T` into `out` (`s` entries) from the lower part of the symmetric
+    /// `C_oo` (`src`, the whole covariance): entry `c` is `sum_{r < k} C[k, r] G[c, r] +
+    /// (sum_{r > k} C[r, k] G[c, r] + C[k, k] G[c, k])`, each sum over `r` increasing. Row `k`
+    /// before `k`'s block is read as column `k` above it (the mirror's exact copy), within the
+    /// block from the block's columns (a block's local terms need not be symmetric to the bit).
     ///
     /// The rows of `G` are taken four at a time with the row index outermost, so four dot
     /// products are in flight at once; each still sums over `r` in increasing order, so the bits
     /// are those of one row at a time.
-    fn accumulate_c_g(&self, x: &[f64], k: usize, c_g: &mut DMatrix<f64>) {
-        let o = x.len();
-        let (g_t, out) = (self.g_t.as_slice(), c_g.as_mut_slice());
+    fn shared_row(&self, src: &[f64], k: usize, out: &mut [f64]) {
+        let (s, d) = (self.s, self.perm.len());
+        let o = d - s;
+        let (_, off) = self.block_of(k);
+        let x = &src[(s + k) * d + s..(s + k + 1) * d];
+        // `C[k, r]` for `r < k`.
+        let row_k = |r: usize| if r < off { x[r] } else { src[(s + r) * d + s + k] };
+        let g_t = self.g_t.as_slice();
         let mut c = 0;
-        while c + 4 <= self.s {
-            let g_rows: [&[f64]; 4] = std::array::from_fn(|j| &g_t[(c + j) * o..(c + j + 1) * o]);
-            let g: [f64; 4] = std::array::from_fn(|j| g_rows[j][k]);
-            let mut dot = [0.0; 4];
-            let (o0, rest) = out[c * o..(c + 4) * o].split_at_mut(o);
-            let (o1, rest) = rest.split_at_mut(o);
-            let (o2, o3) = rest.split_at_mut(o);
+        while c + 4 <= s {
+            let g: [&[f64]; 4] = std::array::from_fn(|j| &g_t[(c + j) * o..(c + j + 1) * o]);
+            let (mut above, mut below) = ([0.0; 4], [0.0; 4]);
+            for r in 0..k {
+                let xr = row_k(r);
+                for (acc, g) in above.iter_mut().zip(&g) {
+                    *acc += xr * g[r];
+                }
+            }
             for r in k + 1..o {
                 let xr = x[r];
-                o0[r] += xr * g[0];
-                o1[r] += xr * g[1];
-                o2[r] += xr * g[2];
-                o3[r] += xr * g[3];
-                dot[0] += xr * g_rows[0][r];
-                dot[1] += xr * g_rows[1][r];
-                dot[2] += xr * g_rows[2][r];
-                dot[3] += xr * g_rows[3][r];
+                for (acc, g) in below.iter_mut().zip(&g) {
+                    *acc += xr * g[r];
+                }
             }
-            for (j, target) in [o0, o1, o2, o3].into_iter().enumerate() {
-                target[k] += dot[j] + x[k] * g[j];
+            for j in 0..4 {
+                out[c + j] = above[j] + (below[j] + x[k] * g[j][k]);
             }
             c += 4;
         }
-        for c in c..self.s {
-            let g_row = &g_t[c * o..(c + 1) * o];
-            let g = g_row[k];
-            let out = &mut out[c * o..(c + 1) * o];
-            let mut dot = 0.0;
-            for r in k + 1..o {
-                out[r] += x[r] * g;
-                dot += x[r] * g_row[r];
-            }
-            out[k] += dot + x[k] * g;
+        for c in c..s {
+            let g = &g_t[c * o..(c + 1) * o];
+            let above = (0..k).fold(0.0, |acc, r| acc + row_k(r) * g[r]);
+            let below = (k + 1..o).fold(0.0, |acc, r| acc + x[r] * g[r]);
+            out[c] = above + (below + x[k] * g[k]);
         }
     }
 
@@ -490,20 +489,49 @@ impl Structure {
     }
 
     /// Copies `C'_oo` from below each block to above it (`out[r, k] = out[k, r]` for `r` before
-    /// the block of `k`), tile by tile.
+    /// the block of `k`), tile by tile, in strips of [`TILE`] columns.
+    ///
+    /// A strip writes only above its columns' blocks, at rows before its end, and reads columns
+    /// of earlier strips at its own rows (below their strips) and its own columns below their
+    /// blocks: each own column is split at its strip's end into the part its strip writes and
+    /// the part later strips read, so from [`PARALLEL_MIN_COLUMNS`] own coordinates the strips
+    /// are copied in parallel (a copy: the same bits on any number of threads).
     fn mirror_own(&self, out: &mut DMatrix<f64>) {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
-        let data = out.as_mut_slice();
         let starts: Vec<usize> = self.blocks.iter().flat_map(|&(off, len)| std::iter::repeat_n(off, len)).collect();
-        for tk in (0..o).step_by(TILE) {
-            for tr in (0..tk + TILE).step_by(TILE) {
-                for k in tk..(tk + TILE).min(o) {
-                    for r in tr..(tr + TILE).min(starts[k]) {
-                        data[(s + k) * d + s + r] = data[(s + r) * d + s + k];
+        let strip_end = |k: usize| (k / TILE * TILE + TILE).min(o);
+        let (mut upper, mut lower): (Vec<&mut [f64]>, Vec<&[f64]>) = (Vec::with_capacity(o), Vec::with_capacity(o));
+        for (k, column) in out.as_mut_slice()[s * d..].chunks_mut(d).enumerate() {
+            let (up, low) = column[s..].split_at_mut(strip_end(k));
+            upper.push(up);
+            lower.push(low);
+        }
+        let mirror_strip = |tk: usize, strip: &mut [&mut [f64]]| {
+            // Tiles of earlier strips: row `r`'s source is column `r` below its strip, read along
+            // the strip's columns.
+            for tr in (0..tk).step_by(TILE) {
+                for r in tr..tr + TILE {
+                    let source = &lower[r][tk - strip_end(r)..][..strip.len()];
+                    for ((k, column), &v) in (tk..).zip(strip.iter_mut()).zip(source) {
+                        if r < starts[k] {
+                            column[r] = v;
+                        }
                     }
                 }
             }
+            // The strip's own tile: the source columns are the strip's own, below their blocks.
+            for k in tk..tk + strip.len() {
+                for r in tk..starts[k] {
+                    let v = strip[r - tk][k];
+                    strip[k - tk][r] = v;
+                }
+            }
+        };
+        if o >= PARALLEL_MIN_COLUMNS {
+            upper.par_chunks_mut(TILE).enumerate().for_each(|(j, strip)| mirror_strip(j * TILE, strip));
+        } else {
+            upper.chunks_mut(TILE).enumerate().for_each(|(j, strip)| mirror_strip(j * TILE, strip));
         }
     }
 
