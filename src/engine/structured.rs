@@ -352,14 +352,15 @@ impl Structure {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
         let src = cov.as_slice();
-        // Row `k` of `C_oo G^T` at `k * width` (`width >= 1`: chunks are never empty).
+        // Row `k` of `C_oo G^T`'s terms from `k` on at `k * width` (`width >= 1`: chunks are
+        // never empty).
         let width = s.max(1);
         let mut c_g_rows = vec![0.0; o * width];
         let own_columns = &mut out.as_mut_slice()[s * d..];
         let factors = (inc, left, right);
         let column = |k: usize, out_column: &mut [f64], c_g_row: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)| {
             self.own_column(src, factors, k, &mut out_column[s..], scratch);
-            self.shared_row(src, k, &mut c_g_row[..s]);
+            self.shared_row_from(&src[(s + k) * d + s + k..(s + k + 1) * d], k, &mut c_g_row[..s]);
         };
         if o >= PARALLEL_MIN_COLUMNS {
             own_columns
@@ -373,7 +374,8 @@ impl Structure {
                 column(k, out_column, c_g_row, &mut scratch);
             }
         }
-        DMatrix::from_fn(o, s, |k, c| c_g_rows[k * width + c])
+        let before = self.shared_rows_before(src);
+        DMatrix::from_fn(o, s, |k, c| before[c * o + k] + c_g_rows[k * width + c])
     }
 
     /// Column `k` of `C'_oo` on and below its block's first row (see [`Self::lower_pass`]) into
@@ -419,50 +421,67 @@ impl Structure {
         }
     }
 
-    /// Row `k` of `C_oo G^T` into `out` (`s` entries) from the lower part of the symmetric
-    /// `C_oo` (`src`, the whole covariance): entry `c` is `sum_{r < k} C[k, r] G[c, r] +
-    /// (sum_{r > k} C[r, k] G[c, r] + C[k, k] G[c, k])`, each sum over `r` increasing. Row `k`
-    /// before `k`'s block is read as column `k` above it (the mirror's exact copy), within the
-    /// block from the block's columns (a block's local terms need not be symmetric to the bit).
-    ///
-    /// The rows of `G` are taken four at a time with the row index outermost, so four dot
-    /// products are in flight at once; each still sums over `r` in increasing order, so the bits
-    /// are those of one row at a time.
-    fn shared_row(&self, src: &[f64], k: usize, out: &mut [f64]) {
+    /// Row `k` of `C_oo G^T`'s terms from the diagonal down, from column `k` of the symmetric
+    /// `C_oo` from row `k` (`x`): entry `c` of `out` is `sum_{r > k} C[r, k] G[c, r] + C[k, k]
+    /// G[c, k]`, the sum over `r` increasing; every row of `G` at once (up to eight sums in
+    /// flight, each in its own order, so the bits are those of one row at a time).
+    fn shared_row_from(&self, x: &[f64], k: usize, out: &mut [f64]) {
+        let o = self.perm.len() - self.s;
+        let g_t = self.g_t.as_slice();
+        for c0 in (0..self.s).step_by(8) {
+            let rows = (self.s - c0).min(8);
+            let g = |j: usize| &g_t[(c0 + j) * o + k..(c0 + j + 1) * o];
+            let out = &mut out[c0..c0 + rows];
+            match rows {
+                1 => diagonal_and_below::<1>(x, std::array::from_fn(g), out),
+                2 => diagonal_and_below::<2>(x, std::array::from_fn(g), out),
+                3 => diagonal_and_below::<3>(x, std::array::from_fn(g), out),
+                4 => diagonal_and_below::<4>(x, std::array::from_fn(g), out),
+                5 => diagonal_and_below::<5>(x, std::array::from_fn(g), out),
+                6 => diagonal_and_below::<6>(x, std::array::from_fn(g), out),
+                7 => diagonal_and_below::<7>(x, std::array::from_fn(g), out),
+                _ => diagonal_and_below::<8>(x, std::array::from_fn(g), out),
+            }
+        }
+    }
+
+    /// `sum_{r < k} C[k, r] G[c, r]` of every own row `k` and shared `c` (at `c * o + k`), summed
+    /// over `r` increasing from column `r` below its diagonal: the rows in bands of [`TILE`], each
+    /// band reading every column before it along the band (contiguous, so the products of a band
+    /// and a row of `G` vectorize), in parallel from [`PARALLEL_MIN_COLUMNS`] own coordinates
+    /// (every entry summed in the same order: the same bits on any number of threads).
+    fn shared_rows_before(&self, src: &[f64]) -> Vec<f64> {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
-        let (_, off) = self.block_of(k);
-        let x = &src[(s + k) * d + s..(s + k + 1) * d];
-        // `C[k, r]` for `r < k`.
-        let row_k = |r: usize| if r < off { x[r] } else { src[(s + r) * d + s + k] };
-        let g_t = self.g_t.as_slice();
-        let mut c = 0;
-        while c + 4 <= s {
-            let g: [&[f64]; 4] = std::array::from_fn(|j| &g_t[(c + j) * o..(c + j + 1) * o]);
-            let (mut above, mut below) = ([0.0; 4], [0.0; 4]);
-            for r in 0..k {
-                let xr = row_k(r);
-                for (acc, g) in above.iter_mut().zip(&g) {
-                    *acc += xr * g[r];
+        let band = |k0: usize| -> Vec<f64> {
+            let k1 = (k0 + TILE).min(o);
+            let len = k1 - k0;
+            let mut sums = vec![0.0; s * len];
+            for r in 0..k1 - 1 {
+                let from = (r + 1).max(k0);
+                let column = &src[(s + r) * d + s + from..(s + r) * d + s + k1];
+                for c in 0..s {
+                    let g = self.g_t[(r, c)];
+                    for (sum, &x) in sums[c * len + from - k0..(c + 1) * len].iter_mut().zip(column) {
+                        *sum += x * g;
+                    }
                 }
             }
-            for r in k + 1..o {
-                let xr = x[r];
-                for (acc, g) in below.iter_mut().zip(&g) {
-                    *acc += xr * g[r];
-                }
+            sums
+        };
+        let bands: Vec<Vec<f64>> = if o >= PARALLEL_MIN_COLUMNS {
+            (0..o).step_by(TILE).collect::<Vec<_>>().into_par_iter().map(band).collect()
+        } else {
+            (0..o).step_by(TILE).map(band).collect()
+        };
+        let mut out = vec![0.0; s * o];
+        for (b, sums) in bands.iter().enumerate() {
+            let (k0, len) = (b * TILE, sums.len() / s.max(1));
+            for c in 0..s {
+                out[c * o + k0..c * o + k0 + len].copy_from_slice(&sums[c * len..(c + 1) * len]);
             }
-            for j in 0..4 {
-                out[c + j] = above[j] + (below[j] + x[k] * g[j][k]);
-            }
-            c += 4;
         }
-        for c in c..s {
-            let g = &g_t[c * o..(c + 1) * o];
-            let above = (0..k).fold(0.0, |acc, r| acc + row_k(r) * g[r]);
-            let below = (k + 1..o).fold(0.0, |acc, r| acc + x[r] * g[r]);
-            out[c] = above + (below + x[k] * g[k]);
-        }
+        out
     }
 
     /// `out += J v` on the rows from `lo` (the first row of a block) on, by diagonals of the
@@ -509,15 +528,30 @@ impl Structure {
         }
         let mirror_strip = |tk: usize, strip: &mut [&mut [f64]]| {
             // Tiles of earlier strips: row `r`'s source is column `r` below its strip, read along
-            // the strip's columns.
-            for tr in (0..tk).step_by(TILE) {
-                for r in tr..tr + TILE {
-                    let source = &lower[r][tk - strip_end(r)..][..strip.len()];
-                    for ((k, column), &v) in (tk..).zip(strip.iter_mut()).zip(source) {
-                        if r < starts[k] {
-                            column[r] = v;
+            // the strip's columns, eight rows and eight columns at a time (`starts` does not
+            // decrease, so a group of columns is whole above row `r0 + 8` where its first is).
+            let (width, whole) = (strip.len(), strip.len() / 8 * 8);
+            let copy = |strip: &mut [&mut [f64]], r: usize, source: &[f64], columns: std::ops::Range<usize>| {
+                for j in columns.filter(|&j| r < starts[tk + j]) {
+                    strip[j][r] = source[j];
+                }
+            };
+            for r0 in (0..tk).step_by(8) {
+                let sources: [&[f64]; 8] = std::array::from_fn(|i| &lower[r0 + i][tk - strip_end(r0 + i)..][..width]);
+                for k0 in (0..whole).step_by(8) {
+                    if starts[tk + k0] >= r0 + 8 {
+                        let block: [[f64; 8]; 8] = std::array::from_fn(|i| std::array::from_fn(|j| sources[i][k0 + j]));
+                        for (j, column) in strip[k0..k0 + 8].iter_mut().enumerate() {
+                            column[r0..r0 + 8].copy_from_slice(&std::array::from_fn::<f64, 8, _>(|i| block[i][j]));
+                        }
+                    } else {
+                        for (i, source) in sources.iter().enumerate() {
+                            copy(strip, r0 + i, source, k0..k0 + 8);
                         }
                     }
+                }
+                for (i, source) in sources.iter().enumerate() {
+                    copy(strip, r0 + i, source, whole..width);
                 }
             }
             // The strip's own tile: the source columns are the strip's own, below their blocks.
@@ -590,6 +624,21 @@ impl Structure {
     pub fn component_blocks(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
         let shared: Vec<usize> = self.perm[..self.s].to_vec();
         self.blocks.iter().map(move |&(off, len)| shared.iter().copied().chain(self.perm[self.s + off..self.s + off + len].iter().copied()).collect())
+    }
+}
+
+/// `out[j] = sum_{r >= 1} x[r] g_j[r] + x[0] g_j[0]` for `W` rows `g_j` at once, each sum over
+/// `r` increasing ([`Structure::shared_row_from`]).
+fn diagonal_and_below<const W: usize>(x: &[f64], g: [&[f64]; W], out: &mut [f64]) {
+    let mut below = [0.0; W];
+    for r in 1..x.len() {
+        let xr = x[r];
+        for (sum, g) in below.iter_mut().zip(&g) {
+            *sum += xr * g[r];
+        }
+    }
+    for ((o, sum), g) in out.iter_mut().zip(below).zip(&g) {
+        *o = sum + x[0] * g[0];
     }
 }
 
