@@ -340,14 +340,16 @@ impl Structure {
 
     /// One pass over the columns of `C_oo`, into `out` on and below the block of each column:
     /// `C'_oo = l_o C_oo l_o + p (l_o C_oo J^T + J C_oo l_o) + q J C_oo J^T + L R^T`; and
-    /// `C_oo G^T` (`o x s`, returned), its row `k` from column `k` ([`Self::shared_row`]). For
-    /// column `k` of block `b` with `x = C_oo[:, k]` and `y = C_oo[:, b] J_b^T[:, k]`:
+    /// `C_oo G^T` (`o x s`, returned), its row `k` from column `k` on
+    /// ([`Self::shared_row_from`]) and before it ([`Self::shared_rows_before`]). For column `k`
+    /// of block `b` with `x = C_oo[:, k]` and `y = C_oo[:, b] J_b^T[:, k]`:
     /// `C'_oo[:, k] = l_o (l_k x + p y) + J (p l_k x + q y) + L R[k, :]^T`.
     ///
-    /// Each column of `C'_oo` and each row of `C_oo G^T` depends on its own column of the input
-    /// only, so from [`PARALLEL_MIN_COLUMNS`] own coordinates the columns are computed in
-    /// parallel, each by the same operations as alone: the result has the same bits on any
-    /// number of threads.
+    /// The columns go [`GROUP`] at a time, so that `L R^T` reads each column of `L` once for
+    /// the group ([`Self::add_low_rank`]). Each column of `C'_oo` and each row of `C_oo G^T`
+    /// depends on its own column of the input only, so from [`PARALLEL_MIN_COLUMNS`] own
+    /// coordinates the groups are computed in parallel, each by the same operations as alone:
+    /// the result has the same bits on any number of threads.
     fn lower_pass(&self, cov: &DMatrix<f64>, inc: &InclusionMoments, left: &DMatrix<f64>, right: &DMatrix<f64>, out: &mut DMatrix<f64>) -> DMatrix<f64> {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
@@ -357,40 +359,78 @@ impl Structure {
         let width = s.max(1);
         let mut c_g_rows = vec![0.0; o * width];
         let own_columns = &mut out.as_mut_slice()[s * d..];
-        let factors = (inc, left, right);
-        let column = |k: usize, out_column: &mut [f64], c_g_row: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)| {
-            self.own_column(src, factors, k, &mut out_column[s..], scratch);
-            self.shared_row_from(&src[(s + k) * d + s + k..(s + k + 1) * d], k, &mut c_g_row[..s]);
+        let (inc_p_q, low_rank) = ((inc.p, inc.q), (left, right));
+        let group = |g: usize, out_columns: &mut [f64], c_g_rows: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)| {
+            let k0 = g * GROUP;
+            let mut targets: Vec<&mut [f64]> = Vec::with_capacity(GROUP);
+            for ((j, out_column), c_g_row) in out_columns.chunks_mut(d).enumerate().zip(c_g_rows.chunks_mut(width)) {
+                let k = k0 + j;
+                let target = &mut out_column[s + self.block_of(k).1..];
+                self.own_column(src, inc_p_q, k, target, scratch);
+                self.shared_row_from(&src[(s + k) * d + s + k..(s + k + 1) * d], k, &mut c_g_row[..s]);
+                targets.push(target);
+            }
+            self.add_low_rank(low_rank, k0, &mut targets);
         };
         if o >= PARALLEL_MIN_COLUMNS {
             own_columns
-                .par_chunks_mut(d)
-                .zip(c_g_rows.par_chunks_mut(width))
+                .par_chunks_mut(GROUP * d)
+                .zip(c_g_rows.par_chunks_mut(GROUP * width))
                 .enumerate()
-                .for_each_init(|| (vec![0.0; o], vec![0.0; o]), |scratch, (k, (out_column, c_g_row))| column(k, out_column, c_g_row, scratch));
+                .for_each_init(|| (vec![0.0; o], vec![0.0; o]), |scratch, (g, (out_columns, c_g_rows))| group(g, out_columns, c_g_rows, scratch));
         } else {
             let mut scratch = (vec![0.0; o], vec![0.0; o]);
-            for (k, (out_column, c_g_row)) in own_columns.chunks_mut(d).zip(c_g_rows.chunks_mut(width)).enumerate() {
-                column(k, out_column, c_g_row, &mut scratch);
+            for (g, (out_columns, c_g_rows)) in own_columns.chunks_mut(GROUP * d).zip(c_g_rows.chunks_mut(GROUP * width)).enumerate() {
+                group(g, out_columns, c_g_rows, &mut scratch);
             }
         }
         let before = self.shared_rows_before(src);
         DMatrix::from_fn(o, s, |k, c| before[c * o + k] + c_g_rows[k * width + c])
     }
 
-    /// Column `k` of `C'_oo` on and below its block's first row (see [`Self::lower_pass`]) into
-    /// `column` (the column's `o` own rows), with `scratch` two buffers of length `o`.
-    fn own_column(
-        &self,
-        src: &[f64],
-        (inc, left, right): (&InclusionMoments, &DMatrix<f64>, &DMatrix<f64>),
-        k: usize,
-        column: &mut [f64],
-        scratch: &mut (Vec<f64>, Vec<f64>),
-    ) {
+    /// `+ L R[k, :]^T` on each of the columns `k0, k0 + 1, ...` (`targets`, each from its block's
+    /// first row down): every entry gets `R[k, c] L[r, c]` for `c` increasing, skipping zero
+    /// weights, as one column alone would. The rows every target has are taken
+    /// [`LOW_RANK_ROWS`] at a time, so a piece of a column of `L` serves the whole group from
+    /// the first level of cache.
+    fn add_low_rank(&self, (left, right): (&DMatrix<f64>, &DMatrix<f64>), k0: usize, targets: &mut [&mut [f64]]) {
+        let o = self.perm.len() - self.s;
+        let l = left.as_slice();
+        let add = |target: &mut [f64], k: usize, rows: std::ops::Range<usize>| {
+            for c in 0..left.ncols() {
+                let w = right[(k, c)];
+                if w != 0.0 {
+                    target.iter_mut().zip(&l[c * o + rows.start..c * o + rows.end]).for_each(|(t, l)| *t += w * l);
+                }
+            }
+        };
+        // Target `j` starts at row `o - len_j`; the rows from the last start on are shared.
+        let common = targets.iter().map(|t| o - t.len()).max().unwrap_or(o);
+        for (j, target) in targets.iter_mut().enumerate() {
+            let first = o - target.len();
+            add(&mut target[..common - first], k0 + j, first..common);
+        }
+        for r0 in (common..o).step_by(LOW_RANK_ROWS) {
+            let r1 = (r0 + LOW_RANK_ROWS).min(o);
+            for c in 0..left.ncols() {
+                let piece = &l[c * o + r0..c * o + r1];
+                for (j, target) in targets.iter_mut().enumerate() {
+                    let w = right[(k0 + j, c)];
+                    if w != 0.0 {
+                        let first = o - target.len();
+                        target[r0 - first..r1 - first].iter_mut().zip(piece).for_each(|(t, l)| *t += w * l);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Column `k` of `C'_oo` on and below its block's first row (see [`Self::lower_pass`])
+    /// before `L R^T`, into `target` (the column's own rows from its block's first row), with
+    /// `scratch` two buffers of length `o`.
+    fn own_column(&self, src: &[f64], (p, q): (f64, f64), k: usize, target: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)) {
         let (s, d) = (self.s, self.perm.len());
         let o = d - s;
-        let (p, q) = (inc.p, inc.q);
         let l_o = &self.lambda.as_slice()[s..];
         let (blk, off) = self.block_of(k);
         let len = self.blocks[blk].1;
@@ -406,19 +446,12 @@ impl Structure {
             }
         }
         let lk = self.lambda[col];
-        let target = &mut column[off..];
         let b = &mut scratch.1[..o - off];
         for r in 0..o - off {
             b[r] = p * lk * x[r] + q * y[r];
             target[r] = l_o[off + r] * (lk * x[r] + p * y[r]);
         }
         self.band_apply(off, b, target);
-        for c in 0..left.ncols() {
-            let w = right[(k, c)];
-            if w != 0.0 {
-                target.iter_mut().zip(&left.as_slice()[c * o + off..(c + 1) * o]).for_each(|(t, l)| *t += w * l);
-            }
-        }
     }
 
     /// Row `k` of `C_oo G^T`'s terms from the diagonal down, from column `k` of the symmetric
@@ -641,6 +674,13 @@ fn diagonal_and_below<const W: usize>(x: &[f64], g: [&[f64]; W], out: &mut [f64]
         *o = sum + x[0] * g[0];
     }
 }
+
+/// Columns of `C'_oo` computed together in [`Structure::lower_pass`].
+const GROUP: usize = 4;
+
+/// Rows of a group's columns that [`Structure::add_low_rank`] updates at a time: with the group's
+/// pieces and a piece of a column of `L`, 5 x 2 KiB, well inside the first level of cache.
+const LOW_RANK_ROWS: usize = 256;
 
 /// Tile edge of the mirror copy.
 const TILE: usize = 64;
