@@ -685,6 +685,8 @@ const LOW_RANK_ROWS: usize = 256;
 /// Tile edge of the mirror copy.
 const TILE: usize = 64;
 
-/// Own coordinates from which [`Structure::lower_pass`] computes its columns in parallel (below
-/// it a round takes well under a millisecond and the pool's overhead would not pay).
+/// Own coordinates from which [`Structure::lower_pass`] computes its columns, and
+/// [`Structure::mirror_own`] and [`Structure::shared_rows_before`] their strips and bands, in
+/// parallel (below it a round takes well under a millisecond and the pool's overhead would not
+/// pay).
 const PARALLEL_MIN_COLUMNS: usize = 128;
