@@ -362,15 +362,17 @@ impl Structure {
         let (inc_p_q, low_rank) = ((inc.p, inc.q), (left, right));
         let group = |g: usize, out_columns: &mut [f64], c_g_rows: &mut [f64], scratch: &mut (Vec<f64>, Vec<f64>)| {
             let k0 = g * GROUP;
-            let mut targets: Vec<&mut [f64]> = Vec::with_capacity(GROUP);
+            let mut targets: [&mut [f64]; GROUP] = Default::default();
+            let mut count = 0;
             for ((j, out_column), c_g_row) in out_columns.chunks_mut(d).enumerate().zip(c_g_rows.chunks_mut(width)) {
                 let k = k0 + j;
                 let target = &mut out_column[s + self.block_of(k).1..];
                 self.own_column(src, inc_p_q, k, target, scratch);
                 self.shared_row_from(&src[(s + k) * d + s + k..(s + k + 1) * d], k, &mut c_g_row[..s]);
-                targets.push(target);
+                targets[j] = target;
+                count = j + 1;
             }
-            self.add_low_rank(low_rank, k0, &mut targets);
+            self.add_low_rank(low_rank, k0, &mut targets[..count]);
         };
         if o >= PARALLEL_MIN_COLUMNS {
             own_columns
