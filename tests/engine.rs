@@ -275,49 +275,67 @@ fn block_products_give_the_dense_moments_on_random_round_maps() {
     }
 }
 
-/// A round whose components' own coordinates are interleaved with the others' (component `i`
-/// owns `2 + i` and `2 + n + i`), with a last coordinate no component touches: the structured
-/// path permutes the state. The base map is diagonal.
-struct ScatteredRound {
-    n: usize,
+/// A round with a diagonal base map and one dense block per component (`blocks[i]`, the
+/// coordinates component `i` reads and writes): `base .* z` plus, for each active component,
+/// `reads_i z[B_i] + offsets_i + noise_i xi_i` on its block.
+struct BlockRound {
     base: DVector<f64>,
+    blocks: Vec<Vec<usize>>,
     reads: Vec<DMatrix<f64>>,
     offsets: Vec<DVector<f64>>,
     noise: Vec<DMatrix<f64>>,
 }
 
-impl ScatteredRound {
-    fn new(n: usize, seed: u64) -> Self {
+impl BlockRound {
+    /// Random entries from `seed`: `noise_width` normals a component, reads of scale `read_scale`.
+    fn new(dim: usize, blocks: Vec<Vec<usize>>, noise_width: usize, read_scale: f64, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut draw = |scale: f64| scale * (rng.gen::<f64>() - 0.5);
-        let base = DVector::from_fn(3 + 2 * n, |_, _| 0.5 + draw(0.4));
-        let reads = (0..n).map(|_| DMatrix::from_fn(4, 4, |_, _| draw(0.3))).collect();
-        let offsets = (0..n).map(|_| DVector::from_fn(4, |_, _| draw(1.0))).collect();
-        let noise = (0..n).map(|_| DMatrix::from_fn(4, 3, |_, _| draw(0.4))).collect();
-        Self { n, base, reads, offsets, noise }
+        let base = DVector::from_fn(dim, |_, _| 0.5 + draw(0.4));
+        let reads = blocks.iter().map(|b| DMatrix::from_fn(b.len(), b.len(), |_, _| draw(read_scale))).collect();
+        let offsets = blocks.iter().map(|b| DVector::from_fn(b.len(), |_, _| draw(1.0))).collect();
+        let noise = blocks.iter().map(|b| DMatrix::from_fn(b.len(), noise_width, |_, _| draw(0.4))).collect();
+        Self { base, blocks, reads, offsets, noise }
     }
 
-    fn block(&self, i: usize) -> [usize; 4] {
-        [0, 1, 2 + i, 2 + self.n + i]
+    /// Component `i`'s own coordinates interleaved with the others' (`2 + i` and `2 + n + i`,
+    /// beside the shared `0` and `1`), and a last coordinate no component touches: the
+    /// structured path permutes the state.
+    fn scattered(n: usize, seed: u64) -> Self {
+        Self::new(3 + 2 * n, (0..n).map(|i| vec![0, 1, 2 + i, 2 + n + i]).collect(), 3, 0.3, seed)
+    }
+
+    /// `shared` coordinates every component reads and writes and `own` contiguous coordinates
+    /// per component (`shared + own i ..`): blocks of three straddle the structured path's strips
+    /// of 64 and its blocks of 8 rows, and nine shared coordinates fill more than one group of
+    /// eight rows of `G`.
+    fn wide(shared: usize, own: usize, n: usize, seed: u64) -> Self {
+        let blocks = (0..n).map(|i| (0..shared).chain(shared + own * i..shared + own * (i + 1)).collect()).collect();
+        Self::new(shared + own * n, blocks, 2, 0.3 / (shared + own) as f64, seed)
+    }
+
+    fn block(&self, i: usize) -> &[usize] {
+        &self.blocks[i]
     }
 }
 
-impl RandomAffineRound for ScatteredRound {
+impl RandomAffineRound for BlockRound {
     fn state_dim(&self) -> usize {
-        3 + 2 * self.n
+        self.base.len()
     }
     fn components(&self) -> usize {
-        self.n
+        self.blocks.len()
     }
     fn noise_per_component(&self) -> usize {
-        3
+        self.noise[0].ncols()
     }
     fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
         let mut next = self.base.component_mul(state);
+        let width = self.noise_per_component();
         for (j, &i) in active.iter().enumerate() {
             let block = self.block(i);
-            let local = DVector::from_fn(4, |r, _| state[block[r]]);
-            let xi = DVector::from_column_slice(&noise[j * 3..j * 3 + 3]);
+            let local = DVector::from_fn(block.len(), |r, _| state[block[r]]);
+            let xi = DVector::from_column_slice(&noise[j * width..(j + 1) * width]);
             let term = &self.reads[i] * local + &self.offsets[i] + &self.noise[i] * xi;
             for (r, &row) in block.iter().enumerate() {
                 next[row] += term[r];
@@ -333,8 +351,8 @@ fn structured_propagation_gives_the_dense_moments_on_random_rounds() {
     let rounds: Vec<(Box<dyn RandomAffineRound>, usize)> = vec![
         (Box::new(ToyRound::with_diagonal_base(4, 1)), 4),
         (Box::new(ToyRound::with_diagonal_base(40, 2)), 40),
-        (Box::new(ScatteredRound::new(3, 3)), 3),
-        (Box::new(ScatteredRound::new(25, 4)), 25),
+        (Box::new(BlockRound::scattered(3, 3)), 3),
+        (Box::new(BlockRound::scattered(25, 4)), 25),
     ];
     for (k, (round, n)) in rounds.iter().enumerate() {
         let maps = RoundMaps::probe(round.as_ref());
@@ -356,7 +374,7 @@ fn structured_propagation_gives_the_dense_moments_on_random_rounds() {
             }
         }
         // Negative control: the structured maps of another round differ far beyond the tolerance.
-        let other = if k < 2 { RoundMaps::probe(&ToyRound::with_diagonal_base(*n, 99)) } else { RoundMaps::probe(&ScatteredRound::new(*n, 99)) };
+        let other = if k < 2 { RoundMaps::probe(&ToyRound::with_diagonal_base(*n, 99)) } else { RoundMaps::probe(&BlockRound::scattered(*n, 99)) };
         let inc = InclusionMoments::without_replacement(*n, n.div_ceil(3));
         let m = random_moments(dim, 7);
         let g = relative_gap(&dense.propagate(&m, &inc), &other.with_products(Products::Structured).propagate(&m, &inc));
@@ -450,67 +468,12 @@ fn changed_rows_give_the_dense_moments_on_a_local_step() {
     assert_ne!(RoundMaps::probe(&ToyRound::new(40, 1)).products(), Products::Rows);
 }
 
-/// A round with `shared` coordinates every component reads and writes and `own` contiguous
-/// coordinates per component (`shared + own i ..`), with a diagonal base map: blocks of three
-/// straddle the structured path's strips of 64 and blocks of 8 rows, and nine shared coordinates
-/// fill more than one group of eight rows of `G`.
-struct WideRound {
-    shared: usize,
-    own: usize,
-    base: DVector<f64>,
-    reads: Vec<DMatrix<f64>>,
-    offsets: Vec<DVector<f64>>,
-    noise: Vec<DMatrix<f64>>,
-}
-
-impl WideRound {
-    fn new(shared: usize, own: usize, n: usize, seed: u64) -> Self {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut draw = |scale: f64| scale * (rng.gen::<f64>() - 0.5);
-        let width = shared + own;
-        let base = DVector::from_fn(shared + own * n, |_, _| 0.5 + draw(0.4));
-        let reads = (0..n).map(|_| DMatrix::from_fn(width, width, |_, _| draw(0.3) / width as f64)).collect();
-        let offsets = (0..n).map(|_| DVector::from_fn(width, |_, _| draw(1.0))).collect();
-        let noise = (0..n).map(|_| DMatrix::from_fn(width, 2, |_, _| draw(0.4))).collect();
-        Self { shared, own, base, reads, offsets, noise }
-    }
-
-    fn block(&self, i: usize) -> Vec<usize> {
-        (0..self.shared).chain(self.shared + self.own * i..self.shared + self.own * (i + 1)).collect()
-    }
-}
-
-impl RandomAffineRound for WideRound {
-    fn state_dim(&self) -> usize {
-        self.base.len()
-    }
-    fn components(&self) -> usize {
-        self.reads.len()
-    }
-    fn noise_per_component(&self) -> usize {
-        2
-    }
-    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
-        let mut next = self.base.component_mul(state);
-        for (j, &i) in active.iter().enumerate() {
-            let block = self.block(i);
-            let local = DVector::from_fn(block.len(), |r, _| state[block[r]]);
-            let xi = DVector::from_column_slice(&noise[j * 2..j * 2 + 2]);
-            let term = &self.reads[i] * local + &self.offsets[i] + &self.noise[i] * xi;
-            for (r, &row) in block.iter().enumerate() {
-                next[row] += term[r];
-            }
-        }
-        next
-    }
-}
-
 #[test]
 fn structured_propagation_with_straddling_blocks_gives_the_dense_moments_on_one_and_two_threads() {
     use fedbounds::engine::Products;
     // 50 blocks of three own coordinates: 150 own coordinates (parallel passes, three strips,
     // blocks across both strip ends and across blocks of eight rows), nine shared ones.
-    let (n, round) = (50, WideRound::new(9, 3, 50, 8));
+    let (n, round) = (50, BlockRound::wide(9, 3, 50, 8));
     let maps = RoundMaps::probe(&round);
     let structured = maps.clone().with_products(Products::Structured);
     assert_eq!(structured.products(), Products::Structured);
@@ -565,17 +528,17 @@ fn structured_propagation_has_the_same_bits_on_one_and_two_threads() {
 /// calls: the columns it reads (`declared`; `Some(true)` wrongly, without the last coordinate of
 /// its block) and its term in closed form (`closed_form`, the offset moved by that much).
 struct Told<'a> {
-    round: &'a ScatteredRound,
+    round: &'a BlockRound,
     declared: Option<bool>,
     closed_form: Option<f64>,
     calls: std::sync::atomic::AtomicUsize,
 }
 
 impl<'a> Told<'a> {
-    fn declaring(round: &'a ScatteredRound, wrong: bool) -> Self {
+    fn declaring(round: &'a BlockRound, wrong: bool) -> Self {
         Self { round, declared: Some(wrong), closed_form: None, calls: std::sync::atomic::AtomicUsize::new(0) }
     }
-    fn in_closed_form(round: &'a ScatteredRound, shift: f64) -> Self {
+    fn in_closed_form(round: &'a BlockRound, shift: f64) -> Self {
         Self { round, declared: None, closed_form: Some(shift), calls: std::sync::atomic::AtomicUsize::new(0) }
     }
 }
@@ -612,7 +575,7 @@ impl RandomAffineRound for Told<'_> {
 
 #[test]
 fn a_closed_form_term_gives_the_probed_moments() {
-    let round = ScatteredRound::new(12, 6);
+    let round = BlockRound::scattered(12, 6);
     let (inc, m) = (InclusionMoments::without_replacement(12, 4), random_moments(round.state_dim(), 9));
     let probed = RoundMaps::probe(&round).propagate(&m, &inc);
     let gap = |next: &Moments| ((&next.mean - &probed.mean).norm() / probed.mean.norm()).max((&next.cov - &probed.cov).norm() / probed.cov.norm());
@@ -625,7 +588,7 @@ fn a_closed_form_term_gives_the_probed_moments() {
 
 #[test]
 fn declared_reads_give_the_probed_maps_and_a_wrong_declaration_falls_back_to_bisection() {
-    let round = ScatteredRound::new(12, 6);
+    let round = BlockRound::scattered(12, 6);
     let (inc, m) = (InclusionMoments::without_replacement(12, 4), random_moments(round.state_dim(), 9));
     let bits = |maps: &RoundMaps| {
         let next = maps.propagate(&m, &inc);
@@ -645,7 +608,7 @@ fn declared_reads_give_the_probed_maps_and_a_wrong_declaration_falls_back_to_bis
 #[test]
 fn bisection_finds_the_columns_each_component_reads() {
     // Each component of the scattered round reads and writes its 4 coordinates only.
-    let round = ScatteredRound::new(12, 5);
+    let round = BlockRound::scattered(12, 5);
     let maps = RoundMaps::probe(&round);
     for i in 0..12 {
         assert_eq!(maps.client_rows(i), round.block(i).to_vec(), "component {i}");
@@ -694,7 +657,7 @@ fn sparse_rows_give_the_dense_trace() {
 #[test]
 fn a_moment_series_has_the_same_bits_on_one_and_two_threads() {
     // 27 coordinates: each round's observation runs beside the propagation on two threads.
-    let round = ScatteredRound::new(12, 5);
+    let round = BlockRound::scattered(12, 5);
     let (maps, inc) = (RoundMaps::probe(&round), InclusionMoments::without_replacement(12, 4));
     assert!(round.state_dim() >= fedbounds::engine::series::OVERLAP_MIN_DIM);
     let run = |threads: usize, m0: Moments| {
