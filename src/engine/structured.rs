@@ -392,35 +392,21 @@ impl Structure {
 
     /// `+ L R[k, :]^T` on each of the columns `k0, k0 + 1, ...` (`targets`, each from its block's
     /// first row down): every entry gets `R[k, c] L[r, c]` for `c` increasing, skipping zero
-    /// weights, as one column alone would. The rows every target has are taken
-    /// [`LOW_RANK_ROWS`] at a time, so a piece of a column of `L` serves the whole group from
-    /// the first level of cache.
+    /// weights, as one column alone would. The rows are taken [`LOW_RANK_ROWS`] at a time, so a
+    /// piece of a column of `L` serves the whole group from the first level of cache.
     fn add_low_rank(&self, (left, right): (&DMatrix<f64>, &DMatrix<f64>), k0: usize, targets: &mut [&mut [f64]]) {
         let o = self.perm.len() - self.s;
         let l = left.as_slice();
-        let add = |target: &mut [f64], k: usize, rows: std::ops::Range<usize>| {
-            for c in 0..left.ncols() {
-                let w = right[(k, c)];
-                if w != 0.0 {
-                    target.iter_mut().zip(&l[c * o + rows.start..c * o + rows.end]).for_each(|(t, l)| *t += w * l);
-                }
-            }
-        };
-        // Target `j` starts at row `o - len_j`; the rows from the last start on are shared.
-        let common = targets.iter().map(|t| o - t.len()).max().unwrap_or(o);
-        for (j, target) in targets.iter_mut().enumerate() {
-            let first = o - target.len();
-            add(&mut target[..common - first], k0 + j, first..common);
-        }
-        for r0 in (common..o).step_by(LOW_RANK_ROWS) {
+        // Target `j` holds rows `o - len_j ..`.
+        let top = targets.iter().map(|t| o - t.len()).min().unwrap_or(o);
+        for r0 in (top..o).step_by(LOW_RANK_ROWS) {
             let r1 = (r0 + LOW_RANK_ROWS).min(o);
             for c in 0..left.ncols() {
-                let piece = &l[c * o + r0..c * o + r1];
                 for (j, target) in targets.iter_mut().enumerate() {
-                    let w = right[(k0 + j, c)];
-                    if w != 0.0 {
-                        let first = o - target.len();
-                        target[r0 - first..r1 - first].iter_mut().zip(piece).for_each(|(t, l)| *t += w * l);
+                    let (w, first) = (right[(k0 + j, c)], o - target.len());
+                    let from = r0.max(first);
+                    if w != 0.0 && from < r1 {
+                        target[from - first..r1 - first].iter_mut().zip(&l[c * o + from..c * o + r1]).for_each(|(t, l)| *t += w * l);
                     }
                 }
             }
