@@ -161,8 +161,8 @@ fn bad_explicit_data_is_refused_with_the_field_and_its_range() {
 
 #[test]
 fn the_command_line_exports_and_refuses_bad_data_writing_nothing() {
-    let dir = std::env::temp_dir().join(format!("fedbounds-clup-explicit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let source = dir.join("short.toml");
     std::fs::write(&source, LOW_R).expect("written");
     let (exported, out) = (dir.join("short.explicit.toml"), dir.join("short.json"));
@@ -185,5 +185,4 @@ fn the_command_line_exports_and_refuses_bad_data_writing_nothing() {
     // Negative control: the example itself runs through the command line.
     let ok = cli(&["run", concat!(env!("CARGO_MANIFEST_DIR"), "/examples/clup-explicit.toml")]);
     assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-    std::fs::remove_dir_all(&dir).expect("cleaned up");
 }

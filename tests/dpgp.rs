@@ -180,8 +180,8 @@ fn explicit_sequence_reproduces_the_ring_and_its_window() {
 
 #[test]
 fn a_sequence_read_from_a_file() {
-    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-graphs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
@@ -206,7 +206,6 @@ fn a_sequence_read_from_a_file() {
     assert!(err.contains("scenario.topology.rounds[0][0]") && err.contains("[0, 4]"), "{err}");
     let err = scenario(&write("none.toml", "rounds = []\n")).unwrap_err().to_string();
     assert!(err.contains("scenario.topology.rounds"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn topology_strategy() -> impl Strategy<Value = (Topology, usize)> {

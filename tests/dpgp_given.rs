@@ -96,8 +96,8 @@ fn bad_constants_are_refused_with_the_field_and_its_range() {
         assert!(e.contains("cannot parse") && (e.contains("`q`") || e.contains("`d`")), "{keys}: {e}");
     }
     // The command line: exit 2, the field named, nothing written; a good value runs.
-    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-given-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let go = |name: &str, keys: &str| {
         let file = dir.join(format!("{name}.toml"));
         std::fs::write(&file, scenario(name, keys)).expect("written");
@@ -110,13 +110,12 @@ fn bad_constants_are_refused_with_the_field_and_its_range() {
     // Negative control: q = 0 (exact averaging in one round) is admissible.
     let (code, stderr, written) = go("good", "push_sum = { c = 1.0, q = 0.0 }");
     assert!(code == Some(0) && written, "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn check_rows_say_given_and_export_keeps_the_constants() {
-    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-given-check-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let check = |name: &str, keys: &str| -> (String, String) {
         let card = dir.join(format!("{name}.toml"));
         let body = scenario(name, keys).replace("family = \"dpgp\"\n", "");
@@ -145,7 +144,6 @@ fn check_rows_say_given_and_export_keeps_the_constants() {
     // Negative control: without push_sum the rows say estimated and nothing says given.
     let (plain, page) = check("plain", "");
     assert!(plain.lines().any(|l| l.starts_with("| DPGP-L3 | plain | estimated |")) && !plain.contains("(given") && !page.contains("given C"), "{plain}");
-    let _ = std::fs::remove_dir_all(&dir);
     // Export writes the constants and reads them back to the same run.
     let text = scenario("s", "push_sum = { c = 1.5, q = 0.6 }");
     let exported = FAMILY.export_instance(&text, "test.toml").expect("exports");

@@ -219,8 +219,8 @@ fn bad_explicit_inputs_are_refused_naming_the_field() {
 
 #[test]
 fn the_command_line_writes_the_export_and_refuses_what_it_cannot() {
-    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-instance-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let source = dir.join("random.toml");
     std::fs::write(&source, generated("random", GENERATORS[2].1)).expect("the scenario is written");
     let (exported, out) = (dir.join("random.explicit.toml"), dir.join("random.json"));
@@ -246,5 +246,4 @@ fn the_command_line_writes_the_export_and_refuses_what_it_cannot() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("instance.clients[0].lin_v"));
     let left: Vec<String> = std::fs::read_dir(&dir).expect("listed").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
     assert!(left.iter().all(|f| !f.contains("partial") && !f.starts_with("refused")), "{left:?}");
-    std::fs::remove_dir_all(&dir).expect("cleaned up");
 }

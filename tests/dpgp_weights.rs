@@ -123,8 +123,8 @@ fn bad_weights_are_refused_with_the_field_and_its_range() {
 
 #[test]
 fn the_command_line_refuses_a_bad_column_with_exit_2_and_writes_nothing() {
-    let dir = std::env::temp_dir().join(format!("fedbounds-dpgp-weights-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let go = |name: &str, rounds: &str| {
         let file = dir.join(format!("{name}.toml"));
         std::fs::write(&file, scenario(name, &format!("{{ kind = \"weighted\", rounds = {rounds} }}"))).expect("written");
@@ -140,7 +140,6 @@ fn the_command_line_refuses_a_bad_column_with_exit_2_and_writes_nothing() {
     let (code, stderr, written) = go("good", "[[[0, 0, 0.5], [0, 1, 0.5]]]");
     assert_eq!(code, Some(0), "{stderr}");
     assert!(written);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -123,8 +123,8 @@ fn assert_refused(text: &str, field: &str, allowed: &str) {
     // One folder per call: the tests run in parallel.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("fedplt-instance-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let (file, out) = (dir.join("bad.toml"), dir.join("out.toml"));
     std::fs::write(&file, text).expect("the scenario is written");
     let _ = std::fs::remove_file(&out);
@@ -133,14 +133,13 @@ fn assert_refused(text: &str, field: &str, allowed: &str) {
     assert_eq!(o.status.code(), Some(2), "{field}: exit 2 expected\n{stderr}\n{text}");
     assert!(stderr.contains(field) && stderr.contains(allowed), "{field} / {allowed} not named:\n{stderr}");
     assert!(!out.exists(), "{field}: nothing may be written");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_cli_writes_an_explicit_file_that_runs_the_same() {
     // Negative control: the good input is accepted, so the refusals above are not blanket ones.
-    let dir = std::env::temp_dir().join(format!("fedplt-instance-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path().to_path_buf();
     let (file, out) = (dir.join("good.toml"), dir.join("out.toml"));
     let text = &card_files()[0].1;
     std::fs::write(&file, text).expect("the scenario is written");
