@@ -69,6 +69,12 @@ pub mod engine {
     /// systems exactly singular, and their extra equations carry the missing rank.
     pub const PSEUDO_INVERSE_CUTOFF: f64 = 1e-12;
 
+    /// The stationary covariance's stacked system is solved by Householder QR when it is well
+    /// ranked: every `|R_ii|` at least `QR_RANK_RATIO` times the largest (else by the SVD, whose
+    /// cutoff handles a rank-deficient system). Far above the rounding of a singular system's
+    /// `R` (`~ u f64::EPSILON` relative, `u` the unknowns), so a singular system never takes QR.
+    pub const QR_RANK_RATIO: f64 = 1e-8;
+
     /// Iterative refinement of the stationary second moment stops once the residual is at most
     /// `REFINEMENT_STOP * max(||P||_max, 1)`: a few ulps, where another pass changes nothing.
     pub const REFINEMENT_STOP: f64 = 1e-15;
@@ -228,6 +234,7 @@ mod tests {
             ("engine::CONSERVED_DIRECTION", engine::CONSERVED_DIRECTION, 1e-10),
             ("engine::CONSERVED_VALUE", engine::CONSERVED_VALUE, 1e-9),
             ("engine::PSEUDO_INVERSE_CUTOFF", engine::PSEUDO_INVERSE_CUTOFF, 1e-12),
+            ("engine::QR_RANK_RATIO", engine::QR_RANK_RATIO, 1e-8),
             ("engine::REFINEMENT_STOP", engine::REFINEMENT_STOP, 1e-15),
             ("engine::FIXED_POINT_RESIDUAL", engine::FIXED_POINT_RESIDUAL, 1e-9),
             ("engine::COVARIANCE_PSD_FLOOR", engine::COVARIANCE_PSD_FLOOR, 1e-9),
