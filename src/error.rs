@@ -118,6 +118,15 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64> {
     }
 }
 
+/// Checks that every one of `values` is finite; the first that is not is named `field_at(k)`
+/// (formatted only then, so a check of many entries costs no text).
+pub fn require_all_finite<'a>(values: impl IntoIterator<Item = &'a f64>, field_at: impl Fn(usize) -> String) -> Result<()> {
+    match values.into_iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        Some((k, x)) => require_finite(&field_at(k), *x).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
 /// Checks that `value` is finite and strictly positive.
 pub fn require_positive(field: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value > 0.0 {

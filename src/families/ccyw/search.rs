@@ -362,13 +362,18 @@ pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn ratio(claim: &'static dyn Claim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
-    if let Some(why) = failed_conditions(Target::Bound(claim), s)? {
+    ratio_prepared(claim, s, check::prepare(s)?, bound_scale)
+}
+
+/// [`ratio`] on a prepared scenario.
+fn ratio_prepared(claim: &'static dyn Claim, s: &Scenario, prepared: Prepared, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
+    if let Some(why) = failed_in(Target::Bound(claim), s, &prepared) {
         // Decided without running (and without the Monte Carlo runs an infinite b^2 would trigger
         // for its empirical verdict, which the search does not use).
         return Ok((None, Some(why)));
     }
     let opts = CheckOptions { threads: None, bound_scale: Some(bound_scale), estimator: Some(EstimatorChoice::Exact) };
-    let run = check::run_scenario(s, &Selection { claims: vec![claim], lemmas: Vec::new() }, &opts)?;
+    let run = check::run_prepared(s, prepared, &Selection { claims: vec![claim], lemmas: Vec::new() }, &opts)?;
     let e = &run
         .results
         .first()
@@ -415,11 +420,15 @@ fn lemma_verdict_of(e: &Evaluation) -> VerdictKind {
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn lemma_evaluation(lemma: &'static dyn LemmaClaim, s: &Scenario, bound_scale: f64) -> Result<std::result::Result<(Evaluation, f64), String>> {
-    let prepared = check::prepare(s)?;
-    if let Some(why) = failed_in(Target::Lemma(lemma), s, &prepared) {
-        return Ok(Err(why));
+    Ok(lemma_evaluation_prepared(lemma, s, &check::prepare(s)?, bound_scale))
+}
+
+/// [`lemma_evaluation`] on a prepared scenario.
+fn lemma_evaluation_prepared(lemma: &'static dyn LemmaClaim, s: &Scenario, prepared: &Prepared, bound_scale: f64) -> std::result::Result<(Evaluation, f64), String> {
+    if let Some(why) = failed_in(Target::Lemma(lemma), s, prepared) {
+        return Err(why);
     }
-    Ok(Ok(lemma_check(lemma, s, &prepared, prepared.params, bound_scale)))
+    Ok(lemma_check(lemma, s, prepared, prepared.params, bound_scale))
 }
 
 /// The estimated `max_t mean lhs_t / mean rhs_t` of `lemma` on a scenario (see
@@ -434,12 +443,7 @@ pub fn lemma_ratio(lemma: &'static dyn LemmaClaim, s: &Scenario, bound_scale: f6
     })
 }
 
-/// The claim's binding conditions that fail on `s` (joined), or `None` when all hold.
-fn failed_conditions(claim: Target, s: &Scenario) -> Result<Option<String>> {
-    Ok(failed_in(claim, s, &check::prepare(s)?))
-}
-
-/// [`failed_conditions`] on a prepared scenario.
+/// The claim's binding conditions that fail on the prepared `s` (joined), or `None` when all hold.
 fn failed_in(claim: Target, s: &Scenario, prepared: &Prepared) -> Option<String> {
     let x = check::claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
     let mut failed: Vec<String> = claim.checks(&x).iter().filter(|k| !k.holds && k.is_binding()).map(|k| k.to_string()).collect();
@@ -449,17 +453,22 @@ fn failed_in(claim: Target, s: &Scenario, prepared: &Prepared) -> Option<String>
 
 fn evaluate(claim: Target, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
     let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
+        let prepared = check::prepare(&s)?;
         if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
             return match claim {
-                Target::Bound(b) => ratio(b, &s, opts.bound_scale),
-                Target::Lemma(l) => lemma_ratio(l, &s, opts.bound_scale),
+                Target::Bound(b) => ratio_prepared(b, &s, prepared, opts.bound_scale),
+                Target::Lemma(l) => Ok(match lemma_evaluation_prepared(l, &s, &prepared, opts.bound_scale) {
+                    Err(why) => (None, Some(why)),
+                    Ok((_, ratio)) => (Some(ratio), None),
+                }),
             };
         }
         // Past the condition: the candidate must satisfy every condition at multiple 1.
-        if let Some(why) = failed_conditions(claim, &s)? {
+        if let Some(why) = failed_in(claim, &s, &prepared) {
             return Ok((None, Some(why)));
         }
-        Ok((Some(at_multiple(claim, &s, Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor }, opts.bound_scale, false)?.ratio), None))
+        let relax = Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor };
+        Ok((Some(trial(claim, &s, &prepared, relax, opts.bound_scale, false).ratio), None))
     };
     match decode_target(claim, st, c, "candidate").and_then(at) {
         Ok(r) => r,
@@ -553,21 +562,25 @@ fn bound_ratio(claim: &'static dyn Claim, x: &ClaimInputs, values: &[f64], round
 /// `divergence`, whether the expected metric diverges within [`DIVERGENCE_ROUNDS`] (a lemma's:
 /// `G_u + G_v`, as it states no metric).
 fn at_multiple(claim: Target, s: &Scenario, relax: Relaxation, bound_scale: f64, divergence: bool) -> Result<Trial> {
-    let prepared = check::prepare(s)?;
+    Ok(trial(claim, s, &check::prepare(s)?, relax, bound_scale, divergence))
+}
+
+/// [`at_multiple`] on a prepared scenario.
+fn trial(claim: Target, s: &Scenario, prepared: &Prepared, relax: Relaxation, bound_scale: f64, divergence: bool) -> Trial {
     let p = relaxed(prepared.params, relax);
     let rounds = if divergence { DIVERGENCE_ROUNDS.max(s.rounds) } else { s.rounds };
-    Ok(match claim {
+    match claim {
         Target::Bound(c) => {
-            let values = metric_values(s, &prepared, p, c.metric(), rounds);
+            let values = metric_values(s, prepared, p, c.metric(), rounds);
             let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
             Trial { ratio: bound_ratio(c, &x, &values, s.rounds, bound_scale), lemma: None, diverged: divergence && diverges(&values) }
         }
         Target::Lemma(l) => {
-            let diverged = divergence && diverges(&metric_values(s, &prepared, p, Metric::SharedPlusPersonal, rounds));
-            let (e, ratio) = lemma_check(l, s, &prepared, p, bound_scale);
+            let diverged = divergence && diverges(&metric_values(s, prepared, p, Metric::SharedPlusPersonal, rounds));
+            let (e, ratio) = lemma_check(l, s, prepared, p, bound_scale);
             Trial { ratio, lemma: Some((lemma_verdict_of(&e), e.decisive)), diverged }
         }
-    })
+    }
 }
 
 /// Steps past a claim's conditions: `gamma` times `gamma`, the outer steps divided by `eta`.

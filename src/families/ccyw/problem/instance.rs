@@ -1,7 +1,7 @@
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{require_finite, Error, Result};
+use crate::error::{require_all_finite, Error, Result};
 use crate::prec;
 
 /// Sizes of the problem and the layout of the flat state vector `z = [u; v_1; ...; v_n]`.
@@ -55,9 +55,7 @@ fn check_symmetric(field: &str, m: &DMatrix<f64>, dim: usize) -> Result<()> {
     if m.nrows() != dim || m.ncols() != dim {
         return Err(Error::field(field, format!("matrix is {}x{}", m.nrows(), m.ncols()), format!("a {dim}x{dim} matrix")));
     }
-    for (k, x) in m.iter().enumerate() {
-        require_finite(&format!("{field}[{}][{}]", k % dim, k / dim), *x)?;
-    }
+    require_all_finite(m.iter(), |k| format!("{field}[{}][{}]", k % dim, k / dim))?;
     let scale = m.amax().max(1.0);
     for r in 0..dim {
         for c in 0..r {
@@ -118,9 +116,7 @@ impl QuadraticInstance {
             if c.linear.len() != d {
                 return Err(Error::field(format!("clients[{i}].linear"), format!("length {}", c.linear.len()), format!("a vector of length du + dv = {d}")));
             }
-            for (k, x) in c.linear.iter().enumerate() {
-                require_finite(&format!("clients[{i}].linear[{k}]"), *x)?;
-            }
+            require_all_finite(c.linear.iter(), |k| format!("clients[{i}].linear[{k}]"))?;
         }
         check_symmetric("noise_u_cov", &noise_u_cov, layout.du)?;
         check_symmetric("noise_v_cov", &noise_v_cov, layout.dv)?;
@@ -132,9 +128,7 @@ impl QuadraticInstance {
         if initial_state.len() != layout.state_dim() {
             return Err(Error::field("initial point", format!("length {}", initial_state.len()), format!("du + n dv = {}", layout.state_dim())));
         }
-        for (k, x) in initial_state.iter().enumerate() {
-            require_finite(&format!("initial point[{k}]"), *x)?;
-        }
+        require_all_finite(initial_state.iter(), |k| format!("initial point[{k}]"))?;
         Ok(Self { layout, clients, noise_u_cov, noise_v_cov, noise_factor, initial_state })
     }
 
