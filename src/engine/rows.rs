@@ -22,6 +22,8 @@
 //! dense base. The terms are those of the dense evaluation, summed in another
 //! order: the two agree to rounding (tests hold them within 1e-12 relative).
 
+use std::cell::RefCell;
+
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
@@ -67,14 +69,49 @@ struct RowTerm {
     rank_one: Option<RankOne>,
 }
 
-/// `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on the columns `K` (`|R| x |K|`) and
-/// `Abar[R, :] mu + b_sum[R]` of one round.
-struct RowProducts {
+/// The products of one round, in buffers kept from round to round (the module's formula):
+/// `mu[K]`, `C[K, :]`, `A0[R, :] mu + c0[R]`, `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on
+/// the columns `K` (`|R| x |K|`), `Abar[R, :] mu + b_sum[R]`, and `C'[R, R]` with its two
+/// temporaries. Each product is nalgebra's `mul_to`, the kernel `*` calls: the same bits.
+#[derive(Debug, Default)]
+struct RoundBuffers {
+    mu_k: DVector<f64>,
+    c_k: DMatrix<f64>,
+    w_mean: DVector<f64>,
     a0_c: DMatrix<f64>,
     abar_c: DMatrix<f64>,
     a0_c_k: DMatrix<f64>,
     abar_c_k: DMatrix<f64>,
     y_sum: DVector<f64>,
+    next: DMatrix<f64>,
+    left: DMatrix<f64>,
+    right: DMatrix<f64>,
+}
+
+thread_local! {
+    /// One set of buffers per thread: a round runs on one thread, start to end.
+    static BUFFERS: RefCell<RoundBuffers> = RefCell::default();
+}
+
+/// `x` with `rows x cols` entries (its values are overwritten by the caller).
+fn shaped(x: &mut DMatrix<f64>, rows: usize, cols: usize) {
+    if x.shape() != (rows, cols) {
+        *x = DMatrix::zeros(rows, cols);
+    }
+}
+
+/// `x` with `len` entries (its values are overwritten by the caller).
+fn sized(x: &mut DVector<f64>, len: usize) {
+    if x.len() != len {
+        *x = DVector::zeros(len);
+    }
+}
+
+/// `out = a b + c`, entry by entry after the product (nalgebra's `a * b + c`).
+fn times_plus(a: &DMatrix<f64>, b: &DVector<f64>, c: &DVector<f64>, out: &mut DVector<f64>) {
+    sized(out, a.nrows());
+    a.mul_to(b, out);
+    *out += c;
 }
 
 impl ChangedRows {
@@ -131,49 +168,79 @@ impl ChangedRows {
     /// One round (the module's formula) in place: every product reads the moments before the
     /// round, then the rows and columns `R` are overwritten (the others do not change).
     pub fn propagate_in_place(&self, m: &mut Moments, inc: &InclusionMoments) {
-        let (mu, c) = (&m.mean, &m.cov);
-        let mu_k = DVector::from_fn(self.cols.len(), |l, _| mu[self.cols[l]]);
-        let c_k = DMatrix::from_fn(self.cols.len(), c.ncols(), |l, s| c[(self.cols[l], s)]);
-        let w_mean = &self.a0 * &mu_k + &self.c0;
-        let (a0_c, abar_c) = (&self.a0 * &c_k, &self.abar * &c_k);
-        let on_k = |x: &DMatrix<f64>| DMatrix::from_fn(x.nrows(), self.cols.len(), |k, l| x[(k, self.cols[l])]);
-        let products = RowProducts { a0_c_k: on_k(&a0_c), abar_c_k: on_k(&abar_c), a0_c, abar_c, y_sum: &self.abar * &mu_k + &self.b_sum };
-        let block = self.own_block(m, &products, inc);
+        BUFFERS.with(|b| self.propagate_with(m, inc, &mut b.borrow_mut()));
+    }
+
+    /// [`ChangedRows::propagate_in_place`] with the products in `b`.
+    fn propagate_with(&self, m: &mut Moments, inc: &InclusionMoments, b: &mut RoundBuffers) {
+        let (k_len, dim) = (self.cols.len(), m.cov.ncols());
+        sized(&mut b.mu_k, k_len);
+        shaped(&mut b.c_k, k_len, dim);
+        for (l, &col) in self.cols.iter().enumerate() {
+            b.mu_k[l] = m.mean[col];
+        }
+        for s in 0..dim {
+            for (l, &col) in self.cols.iter().enumerate() {
+                b.c_k[(l, s)] = m.cov[(col, s)];
+            }
+        }
+        times_plus(&self.a0, &b.mu_k, &self.c0, &mut b.w_mean);
+        let rows = self.rows.len();
+        for (x, map) in [(&mut b.a0_c, &self.a0), (&mut b.abar_c, &self.abar)] {
+            shaped(x, rows, dim);
+            map.mul_to(&b.c_k, x);
+        }
+        for (on_k, x) in [(&mut b.a0_c_k, &b.a0_c), (&mut b.abar_c_k, &b.abar_c)] {
+            shaped(on_k, rows, k_len);
+            for (l, &col) in self.cols.iter().enumerate() {
+                on_k.column_mut(l).copy_from(&x.column(col));
+            }
+        }
+        times_plus(&self.abar, &b.mu_k, &self.b_sum, &mut b.y_sum);
+        self.own_block(m, b, inc);
         for (k, &r) in self.rows.iter().enumerate() {
-            m.mean[r] = w_mean[k] + products.y_sum[k] * inc.p;
+            m.mean[r] = b.w_mean[k] + b.y_sum[k] * inc.p;
         }
         for (k, &r) in self.rows.iter().enumerate() {
-            for s in 0..m.cov.ncols() {
-                let x = products.a0_c[(k, s)] + products.abar_c[(k, s)] * inc.p;
+            for s in 0..dim {
+                let x = b.a0_c[(k, s)] + b.abar_c[(k, s)] * inc.p;
                 m.cov[(r, s)] = x;
                 m.cov[(s, r)] = x;
             }
         }
         for (k, &r) in self.rows.iter().enumerate() {
             for (l, &s) in self.rows.iter().enumerate() {
-                m.cov[(r, s)] = 0.5 * (block[(k, l)] + block[(l, k)]);
+                m.cov[(r, s)] = 0.5 * (b.next[(k, l)] + b.next[(l, k)]);
             }
         }
     }
 
-    /// `C'[R, R]` before symmetrising (the module's formula).
-    fn own_block(&self, m: &Moments, products: &RowProducts, inc: &InclusionMoments) -> DMatrix<f64> {
-        let (mu, c) = (&m.mean, &m.cov);
-        let RowProducts { a0_c_k, abar_c_k, y_sum, .. } = products;
-        let mut next = a0_c_k * &self.a0_t;
-        next += (a0_c_k * &self.abar_t + abar_c_k * &self.a0_t) * inc.p;
-        next += abar_c_k * &self.abar_t * inc.q;
+    /// `C'[R, R]` before symmetrising (the module's formula), into `b.next`, each term formed as
+    /// nalgebra forms `X Y`, `(X Y + Z W) p`, `X Y q`, `y y^T s` and added in that order.
+    fn own_block(&self, m: &Moments, b: &mut RoundBuffers, inc: &InclusionMoments) {
+        let rows = self.rows.len();
+        let RoundBuffers { a0_c_k, abar_c_k, y_sum, next, left, right, .. } = b;
+        for x in [&mut *next, &mut *left, &mut *right] {
+            shaped(x, rows, rows);
+        }
+        a0_c_k.mul_to(&self.a0_t, next);
+        a0_c_k.mul_to(&self.abar_t, left);
+        abar_c_k.mul_to(&self.a0_t, right);
+        next.zip_zip_apply(left, right, |n, l, r| *n += (l + r) * inc.p);
+        abar_c_k.mul_to(&self.abar_t, left);
+        next.zip_apply(left, |n, l| *n += l * inc.q);
         let own = inc.p2 - inc.q;
         if own != 0.0 {
-            let mut terms = OwnTerms::new(mu, c);
+            let mut terms = OwnTerms::new(&m.mean, &m.cov);
             for t in &self.terms {
-                terms.add(OwnTerm { a: &t.a, b: &t.b, cols: &t.cols, rank_one: t.rank_one.as_ref() }, (own, &t.at), &mut next);
+                terms.add(OwnTerm { a: &t.a, b: &t.b, cols: &t.cols, rank_one: t.rank_one.as_ref() }, (own, &t.at), next);
             }
         }
         let pairs = inc.q - inc.p * inc.p;
         if pairs != 0.0 {
-            next += y_sum * y_sum.transpose() * pairs;
+            y_sum.mul_to(&y_sum.transpose(), left);
+            next.zip_apply(left, |n, l| *n += l * pairs);
         }
-        next + &self.noise_cov * inc.p2
+        next.zip_apply(&self.noise_cov, |n, w| *n += w * inc.p2);
     }
 }
