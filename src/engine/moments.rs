@@ -98,15 +98,102 @@ pub struct RankOne {
 impl RankOne {
     /// `(v^T C v, v^T mu)` from the moments `(mu, C)`, read at `cols` in place.
     fn forms(&self, mu: &DVector<f64>, cov: &DMatrix<f64>) -> (f64, f64) {
-        let v = &self.right;
-        let q = self.cols.iter().zip(v.iter()).map(|(&a, va)| va * self.cols.iter().zip(v.iter()).map(|(&b, vb)| cov[(b, a)] * vb).sum::<f64>()).sum::<f64>();
-        let t = self.cols.iter().zip(v.iter()).map(|(&a, va)| va * mu[a]).sum::<f64>();
-        (q, t)
+        let cols = &self.cols;
+        forms_with(self.right.as_slice(), |b, a| cov[(cols[b], cols[a])], |a| mu[cols[a]])
     }
 
     /// The same factors on renamed columns: column `c` becomes `pos[c]`.
     pub(super) fn on_columns(&self, pos: &[usize]) -> Self {
         Self { left: self.left.clone(), cols: self.cols.iter().map(|&c| pos[c]).collect(), right: self.right.clone() }
+    }
+}
+
+/// `(v^T C v, v^T mu) = (sum_a v_a sum_b C[b, a] v_b, sum_a v_a mu[a])`, summed in that order,
+/// with `C[b, a]` read by `c(b, a)` and `mu[a]` by `m(a)` (`a`, `b` positions in `v`).
+fn forms_with(v: &[f64], c: impl Fn(usize, usize) -> f64, m: impl Fn(usize) -> f64) -> (f64, f64) {
+    let q = v.iter().enumerate().map(|(a, va)| va * v.iter().enumerate().map(|(b, vb)| c(b, a) * vb).sum::<f64>()).sum::<f64>();
+    let t = v.iter().enumerate().map(|(a, va)| va * m(a)).sum::<f64>();
+    (q, t)
+}
+
+/// Consecutive rank-one terms on the same rows `at` and columns `cols` (a client's batch of
+/// samples), packed side by side so that their own terms are added in one pass per entry of the
+/// block, from `C[cols, cols]` gathered once.
+///
+/// Each entry receives the terms' contributions in the terms' order, each formed as
+/// [`add_rank_one_second_moment`] forms it (`scale ((v^T C v) u_r u_s + y_r y_s)`,
+/// `y = u (v^T mu) + b`): the same bits as adding the terms one by one.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RankOneRun {
+    at: Vec<usize>,
+    cols: Vec<usize>,
+    /// `u_j` of each term, `|at|` entries each, term after term.
+    left: Vec<f64>,
+    /// `b_j`, as `left`.
+    offset: Vec<f64>,
+    /// `v_j`, `|cols|` entries each.
+    right: Vec<f64>,
+    /// The number of terms.
+    terms: usize,
+}
+
+/// Buffers of [`RankOneRun::add`], reused from round to round.
+#[derive(Debug, Default)]
+pub(super) struct RunScratch {
+    gathered: Vec<f64>,
+    mu: Vec<f64>,
+    q: Vec<f64>,
+    y: Vec<f64>,
+}
+
+impl RankOneRun {
+    /// A run of one term: the rank-one factors `f` and offset `b` on the rows `at`.
+    pub fn of(at: &[usize], f: &RankOne, b: &DVector<f64>) -> Self {
+        let mut run = Self { at: at.to_vec(), cols: f.cols.clone(), left: Vec::new(), offset: Vec::new(), right: Vec::new(), terms: 0 };
+        run.push(f, b);
+        run
+    }
+
+    /// Whether a term on the rows `at` with factors `f` can join the run.
+    pub fn accepts(&self, at: &[usize], f: &RankOne) -> bool {
+        self.at == at && self.cols == f.cols
+    }
+
+    /// Appends a term (see [`RankOneRun::accepts`]).
+    pub fn push(&mut self, f: &RankOne, b: &DVector<f64>) {
+        self.left.extend(f.left.iter());
+        self.offset.extend(b.iter());
+        self.right.extend(f.right.iter());
+        self.terms += 1;
+    }
+
+    /// `out[(at[r], at[s])] += scale * ((v_j^T C v_j) u_j u_j^T + y_j y_j^T)[r, s]` for every term
+    /// `j` in order, from the moments `(mu, cov)`.
+    pub fn add(&self, (mu, cov): (&DVector<f64>, &DMatrix<f64>), scale: f64, out: &mut DMatrix<f64>, scratch: &mut RunScratch) {
+        let (rows, k) = (self.at.len(), self.cols.len());
+        let RunScratch { gathered, mu: mu_c, q, y } = scratch;
+        gathered.clear();
+        gathered.extend(self.cols.iter().flat_map(|&a| self.cols.iter().map(move |&b| cov[(b, a)])));
+        mu_c.clear();
+        mu_c.extend(self.cols.iter().map(|&a| mu[a]));
+        q.clear();
+        y.clear();
+        for j in 0..self.terms {
+            let (qj, tj) = forms_with(&self.right[j * k..(j + 1) * k], |b, a| gathered[a * k + b], |a| mu_c[a]);
+            q.push(qj);
+            let (u, b) = (&self.left[j * rows..(j + 1) * rows], &self.offset[j * rows..(j + 1) * rows]);
+            y.extend(u.iter().zip(b).map(|(u, b)| u * tj + b));
+        }
+        for (ri, &r) in self.at.iter().enumerate() {
+            for (rj, &s) in self.at.iter().enumerate() {
+                let mut acc = out[(r, s)];
+                for (j, qj) in q.iter().enumerate() {
+                    let (u, yj) = (&self.left[j * rows..(j + 1) * rows], &y[j * rows..(j + 1) * rows]);
+                    acc += scale * (qj * u[ri] * u[rj] + yj[ri] * yj[rj]);
+                }
+                out[(r, s)] = acc;
+            }
+        }
     }
 }
 
@@ -359,5 +446,54 @@ mod tests {
                 assert!((&moved - &want).amax() > 1e-6 * want.amax(), "{rows} x {k}: the control");
             }
         }
+    }
+
+    /// `count` rank-one terms on the rows `at` of a 6 x 6 block, reading the columns `cols` of
+    /// 7 x 7 moments, with factors of mixed magnitudes.
+    fn rank_one_terms(count: usize, at: &[usize], cols: &[usize]) -> Vec<(RankOne, DVector<f64>)> {
+        (0..count)
+            .map(|j| {
+                let left = DVector::from_fn(at.len(), |r, _| ((j * 5 + r * 3) as f64 * 0.71).sin() * 10f64.powi((j + r) as i32 % 4 - 2));
+                let right = DVector::from_fn(cols.len(), |c, _| ((j * 7 + c) as f64 * 0.43).cos() * 10f64.powi((j * c) as i32 % 3 - 1));
+                let b = DVector::from_fn(at.len(), |r, _| ((j + 2 * r) as f64 * 1.3).sin() / 3.0);
+                (RankOne { left, cols: cols.to_vec(), right }, b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_of_rank_one_terms_adds_the_bits_of_the_terms_added_one_by_one() {
+        let root = DMatrix::from_fn(7, 7, |i, j| ((3 * i + j) as f64 * 0.29).cos() / (1 + i) as f64);
+        let (cov, mu) = (&root * root.transpose(), DVector::from_fn(7, |i, _| (i as f64).sqrt() - 1.1));
+        let start = DMatrix::from_fn(6, 6, |i, j| ((i * j) as f64 * 0.17).sin());
+        for (count, at, cols) in [(1, vec![0usize, 1], vec![2usize, 3]), (12, vec![4, 1, 2], vec![0, 3, 5, 6]), (9, vec![3], vec![6])] {
+            let terms = rank_one_terms(count, &at, &cols);
+            let mut one_by_one = start.clone();
+            let mut y = Vec::new();
+            for (f, b) in &terms {
+                add_rank_one_second_moment((f, b), (&mu, &cov), (-0.37, &at), &mut one_by_one, &mut y);
+            }
+            let mut run = RankOneRun::of(&at, &terms[0].0, &terms[0].1);
+            for (f, b) in &terms[1..] {
+                assert!(run.accepts(&at, f));
+                run.push(f, b);
+            }
+            let mut packed = start.clone();
+            run.add((&mu, &cov), -0.37, &mut packed, &mut RunScratch::default());
+            assert!(packed.iter().zip(one_by_one.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{count} terms: {packed} vs {one_by_one}");
+            // Negative control: the same terms added in the reverse order give other bits.
+            if count > 1 {
+                let mut reversed = start.clone();
+                for (f, b) in terms.iter().rev() {
+                    add_rank_one_second_moment((f, b), (&mu, &cov), (-0.37, &at), &mut reversed, &mut y);
+                }
+                assert!(reversed.iter().zip(one_by_one.iter()).any(|(x, y)| x.to_bits() != y.to_bits()), "{count} terms: the order shows in the bits");
+            }
+        }
+        // A term on other rows or columns does not join the run.
+        let terms = rank_one_terms(2, &[0, 1], &[2, 3]);
+        let run = RankOneRun::of(&[0, 1], &terms[0].0, &terms[0].1);
+        assert!(!run.accepts(&[1, 0], &terms[1].0));
+        assert!(!run.accepts(&[0, 1], &RankOne { cols: vec![2, 4], ..terms[1].0.clone() }));
     }
 }

@@ -27,7 +27,7 @@ use std::cell::RefCell;
 use nalgebra::{DMatrix, DVector};
 
 use super::design::InclusionMoments;
-use super::moments::{Moments, OwnTerm, OwnTerms, RankOne};
+use super::moments::{Moments, OwnTerm, OwnTerms, RankOne, RankOneRun, RunScratch};
 
 /// A component's term on the rows it writes, as probed.
 pub(super) struct Term<'a> {
@@ -55,8 +55,18 @@ pub(super) struct ChangedRows {
     c0: DVector<f64>,
     b_sum: DVector<f64>,
     noise_cov: DMatrix<f64>,
-    /// The components' terms, their rows as positions in `R`.
-    terms: Vec<RowTerm>,
+    /// The components' terms, their rows as positions in `R`, in order; consecutive rank-one
+    /// terms on the same rows and columns packed into one run.
+    terms: Vec<OwnGroup>,
+}
+
+/// One or more consecutive components' own terms.
+#[derive(Debug, Clone)]
+enum OwnGroup {
+    /// A term without rank-one factors.
+    Term(RowTerm),
+    /// Consecutive rank-one terms on the same rows and columns (a batch's samples).
+    RankOnes(RankOneRun),
 }
 
 /// A component's term with its rows as positions in `R`.
@@ -66,13 +76,13 @@ struct RowTerm {
     cols: Vec<usize>,
     a: DMatrix<f64>,
     b: DVector<f64>,
-    rank_one: Option<RankOne>,
 }
 
 /// The products of one round, in buffers kept from round to round (the module's formula):
 /// `mu[K]`, `C[K, :]`, `A0[R, :] mu + c0[R]`, `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on
-/// the columns `K` (`|R| x |K|`), `Abar[R, :] mu + b_sum[R]`, and `C'[R, R]` with its two
-/// temporaries. Each product is nalgebra's `mul_to`, the kernel `*` calls: the same bits.
+/// the columns `K` (`|R| x |K|`), `Abar[R, :] mu + b_sum[R]`, `C'[R, R]` with its two
+/// temporaries, and the rank-one runs' buffers. Each product is nalgebra's `mul_to`, the kernel
+/// `*` calls: the same bits.
 #[derive(Debug, Default)]
 struct RoundBuffers {
     mu_k: DVector<f64>,
@@ -86,6 +96,7 @@ struct RoundBuffers {
     next: DMatrix<f64>,
     left: DMatrix<f64>,
     right: DMatrix<f64>,
+    runs: RunScratch,
 }
 
 thread_local! {
@@ -131,16 +142,15 @@ impl ChangedRows {
         for (k, &r) in rows.iter().enumerate() {
             at[r] = k;
         }
-        let terms = terms
-            .iter()
-            .map(|t| RowTerm {
-                at: t.rows.iter().map(|&r| at[r]).collect(),
-                cols: t.cols.to_vec(),
-                a: t.a.clone(),
-                b: t.b.clone(),
-                rank_one: t.rank_one.cloned(),
-            })
-            .collect();
+        let mut groups: Vec<OwnGroup> = Vec::new();
+        for t in terms {
+            let at: Vec<usize> = t.rows.iter().map(|&r| at[r]).collect();
+            match (t.rank_one, groups.last_mut()) {
+                (Some(f), Some(OwnGroup::RankOnes(run))) if run.accepts(&at, f) => run.push(f, t.b),
+                (Some(f), _) => groups.push(OwnGroup::RankOnes(RankOneRun::of(&at, f, t.b))),
+                (None, _) => groups.push(OwnGroup::Term(RowTerm { at, cols: t.cols.to_vec(), a: t.a.clone(), b: t.b.clone() })),
+            }
+        }
         let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
         let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
         let (a0_r, abar_r) = (gather(a0), gather(a_sum));
@@ -154,7 +164,7 @@ impl ChangedRows {
             b_sum: DVector::from_fn(rows.len(), |k, _| b_sum[rows[k]]),
             noise_cov: DMatrix::from_fn(rows.len(), rows.len(), |k, l| noise_cov[(rows[k], rows[l])]),
             rows,
-            terms,
+            terms: groups,
         }
     }
 
@@ -219,7 +229,7 @@ impl ChangedRows {
     /// nalgebra forms `X Y`, `(X Y + Z W) p`, `X Y q`, `y y^T s` and added in that order.
     fn own_block(&self, m: &Moments, b: &mut RoundBuffers, inc: &InclusionMoments) {
         let rows = self.rows.len();
-        let RoundBuffers { a0_c_k, abar_c_k, y_sum, next, left, right, .. } = b;
+        let RoundBuffers { a0_c_k, abar_c_k, y_sum, next, left, right, runs, .. } = b;
         for x in [&mut *next, &mut *left, &mut *right] {
             shaped(x, rows, rows);
         }
@@ -232,8 +242,11 @@ impl ChangedRows {
         let own = inc.p2 - inc.q;
         if own != 0.0 {
             let mut terms = OwnTerms::new(&m.mean, &m.cov);
-            for t in &self.terms {
-                terms.add(OwnTerm { a: &t.a, b: &t.b, cols: &t.cols, rank_one: t.rank_one.as_ref() }, (own, &t.at), next);
+            for group in &self.terms {
+                match group {
+                    OwnGroup::Term(t) => terms.add(OwnTerm { a: &t.a, b: &t.b, cols: &t.cols, rank_one: None }, (own, &t.at), next),
+                    OwnGroup::RankOnes(run) => run.add((&m.mean, &m.cov), own, next, runs),
+                }
             }
         }
         let pairs = inc.q - inc.p * inc.p;
