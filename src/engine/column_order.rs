@@ -29,6 +29,33 @@ pub fn row_times(a: &DMatrix<f64>, r: usize, x: impl Fn(usize) -> f64) -> f64 {
     y
 }
 
+/// `out = A B` with the bits of nalgebra's `A * B` (`B` given column-major, `k x cols`, in
+/// `b`; `out` `A.nrows() x cols`). Where nalgebra takes its small path (not all of `out`'s and
+/// `A`'s dimensions above [`NALGEBRA_SMALL_DIM`]) each column is summed here in its order,
+/// `A[:, 0] b_0`, then `+ A[:, c] b_c` ([`row_times`] per entry), without nalgebra's per-column
+/// dispatch; otherwise `mul_to` (`matrixmultiply`) forms it.
+pub fn product_into(a: &DMatrix<f64>, b: &[f64], cols: usize, out: &mut [f64]) {
+    let (rows, k) = a.shape();
+    assert!(b.len() == k * cols && out.len() == rows * cols, "product of {rows} x {k} by {} entries into {}", b.len(), out.len());
+    let small = rows <= NALGEBRA_SMALL_DIM || cols <= NALGEBRA_SMALL_DIM || k <= NALGEBRA_SMALL_DIM;
+    if !small {
+        let b = nalgebra::DMatrixView::from_slice(b, k, cols);
+        let mut y = nalgebra::DMatrixViewMut::from_slice(out, rows, cols);
+        a.mul_to(&b, &mut y);
+        return;
+    }
+    if k == 0 {
+        out.fill(0.0);
+        return;
+    }
+    // Each entry summed in a register (independent sums, which the processor overlaps).
+    for (y, b_j) in out.chunks_exact_mut(rows.max(1)).zip(b.chunks_exact(k)) {
+        for (r, y) in y.iter_mut().enumerate() {
+            *y = row_times(a, r, |c| b_j[c]);
+        }
+    }
+}
+
 /// `sum_i a_i b_i` summed as nalgebra's `dot` sums a dynamic vector (and so as `A^T x`, whose
 /// entries are such dots, `tr_mul`): eight running sums over the blocks of eight, combined as
 /// `(s0 + s4) + (s1 + s5) + (s2 + s6) + (s3 + s7)` from 0, then the remaining terms one by one.
@@ -86,6 +113,25 @@ mod tests {
         let reversed: Vec<f64> = (0..3).map(|r| (0..7).rev().fold(0.0, |y, c| a[(r, c)] * x[c] + y)).collect();
         assert!((0..3).any(|r| reversed[r].to_bits() != whole[r].to_bits()));
         assert_eq!(row_times(&DMatrix::zeros(2, 0), 1, |_| f64::NAN), 0.0);
+    }
+
+    #[test]
+    fn a_product_has_the_bits_of_nalgebras_product() {
+        // Small paths (a dimension of at most five) and the matrixmultiply one (all above five).
+        for (rows, k, cols) in [(2, 4, 14), (2, 2, 2), (5, 9, 7), (9, 3, 9), (7, 8, 1), (3, 0, 4), (6, 7, 8), (1, 1, 1)] {
+            let a = DMatrix::from_fn(rows, k, |i, j| ((i * 7 + j) as f64 * 0.37).sin() * 10f64.powi((j % 3) as i32 - 1));
+            let b = DMatrix::from_fn(k, cols, |i, j| ((i + 3 * j) as f64 * 0.91).cos() / 3.0);
+            let mut out = vec![f64::NAN; rows * cols];
+            product_into(&a, b.as_slice(), cols, &mut out);
+            let whole = &a * &b;
+            assert!(out.iter().zip(whole.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{rows} x {k} x {cols}");
+        }
+        // Negative control: each column summed from its last term differs somewhere.
+        let a = DMatrix::from_fn(3, 7, |i, j| ((i * 7 + j) as f64 * 0.37).sin() * 10f64.powi((j % 3) as i32 - 1));
+        let b = DMatrix::from_fn(7, 2, |i, j| ((i + j) as f64 * 1.3).cos() / 3.0);
+        let whole = &a * &b;
+        let reversed = DMatrix::from_fn(3, 2, |r, j| (0..7).rev().fold(0.0, |y, c| a[(r, c)] * b[(c, j)] + y));
+        assert!(reversed.iter().zip(whole.iter()).any(|(x, y)| x.to_bits() != y.to_bits()));
     }
 
     #[test]

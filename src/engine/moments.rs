@@ -144,6 +144,7 @@ pub(super) struct RunScratch {
     mu: Vec<f64>,
     q: Vec<f64>,
     y: Vec<f64>,
+    block: Vec<f64>,
 }
 
 impl RankOneRun {
@@ -171,7 +172,10 @@ impl RankOneRun {
     /// `j` in order, from the moments `(mu, cov)`.
     pub fn add(&self, (mu, cov): (&DVector<f64>, &DMatrix<f64>), scale: f64, out: &mut DMatrix<f64>, scratch: &mut RunScratch) {
         let (rows, k) = (self.at.len(), self.cols.len());
-        let RunScratch { gathered, mu: mu_c, q, y } = scratch;
+        if rows == 0 {
+            return;
+        }
+        let RunScratch { gathered, mu: mu_c, q, y, block } = scratch;
         gathered.clear();
         gathered.extend(self.cols.iter().flat_map(|&a| self.cols.iter().map(move |&b| cov[(b, a)])));
         mu_c.clear();
@@ -184,15 +188,21 @@ impl RankOneRun {
             let (u, b) = (&self.left[j * rows..(j + 1) * rows], &self.offset[j * rows..(j + 1) * rows]);
             y.extend(u.iter().zip(b).map(|(u, b)| u * tj + b));
         }
-        for (ri, &r) in self.at.iter().enumerate() {
-            for (rj, &s) in self.at.iter().enumerate() {
-                let mut acc = out[(r, s)];
-                for (j, qj) in q.iter().enumerate() {
-                    let (u, yj) = (&self.left[j * rows..(j + 1) * rows], &y[j * rows..(j + 1) * rows]);
-                    acc += scale * (qj * u[ri] * u[rj] + yj[ri] * yj[rj]);
+        // The block's entries side by side, term after term: independent sums, each in term order.
+        block.clear();
+        for &r in &self.at {
+            block.extend(self.at.iter().map(|&s| out[(r, s)]));
+        }
+        for ((qj, u), yj) in q.iter().zip(self.left.chunks_exact(rows)).zip(y.chunks_exact(rows)) {
+            for ((entries, u_r), y_r) in block.chunks_exact_mut(rows).zip(u).zip(yj.iter()) {
+                let qu = qj * u_r;
+                for ((e, u_s), y_s) in entries.iter_mut().zip(u).zip(yj.iter()) {
+                    *e += scale * (qu * u_s + y_r * y_s);
                 }
-                out[(r, s)] = acc;
             }
+        }
+        for ((&r, &s), e) in self.at.iter().flat_map(|r| self.at.iter().map(move |s| (r, s))).zip(block.iter()) {
+            out[(r, s)] = *e;
         }
     }
 }

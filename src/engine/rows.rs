@@ -26,6 +26,7 @@ use std::cell::RefCell;
 
 use nalgebra::{DMatrix, DVector};
 
+use super::column_order::product_into;
 use super::design::InclusionMoments;
 use super::moments::{Moments, OwnTerm, OwnTerms, RankOne, RankOneRun, RunScratch};
 
@@ -81,8 +82,8 @@ struct RowTerm {
 /// The products of one round, in buffers kept from round to round (the module's formula):
 /// `mu[K]`, `C[K, :]`, `A0[R, :] mu + c0[R]`, `A0[R, :] C`, `Abar[R, :] C` (`|R| x D`), the same on
 /// the columns `K` (`|R| x |K|`), `Abar[R, :] mu + b_sum[R]`, `C'[R, R]` with its two
-/// temporaries, and the rank-one runs' buffers. Each product is nalgebra's `mul_to`, the kernel
-/// `*` calls: the same bits.
+/// temporaries, and the rank-one runs' buffers. Each product has the bits of nalgebra's `*`
+/// ([`product_into`]).
 #[derive(Debug, Default)]
 struct RoundBuffers {
     mu_k: DVector<f64>,
@@ -121,8 +122,14 @@ fn sized(x: &mut DVector<f64>, len: usize) {
 /// `out = a b + c`, entry by entry after the product (nalgebra's `a * b + c`).
 fn times_plus(a: &DMatrix<f64>, b: &DVector<f64>, c: &DVector<f64>, out: &mut DVector<f64>) {
     sized(out, a.nrows());
-    a.mul_to(b, out);
+    product_into(a, b.as_slice(), 1, out.as_mut_slice());
     *out += c;
+}
+
+/// `out = a b` with the bits of nalgebra's `a * b` ([`product_into`]).
+fn product(a: &DMatrix<f64>, b: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+    shaped(out, a.nrows(), b.ncols());
+    product_into(a, b.as_slice(), b.ncols(), out.as_mut_slice());
 }
 
 impl ChangedRows {
@@ -196,10 +203,8 @@ impl ChangedRows {
         }
         times_plus(&self.a0, &b.mu_k, &self.c0, &mut b.w_mean);
         let rows = self.rows.len();
-        for (x, map) in [(&mut b.a0_c, &self.a0), (&mut b.abar_c, &self.abar)] {
-            shaped(x, rows, dim);
-            map.mul_to(&b.c_k, x);
-        }
+        product(&self.a0, &b.c_k, &mut b.a0_c);
+        product(&self.abar, &b.c_k, &mut b.abar_c);
         for (on_k, x) in [(&mut b.a0_c_k, &b.a0_c), (&mut b.abar_c_k, &b.abar_c)] {
             shaped(on_k, rows, k_len);
             for (l, &col) in self.cols.iter().enumerate() {
@@ -233,11 +238,11 @@ impl ChangedRows {
         for x in [&mut *next, &mut *left, &mut *right] {
             shaped(x, rows, rows);
         }
-        a0_c_k.mul_to(&self.a0_t, next);
-        a0_c_k.mul_to(&self.abar_t, left);
-        abar_c_k.mul_to(&self.a0_t, right);
+        product(a0_c_k, &self.a0_t, next);
+        product(a0_c_k, &self.abar_t, left);
+        product(abar_c_k, &self.a0_t, right);
         next.zip_zip_apply(left, right, |n, l, r| *n += (l + r) * inc.p);
-        abar_c_k.mul_to(&self.abar_t, left);
+        product(abar_c_k, &self.abar_t, left);
         next.zip_apply(left, |n, l| *n += l * inc.q);
         let own = inc.p2 - inc.q;
         if own != 0.0 {
