@@ -121,13 +121,10 @@ fn a_hand_written_instance_runs_and_bad_fields_are_named() {
 /// `allowed`, writing nothing.
 fn assert_refused(text: &str, field: &str, allowed: &str) {
     // One folder per call: the tests run in parallel.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let dir = tmp.path().to_path_buf();
     let (file, out) = (dir.join("bad.toml"), dir.join("out.toml"));
     std::fs::write(&file, text).expect("the scenario is written");
-    let _ = std::fs::remove_file(&out);
     let o = Command::new(BIN).arg("run").arg(&file).arg("--export-instance").arg(&out).output().expect("the binary runs");
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{field}: exit 2 expected\n{stderr}\n{text}");

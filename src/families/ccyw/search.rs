@@ -424,7 +424,12 @@ pub fn lemma_evaluation(lemma: &'static dyn LemmaClaim, s: &Scenario, bound_scal
 }
 
 /// [`lemma_evaluation`] on a prepared scenario.
-fn lemma_evaluation_prepared(lemma: &'static dyn LemmaClaim, s: &Scenario, prepared: &Prepared, bound_scale: f64) -> std::result::Result<(Evaluation, f64), String> {
+fn lemma_evaluation_prepared(
+    lemma: &'static dyn LemmaClaim,
+    s: &Scenario,
+    prepared: &Prepared,
+    bound_scale: f64,
+) -> std::result::Result<(Evaluation, f64), String> {
     if let Some(why) = failed_in(Target::Lemma(lemma), s, prepared) {
         return Err(why);
     }
