@@ -784,12 +784,10 @@ pub fn search_all(claims: &[Target], opts: &SearchOptions, progress: &(dyn Fn() 
         let mut r = search_target(c, opts)?;
         let room_opts = SearchOptions { budget: ROOM_BUDGET, ..opts.clone() };
         let violated = r.verdict == VerdictKind::Violated;
-        if r.structure.bounds_gamma {
-            r.room = Some(condition_room_target(c, &room_opts, Knob::Gamma, violated)?);
-        }
-        if r.structure.bounds_eta {
-            r.eta_room = Some(condition_room_target(c, &room_opts, Knob::Eta, violated)?);
-        }
+        // The two rooms are independent: measured side by side (each bisection is sequential).
+        let room = |bounds: bool, knob: Knob| bounds.then(|| condition_room_target(c, &room_opts, knob, violated)).transpose();
+        let (gamma, eta) = rayon::join(|| room(r.structure.bounds_gamma, Knob::Gamma), || room(r.structure.bounds_eta, Knob::Eta));
+        (r.room, r.eta_room) = (gamma?, eta?);
         progress();
         Ok(r)
     })
