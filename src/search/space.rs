@@ -18,6 +18,7 @@
 //!   largest `c` up to which the bound still holds and the smallest at which it breaks; over any
 //!   instance, the same from a search of its own at each `c` (stopping at the first break).
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{maximize, search_verdict, Candidate, Evaluated, Maximum};
@@ -353,7 +354,8 @@ impl<P: Plugin> Target<'_, P> {
         let verdict = search_verdict(applicable > 0, worst_ratio.unwrap_or(0.0));
         let worst = found.best.map(|b| b.1);
         let step_room = match &worst {
-            Some(w) => space.step_conditions(claim).into_iter().enumerate().map(|(j, c)| self.step_room(j, c, w)).collect(),
+            // The conditions' rooms are independent: measured side by side, collected in order.
+            Some(w) => space.step_conditions(claim).into_par_iter().enumerate().map(|(j, c)| self.step_room(j, c, w)).collect(),
             None => Vec::new(),
         };
         let replay = match &worst {
