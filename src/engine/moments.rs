@@ -175,6 +175,13 @@ impl RankOneRun {
         if rows == 0 {
             return;
         }
+        match (rows, k) {
+            (1, 1) => return self.add_square::<1>((mu, cov), scale, out),
+            (2, 2) => return self.add_square::<2>((mu, cov), scale, out),
+            (3, 3) => return self.add_square::<3>((mu, cov), scale, out),
+            (4, 4) => return self.add_square::<4>((mu, cov), scale, out),
+            _ => {}
+        }
         let RunScratch { gathered, mu: mu_c, q, y, block } = scratch;
         gathered.clear();
         gathered.extend(self.cols.iter().flat_map(|&a| self.cols.iter().map(move |&b| cov[(b, a)])));
@@ -203,6 +210,33 @@ impl RankOneRun {
         }
         for ((&r, &s), e) in self.at.iter().flat_map(|r| self.at.iter().map(move |s| (r, s))).zip(block.iter()) {
             out[(r, s)] = *e;
+        }
+    }
+
+    /// [`RankOneRun::add`] for `N` rows and `N` columns (a client's block of a small model), its
+    /// operations in the same order on arrays the compiler keeps in registers: the same bits.
+    fn add_square<const N: usize>(&self, (mu, cov): (&DVector<f64>, &DMatrix<f64>), scale: f64, out: &mut DMatrix<f64>) {
+        let fixed = |x: &[usize]| -> [usize; N] { std::array::from_fn(|i| x[i]) };
+        let (at, cols) = (fixed(&self.at), fixed(&self.cols));
+        // gathered[a][b] = C[cols[b], cols[a]], as `forms_with` reads `c(b, a)`.
+        let gathered: [[f64; N]; N] = std::array::from_fn(|a| std::array::from_fn(|b| cov[(cols[b], cols[a])]));
+        let mu_c: [f64; N] = std::array::from_fn(|a| mu[cols[a]]);
+        let mut block: [[f64; N]; N] = std::array::from_fn(|r| std::array::from_fn(|s| out[(at[r], at[s])]));
+        for ((v, u), b) in self.right.chunks_exact(N).zip(self.left.chunks_exact(N)).zip(self.offset.chunks_exact(N)) {
+            let q = (0..N).map(|a| v[a] * (0..N).map(|c| gathered[a][c] * v[c]).sum::<f64>()).sum::<f64>();
+            let t = (0..N).map(|a| v[a] * mu_c[a]).sum::<f64>();
+            let y: [f64; N] = std::array::from_fn(|r| u[r] * t + b[r]);
+            for (r, entries) in block.iter_mut().enumerate() {
+                let qu = q * u[r];
+                for (s, e) in entries.iter_mut().enumerate() {
+                    *e += scale * (qu * u[s] + y[r] * y[s]);
+                }
+            }
+        }
+        for (r, entries) in block.iter().enumerate() {
+            for (s, e) in entries.iter().enumerate() {
+                out[(at[r], at[s])] = *e;
+            }
         }
     }
 }
@@ -476,7 +510,18 @@ mod tests {
         let root = DMatrix::from_fn(7, 7, |i, j| ((3 * i + j) as f64 * 0.29).cos() / (1 + i) as f64);
         let (cov, mu) = (&root * root.transpose(), DVector::from_fn(7, |i, _| (i as f64).sqrt() - 1.1));
         let start = DMatrix::from_fn(6, 6, |i, j| ((i * j) as f64 * 0.17).sin());
-        for (count, at, cols) in [(1, vec![0usize, 1], vec![2usize, 3]), (12, vec![4, 1, 2], vec![0, 3, 5, 6]), (9, vec![3], vec![6])] {
+        // Square runs of one to four (the fixed-size path) and others (the general one).
+        let runs = [
+            (1, vec![0usize, 1], vec![2usize, 3]),
+            (12, vec![4, 1, 2], vec![0, 3, 5, 6]),
+            (9, vec![3], vec![6]),
+            (7, vec![5, 0, 2], vec![1, 4, 6]),
+            (12, vec![0, 1, 2, 3], vec![3, 4, 5, 6]),
+            (5, vec![1, 2, 3, 4, 5], vec![0, 1, 2, 3, 4]),
+            (3, vec![2, 0], vec![5]),
+            (10, vec![1, 5], vec![0, 2]),
+        ];
+        for (count, at, cols) in runs {
             let terms = rank_one_terms(count, &at, &cols);
             let mut one_by_one = start.clone();
             let mut y = Vec::new();
