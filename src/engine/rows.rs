@@ -196,9 +196,9 @@ impl ChangedRows {
         for (l, &col) in self.cols.iter().enumerate() {
             b.mu_k[l] = m.mean[col];
         }
-        for s in 0..dim {
-            for (l, &col) in self.cols.iter().enumerate() {
-                b.c_k[(l, s)] = m.cov[(col, s)];
+        for (c_k, cov) in b.c_k.as_mut_slice().chunks_exact_mut(k_len.max(1)).zip(m.cov.as_slice().chunks_exact(dim)) {
+            for (x, &col) in c_k.iter_mut().zip(&self.cols) {
+                *x = cov[col];
             }
         }
         times_plus(&self.a0, &b.mu_k, &self.c0, &mut b.w_mean);
@@ -216,11 +216,15 @@ impl ChangedRows {
         for (k, &r) in self.rows.iter().enumerate() {
             m.mean[r] = b.w_mean[k] + b.y_sum[k] * inc.p;
         }
+        // Row r of C' (entries r + s dim of the column-major storage), then its column r.
+        let cov = m.cov.as_mut_slice();
         for (k, &r) in self.rows.iter().enumerate() {
+            let (a0_c, abar_c) = (b.a0_c.as_slice(), b.abar_c.as_slice());
             for s in 0..dim {
-                let x = b.a0_c[(k, s)] + b.abar_c[(k, s)] * inc.p;
-                m.cov[(r, s)] = x;
-                m.cov[(s, r)] = x;
+                cov[r + s * dim] = a0_c[k + s * rows] + abar_c[k + s * rows] * inc.p;
+            }
+            for s in 0..dim {
+                cov[s + r * dim] = a0_c[k + s * rows] + abar_c[k + s * rows] * inc.p;
             }
         }
         for (k, &r) in self.rows.iter().enumerate() {
