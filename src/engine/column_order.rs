@@ -48,11 +48,34 @@ pub fn product_into(a: &DMatrix<f64>, b: &[f64], cols: usize, out: &mut [f64]) {
         out.fill(0.0);
         return;
     }
-    // Each entry summed in a register (independent sums, which the processor overlaps).
-    for (y, b_j) in out.chunks_exact_mut(rows.max(1)).zip(b.chunks_exact(k)) {
-        for (r, y) in y.iter_mut().enumerate() {
-            *y = row_times(a, r, |c| b_j[c]);
+    match rows {
+        1 => few_rows_product::<1>(a.as_slice(), b, k, out),
+        2 => few_rows_product::<2>(a.as_slice(), b, k, out),
+        3 => few_rows_product::<3>(a.as_slice(), b, k, out),
+        4 => few_rows_product::<4>(a.as_slice(), b, k, out),
+        _ => {
+            // Each entry summed in a register (independent sums, which the processor overlaps).
+            for (y, b_j) in out.chunks_exact_mut(rows.max(1)).zip(b.chunks_exact(k)) {
+                for (r, y) in y.iter_mut().enumerate() {
+                    *y = row_times(a, r, |c| b_j[c]);
+                }
+            }
         }
+    }
+}
+
+/// [`product_into`]'s small path for an `A` of `R` rows (`a` column-major, `k >= 1` columns): a
+/// column of the product as `R` sums side by side in an array, each `A[r, 0] b_0`, then
+/// `+ A[r, c] b_c`.
+fn few_rows_product<const R: usize>(a: &[f64], b: &[f64], k: usize, out: &mut [f64]) {
+    for (y, b_j) in out.chunks_exact_mut(R).zip(b.chunks_exact(k)) {
+        let mut acc: [f64; R] = std::array::from_fn(|r| a[r] * b_j[0]);
+        for (a_c, b_cj) in a.chunks_exact(R).zip(b_j).skip(1) {
+            for (acc, a_rc) in acc.iter_mut().zip(a_c) {
+                *acc += a_rc * b_cj;
+            }
+        }
+        y.copy_from_slice(&acc);
     }
 }
 
@@ -118,7 +141,8 @@ mod tests {
     #[test]
     fn a_product_has_the_bits_of_nalgebras_product() {
         // Small paths (a dimension of at most five) and the matrixmultiply one (all above five).
-        for (rows, k, cols) in [(2, 4, 14), (2, 2, 2), (5, 9, 7), (9, 3, 9), (7, 8, 1), (3, 0, 4), (6, 7, 8), (1, 1, 1)] {
+        let shapes = [(2, 4, 14), (2, 2, 2), (5, 9, 7), (9, 3, 9), (7, 8, 1), (3, 0, 4), (6, 7, 8), (1, 1, 1), (4, 5, 3), (3, 7, 2), (1, 6, 9), (4, 1, 6)];
+        for (rows, k, cols) in shapes {
             let a = DMatrix::from_fn(rows, k, |i, j| ((i * 7 + j) as f64 * 0.37).sin() * 10f64.powi((j % 3) as i32 - 1));
             let b = DMatrix::from_fn(k, cols, |i, j| ((i + 3 * j) as f64 * 0.91).cos() / 3.0);
             let mut out = vec![f64::NAN; rows * cols];
