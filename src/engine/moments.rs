@@ -223,8 +223,7 @@ impl RankOneRun {
         let mu_c: [f64; N] = std::array::from_fn(|a| mu[cols[a]]);
         let mut block: [[f64; N]; N] = std::array::from_fn(|r| std::array::from_fn(|s| out[(at[r], at[s])]));
         for ((v, u), b) in self.right.chunks_exact(N).zip(self.left.chunks_exact(N)).zip(self.offset.chunks_exact(N)) {
-            let q = (0..N).map(|a| v[a] * (0..N).map(|c| gathered[a][c] * v[c]).sum::<f64>()).sum::<f64>();
-            let t = (0..N).map(|a| v[a] * mu_c[a]).sum::<f64>();
+            let (q, t) = forms_with(v, |b, a| gathered[a][b], |a| mu_c[a]);
             let y: [f64; N] = std::array::from_fn(|r| u[r] * t + b[r]);
             for (r, entries) in block.iter_mut().enumerate() {
                 let qu = q * u[r];

@@ -442,10 +442,15 @@ fn lemma_evaluation_prepared(
 /// # Errors
 /// When the scenario cannot be prepared.
 pub fn lemma_ratio(lemma: &'static dyn LemmaClaim, s: &Scenario, bound_scale: f64) -> Result<(Option<f64>, Option<String>)> {
-    Ok(match lemma_evaluation(lemma, s, bound_scale)? {
+    Ok(lemma_ratio_of(lemma_evaluation(lemma, s, bound_scale)?))
+}
+
+/// A lemma evaluation's estimated ratio, or the conditions that failed.
+fn lemma_ratio_of(evaluation: std::result::Result<(Evaluation, f64), String>) -> (Option<f64>, Option<String>) {
+    match evaluation {
         Err(why) => (None, Some(why)),
         Ok((_, ratio)) => (Some(ratio), None),
-    })
+    }
 }
 
 /// The claim's binding conditions that fail on the prepared `s` (joined), or `None` when all hold.
@@ -462,10 +467,7 @@ fn evaluate(claim: Target, st: &Structure, c: &Candidate, opts: &SearchOptions) 
         if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
             return match claim {
                 Target::Bound(b) => ratio_prepared(b, &s, prepared, opts.bound_scale),
-                Target::Lemma(l) => Ok(match lemma_evaluation_prepared(l, &s, &prepared, opts.bound_scale) {
-                    Err(why) => (None, Some(why)),
-                    Ok((_, ratio)) => (Some(ratio), None),
-                }),
+                Target::Lemma(l) => Ok(lemma_ratio_of(lemma_evaluation_prepared(l, &s, &prepared, opts.bound_scale))),
             };
         }
         // Past the condition: the candidate must satisfy every condition at multiple 1.
