@@ -968,8 +968,9 @@ impl<'a> CovarianceEquations<'a> {
 /// The stacked system of [`CovarianceEquations`], factored once for its least-squares solves.
 enum Factored {
     /// Householder QR, `A = Q R`: `x = R^-1 (Q^T b)[..u]`, for a system whose `R` is well ranked
-    /// ([`prec::engine::QR_RANK_RATIO`]); about a fifteenth of the SVD's work.
-    Qr(QR<f64, Dyn, Dyn>),
+    /// ([`prec::engine::QR_RANK_RATIO`]); about a fifteenth of the SVD's work. `R` is formed once
+    /// for every solve.
+    Qr(QR<f64, Dyn, Dyn>, DMatrix<f64>),
     /// The SVD, cutoff [`prec::engine::PSEUDO_INVERSE_CUTOFF`]: a minimum-norm answer where the
     /// system is (close to) singular.
     Svd(SVD<f64, Dyn, Dyn>),
@@ -980,10 +981,11 @@ impl Factored {
     /// largest or is not a number.
     fn qr(a: DMatrix<f64>) -> Option<Self> {
         let qr = QR::new(a);
-        let diagonal: Vec<f64> = qr.r().diagonal().iter().map(|x| x.abs()).collect();
+        let r = qr.r();
+        let diagonal: Vec<f64> = r.diagonal().iter().map(|x| x.abs()).collect();
         let largest = diagonal.iter().fold(0.0f64, |a, x| a.max(*x));
         let ranked = largest > 0.0 && diagonal.iter().all(|x| *x >= prec::engine::QR_RANK_RATIO * largest);
-        ranked.then_some(Self::Qr(qr))
+        ranked.then_some(Self::Qr(qr, r))
     }
 
     /// The SVD of `a` (`None` when it does not converge).
@@ -994,10 +996,9 @@ impl Factored {
     /// The least-squares solution of `A x = b`.
     fn solve(&self, b: &DVector<f64>) -> Option<DVector<f64>> {
         match self {
-            Self::Qr(qr) => {
+            Self::Qr(qr, r) => {
                 let mut qt_b = b.clone();
                 qr.q_tr_mul(&mut qt_b);
-                let r = qr.r();
                 r.solve_upper_triangular(&qt_b.rows(0, r.nrows()).into_owned())
             }
             Self::Svd(svd) => svd.solve(b, prec::engine::PSEUDO_INVERSE_CUTOFF).ok(),
