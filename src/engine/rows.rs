@@ -216,15 +216,16 @@ impl ChangedRows {
         for (k, &r) in self.rows.iter().enumerate() {
             m.mean[r] = b.w_mean[k] + b.y_sum[k] * inc.p;
         }
-        // Row r of C' (entries r + s dim of the column-major storage), then its column r.
+        // Row r of C' (entries r + s dim of the column-major storage), then its column r, the
+        // row's mirror.
         let cov = m.cov.as_mut_slice();
+        let (a0_c, abar_c) = (b.a0_c.as_slice(), b.abar_c.as_slice());
         for (k, &r) in self.rows.iter().enumerate() {
-            let (a0_c, abar_c) = (b.a0_c.as_slice(), b.abar_c.as_slice());
             for s in 0..dim {
                 cov[r + s * dim] = a0_c[k + s * rows] + abar_c[k + s * rows] * inc.p;
             }
             for s in 0..dim {
-                cov[s + r * dim] = a0_c[k + s * rows] + abar_c[k + s * rows] * inc.p;
+                cov[s + r * dim] = cov[r + s * dim];
             }
         }
         for (k, &r) in self.rows.iter().enumerate() {
