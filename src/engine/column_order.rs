@@ -17,14 +17,19 @@ pub const NALGEBRA_SMALL_DIM: usize = 5;
 /// `A[r, c] x(c) + y` for `c = 1, 2, ...` over `A`'s columns; 0 for a matrix without columns.
 #[inline]
 pub fn row_times(a: &DMatrix<f64>, r: usize, x: impl Fn(usize) -> f64) -> f64 {
-    let (rows, cols) = a.shape();
-    let s = a.as_slice();
+    row_times_of(a.as_slice(), a.nrows(), r, x)
+}
+
+/// [`row_times`] of `A` given column-major in `a` with `rows` rows.
+#[inline]
+fn row_times_of(a: &[f64], rows: usize, r: usize, x: impl Fn(usize) -> f64) -> f64 {
+    let cols = a.len().checked_div(rows).unwrap_or(0);
     if cols == 0 {
         return 0.0;
     }
-    let mut y = s[r] * x(0);
+    let mut y = a[r] * x(0);
     for c in 1..cols {
-        y += s[c * rows + r] * x(c);
+        y += a[c * rows + r] * x(c);
     }
     y
 }
@@ -35,10 +40,16 @@ pub fn row_times(a: &DMatrix<f64>, r: usize, x: impl Fn(usize) -> f64) -> f64 {
 /// `A[:, 0] b_0`, then `+ A[:, c] b_c` ([`row_times`] per entry), without nalgebra's per-column
 /// dispatch; otherwise `mul_to` (`matrixmultiply`) forms it.
 pub fn product_into(a: &DMatrix<f64>, b: &[f64], cols: usize, out: &mut [f64]) {
-    let (rows, k) = a.shape();
-    assert!(b.len() == k * cols && out.len() == rows * cols, "product of {rows} x {k} by {} entries into {}", b.len(), out.len());
+    product_of_slices(a.as_slice(), a.shape(), b, cols, out);
+}
+
+/// [`product_into`] with the `rows x k` matrix `A` given column-major in `a` (a block of columns
+/// of a larger matrix, say): the same bits as nalgebra's product of that matrix or view.
+pub fn product_of_slices(a: &[f64], (rows, k): (usize, usize), b: &[f64], cols: usize, out: &mut [f64]) {
+    assert!(a.len() == rows * k && b.len() == k * cols && out.len() == rows * cols, "product of {rows} x {k} by {} entries into {}", b.len(), out.len());
     let small = rows <= NALGEBRA_SMALL_DIM || cols <= NALGEBRA_SMALL_DIM || k <= NALGEBRA_SMALL_DIM;
     if !small {
+        let a = nalgebra::DMatrixView::from_slice(a, rows, k);
         let b = nalgebra::DMatrixView::from_slice(b, k, cols);
         let mut y = nalgebra::DMatrixViewMut::from_slice(out, rows, cols);
         a.mul_to(&b, &mut y);
@@ -49,15 +60,15 @@ pub fn product_into(a: &DMatrix<f64>, b: &[f64], cols: usize, out: &mut [f64]) {
         return;
     }
     match rows {
-        1 => few_rows_product::<1>(a.as_slice(), b, k, out),
-        2 => few_rows_product::<2>(a.as_slice(), b, k, out),
-        3 => few_rows_product::<3>(a.as_slice(), b, k, out),
-        4 => few_rows_product::<4>(a.as_slice(), b, k, out),
+        1 => few_rows_product::<1>(a, b, k, out),
+        2 => few_rows_product::<2>(a, b, k, out),
+        3 => few_rows_product::<3>(a, b, k, out),
+        4 => few_rows_product::<4>(a, b, k, out),
         _ => {
             // Each entry summed in a register (independent sums, which the processor overlaps).
             for (y, b_j) in out.chunks_exact_mut(rows.max(1)).zip(b.chunks_exact(k)) {
                 for (r, y) in y.iter_mut().enumerate() {
-                    *y = row_times(a, r, |c| b_j[c]);
+                    *y = row_times_of(a, rows, r, |c| b_j[c]);
                 }
             }
         }

@@ -4,6 +4,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
+use crate::engine::column_order::{dot, norm_squared, product_of_slices, row_times, squared_distance};
 use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, RandomAffineRound, RoundMaps};
 
 use super::algorithm::{Algorithm, RoundDraws};
@@ -151,8 +152,9 @@ impl MetricMaps {
         let mean_g = &self.mean_s * mu.rows(0, du) + b.tr_mul(&mu.rows(du, o)) + &self.mean_r;
         let b_v_b = (0..du).map(|r| (0..o).map(|k| b[(k, r)] * v_o[(du + k, r)]).sum::<f64>()).sum::<f64>();
         let mut totals = [0.0; 4];
+        let mut scratch = ClientScratch::new(du, self.clients.iter().map(|c| c.idx.len() - du).max().unwrap_or(0));
         for (i, cl) in self.clients.iter().enumerate() {
-            let parts = self.client_parts(i, cl, m, &v_o, &mean_g, b_v_b);
+            let parts = self.client_parts(i, cl, m, (&v_o, &mean_g, b_v_b), &mut scratch);
             for (t, x) in totals.iter_mut().zip(parts) {
                 *t += x;
             }
@@ -162,29 +164,111 @@ impl MetricMaps {
     }
 
     /// Client `i`'s `||grad_u f_i||^2`, `||grad_v f_i||^2`, `||grad_u f_i - grad_u f||^2` and
-    /// `f_i`, in expectation (see the type's note).
-    fn client_parts(&self, i: usize, cl: &ClientGradient, m: &Moments, v_o: &DMatrix<f64>, mean_g: &DVector<f64>, b_v_b: f64) -> [f64; 4] {
+    /// `f_i`, in expectation (see the type's note), with `(V_o, E grad_u f, tr(B V_o[v]))` of the
+    /// round. Every product is summed in nalgebra's order ([`product_of_slices`], [`dot`]), in
+    /// buffers kept across the clients: the bits of the matrix expressions
+    /// `tr(Q C_i Q^T) = sum((Q C_i) .* Q)`, `tr(a_i C b_i^T)`, ... written with nalgebra (a test
+    /// holds them to it).
+    fn client_parts(
+        &self,
+        i: usize,
+        cl: &ClientGradient,
+        m: &Moments,
+        (v_o, mean_g, b_v_b): (&DMatrix<f64>, &DVector<f64>, f64),
+        w: &mut ClientScratch,
+    ) -> [f64; 4] {
         let (du, p) = (self.du, cl.idx.len());
         let dv = p - du;
-        let c_i = DMatrix::from_fn(p, p, |r, k| m.cov[(cl.idx[r], cl.idx[k])]);
-        let x = DVector::from_fn(p, |r, _| m.mean[cl.idx[r]]);
-        let g = &cl.q * &x + &cl.r;
-        let spread = |q: &DMatrix<f64>| (q * &c_i).component_mul(q).sum();
+        let ClientScratch { c_i, x, g, hx, prod, b_i_t, c_b, small, v_own, c_own, dev } = w;
+        for (k, &col) in cl.idx.iter().enumerate() {
+            for (r, &row) in cl.idx.iter().enumerate() {
+                c_i[k * p + r] = m.cov[(row, col)];
+            }
+            x[k] = m.mean[col];
+        }
+        for r in 0..p {
+            g[r] = row_times(&cl.q, r, |c| x[c]) + cl.r[r];
+            hx[r] = row_times(&cl.hessian, r, |c| x[c]);
+        }
+        // `sum((Q C_i) .* Q)`, summed from 0 in storage order.
+        let mut spread = |q: &DMatrix<f64>| {
+            let out = &mut prod[..q.nrows() * p];
+            product_of_slices(q.as_slice(), q.shape(), &c_i[..p * p], p, out);
+            out.iter().zip(q.as_slice()).fold(0.0, |s, (a, b)| s + a * b)
+        };
         let FixedParts { q_u, q_v, a, b_i } = &self.fixed[i];
-        let b_sum = spread(q_u) + g.rows(0, du).norm_squared();
-        let g_v = spread(q_v) + g.rows(du, dv).norm_squared();
-        let objective = 0.5 * cl.hessian.component_mul(&c_i).sum() + 0.5 * x.dot(&(&cl.hessian * &x)) - cl.linear.dot(&x);
-        // a_i on (u, v_i); B_i^T; (C b_i^T)[idx] = V_o[idx] - C[idx, v_i] B_i^T.
-        let b_i_t = self.b_t.view((i * dv, 0), (dv, du));
-        let v_idx = DMatrix::from_fn(p, du, |r, k| v_o[(cl.idx[r], k)]);
-        let c_b = v_idx - c_i.columns(du, dv) * b_i_t;
+        let b_sum = spread(q_u) + norm_squared(&g[..du]);
+        let g_v = spread(q_v) + norm_squared(&g[du..p]);
         let a_a = spread(a);
-        let a_b = (a * &c_b).trace();
-        let v_own = DMatrix::from_fn(dv, du, |k, r| v_o[(cl.idx[du + k], r)]);
-        let c_own = c_i.view((du, du), (dv, dv));
-        let b_b = b_v_b - 2.0 * (b_i * v_own).trace() + (b_i * c_own).component_mul(b_i).sum();
-        let dev = g.rows(0, du) - mean_g;
-        [b_sum, g_v, a_a - 2.0 * a_b + b_b + dev.norm_squared(), objective]
+        let weighted = cl.hessian.as_slice().iter().zip(&c_i[..p * p]).fold(0.0, |s, (h, c)| s + h * c);
+        let objective = 0.5 * weighted + 0.5 * dot(&x[..p], &hx[..p]) - dot(cl.linear.as_slice(), &x[..p]);
+        // a_i on (u, v_i); B_i^T; (C b_i^T)[idx] = V_o[idx] - C[idx, v_i] B_i^T.
+        for r in 0..du {
+            for k in 0..dv {
+                b_i_t[r * dv + k] = self.b_t[(i * dv + k, r)];
+            }
+        }
+        let c_b = &mut c_b[..p * du];
+        product_of_slices(&c_i[du * p..p * p], (p, dv), &b_i_t[..dv * du], du, c_b);
+        for (r, c_b) in c_b.chunks_exact_mut(p.max(1)).enumerate().take(du) {
+            for (y, &row) in c_b.iter_mut().zip(&cl.idx) {
+                *y = v_o[(row, r)] - *y;
+            }
+        }
+        let trace = |t: &[f64]| (0..du).fold(0.0, |s, r| s + t[r * du + r]);
+        product_of_slices(a.as_slice(), a.shape(), c_b, du, &mut small[..du * du]);
+        let a_b = trace(small);
+        for r in 0..du {
+            for k in 0..dv {
+                v_own[r * dv + k] = v_o[(cl.idx[du + k], r)];
+            }
+        }
+        product_of_slices(b_i.as_slice(), b_i.shape(), &v_own[..dv * du], du, &mut small[..du * du]);
+        let b_v_own = trace(small);
+        for c in 0..dv {
+            c_own[c * dv..(c + 1) * dv].copy_from_slice(&c_i[(du + c) * p + du..(du + c + 1) * p]);
+        }
+        product_of_slices(b_i.as_slice(), b_i.shape(), &c_own[..dv * dv], dv, &mut small[..du * dv]);
+        let b_c_b = small[..du * dv].iter().zip(b_i.as_slice()).fold(0.0, |s, (a, b)| s + a * b);
+        let b_b = b_v_b - 2.0 * b_v_own + b_c_b;
+        let dev2 = squared_distance(&g[..du], mean_g.as_slice(), &mut dev[..du]);
+        [b_sum, g_v, a_a - 2.0 * a_b + b_b + dev2, objective]
+    }
+}
+
+/// The buffers of [`MetricMaps::client_parts`] for clients of `du + dv` local coordinates,
+/// made once per round and reused by every client.
+struct ClientScratch {
+    c_i: Vec<f64>,
+    x: Vec<f64>,
+    g: Vec<f64>,
+    hx: Vec<f64>,
+    prod: Vec<f64>,
+    b_i_t: Vec<f64>,
+    c_b: Vec<f64>,
+    small: Vec<f64>,
+    v_own: Vec<f64>,
+    c_own: Vec<f64>,
+    dev: Vec<f64>,
+}
+
+impl ClientScratch {
+    fn new(du: usize, dv: usize) -> Self {
+        let p = du + dv;
+        let zeros = |len: usize| vec![0.0; len];
+        Self {
+            c_i: zeros(p * p),
+            x: zeros(p),
+            g: zeros(p),
+            hx: zeros(p),
+            prod: zeros(p * p),
+            b_i_t: zeros(dv * du),
+            c_b: zeros(p * du),
+            small: zeros(du * du.max(dv)),
+            v_own: zeros(dv * du),
+            c_own: zeros(dv * dv),
+            dev: zeros(du),
+        }
     }
 }
 
@@ -286,6 +370,73 @@ mod tests {
             let moved = maps.summary(&other);
             assert!((moved.g_u - truth[0]).abs() > 1e-9 * truth[0] || du == 0, "n = {n}: g_u did not move");
             assert!((moved.objective - truth[4]).abs() > 1e-9 * truth[4].abs(), "n = {n}: the objective did not move");
+        }
+    }
+
+    /// A client's parts as nalgebra's matrix expressions give them, the formulas of the type's
+    /// note written directly.
+    fn parts_by_nalgebra(maps: &MetricMaps, i: usize, m: &Moments, v_o: &DMatrix<f64>, mean_g: &DVector<f64>, b_v_b: f64) -> [f64; 4] {
+        let (cl, du) = (&maps.clients[i], maps.du);
+        let (p, dv) = (cl.idx.len(), cl.idx.len() - du);
+        let c_i = DMatrix::from_fn(p, p, |r, k| m.cov[(cl.idx[r], cl.idx[k])]);
+        let x = DVector::from_fn(p, |r, _| m.mean[cl.idx[r]]);
+        let g = &cl.q * &x + &cl.r;
+        let spread = |q: &DMatrix<f64>| (q * &c_i).component_mul(q).sum();
+        let FixedParts { q_u, q_v, a, b_i } = &maps.fixed[i];
+        let objective = 0.5 * cl.hessian.component_mul(&c_i).sum() + 0.5 * x.dot(&(&cl.hessian * &x)) - cl.linear.dot(&x);
+        let b_i_t = maps.b_t.view((i * dv, 0), (dv, du));
+        let c_b = DMatrix::from_fn(p, du, |r, k| v_o[(cl.idx[r], k)]) - c_i.columns(du, dv) * b_i_t;
+        let v_own = DMatrix::from_fn(dv, du, |k, r| v_o[(cl.idx[du + k], r)]);
+        let b_b = b_v_b - 2.0 * (b_i * v_own).trace() + (b_i * c_i.view((du, du), (dv, dv))).component_mul(b_i).sum();
+        let dev = g.rows(0, du) - mean_g;
+        [
+            spread(q_u) + g.rows(0, du).norm_squared(),
+            spread(q_v) + g.rows(du, dv).norm_squared(),
+            spread(a) - 2.0 * (a * &c_b).trace() + b_b + dev.norm_squared(),
+            objective,
+        ]
+    }
+
+    #[test]
+    fn client_parts_have_the_bits_of_the_matrix_expressions() {
+        // Local dimensions of at most five (nalgebra's small products) and above (matrixmultiply).
+        for (n, du, dv) in [(4, 2, 3), (3, 6, 7), (5, 3, 0), (4, 0, 3), (3, 7, 2)] {
+            let spec = InstanceSpec {
+                n,
+                du,
+                dv,
+                l: 1.0,
+                mu: 0.1,
+                sigma_u: 0.5,
+                sigma_v: 0.5,
+                b: if du == 0 { 0.0 } else { 1.0 },
+                coupling: Coupling::Coupled,
+                init_distance: 3.0,
+                seed: 9,
+            };
+            let inst = spec.build().unwrap();
+            let dim = inst.layout().state_dim();
+            let states: Vec<DVector<f64>> =
+                (0..dim + 2).map(|s| DVector::from_fn(dim, |j, _| ((j * 7 + s * 13) % 11) as f64 / 5.0 - 1.0 + s as f64 * 0.1)).collect();
+            let (m, _) = mixture(&inst, &states);
+            let maps = MetricMaps::new(&inst);
+            let (base, o) = (maps.base, maps.base - du);
+            let mut v_o = DMatrix::zeros(base, maps.b_t.ncols());
+            v_o.gemm(1.0, &m.cov.view((0, du), (base, o)), &maps.b_t, 0.0);
+            let mean_g = DVector::from_fn(du, |r, _| 0.3 * r as f64 - 0.1);
+            let mut scratch = ClientScratch::new(du, dv);
+            for (i, cl) in maps.clients.iter().enumerate() {
+                let got = maps.client_parts(i, cl, &m, (&v_o, &mean_g, 0.7), &mut scratch);
+                let want = parts_by_nalgebra(&maps, i, &m, &v_o, &mean_g, 0.7);
+                assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "n = {n}, du = {du}, dv = {dv}, client {i}: {got:?} vs {want:?}");
+            }
+            // Negative control: a variance moved by 1e-12 relative moves some bits.
+            let mut moved = m.clone();
+            let j = maps.clients[0].idx[0];
+            moved.cov[(j, j)] *= 1.0 + 1e-12;
+            let cl = &maps.clients[0];
+            let got = maps.client_parts(0, cl, &moved, (&v_o, &mean_g, 0.7), &mut scratch);
+            assert_ne!(got.map(f64::to_bits), parts_by_nalgebra(&maps, 0, &m, &v_o, &mean_g, 0.7).map(f64::to_bits), "n = {n}, du = {du}, dv = {dv}");
         }
     }
 }
