@@ -601,3 +601,27 @@ fn on_the_hub_the_printed_delta_v_has_a_floor_the_debiased_one_does_not() {
     let complete = card_run("hetero-complete");
     assert!(complete.sweep.iter().all(|p| (p.metric - p.metric_debiased).abs() <= 1e-12 * p.metric));
 }
+
+#[test]
+fn the_rate_sweep_runs_only_where_a_checked_claim_reads_it() {
+    use fedbounds::families::dpgp::check::{prepare, reads_sweep, run_scenario_with, Reads};
+    let card = embedded_card().unwrap();
+    let s = card.scenarios.iter().find(|s| s.name == "ring-low").expect("the card's ring-low");
+    let run = |reads: Reads| run_scenario_with(s, prepare(s).unwrap(), 1.0, None, reads).unwrap();
+    let (all, per_round) = (run(Reads::ALL), run(Reads::of(&["DPGP-L3", "DPGP-REC32"], false)));
+    assert_eq!(all.sweep.len(), s.sweep.len());
+    assert!(per_round.sweep.is_empty() && per_round.fit.is_none());
+    assert!(!per_round.results.iter().any(|r| reads_sweep(r.claim)), "no rate row without its sweep");
+    // The per-round rows are the same bits either way.
+    let slack = |run: &fedbounds::families::dpgp::check::ScenarioRun, id: &str| {
+        run.results.iter().find(|r| r.claim == id).map(|r| r.evaluation.slack.map(f64::to_bits))
+    };
+    for id in ["DPGP-L3", "DPGP-REC32", "DPGP-L3~visited-sg"] {
+        assert!(slack(&all, id).is_some(), "{id} is evaluated");
+        assert_eq!(slack(&all, id), slack(&per_round, id), "{id}");
+    }
+    // Negative control: a rate claim, or a claim a card defines, has the sweep run.
+    assert!(Reads::of(&["DPGP-L3", "DPGP-C1~debiased-z"], false).sweep && Reads::of(&["DPGP-T1"], false).sweep);
+    assert_eq!(Reads::of(&["DPGP-L3"], true), Reads::ALL);
+    assert!(!reads_sweep("DPGP-L1") && Reads::of(&["DPGP-L1"], false).local);
+}

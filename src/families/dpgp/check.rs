@@ -120,7 +120,35 @@ pub fn prepare(s: &Scenario) -> Result<(Instance, Constants)> {
 /// # Errors
 /// Bad input; numerical failures.
 pub fn run_scenario(s: &Scenario, bound_scale: f64) -> Result<ScenarioRun> {
-    run_scenario_with(s, prepare(s)?, bound_scale, None, true)
+    run_scenario_with(s, prepare(s)?, bound_scale, None, Reads::ALL)
+}
+
+/// What a run computes besides the per-round claims, each only where a checked claim reads it:
+/// Lemmas 1 and 2's and (15)'s sides ([`super::claims::LOCAL_CLAIMS`]) and the rate sweep's
+/// runs ([`reads_sweep`]). A search evaluates one claim at a time, and most of its claims read
+/// neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    /// Lemmas 1 and 2's and (15)'s sides at every round of the per-round run.
+    pub local: bool,
+    /// The runs of the rate sweep (one per horizon of `sweep`).
+    pub sweep: bool,
+}
+
+impl Reads {
+    /// Everything: a whole card's check, a run file.
+    pub const ALL: Self = Self { local: true, sweep: true };
+
+    /// What the claims `ids` read; a claim a card defines by formulas may read any quantity of
+    /// the run, so `defined` (such a claim is checked) asks for everything.
+    pub fn of(ids: &[&str], defined: bool) -> Self {
+        Self { local: defined || ids.iter().any(|id| super::claims::LOCAL_CLAIMS.contains(id)), sweep: defined || ids.iter().any(|id| reads_sweep(id)) }
+    }
+}
+
+/// Whether claim `id` reads the rate sweep: Theorem 1 and Corollary 1, in every reading.
+pub fn reads_sweep(id: &str) -> bool {
+    id.starts_with("DPGP-T1") || id.starts_with("DPGP-C1")
 }
 
 /// Seeded replicates of the per-round claims when a check asks for Monte Carlo.
@@ -129,26 +157,31 @@ pub const MONTE_CARLO_REPLICATES: usize = 200;
 /// [`run_scenario`] on the instance and constants [`prepare`] made, with the per-round claims (Lemma 3, (32)) estimated from `replicates`
 /// seeded runs (keyed streams `(seed, replicate, round, client)`, Student-t intervals with a
 /// Bonferroni correction over rounds) instead of exact moments when `replicates` is given. The
-/// rate claims stay exact (a sweep of horizons). With `local`, also Lemmas 1 and 2 and (15)
-/// ([`super::claims::LOCAL_CLAIMS`]), whose sides the exact run then computes.
+/// rate claims stay exact (a sweep of horizons). Lemmas 1 and 2 and (15)
+/// ([`super::claims::LOCAL_CLAIMS`]) and the claims on the rate sweep are evaluated where `reads`
+/// asks for their quantities; without the sweep the run's `sweep` is empty and `fit` `None`.
 ///
 /// # Errors
 /// Bad input; numerical failures.
-pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_scale: f64, replicates: Option<usize>, local: bool) -> Result<ScenarioRun> {
+pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_scale: f64, replicates: Option<usize>, reads: Reads) -> Result<ScenarioRun> {
     let setup = Setup::new(s, prepared);
     let params = s.params(s.rounds, setup.k.l_u, setup.k.l_v);
-    let traj = exact_trajectory_with(&setup.inst, &params, &setup.prefix(s.rounds), s.rounds, local)?;
+    let traj = exact_trajectory_with(&setup.inst, &params, &setup.prefix(s.rounds), s.rounds, reads.local)?;
     let replicated = setup.replicates(&params, replicates)?;
     let (sources, estimator): (Vec<&Trajectory>, Estimator) =
         if replicates.is_some() { (replicated.iter().collect(), Estimator::MonteCarlo) } else { (vec![&traj], Estimator::Exact) };
-    let mut results = if local { setup.lemma_results(&params, &sources, estimator, bound_scale) } else { Vec::new() };
+    let mut results = if reads.local { setup.lemma_results(&params, &sources, estimator, bound_scale) } else { Vec::new() };
     results.extend(setup.per_round_results(&params, &sources, estimator, bound_scale, A4::Stated));
-    let sweep = setup.sweep(&traj)?;
-    let rate_checks = setup.sweep_checks(false, A4::Stated);
-    results.extend(setup.theorem1_results(&sweep, rate_checks.clone(), traj.objective[0], A4::Stated));
-    let (fit, rates) = corollary1_results(&sweep, setup.horizon, rate_checks, bound_scale);
-    results.extend(rates);
-    results.extend(setup.visited_results(&params, (&sources, estimator), &traj, &sweep, bound_scale));
+    let sweep = if reads.sweep { setup.sweep(&traj)? } else { Vec::new() };
+    let mut fit = None;
+    if reads.sweep {
+        let rate_checks = setup.sweep_checks(false, A4::Stated);
+        results.extend(setup.theorem1_results(&sweep, rate_checks.clone(), traj.objective[0], A4::Stated));
+        let rates;
+        (fit, rates) = corollary1_results(&sweep, setup.horizon, rate_checks, bound_scale);
+        results.extend(rates);
+    }
+    results.extend(setup.visited_results(&params, (&sources, estimator), &traj, reads.sweep.then_some(&sweep[..]), bound_scale));
     let aa_primary = aa(&params, &setup.conn, setup.k.l_u, true);
     let lemma3_bound: Vec<f64> = traj.delta_ubar.iter().map(|d| aa_primary * (setup.sigma() + d)).collect();
     Ok(ScenarioRun {
@@ -405,23 +438,25 @@ impl<'a> Setup<'a> {
 
     /// The rows of the restricted reading of Assumption 4 ([`VISITED`]): Lemma 3 and (32) with
     /// `sigma_g^2` the supremum of [`super::round::round_supremum`] over the per-round run, Theorem 1 and
-    /// Corollary 1 with the supremum over every run of the sweep; the same evaluations as the
-    /// stated rows otherwise, labelled `empirical`.
+    /// Corollary 1 with the supremum over every run of the sweep (where it was run); the same
+    /// evaluations as the stated rows otherwise, labelled `empirical`.
     fn visited_results(
         &self,
         params: &Params,
         (sources, estimator): (&[&Trajectory], Estimator),
         traj: &Trajectory,
-        sweep: &[SweepPoint],
+        sweep: Option<&[SweepPoint]>,
         bound_scale: f64,
     ) -> Vec<ClaimResult> {
         let sup = |x: &mut dyn Iterator<Item = f64>| x.fold(f64::NEG_INFINITY, nan_max);
         let run = A4::Visited(sup(&mut traj.diversity.iter().copied()));
-        let swept = A4::Visited(sup(&mut sweep.iter().map(|p| p.sigma_g2_visited)));
+        let swept = A4::Visited(sup(&mut sweep.unwrap_or_default().iter().map(|p| p.sigma_g2_visited)));
         let mut rows = self.per_round_results(params, sources, estimator, bound_scale, run);
-        let rate_checks = self.sweep_checks(false, swept);
-        rows.extend(self.theorem1_results(sweep, rate_checks.clone(), traj.objective[0], swept));
-        rows.extend(corollary1_results(sweep, self.horizon, rate_checks, bound_scale).1);
+        if let Some(sweep) = sweep {
+            let rate_checks = self.sweep_checks(false, swept);
+            rows.extend(self.theorem1_results(sweep, rate_checks.clone(), traj.objective[0], swept));
+            rows.extend(corollary1_results(sweep, self.horizon, rate_checks, bound_scale).1);
+        }
         rows.into_iter()
             .filter_map(|r| {
                 let (id, reading) = VISITED.iter().find(|(of, _, _)| *of == r.claim).map(|(_, id, reading)| (*id, *reading))?;

@@ -29,9 +29,9 @@ use crate::verdict::{ConstantsSource, VerdictKind};
 
 use super::card::{embedded_card, parse_card, parse_scenario, Card, Scenario, FAMILY_ID};
 use super::card_claims::{self, CardClaim};
-use super::check::{evaluate_card_claims, prepare, run_scenario_with, ScenarioRun, MONTE_CARLO_REPLICATES};
+use super::check::{evaluate_card_claims, prepare, run_scenario_with, Reads, ScenarioRun, MONTE_CARLO_REPLICATES};
 pub use super::claim::DpgpClaim;
-use super::claims::{step_checks_for, summaries, LOCAL_CLAIMS};
+use super::claims::{step_checks_for, summaries};
 use super::compare::run_comparison;
 use super::plot::{comparison_figure, consensus_figure, rate_figure};
 use super::problem::{Constants, Instance};
@@ -183,8 +183,8 @@ impl Plugin for DpgpFamily {
     /// use [`MONTE_CARLO_REPLICATES`] keyed-stream replicates.
     fn run(&self, _card: &Card, s: &Scenario, prepared: (Instance, Constants), claims: &[DpgpClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         let replicates = (settings.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        let local = claims.iter().any(|c| LOCAL_CLAIMS.contains(&c.id()));
-        let mut run = run_scenario_with(s, prepared, settings.bound_scale, replicates, local)?;
+        let defined = claims.iter().any(|c| matches!(c, DpgpClaim::Card(_)));
+        let mut run = run_scenario_with(s, prepared, settings.bound_scale, replicates, Reads::of(&claims.iter().map(|c| c.id()).collect::<Vec<_>>(), defined))?;
         let cards: Vec<&CardClaim> = claims.iter().filter_map(|c| if let DpgpClaim::Card(c) = c { Some(c.as_ref()) } else { None }).collect();
         run.results.extend(evaluate_card_claims(&cards, s.rounds, &run, settings.bound_scale));
         let selected = |id: &str| claims.iter().any(|c| c.id() == id);
@@ -219,7 +219,10 @@ impl Plugin for DpgpFamily {
         files.push(ReportFile { path: PathBuf::from("claims").join("dpgp-scenarios.json"), bytes: to_json(&summaries_json)?.into_bytes() });
         if settings.plots {
             for run in runs.values() {
-                files.push(rate_figure(run).file(&format!("dpgp-c1-{}", run.scenario))?);
+                // Corollary 1's figure, where a checked claim had the sweep run.
+                if !run.sweep.is_empty() {
+                    files.push(rate_figure(run).file(&format!("dpgp-c1-{}", run.scenario))?);
+                }
                 files.push(consensus_figure(run).file(&format!("dpgp-l3-{}", run.scenario))?);
             }
             for c in &card.sections.comparisons {
@@ -288,7 +291,7 @@ impl Plugin for DpgpFamily {
         crate::budget::require(&super::card::work(&scenario), options.max_work)?;
         prepare(&scenario).map_err(|e| e.in_scenario(&scenario.name))?;
         let replicates = (options.estimator == Some(EstimatorChoice::MonteCarlo)).then_some(MONTE_CARLO_REPLICATES);
-        let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates, true)).map_err(|e| e.in_scenario(&scenario.name))?;
+        let run = prepare(&scenario).and_then(|p| run_scenario_with(&scenario, p, 1.0, replicates, Reads::ALL)).map_err(|e| e.in_scenario(&scenario.name))?;
         to_json(&super::check::RunFile { summary: summarize(&run), series: super::check::RunSeries::of(&run) })
     }
 
