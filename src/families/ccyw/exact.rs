@@ -337,27 +337,25 @@ mod tests {
         (Moments::new(mean, cov), avg)
     }
 
+    /// A generated instance of `n` clients (`b = 0` without shared coordinates).
+    fn instance(n: usize, du: usize, dv: usize, coupling: Coupling, seed: u64) -> QuadraticInstance {
+        let b = if du == 0 { 0.0 } else { 1.0 };
+        InstanceSpec { n, du, dv, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b, coupling, init_distance: 3.0, seed }.build().unwrap()
+    }
+
+    /// `count` distinct states of length `dim`.
+    fn states(dim: usize, count: usize) -> Vec<DVector<f64>> {
+        (0..count).map(|s| DVector::from_fn(dim, |j, _| ((j * 7 + s * 13) % 11) as f64 / 5.0 - 1.0 + s as f64 * 0.1)).collect()
+    }
+
     #[test]
     fn block_metrics_equal_the_average_over_a_mixture_of_states() {
         for (n, du, dv, coupling) in
             [(7, 3, 2, Coupling::Decoupled), (5, 2, 3, Coupling::Coupled), (4, 0, 2, Coupling::Decoupled), (6, 3, 0, Coupling::Decoupled)]
         {
-            let spec = InstanceSpec {
-                n,
-                du,
-                dv,
-                l: 1.0,
-                mu: 0.1,
-                sigma_u: 0.5,
-                sigma_v: 0.5,
-                b: if du == 0 { 0.0 } else { 1.0 },
-                coupling,
-                init_distance: 3.0,
-                seed: 5,
-            };
-            let inst = spec.build().unwrap();
+            let inst = instance(n, du, dv, coupling, 5);
             let dim = inst.layout().state_dim();
-            let states: Vec<DVector<f64>> = (0..9).map(|s| DVector::from_fn(dim, |j, _| ((j * 7 + s * 13) % 11) as f64 / 5.0 - 1.0 + s as f64 * 0.1)).collect();
+            let states = states(dim, 9);
             let (m, truth) = mixture(&inst, &states);
             let maps = MetricMaps::new(&inst);
             let got = maps.summary(&m);
@@ -401,23 +399,9 @@ mod tests {
     fn client_parts_have_the_bits_of_the_matrix_expressions() {
         // Local dimensions of at most five (nalgebra's small products) and above (matrixmultiply).
         for (n, du, dv) in [(4, 2, 3), (3, 6, 7), (5, 3, 0), (4, 0, 3), (3, 7, 2)] {
-            let spec = InstanceSpec {
-                n,
-                du,
-                dv,
-                l: 1.0,
-                mu: 0.1,
-                sigma_u: 0.5,
-                sigma_v: 0.5,
-                b: if du == 0 { 0.0 } else { 1.0 },
-                coupling: Coupling::Coupled,
-                init_distance: 3.0,
-                seed: 9,
-            };
-            let inst = spec.build().unwrap();
+            let inst = instance(n, du, dv, Coupling::Coupled, 9);
             let dim = inst.layout().state_dim();
-            let states: Vec<DVector<f64>> =
-                (0..dim + 2).map(|s| DVector::from_fn(dim, |j, _| ((j * 7 + s * 13) % 11) as f64 / 5.0 - 1.0 + s as f64 * 0.1)).collect();
+            let states = states(dim, dim + 2);
             let (m, _) = mixture(&inst, &states);
             let maps = MetricMaps::new(&inst);
             let (base, o) = (maps.base, maps.base - du);
