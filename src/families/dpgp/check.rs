@@ -139,10 +139,11 @@ impl Reads {
     /// Everything: a whole card's check, a run file.
     pub const ALL: Self = Self { local: true, sweep: true };
 
-    /// What the claims `ids` read; a claim a card defines by formulas may read any quantity of
-    /// the run, so `defined` (such a claim is checked) asks for everything.
+    /// What the claims `ids` read. A claim a card defines by formulas may read the sweep, so
+    /// `defined` (such a claim is checked) asks for it; Lemmas 1-2 and (15)'s sides are made for
+    /// those claims only.
     pub fn of(ids: &[&str], defined: bool) -> Self {
-        Self { local: defined || ids.iter().any(|id| super::claims::LOCAL_CLAIMS.contains(id)), sweep: defined || ids.iter().any(|id| reads_sweep(id)) }
+        Self { local: ids.iter().any(|id| super::claims::LOCAL_CLAIMS.contains(id)), sweep: defined || ids.iter().any(|id| reads_sweep(id)) }
     }
 }
 
