@@ -115,6 +115,13 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     res
 }
 
+/// `sum_i a_i b_i` summed from 0 one term at a time in storage order, as nalgebra sums
+/// `A.component_mul(&B).sum()` for two matrices of one shape (`tr(A^T B)`; not [`dot`]'s order).
+pub fn entrywise_dot(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len(), "entrywise product of matrices of different sizes");
+    a.iter().zip(b).fold(0.0, |s, (x, y)| s + x * y)
+}
+
 /// `||v||^2` as nalgebra's `norm_squared` sums a vector: `0 + dot(v, v)` ([`dot`]).
 pub fn norm_squared(v: &[f64]) -> f64 {
     0.0 + dot(v, v)
@@ -182,6 +189,22 @@ mod tests {
         let (a, b) = (DVector::from_fn(13, |i, _| 1.0 + i as f64 * 0.1), DVector::from_fn(13, |i, _| 1.0 + i as f64 * 0.1001));
         let expanded = a.norm_squared() - 2.0 * a.dot(&b) + b.norm_squared();
         assert_ne!(expanded.to_bits(), (&a - &b).norm_squared().to_bits());
+    }
+
+    #[test]
+    fn an_entrywise_dot_has_the_bits_of_nalgebras_component_mul_sum() {
+        for (r, c) in [(0, 3), (1, 1), (3, 4), (7, 9)] {
+            let a = DMatrix::from_fn(r, c, |i, j| ((i * 5 + j) as f64 * 0.73).sin() * 10f64.powi((i + j) as i32 % 4 - 2));
+            let b = DMatrix::from_fn(r, c, |i, j| ((i + 2 * j) as f64 * 1.1).cos() / 3.0);
+            assert_eq!(entrywise_dot(a.as_slice(), b.as_slice()).to_bits(), a.component_mul(&b).sum().to_bits(), "{r} x {c}");
+        }
+        // Negative control: 8-way sums ([`dot`]) give other bits somewhere.
+        let differs = (1..40).any(|s| {
+            let a: Vec<f64> = (0..21).map(|i| ((i * s) as f64 * 0.37).sin() * 10f64.powi(i % 5 - 2)).collect();
+            let b: Vec<f64> = (0..21).map(|i| (i as f64 * 0.53 + s as f64).cos()).collect();
+            entrywise_dot(&a, &b).to_bits() != dot(&a, &b).to_bits()
+        });
+        assert!(differs);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
-use crate::engine::column_order::{dot, norm_squared, product_of_slices, row_times, squared_distance};
+use crate::engine::column_order::{dot, entrywise_dot, norm_squared, product_of_slices, row_times, squared_distance};
 use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, RandomAffineRound, RoundMaps};
 
 use super::algorithm::{Algorithm, RoundDraws};
@@ -190,17 +190,17 @@ impl MetricMaps {
             g[r] = row_times(&cl.q, r, |c| x[c]) + cl.r[r];
             hx[r] = row_times(&cl.hessian, r, |c| x[c]);
         }
-        // `sum((Q C_i) .* Q)`, summed from 0 in storage order.
+        // `sum((Q C_i) .* Q)`.
         let mut spread = |q: &DMatrix<f64>| {
             let out = &mut prod[..q.nrows() * p];
             product_of_slices(q.as_slice(), q.shape(), &c_i[..p * p], p, out);
-            out.iter().zip(q.as_slice()).fold(0.0, |s, (a, b)| s + a * b)
+            entrywise_dot(out, q.as_slice())
         };
         let FixedParts { q_u, q_v, a, b_i } = &self.fixed[i];
         let b_sum = spread(q_u) + norm_squared(&g[..du]);
         let g_v = spread(q_v) + norm_squared(&g[du..p]);
         let a_a = spread(a);
-        let weighted = cl.hessian.as_slice().iter().zip(&c_i[..p * p]).fold(0.0, |s, (h, c)| s + h * c);
+        let weighted = entrywise_dot(cl.hessian.as_slice(), &c_i[..p * p]);
         let objective = 0.5 * weighted + 0.5 * dot(&x[..p], &hx[..p]) - dot(cl.linear.as_slice(), &x[..p]);
         // a_i on (u, v_i); B_i^T; (C b_i^T)[idx] = V_o[idx] - C[idx, v_i] B_i^T.
         for r in 0..du {
@@ -229,7 +229,7 @@ impl MetricMaps {
             c_own[c * dv..(c + 1) * dv].copy_from_slice(&c_i[(du + c) * p + du..(du + c + 1) * p]);
         }
         product_of_slices(b_i.as_slice(), b_i.shape(), &c_own[..dv * dv], dv, &mut small[..du * dv]);
-        let b_c_b = small[..du * dv].iter().zip(b_i.as_slice()).fold(0.0, |s, (a, b)| s + a * b);
+        let b_c_b = entrywise_dot(&small[..du * dv], b_i.as_slice());
         let b_b = b_v_b - 2.0 * b_v_own + b_c_b;
         let dev2 = squared_distance(&g[..du], mean_g.as_slice(), &mut dev[..du]);
         [b_sum, g_v, a_a - 2.0 * a_b + b_b + dev2, objective]
