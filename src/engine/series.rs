@@ -177,13 +177,32 @@ pub fn affine_gaussian_moments(len: usize, f: &dyn Fn(&[f64]) -> DVector<f64>) -
     let s0 = f(&vec![0.0; len]);
     let d = s0.len();
     let mut cov = DMatrix::zeros(d, d);
+    let mut noise = vec![0.0; len];
     for l in 0..len {
-        let mut noise = vec![0.0; len];
         noise[l] = 1.0;
         let col = f(&noise) - &s0;
-        cov += &col * col.transpose();
+        noise[l] = 0.0;
+        add_outer_product(&mut cov, &col);
     }
     Moments::new(s0, cov)
+}
+
+/// `cov += col col^T`, entry by entry `cov[r, c] + col[r] col[c]` as the dense product and sum
+/// compute it. A column that is finite updates only the entries on its support: elsewhere the
+/// dense sum adds `+-0` to an entry that is never `-0` (it starts at `+0` and a sum of
+/// products that cancels rounds to `+0`), which changes no bit. A column that is not finite
+/// goes through every entry, so that `0 x inf` still makes the NaN it makes densely.
+fn add_outer_product(cov: &mut DMatrix<f64>, col: &DVector<f64>) {
+    if !col.iter().all(|x| x.is_finite()) {
+        *cov += col * col.transpose();
+        return;
+    }
+    let support: Vec<usize> = (0..col.len()).filter(|&r| col[r] != 0.0).collect();
+    for &c in &support {
+        for &r in &support {
+            cov[(r, c)] += col[r] * col[c];
+        }
+    }
 }
 
 #[cfg(test)]
@@ -203,5 +222,50 @@ mod tests {
         assert!(min_block_eigenvalue(&blocks, &bad) < 0.0);
         bad.cov[(4, 4)] = f64::NAN;
         assert!(min_block_eigenvalue(&blocks, &bad).is_nan());
+    }
+
+    #[test]
+    fn the_outer_product_on_its_support_has_the_bits_of_the_dense_sum() {
+        let bits = |m: &DMatrix<f64>| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // Sparse columns (with a -0 among the zeros), columns that cancel earlier entries to 0, and
+        // a dense one, added in turn; then columns that are not finite.
+        let d = 9;
+        let column = |l: usize| {
+            DVector::from_fn(d, |r, _| {
+                if (r + l).is_multiple_of(3) {
+                    ((r * 5 + l * 3) as f64 * 0.37).sin()
+                } else if r == 4 {
+                    -0.0
+                } else {
+                    0.0
+                }
+            })
+        };
+        let mut columns: Vec<DVector<f64>> = (0..6).map(column).collect();
+        columns.push(-columns[0].clone());
+        columns.push(DVector::from_fn(d, |r, _| 1.0 + r as f64 / 7.0));
+        for bad in [f64::INFINITY, f64::NAN] {
+            let mut col = column(1);
+            col[2] = bad;
+            columns.push(col);
+        }
+        let (mut sparse, mut dense) = (DMatrix::zeros(d, d), DMatrix::zeros(d, d));
+        for (l, col) in columns.iter().enumerate() {
+            add_outer_product(&mut sparse, col);
+            dense += col * col.transpose();
+            assert_eq!(bits(&sparse), bits(&dense), "after column {l}");
+        }
+        assert!(dense.iter().any(|x| x.is_nan()), "the columns that are not finite reach the sum");
+        // Negative control: the support alone on a column that is not finite misses the NaNs
+        // that `0 x inf` makes densely.
+        let mut support_only = DMatrix::zeros(d, d);
+        let col = &columns[8];
+        let support: Vec<usize> = (0..d).filter(|&r| col[r] != 0.0).collect();
+        for &c in &support {
+            for &r in &support {
+                support_only[(r, c)] += col[r] * col[c];
+            }
+        }
+        assert_ne!(bits(&support_only), bits(&(col * col.transpose())));
     }
 }

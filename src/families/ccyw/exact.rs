@@ -30,6 +30,9 @@ impl RandomAffineRound for AlgorithmRound<'_> {
     fn noise_per_component(&self) -> usize {
         self.algorithm.local_steps() * self.instance.layout().local_dim()
     }
+    fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        Some(self.algorithm.client_reads(self.instance, i))
+    }
     fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
         let draws =
             RoundDraws { sampled: active.to_vec(), local_dim: self.instance.layout().local_dim(), steps: self.algorithm.local_steps(), noise: noise.to_vec() };
@@ -421,6 +424,55 @@ mod tests {
             let cl = &maps.clients[0];
             let got = maps.client_parts(0, cl, &moved, (&v_o, &mean_g, 0.7), &mut scratch);
             assert_ne!(got.map(f64::to_bits), parts_by_nalgebra(&maps, 0, &m, &v_o, &mean_g, 0.7).map(f64::to_bits), "n = {n}, du = {du}, dv = {dv}");
+        }
+    }
+
+    /// [`AlgorithmRound`] without its declaration of the columns a client reads, counting the
+    /// clients' terms it runs.
+    struct Undeclared<'a> {
+        round: AlgorithmRound<'a>,
+        declared: bool,
+        client_runs: std::sync::atomic::AtomicUsize,
+    }
+
+    impl RandomAffineRound for Undeclared<'_> {
+        fn state_dim(&self) -> usize {
+            self.round.state_dim()
+        }
+        fn components(&self) -> usize {
+            self.round.components()
+        }
+        fn noise_per_component(&self) -> usize {
+            self.round.noise_per_component()
+        }
+        fn reads(&self, i: usize) -> Option<Vec<usize>> {
+            self.declared.then(|| self.round.reads(i)).flatten()
+        }
+        fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+            self.client_runs.fetch_add(active.len(), std::sync::atomic::Ordering::Relaxed);
+            self.round.apply(state, active, noise)
+        }
+    }
+
+    #[test]
+    fn declared_reads_give_the_maps_of_the_bisection_with_fewer_runs() {
+        use crate::families::ccyw::algorithm::{FedAvgP, RoundParams, ScaffoldP};
+        let params = RoundParams { n: 5, k: 3, m: 3, gamma_u: 0.05, gamma_v: 0.08, eta_u: 1.5, eta_v: 0.9 };
+        for (du, dv) in [(3, 2), (0, 3), (2, 0)] {
+            let inst = instance(5, du, dv, Coupling::Coupled, 3);
+            let algorithms: [&dyn Algorithm; 2] = [&FedAvgP { params }, &ScaffoldP { params }];
+            for alg in algorithms {
+                let probe = |declared: bool| {
+                    let round = Undeclared { round: AlgorithmRound { instance: &inst, algorithm: alg }, declared, client_runs: 0.into() };
+                    let maps = RoundMaps::probe(&round);
+                    (format!("{maps:?}"), round.client_runs.into_inner())
+                };
+                let ((declared, fewer), (bisected, more)) = (probe(true), probe(false));
+                // Debug prints every f64 in its shortest round-trip form (and -0 as such): equal
+                // text, equal bits.
+                assert_eq!(declared, bisected, "{} du {du} dv {dv}", alg.name());
+                assert!(fewer < more, "{} du {du} dv {dv}: the declaration is taken ({fewer} runs against {more})", alg.name());
+            }
         }
     }
 }

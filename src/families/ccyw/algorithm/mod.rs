@@ -139,6 +139,15 @@ pub trait Algorithm: Sync {
         inst.layout().state_dim()
     }
 
+    /// The state coordinates client `i`'s term of a round reads: `u` and `v_i` (line 6 of either
+    /// listing starts from `(u^t, v_i^t)`), and what the algorithm adds to them. The exact engine
+    /// takes this as the client's declared columns ([`crate::engine::RandomAffineRound::reads`]),
+    /// checked there by one probe, instead of finding them by bisection.
+    fn client_reads(&self, inst: &QuadraticInstance, i: usize) -> Vec<usize> {
+        let l = inst.layout();
+        (0..l.du).chain(l.v_offset(i)..l.v_offset(i) + l.dv).collect()
+    }
+
     /// Client `i`'s virtual local sequence `x_{i,0..K-1}` from `state` with its `K (du + dv)`
     /// noise values: the iterates the client would visit if sampled (000:L100-106).
     fn virtual_iterates(&self, inst: &QuadraticInstance, state: &DVector<f64>, i: usize, noise: &[f64]) -> Vec<DVector<f64>> {

@@ -63,6 +63,12 @@ impl Algorithm for ScaffoldP {
         let l = inst.layout();
         l.state_dim() + (l.n + 1) * l.du
     }
+    /// `u`, `v_i`, and the control variates of the correction `c^t - c_i^t` (line 6).
+    fn client_reads(&self, inst: &QuadraticInstance, i: usize) -> Vec<usize> {
+        let l = inst.layout();
+        let own = (Self::c_offset(inst, i)..Self::c_offset(inst, i) + l.du).chain(Self::c_global_offset(inst)..Self::c_global_offset(inst) + l.du);
+        (0..l.du).chain(l.v_offset(i)..l.v_offset(i) + l.dv).chain(own).collect()
+    }
     fn random_initialization(&self) -> bool {
         true
     }
@@ -74,8 +80,18 @@ impl Algorithm for ScaffoldP {
         for (j, &i) in init.sampled.iter().enumerate() {
             let x = inst.local_point(&state, i);
             let mut c_i = DVector::zeros(l.du);
+            // A step whose normal vector is all zeros has the noiseless gradient: computed once
+            // and added again (the same bits as computing it at every such step, since the
+            // gradient skips zero normals), so the exact engine's unit-noise probes of the
+            // initialization cost one gradient per client instead of `K`.
+            let mut noiseless: Option<DVector<f64>> = None;
             for k in 0..self.params.k {
-                c_i += noisy_gradient(inst, i, &x, init.step_noise(j, k)).rows(0, l.du);
+                let z = init.step_noise(j, k);
+                if z.iter().all(|v| *v == 0.0) {
+                    c_i += noiseless.get_or_insert_with(|| noisy_gradient(inst, i, &x, z)).rows(0, l.du);
+                } else {
+                    c_i += noisy_gradient(inst, i, &x, z).rows(0, l.du);
+                }
             }
             c_i /= self.params.k as f64;
             c_sum += &c_i;
@@ -119,5 +135,74 @@ impl Algorithm for ScaffoldP {
         next.rows_mut(0, du).copy_from(&u_new);
         next.rows_mut(Self::c_global_offset(inst), du).copy_from(&(c + c_delta / n));
         next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+
+    /// The initialization as listed, one gradient per client and step.
+    fn every_gradient(alg: &ScaffoldP, inst: &QuadraticInstance, init: &RoundDraws) -> DVector<f64> {
+        let l = inst.layout();
+        let mut state = DVector::zeros(alg.state_dim(inst));
+        state.rows_mut(0, l.state_dim()).copy_from(inst.initial_state());
+        let mut c_sum = DVector::zeros(l.du);
+        for (j, &i) in init.sampled.iter().enumerate() {
+            let x = inst.local_point(&state, i);
+            let mut c_i = DVector::zeros(l.du);
+            for k in 0..alg.params.k {
+                c_i += noisy_gradient(inst, i, &x, init.step_noise(j, k)).rows(0, l.du);
+            }
+            c_i /= alg.params.k as f64;
+            c_sum += &c_i;
+            state.rows_mut(ScaffoldP::c_offset(inst, i), l.du).copy_from(&c_i);
+        }
+        state.rows_mut(ScaffoldP::c_global_offset(inst), l.du).copy_from(&(c_sum / l.n as f64));
+        state
+    }
+
+    #[test]
+    fn the_initialization_reuses_the_noiseless_gradient_with_the_same_bits() {
+        let inst =
+            InstanceSpec { n: 4, du: 3, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.4, b: 1.0, coupling: Coupling::Coupled, init_distance: 3.0, seed: 8 }
+                .build()
+                .unwrap();
+        let params = RoundParams { n: 4, k: 5, m: 3, gamma_u: 0.05, gamma_v: 0.08, eta_u: 1.5, eta_v: 0.9 };
+        let alg = ScaffoldP { params };
+        let bits = |v: &DVector<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let drawn = RoundDraws::initialization(&inst, params.k, 2, 0);
+        let len = drawn.noise.len();
+        // Every draw, none, one unit normal (the exact engine's probes), and draws with the steps
+        // of every other client and step set to zero (and one to -0).
+        let mut cases = vec![drawn.noise.clone(), vec![0.0; len]];
+        for l in [0, 7, len - 1] {
+            let mut unit = vec![0.0; len];
+            unit[l] = 1.0;
+            cases.push(unit);
+        }
+        let mut holes = drawn.noise.clone();
+        for (s, step) in holes.chunks_mut(inst.layout().local_dim()).enumerate().filter(|(s, _)| s % 2 == 0) {
+            step.fill(if s == 4 { -0.0 } else { 0.0 });
+        }
+        cases.push(holes);
+        for noise in cases {
+            let init = RoundDraws { noise, ..drawn.clone() };
+            let got = alg.initial_state(&inst, &init);
+            assert_eq!(bits(&got), bits(&every_gradient(&alg, &inst, &init)));
+            // Negative control: the listing's order with the steps' gradients summed backwards
+            // gives other bits on the drawn noise (the comparison sees the order).
+            if init.noise == drawn.noise {
+                let mut backwards = init.clone();
+                for j in 0..backwards.sampled.len() {
+                    let len = params.k * inst.layout().local_dim();
+                    let client = &mut backwards.noise[j * len..(j + 1) * len];
+                    let steps: Vec<f64> = client.chunks(inst.layout().local_dim()).rev().flatten().copied().collect();
+                    client.copy_from_slice(&steps);
+                }
+                assert_ne!(bits(&got), bits(&every_gradient(&alg, &inst, &backwards)));
+            }
+        }
     }
 }
