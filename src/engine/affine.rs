@@ -1055,6 +1055,45 @@ fn is_steady_state(equations: &CovarianceEquations, cov: &DMatrix<f64>) -> bool 
     smallest >= -prec::engine::COVARIANCE_PSD_FLOOR * scale
 }
 
+/// For tests of a round's [`RandomAffineRound::reads`]: its maps probed with and without the
+/// declaration, each as its `Debug` text (every `f64` in its shortest round-trip form, `-0` as
+/// such: equal text, equal bits), with the number of component terms the round ran.
+#[cfg(test)]
+pub(crate) fn probed_with_and_without_reads(round: &dyn RandomAffineRound) -> [(String, usize); 2] {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    struct Counting<'a> {
+        round: &'a dyn RandomAffineRound,
+        declared: bool,
+        runs: AtomicUsize,
+    }
+    impl RandomAffineRound for Counting<'_> {
+        fn state_dim(&self) -> usize {
+            self.round.state_dim()
+        }
+        fn components(&self) -> usize {
+            self.round.components()
+        }
+        fn noise_per_component(&self) -> usize {
+            self.round.noise_per_component()
+        }
+        fn reads(&self, i: usize) -> Option<Vec<usize>> {
+            self.declared.then(|| self.round.reads(i)).flatten()
+        }
+        fn component_rank_one(&self, i: usize) -> Option<(DVector<f64>, DVector<f64>)> {
+            self.round.component_rank_one(i)
+        }
+        fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+            self.runs.fetch_add(active.len(), Ordering::Relaxed);
+            self.round.apply(state, active, noise)
+        }
+    }
+    [true, false].map(|declared| {
+        let counting = Counting { round, declared, runs: AtomicUsize::new(0) };
+        let maps = RoundMaps::probe(&counting);
+        (format!("{maps:?}"), counting.runs.into_inner())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -427,49 +427,16 @@ mod tests {
         }
     }
 
-    /// [`AlgorithmRound`] without its declaration of the columns a client reads, counting the
-    /// clients' terms it runs.
-    struct Undeclared<'a> {
-        round: AlgorithmRound<'a>,
-        declared: bool,
-        client_runs: std::sync::atomic::AtomicUsize,
-    }
-
-    impl RandomAffineRound for Undeclared<'_> {
-        fn state_dim(&self) -> usize {
-            self.round.state_dim()
-        }
-        fn components(&self) -> usize {
-            self.round.components()
-        }
-        fn noise_per_component(&self) -> usize {
-            self.round.noise_per_component()
-        }
-        fn reads(&self, i: usize) -> Option<Vec<usize>> {
-            self.declared.then(|| self.round.reads(i)).flatten()
-        }
-        fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
-            self.client_runs.fetch_add(active.len(), std::sync::atomic::Ordering::Relaxed);
-            self.round.apply(state, active, noise)
-        }
-    }
-
     #[test]
     fn declared_reads_give_the_maps_of_the_bisection_with_fewer_runs() {
+        use crate::engine::affine::probed_with_and_without_reads;
         use crate::families::ccyw::algorithm::{FedAvgP, RoundParams, ScaffoldP};
         let params = RoundParams { n: 5, k: 3, m: 3, gamma_u: 0.05, gamma_v: 0.08, eta_u: 1.5, eta_v: 0.9 };
         for (du, dv) in [(3, 2), (0, 3), (2, 0)] {
             let inst = instance(5, du, dv, Coupling::Coupled, 3);
             let algorithms: [&dyn Algorithm; 2] = [&FedAvgP { params }, &ScaffoldP { params }];
             for alg in algorithms {
-                let probe = |declared: bool| {
-                    let round = Undeclared { round: AlgorithmRound { instance: &inst, algorithm: alg }, declared, client_runs: 0.into() };
-                    let maps = RoundMaps::probe(&round);
-                    (format!("{maps:?}"), round.client_runs.into_inner())
-                };
-                let ((declared, fewer), (bisected, more)) = (probe(true), probe(false));
-                // Debug prints every f64 in its shortest round-trip form (and -0 as such): equal
-                // text, equal bits.
+                let [(declared, fewer), (bisected, more)] = probed_with_and_without_reads(&AlgorithmRound { instance: &inst, algorithm: alg });
                 assert_eq!(declared, bisected, "{} du {du} dv {dv}", alg.name());
                 assert!(fewer < more, "{} du {du} dv {dv}: the declaration is taken ({fewer} runs against {more})", alg.name());
             }

@@ -64,6 +64,10 @@ impl RandomAffineRound for Alg1Round<'_> {
     fn noise_per_component(&self) -> usize {
         0
     }
+    /// Client `i`'s local steps start from `w_g` and its own `w_i` (line 5 of Algorithm 1).
+    fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        Some(global_and_own(self.inst.d, i))
+    }
     fn apply(&self, z: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
         let (d, m) = (self.inst.d, self.inst.m() as f64);
         let p = &self.params;
@@ -149,6 +153,10 @@ impl RandomAffineRound for ServerStep<'_> {
     fn noise_per_component(&self) -> usize {
         0
     }
+    /// Client `i`'s upload reads `w_g` and its `w_i`.
+    fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        Some(global_and_own(self.inst.d, i))
+    }
     fn apply(&self, z: &DVector<f64>, active: &[usize], _noise: &[f64]) -> DVector<f64> {
         let (d, m) = (self.inst.d, self.inst.m() as f64);
         let w_g = block(z, 0, d);
@@ -160,6 +168,11 @@ impl RandomAffineRound for ServerStep<'_> {
         }
         out
     }
+}
+
+/// The coordinates of `w_g` (block 0) and of client `i`'s `w_i` (block `i + 1`), each of `d`.
+fn global_and_own(d: usize, i: usize) -> Vec<usize> {
+    (0..d).chain((i + 1) * d..(i + 2) * d).collect()
 }
 
 /// The initial state `(w_1^(g), w_{0,K}^(i))`.
@@ -439,4 +452,24 @@ fn mean_local_error(inst: &Instance, lambda: f64, z0: &DVector<f64>) -> Observab
     let wg = block(z0, 0, d);
     let target = (0..m).fold(DVector::zeros(d), |a, i| a + inst.prox(i, lambda, &wg)) / m as f64;
     Observable::probe((m + 1) * d, d, &|z: &DVector<f64>| (0..m).fold(DVector::zeros(d), |a, i| a + block(z, i + 1, d)) / m as f64 - &target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::affine::probed_with_and_without_reads;
+    use crate::families::clup::model::ModelSpec;
+
+    #[test]
+    fn declared_reads_give_the_maps_of_the_bisection_with_fewer_runs() {
+        let inst = ModelSpec { m: 4, n: 6, d: 3, r: 0.3, l: 1.0, noise: 0.5, center: 1.0, seed: 2, features: Default::default() }.instance(0).unwrap();
+        let params = Params { lambda: 0.8, gamma: 0.9, eta: 0.2, k: 3 };
+        let rounds: [(&str, &dyn RandomAffineRound); 2] =
+            [("Algorithm 1", &Alg1Round { inst: &inst, params }), ("the server step", &ServerStep { inst: &inst, params })];
+        for (name, round) in rounds {
+            let [(declared, fewer), (bisected, more)] = probed_with_and_without_reads(round);
+            assert_eq!(declared, bisected, "{name}");
+            assert!(fewer < more, "{name}: the declaration is taken ({fewer} runs against {more})");
+        }
+    }
 }
