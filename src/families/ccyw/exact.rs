@@ -142,20 +142,12 @@ impl MetricMaps {
 
     fn summary(&self, m: &Moments) -> GradientSummary {
         let (du, base, n) = (self.du, self.base, self.clients.len() as f64);
-        let (c, mu) = (&m.cov, &m.mean);
         let o = base - du;
-        let mut v_o = DMatrix::zeros(base, self.b_t.ncols());
-        v_o.gemm(1.0, &c.view((0, du), (base, o)), &self.b_t, 0.0);
+        let Shared { v_o, g_u, mean_g } = self.shared(m);
         let b = self.b_t.columns(0, du);
-        // G_u: tr(Mbar C Mbar^T) with C Mbar^T = C[:, u] Mbar_S^T + V_o.
-        let v = c.view((0, 0), (base, du)) * self.mean_s.transpose() + v_o.columns(0, du);
-        let spread_u = (0..du)
-            .map(|r| (0..du).map(|k| self.mean_s[(r, k)] * v[(k, r)]).sum::<f64>() + (0..o).map(|k| b[(k, r)] * v[(du + k, r)]).sum::<f64>())
-            .sum::<f64>();
-        let mean_g = &self.mean_s * mu.rows(0, du) + b.tr_mul(&mu.rows(du, o)) + &self.mean_r;
         let b_v_b = (0..du).map(|r| (0..o).map(|k| b[(k, r)] * v_o[(du + k, r)]).sum::<f64>()).sum::<f64>();
         let mut totals = [0.0; 4];
-        let mut scratch = ClientScratch::new(du, self.clients.iter().map(|c| c.idx.len() - du).max().unwrap_or(0));
+        let mut scratch = self.scratch();
         for (i, cl) in self.clients.iter().enumerate() {
             let parts = self.client_parts(i, cl, m, (&v_o, &mean_g, b_v_b), &mut scratch);
             for (t, x) in totals.iter_mut().zip(parts) {
@@ -163,7 +155,63 @@ impl MetricMaps {
             }
         }
         let [b_sum, g_v, dissimilarity, objective] = totals;
-        GradientSummary { g_u: spread_u + mean_g.norm_squared(), g_v: g_v / n, dissimilarity: dissimilarity / n, b_sum, objective: objective / n }
+        GradientSummary { g_u, g_v: g_v / n, dissimilarity: dissimilarity / n, b_sum, objective: objective / n }
+    }
+
+    /// `(G_u, G_v)` alone, what the claims' metrics read ([`Metric`](super::claims::Metric)):
+    /// the bits of [`Self::summary`]'s, without the dissimilarity, `b_sum` and the objective.
+    fn shared_and_personal(&self, m: &Moments) -> (f64, f64) {
+        let mut scratch = self.scratch();
+        let g_v = self.clients.iter().enumerate().fold(0.0, |total, (i, cl)| total + self.client_g_v(i, cl, m, &mut scratch));
+        (self.shared(m).g_u, g_v / self.clients.len() as f64)
+    }
+
+    /// The round's parts every metric reads: `V_o = C[:, v] B^T`, `G_u = tr(Mbar C Mbar^T) +
+    /// ||E grad_u f||^2` (with `C Mbar^T = C[:, u] Mbar_S^T + V_o`) and `E grad_u f`.
+    fn shared(&self, m: &Moments) -> Shared {
+        let (du, base) = (self.du, self.base);
+        let (c, mu) = (&m.cov, &m.mean);
+        let o = base - du;
+        let mut v_o = DMatrix::zeros(base, self.b_t.ncols());
+        v_o.gemm(1.0, &c.view((0, du), (base, o)), &self.b_t, 0.0);
+        let b = self.b_t.columns(0, du);
+        let v = c.view((0, 0), (base, du)) * self.mean_s.transpose() + v_o.columns(0, du);
+        let spread_u = (0..du)
+            .map(|r| (0..du).map(|k| self.mean_s[(r, k)] * v[(k, r)]).sum::<f64>() + (0..o).map(|k| b[(k, r)] * v[(du + k, r)]).sum::<f64>())
+            .sum::<f64>();
+        let mean_g = &self.mean_s * mu.rows(0, du) + b.tr_mul(&mu.rows(du, o)) + &self.mean_r;
+        Shared { g_u: spread_u + mean_g.norm_squared(), v_o, mean_g }
+    }
+
+    /// Buffers for the clients' parts, sized for the largest client.
+    fn scratch(&self) -> ClientScratch {
+        ClientScratch::new(self.du, self.clients.iter().map(|c| c.idx.len() - self.du).max().unwrap_or(0))
+    }
+
+    /// Client `i`'s block `C_i` and mean `x` of the moments into the scratch buffers.
+    fn gather_client(cl: &ClientGradient, m: &Moments, c_i: &mut [f64], x: &mut [f64]) {
+        let p = cl.idx.len();
+        for (k, &col) in cl.idx.iter().enumerate() {
+            for (r, &row) in cl.idx.iter().enumerate() {
+                c_i[k * p + r] = m.cov[(row, col)];
+            }
+            x[k] = m.mean[col];
+        }
+    }
+
+    /// Client `i`'s `E||grad_v f_i||^2 = tr(Q_v C_i Q_v^T) + ||Q_v x + r_v||^2`, as
+    /// [`Self::client_parts`] computes it.
+    fn client_g_v(&self, i: usize, cl: &ClientGradient, m: &Moments, w: &mut ClientScratch) -> f64 {
+        let (du, p) = (self.du, cl.idx.len());
+        let ClientScratch { c_i, x, g, prod, .. } = w;
+        Self::gather_client(cl, m, c_i, x);
+        for (r, g_r) in g.iter_mut().enumerate().take(p).skip(du) {
+            *g_r = row_times(&cl.q, r, |c| x[c]) + cl.r[r];
+        }
+        let q_v = &self.fixed[i].q_v;
+        let out = &mut prod[..q_v.nrows() * p];
+        product_of_slices(q_v.as_slice(), q_v.shape(), &c_i[..p * p], p, out);
+        entrywise_dot(out, q_v.as_slice()) + norm_squared(&g[du..p])
     }
 
     /// Client `i`'s `||grad_u f_i||^2`, `||grad_v f_i||^2`, `||grad_u f_i - grad_u f||^2` and
@@ -183,12 +231,7 @@ impl MetricMaps {
         let (du, p) = (self.du, cl.idx.len());
         let dv = p - du;
         let ClientScratch { c_i, x, g, hx, prod, b_i_t, c_b, small, v_own, c_own, dev } = w;
-        for (k, &col) in cl.idx.iter().enumerate() {
-            for (r, &row) in cl.idx.iter().enumerate() {
-                c_i[k * p + r] = m.cov[(row, col)];
-            }
-            x[k] = m.mean[col];
-        }
+        Self::gather_client(cl, m, c_i, x);
         for r in 0..p {
             g[r] = row_times(&cl.q, r, |c| x[c]) + cl.r[r];
             hx[r] = row_times(&cl.hessian, r, |c| x[c]);
@@ -275,6 +318,13 @@ impl ClientScratch {
     }
 }
 
+/// What every metric of a round reads ([`MetricMaps::shared`]).
+struct Shared {
+    v_o: DMatrix<f64>,
+    g_u: f64,
+    mean_g: DVector<f64>,
+}
+
 /// Exact expected gradient summaries of rounds `0..rounds`, with a PSD diagnostic.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExactSeries {
@@ -310,6 +360,14 @@ pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize
     // Metrics read the [u; v] prefix of the state (the Algorithm contract).
     let series = propagate_series(&maps, inc, initial_moments(inst, alg), rounds, |m| metrics.summary(m));
     ExactSeries { summaries: series.values, min_covariance_eigenvalue: series.min_covariance_eigenvalue, second_moment_scale: series.second_moment_scale }
+}
+
+/// The exact expected `(G_u, G_v)` of rounds `0..rounds`, what the claims' metrics read: the
+/// bits of [`exact_series`]'s, without the rest of its summaries (for runs that read a metric
+/// only: the search's candidates, the experiments' curves).
+pub fn exact_metric_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, inc: &InclusionMoments) -> Vec<(f64, f64)> {
+    let metrics = MetricMaps::new(inst);
+    propagate_series(&probe_round(inst, alg), inc, initial_moments(inst, alg), rounds, |m| metrics.shared_and_personal(m)).values
 }
 
 /// Expected gradient summary at the steady state of `alg` on `inst` (see [`stationary_moments`]).
@@ -440,6 +498,33 @@ mod tests {
                 assert_eq!(declared, bisected, "{} du {du} dv {dv}", alg.name());
                 assert!(fewer < more, "{} du {du} dv {dv}: the declaration is taken ({fewer} runs against {more})", alg.name());
             }
+        }
+    }
+
+    #[test]
+    fn the_metric_series_has_the_bits_of_the_summaries() {
+        use crate::families::ccyw::algorithm::{FedAvgP, RoundParams, ScaffoldP};
+        let bits = |pairs: &[(f64, f64)]| pairs.iter().flat_map(|(u, v)| [u.to_bits(), v.to_bits()]).collect::<Vec<_>>();
+        for (n, du, dv) in [(5, 3, 2), (4, 6, 7), (4, 0, 3), (3, 2, 0)] {
+            let inst = instance(n, du, dv, Coupling::Coupled, 4);
+            let params = RoundParams { n, k: 3, m: n - 1, gamma_u: 0.05, gamma_v: 0.08, eta_u: 1.5, eta_v: 0.9 };
+            let algorithms: [&dyn Algorithm; 2] = [&FedAvgP { params }, &ScaffoldP { params }];
+            for alg in algorithms {
+                let inc = InclusionMoments::without_replacement(n, n - 1);
+                let metric = exact_metric_series(&inst, alg, 12, &inc);
+                let summaries: Vec<(f64, f64)> = exact_series(&inst, alg, 12, &inc).summaries.iter().map(|g| (g.g_u, g.g_v)).collect();
+                assert_eq!(bits(&metric), bits(&summaries), "{} n {n} du {du} dv {dv}", alg.name());
+            }
+            // Negative control: moments moved by 1e-12 relative move the bits of both parts.
+            let maps = MetricMaps::new(&inst);
+            let (m, _) = mixture(&inst, &states(inst.layout().state_dim(), 6));
+            let mut moved = m.clone();
+            moved.cov *= 1.0 + 1e-12;
+            let (at, near) = (maps.shared_and_personal(&m), maps.shared_and_personal(&moved));
+            let full = maps.summary(&m);
+            assert_eq!(bits(&[at]), bits(&[(full.g_u, full.g_v)]));
+            assert!(at.0.to_bits() != near.0.to_bits() || du == 0, "G_u, n {n} du {du} dv {dv}");
+            assert!(at.1.to_bits() != near.1.to_bits() || dv == 0, "G_v, n {n} du {du} dv {dv}");
         }
     }
 }

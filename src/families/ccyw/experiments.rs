@@ -19,7 +19,7 @@ use crate::families::ccyw::check;
 use crate::families::ccyw::claims::fedavg_p::CcywClaim;
 use crate::families::ccyw::claims::scaffold_p::ScaffoldClaim;
 use crate::families::ccyw::claims::{fmt_num, Claim, ConditionKind};
-use crate::families::ccyw::exact::{exact_series, stationary_summary};
+use crate::families::ccyw::exact::{exact_metric_series, stationary_summary};
 use crate::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants};
 use crate::verdict::VerdictKind;
 
@@ -205,9 +205,8 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let params = RoundConfig { k: s.k, m: s.m, gamma_u: s.gamma / eta_u, gamma_v: s.gamma / eta_v, eta_u, eta_v }.check(n)?;
     let alg = s.algorithm.build(params);
     let inc = InclusionMoments::without_replacement(n, s.m);
-    let series = exact_series(&inst, alg.as_ref(), s.rounds, &inc);
     let metric_of = claim.metric();
-    let metric: Vec<f64> = series.summaries.iter().map(|g| metric_of.value(g, s.m, n)).collect();
+    let metric: Vec<f64> = exact_metric_series(&inst, alg.as_ref(), s.rounds, &inc).iter().map(|&(g_u, g_v)| metric_of.of(g_u, g_v, s.m, n)).collect();
     let stationary =
         stationary_summary(&inst, alg.as_ref(), &inc).ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
     let steady_state = metric_of.value(&stationary, s.m, n);

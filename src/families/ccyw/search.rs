@@ -52,7 +52,7 @@ use crate::families::ccyw::check::{self, CheckOptions, Prepared, Selection};
 use crate::families::ccyw::claims::lemmas::{evaluate_lemma, sides_ratio};
 pub use crate::families::ccyw::claims::LemmaClaim;
 use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric};
-use crate::families::ccyw::exact::exact_series;
+use crate::families::ccyw::exact::exact_metric_series;
 use crate::families::ccyw::lemma_estimates::check_quantities;
 use crate::families::ccyw::problem::{Coupling, InstanceSpec};
 use crate::search::{maximize, Maximum};
@@ -533,8 +533,8 @@ fn relaxed(mut p: RoundParams, relax: Relaxation) -> RoundParams {
 /// The exact expected `metric` per round of `s` run with steps `p` for `rounds` rounds.
 fn metric_values(s: &Scenario, prepared: &Prepared, p: RoundParams, metric: Metric, rounds: usize) -> Vec<f64> {
     let alg = s.algorithm.kind.build(p);
-    let series = exact_series(&prepared.instance, alg.as_ref(), rounds, &InclusionMoments::without_replacement(p.n, p.m));
-    series.summaries.iter().map(|g| metric.value(g, p.m, p.n)).collect()
+    let series = exact_metric_series(&prepared.instance, alg.as_ref(), rounds, &InclusionMoments::without_replacement(p.n, p.m));
+    series.iter().map(|&(g_u, g_v)| metric.of(g_u, g_v, p.m, p.n)).collect()
 }
 
 /// Whether `values` diverge: the last is not finite or above [`DIVERGENCE_GROWTH`] times the

@@ -92,9 +92,13 @@ pub enum Metric {
 impl Metric {
     /// The metric's value at one state, from its gradient summary.
     pub fn value(&self, s: &GradientSummary, m: usize, n: usize) -> f64 {
+        self.of(s.g_u, s.g_v, m, n)
+    }
+    /// The metric's value from `G_u` and `G_v`, all it reads.
+    pub fn of(&self, g_u: f64, g_v: f64, m: usize, n: usize) -> f64 {
         match self {
-            Metric::SharedPlusWeightedPersonal => s.g_u + (m as f64 / n as f64) * s.g_v,
-            Metric::SharedPlusPersonal => s.g_u + s.g_v,
+            Metric::SharedPlusWeightedPersonal => g_u + (m as f64 / n as f64) * g_v,
+            Metric::SharedPlusPersonal => g_u + g_v,
         }
     }
     /// Formula for reports.
