@@ -113,7 +113,7 @@ impl MetricMaps {
                     })
                     .collect();
                 let q = if p == 0 { DMatrix::zeros(0, 0) } else { DMatrix::from_columns(&cols) };
-                let idx = (0..du).chain(layout.v_offset(i)..layout.v_offset(i) + dv).collect();
+                let idx = layout.local_coordinates(i).collect();
                 let client = &inst.clients()[i];
                 ClientGradient { idx, q, r, hessian: client.hessian.clone(), linear: client.linear.clone() }
             })
@@ -208,10 +208,7 @@ impl MetricMaps {
         for (r, g_r) in g.iter_mut().enumerate().take(p).skip(du) {
             *g_r = row_times(&cl.q, r, |c| x[c]) + cl.r[r];
         }
-        let q_v = &self.fixed[i].q_v;
-        let out = &mut prod[..q_v.nrows() * p];
-        product_of_slices(q_v.as_slice(), q_v.shape(), &c_i[..p * p], p, out);
-        entrywise_dot(out, q_v.as_slice()) + norm_squared(&g[du..p])
+        spread(&self.fixed[i].q_v, &c_i[..p * p], prod) + norm_squared(&g[du..p])
     }
 
     /// Client `i`'s `||grad_u f_i||^2`, `||grad_v f_i||^2`, `||grad_u f_i - grad_u f||^2` and
@@ -236,12 +233,7 @@ impl MetricMaps {
             g[r] = row_times(&cl.q, r, |c| x[c]) + cl.r[r];
             hx[r] = row_times(&cl.hessian, r, |c| x[c]);
         }
-        // `sum((Q C_i) .* Q)`.
-        let mut spread = |q: &DMatrix<f64>| {
-            let out = &mut prod[..q.nrows() * p];
-            product_of_slices(q.as_slice(), q.shape(), &c_i[..p * p], p, out);
-            entrywise_dot(out, q.as_slice())
-        };
+        let mut spread = |q: &DMatrix<f64>| spread(q, &c_i[..p * p], prod);
         let FixedParts { q_u, q_v, a, b_i } = &self.fixed[i];
         let b_sum = spread(q_u) + norm_squared(&g[..du]);
         let g_v = spread(q_v) + norm_squared(&g[du..p]);
@@ -316,6 +308,15 @@ impl ClientScratch {
             dev: zeros(du),
         }
     }
+}
+
+/// `tr(Q C_i Q^T) = sum((Q C_i) .* Q)` for a client's `p x p` block `c_i` (column-major), with
+/// `Q C_i` formed in `prod` in nalgebra's order.
+fn spread(q: &DMatrix<f64>, c_i: &[f64], prod: &mut [f64]) -> f64 {
+    let p = q.ncols();
+    let out = &mut prod[..q.nrows() * p];
+    product_of_slices(q.as_slice(), q.shape(), c_i, p, out);
+    entrywise_dot(out, q.as_slice())
 }
 
 /// What every metric of a round reads ([`MetricMaps::shared`]).

@@ -144,8 +144,7 @@ pub trait Algorithm: Sync {
     /// takes this as the client's declared columns ([`crate::engine::RandomAffineRound::reads`]),
     /// checked there by one probe, instead of finding them by bisection.
     fn client_reads(&self, inst: &QuadraticInstance, i: usize) -> Vec<usize> {
-        let l = inst.layout();
-        (0..l.du).chain(l.v_offset(i)..l.v_offset(i) + l.dv).collect()
+        inst.layout().local_coordinates(i).collect()
     }
 
     /// Client `i`'s virtual local sequence `x_{i,0..K-1}` from `state` with its `K (du + dv)`

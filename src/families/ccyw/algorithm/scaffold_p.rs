@@ -67,7 +67,7 @@ impl Algorithm for ScaffoldP {
     fn client_reads(&self, inst: &QuadraticInstance, i: usize) -> Vec<usize> {
         let l = inst.layout();
         let own = (Self::c_offset(inst, i)..Self::c_offset(inst, i) + l.du).chain(Self::c_global_offset(inst)..Self::c_global_offset(inst) + l.du);
-        (0..l.du).chain(l.v_offset(i)..l.v_offset(i) + l.dv).chain(own).collect()
+        l.local_coordinates(i).chain(own).collect()
     }
     fn random_initialization(&self) -> bool {
         true

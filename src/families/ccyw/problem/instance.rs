@@ -28,6 +28,10 @@ impl Layout {
     pub fn v_offset(&self, i: usize) -> usize {
         self.du + i * self.dv
     }
+    /// The state coordinates of client `i`'s local variable `[u; v_i]`, in that order.
+    pub fn local_coordinates(&self, i: usize) -> impl Iterator<Item = usize> {
+        (0..self.du).chain(self.v_offset(i)..self.v_offset(i) + self.dv)
+    }
 }
 
 /// One client's quadratic `1/2 x^T H x - g^T x` over `x = [u; v_i]`.
