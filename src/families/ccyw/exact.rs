@@ -8,6 +8,7 @@ use crate::engine::column_order::{dot, entrywise_dot, norm_squared, product_of_s
 use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, RandomAffineRound, RoundMaps};
 
 use super::algorithm::{Algorithm, RoundDraws};
+use super::claims::Metric;
 use super::problem::{GradientSummary, QuadraticInstance};
 
 /// One round of `alg` on `inst` seen by the engine: the components are the clients, each active
@@ -158,7 +159,7 @@ impl MetricMaps {
         GradientSummary { g_u, g_v: g_v / n, dissimilarity: dissimilarity / n, b_sum, objective: objective / n }
     }
 
-    /// `(G_u, G_v)` alone, what the claims' metrics read ([`Metric`](super::claims::Metric)):
+    /// `(G_u, G_v)` alone, what the claims' metrics read ([`Metric`]):
     /// the bits of [`Self::summary`]'s, without the dissimilarity, `b_sum` and the objective.
     fn shared_and_personal(&self, m: &Moments) -> (f64, f64) {
         let mut scratch = self.scratch();
@@ -363,12 +364,18 @@ pub fn exact_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize
     ExactSeries { summaries: series.values, min_covariance_eigenvalue: series.min_covariance_eigenvalue, second_moment_scale: series.second_moment_scale }
 }
 
-/// The exact expected `(G_u, G_v)` of rounds `0..rounds`, what the claims' metrics read: the
-/// bits of [`exact_series`]'s, without the rest of its summaries (for runs that read a metric
-/// only: the search's candidates, the experiments' curves).
-pub fn exact_metric_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, inc: &InclusionMoments) -> Vec<(f64, f64)> {
-    let metrics = MetricMaps::new(inst);
-    propagate_series(&probe_round(inst, alg), inc, initial_moments(inst, alg), rounds, |m| metrics.shared_and_personal(m)).values
+/// The exact expected `metric` of rounds `0..rounds` (with `alg`'s `m` of the instance's `n`),
+/// from `(G_u, G_v)`, all a metric reads: the bits of [`exact_series`]'s summaries, without the
+/// rest of them (for runs that read a metric only: the search's candidates, the experiments'
+/// curves).
+pub fn exact_metric_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds: usize, inc: &InclusionMoments, metric: Metric) -> Vec<f64> {
+    let maps = MetricMaps::new(inst);
+    let (m, n) = (alg.sampled_per_round(), inst.layout().n);
+    let observe = |moments: &Moments| {
+        let (g_u, g_v) = maps.shared_and_personal(moments);
+        metric.of(g_u, g_v, m, n)
+    };
+    propagate_series(&probe_round(inst, alg), inc, initial_moments(inst, alg), rounds, observe).values
 }
 
 /// Expected gradient summary at the steady state of `alg` on `inst` (see [`stationary_moments`]).
@@ -512,9 +519,12 @@ mod tests {
             let algorithms: [&dyn Algorithm; 2] = [&FedAvgP { params }, &ScaffoldP { params }];
             for alg in algorithms {
                 let inc = InclusionMoments::without_replacement(n, n - 1);
-                let metric = exact_metric_series(&inst, alg, 12, &inc);
-                let summaries: Vec<(f64, f64)> = exact_series(&inst, alg, 12, &inc).summaries.iter().map(|g| (g.g_u, g.g_v)).collect();
-                assert_eq!(bits(&metric), bits(&summaries), "{} n {n} du {du} dv {dv}", alg.name());
+                let summaries = exact_series(&inst, alg, 12, &inc).summaries;
+                for metric in [Metric::SharedPlusPersonal, Metric::SharedPlusWeightedPersonal] {
+                    let want: Vec<u64> = summaries.iter().map(|g| metric.value(g, n - 1, n).to_bits()).collect();
+                    let got: Vec<u64> = exact_metric_series(&inst, alg, 12, &inc, metric).iter().map(|x| x.to_bits()).collect();
+                    assert_eq!(got, want, "{} n {n} du {du} dv {dv}", alg.name());
+                }
             }
             // Negative control: moments moved by 1e-12 relative move the bits of both parts.
             let maps = MetricMaps::new(&inst);

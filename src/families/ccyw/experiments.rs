@@ -206,7 +206,7 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let alg = s.algorithm.build(params);
     let inc = InclusionMoments::without_replacement(n, s.m);
     let metric_of = claim.metric();
-    let metric: Vec<f64> = exact_metric_series(&inst, alg.as_ref(), s.rounds, &inc).iter().map(|&(g_u, g_v)| metric_of.of(g_u, g_v, s.m, n)).collect();
+    let metric = exact_metric_series(&inst, alg.as_ref(), s.rounds, &inc, metric_of);
     let stationary =
         stationary_summary(&inst, alg.as_ref(), &inc).ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
     let steady_state = metric_of.value(&stationary, s.m, n);

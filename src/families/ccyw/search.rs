@@ -533,8 +533,7 @@ fn relaxed(mut p: RoundParams, relax: Relaxation) -> RoundParams {
 /// The exact expected `metric` per round of `s` run with steps `p` for `rounds` rounds.
 fn metric_values(s: &Scenario, prepared: &Prepared, p: RoundParams, metric: Metric, rounds: usize) -> Vec<f64> {
     let alg = s.algorithm.kind.build(p);
-    let series = exact_metric_series(&prepared.instance, alg.as_ref(), rounds, &InclusionMoments::without_replacement(p.n, p.m));
-    series.iter().map(|&(g_u, g_v)| metric.of(g_u, g_v, p.m, p.n)).collect()
+    exact_metric_series(&prepared.instance, alg.as_ref(), rounds, &InclusionMoments::without_replacement(p.n, p.m), metric)
 }
 
 /// Whether `values` diverge: the last is not finite or above [`DIVERGENCE_GROWTH`] times the
