@@ -8,7 +8,8 @@
 //! of their own arithmetic and the engine, measuring the state from it
 //! ([`RoundMaps::probe_at`], [`Observable::probe_at`]), keeps every value `E||x_t - x*||^2` from 1
 //! down to below 1e-30 within 1e-12 of its own size. Negative control: the raw-moment form
-//! `tr(P) - 2 x*^T mu + ||x*||^2` of the same moments fails the same test.
+//! `tr(P) - 2 x*^T mu + ||x*||^2` of the same moments fails the same test. (d) CCYW's constant
+//! `F_0` from a start near the optimum, against its value in exact rationals.
 
 use nalgebra::{DMatrix, DVector};
 use num_bigint::BigInt;
@@ -359,4 +360,74 @@ fn accuracy_by_decade() {
             );
         }
     }
+}
+
+/// `z*` of a CCYW instance in exact rationals: the joint system `H z = g` of `n f` assembled from
+/// the clients' `f64` Hessians and linear terms, solved by Gaussian elimination.
+fn ccyw_minimizer(inst: &fedbounds::families::ccyw::problem::QuadraticInstance) -> Vec<BigRational> {
+    let layout = inst.layout();
+    let dim = layout.state_dim();
+    let mut a: Vec<Vec<BigRational>> = vec![vec![BigRational::zero(); dim + 1]; dim];
+    for (i, c) in inst.clients().iter().enumerate() {
+        let idx: Vec<usize> = layout.local_coordinates(i).collect();
+        for (r, &pr) in idx.iter().enumerate() {
+            for (k, &pk) in idx.iter().enumerate() {
+                a[pr][pk] += exact(c.hessian[(r, k)]);
+            }
+            a[pr][dim] += exact(c.linear[r]);
+        }
+    }
+    for col in 0..dim {
+        let pivot = (col..dim).find(|&r| !a[r][col].is_zero()).expect("the joint Hessian is invertible");
+        a.swap(col, pivot);
+        let head = a[col].clone();
+        for row in a.iter_mut().skip(col + 1) {
+            if !row[col].is_zero() {
+                let factor = &row[col] / &head[col];
+                for (x, h) in row.iter_mut().zip(&head).skip(col) {
+                    *x -= &factor * h;
+                }
+            }
+        }
+    }
+    let mut z = vec![BigRational::zero(); dim];
+    for row in (0..dim).rev() {
+        let rest = (row + 1..dim).fold(a[row][dim].clone(), |acc, k| acc - &a[row][k] * &z[k]);
+        z[row] = rest / &a[row][row];
+    }
+    z
+}
+
+/// CCYW's `F_0 = f(z^0) - inf f` from a start `1e-5` from the optimum (the card's
+/// `coupled-full-b0-literal-noiseless` instance, `F_0 ~ 7.6e-12`), against `F_0` in exact
+/// rationals: within 1e-8 of its own size (the rounding of `z*` against `||z^0 - z*||`).
+/// Negative control: the difference of the two objective values, `f(z^0) - f(z*)` in double
+/// precision, is off by more than 1e-5.
+#[test]
+fn ccyw_f0_near_the_optimum_is_exact_to_1e_8_relative() {
+    use fedbounds::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants};
+    let spec =
+        InstanceSpec { n: 10, du: 4, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.0, sigma_v: 0.0, b: 5.0, coupling: Coupling::Coupled, init_distance: 1e-5, seed: 16 };
+    let inst = spec.build().expect("builds");
+    let z_star = ccyw_minimizer(&inst);
+    let layout = inst.layout();
+    let z0: Vec<BigRational> = inst.initial_state().iter().map(|&x| exact(x)).collect();
+    let half = BigRational::new(BigInt::one(), BigInt::from(2));
+    let mut truth = BigRational::zero();
+    for (i, c) in inst.clients().iter().enumerate() {
+        let d: Vec<BigRational> = layout.local_coordinates(i).map(|k| &z0[k] - &z_star[k]).collect();
+        for (r, dr) in d.iter().enumerate() {
+            for (k, dk) in d.iter().enumerate() {
+                truth += &half * exact(c.hessian[(r, k)]) * dr * dk;
+            }
+        }
+    }
+    truth /= BigRational::from_integer(BigInt::from(layout.n));
+    let constants = ProblemConstants::compute(&inst).expect("positive definite");
+    let err = relative_error(constants.f0, &truth);
+    assert!(approx(&truth) < 1e-11, "the start is near the optimum: F0 = {:e}", approx(&truth));
+    assert!(err <= 1e-8, "F0 = {:e} against {:e}: relative error {err:e}", constants.f0, approx(&truth));
+    let difference = inst.objective(inst.initial_state()) - constants.f_star;
+    let control = relative_error(difference, &truth);
+    assert!(control > 1e-5, "the control: f(z0) - f(z*) in double precision is off by {control:e} only");
 }

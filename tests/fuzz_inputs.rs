@@ -424,19 +424,24 @@ fn fuzzed_scenarios_build_their_instances_or_fail_clearly() {
 #[test]
 fn crash_reproducers_fail_as_bad_input() {
     // A million clients with personal dimension 2: the joint Hessian over (u, v_1, ..., v_n)
-    // (2e6 x 2e6, 3.2e13 bytes) was allocated and the process aborted; it is now refused before
-    // any allocation, naming the fields.
+    // (2e6 x 2e6, 3.2e13 bytes) was allocated and the process aborted. The minimizer behind F0 no
+    // longer forms it (each v_i is eliminated, O(n) memory), so the run is what cannot fit: it is
+    // refused before any allocation, naming the fields; and the constants of a billion clients
+    // (their matrices alone 1.2 TB) are refused naming instance.n.
     let text = read("theorems/ccyw-fedavg-p.toml");
     let card: toml::Table = toml::from_str(&text).unwrap();
-    let mut s = card["scenarios"].as_array().unwrap()[0].as_table().unwrap().clone();
-    s["instance"]["generated"].as_table_mut().unwrap().insert("n".into(), toml::Value::Integer(1_000_000));
-    let input = toml::to_string(&s).unwrap();
+    let with_clients = |n: i64| {
+        let mut s = card["scenarios"].as_array().unwrap()[0].as_table().unwrap().clone();
+        s["instance"]["generated"].as_table_mut().unwrap().insert("n".into(), toml::Value::Integer(n));
+        toml::to_string(&s).unwrap()
+    };
     let reg = registry();
+    let input = with_clients(1_000_000);
     let family = reg.family_of(&input, "reproducer").unwrap();
-    let err = family.scenario_constants(&input, "reproducer").unwrap_err();
-    assert!(err.is_bad_input() && err.to_string().contains("instance.n") && err.to_string().contains("joint Hessian"), "{err}");
     let err = family.run(&input, "reproducer", &Default::default()).unwrap_err();
-    assert!(err.is_bad_input(), "{err}");
+    assert!(err.is_bad_input() && err.to_string().contains("instance.n") && err.to_string().contains("GiB"), "{err}");
+    let err = family.scenario_constants(&with_clients(1_000_000_000), "reproducer").unwrap_err();
+    assert!(err.is_bad_input() && err.to_string().contains("instance.n") && err.to_string().contains("the clients' matrices"), "{err}");
 
     // An explicit instance declaring dv = 2^32 with short vectors: the state vector of
     // du + n dv entries was allocated before the lengths were compared, and the process aborted.

@@ -62,7 +62,8 @@ pub struct ProblemConstants {
     pub bgd: BgdConstant,
     /// `inf f` over `(u, v)`.
     pub f_star: f64,
-    /// `F_0 = f(u^0, v^0) - inf f` (Table 1, 002:L77).
+    /// `F_0 = f(u^0, v^0) - inf f` (Table 1, 002:L77), as the quadratic form of `z^0 - z*`
+    /// ([`excess_objective`]): accurate relative to itself when `z^0` is near `z*`.
     pub f0: f64,
     /// `B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2` (B^t of 000:L239 at t = 0; reading of I-CCYW5).
     pub b0: f64,
@@ -145,9 +146,6 @@ impl ProblemConstants {
     pub fn compute(inst: &QuadraticInstance) -> Result<Self> {
         let layout = inst.layout();
         let Layout { n, du, dv } = layout;
-        // The joint Hessian, its factorization and its eigenvalues (see `joint_quadratic`).
-        let joint = layout.state_dim() as f64;
-        crate::error::require_memory("instance (n, du, dv)", 8.0 * 3.0 * joint * joint, "the joint Hessian over (u, v_1, ..., v_n)")?;
         let mut l_u: f64 = 0.0;
         let mut l_v: f64 = 0.0;
         let mut l_uv: f64 = 0.0;
@@ -164,7 +162,7 @@ impl ProblemConstants {
         let minimizer = joint_minimizer(inst)?;
         let f_star = inst.objective(&minimizer);
         let z0 = inst.initial_state();
-        let f0 = inst.objective(z0) - f_star;
+        let f0 = excess_objective(inst, &(z0 - &minimizer));
         let at0 = GradientSummary::at(inst, z0);
 
         for (name, v) in [("F0 = f(z^0) - inf f", f0), ("B^0", at0.b_sum), ("L", l)] {
@@ -192,42 +190,93 @@ impl ProblemConstants {
     }
 }
 
-/// The Hessian and linear term of `n f` over `z = [u; v_1; ...; v_n]`:
-/// `[[sum_i A_i, B_1 .. B_n], [B_i^T, diag(C_i)]]` and `[sum_i g_{u,i}; g_{v,1}; ..; g_{v,n}]`, so that
-/// `f(z) = (1/n) (1/2 z^T H z - g^T z)`.
-pub fn joint_quadratic(inst: &QuadraticInstance) -> (DMatrix<f64>, DVector<f64>) {
-    let layout = inst.layout();
-    let Layout { du, dv, .. } = layout;
-    let dim = layout.state_dim();
-    let mut h = DMatrix::zeros(dim, dim);
-    let mut g = DVector::zeros(dim);
-    for (i, c) in inst.clients().iter().enumerate() {
-        let off = layout.v_offset(i);
-        let mut top = h.view_mut((0, 0), (du, du));
-        top += c.hessian.view((0, 0), (du, du));
-        h.view_mut((0, off), (du, dv)).copy_from(&c.hessian.view((0, du), (du, dv)));
-        h.view_mut((off, 0), (dv, du)).copy_from(&c.hessian.view((du, 0), (dv, du)));
-        h.view_mut((off, off), (dv, dv)).copy_from(&c.hessian.view((du, du), (dv, dv)));
-        let mut gu = g.rows_mut(0, du);
-        gu += c.linear.rows(0, du);
-        g.rows_mut(off, dv).copy_from(&c.linear.rows(du, dv));
-    }
-    (h, g)
+/// `f(z* + d) - f(z*)` for the minimizer `z*` and a displacement `d`.
+///
+/// # Formula
+/// `grad f(z*) = 0` and `f` is quadratic, so `f(z* + d) - f(z*) = (1/n) sum_i d_i^T H_i d_i / 2`
+/// with `d_i = [d_u; d_{v_i}]` exactly. Formed from `d` itself, the difference is accurate
+/// relative to its own size; `f(z^0) - f(z*)` as the difference of two objective values would
+/// lose every digit above `eps |f(z*)| / F_0` (about 1e-5 relative at `F_0 = 1e-11`).
+/// It is `d^T H d / (2 n)` for the positive definite joint Hessian `H`, so not negative; a
+/// client's `H_i` alone may be indefinite, so the caller reads a negative rounding as 0 (after
+/// the finiteness check, which sees a NaN first).
+fn excess_objective(inst: &QuadraticInstance, d: &DVector<f64>) -> f64 {
+    let n = inst.layout().n;
+    let sum: f64 = inst
+        .clients()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let di = inst.local_point(d, i);
+            0.5 * di.dot(&(&c.hessian * &di))
+        })
+        .sum();
+    sum / n as f64
 }
 
-/// `z* = argmin f`, solving `H z = g` with the joint quadratic of [`joint_quadratic`].
+/// `z* = argmin f` over `z = [u; v_1; ...; v_n]`, by eliminating each `v_i` (the joint Hessian
+/// of `n f` is an arrow, `[[sum_i A_i, B_1 .. B_n], [B_i^T, diag(C_i)]]`, with linear term
+/// `[sum_i g_{u,i}; g_{v,1}; ..; g_{v,n}]`, so its Cholesky factor in the order `v_1, ..., v_n, u`
+/// has no fill-in).
+///
+/// # Formula
+/// With `C_i = L_i L_i^T`, `Y_i = L_i^{-1} B_i^T` and `y_i = L_i^{-1} g_{v,i}`:
+/// `S = sum_i A_i - sum_i Y_i^T Y_i` (the Hessian of `n f` over `u` with every `v_i` minimized
+/// out), `S u* = sum_i g_{u,i} - sum_i Y_i^T y_i`, and `v_i* = L_i^{-T} (y_i - Y_i u*)`.
+/// `n (du + dv)^3 + du^3` flops and no `(du + n dv)^2` matrix. The joint Hessian is positive
+/// definite exactly when every `C_i` and `S` are, so a failed factorization names the block
+/// whose smallest eigenvalue is not positive. `A_i`, `B_i^T` and `C_i` are read from the
+/// lower triangle of `H_i`, as a factorization of the assembled joint Hessian would.
+///
+/// # Errors
+/// [`Error::Instance`] when the joint Hessian is not positive definite.
 fn joint_minimizer(inst: &QuadraticInstance) -> Result<DVector<f64>> {
-    let (h, g) = joint_quadratic(inst);
-    match h.clone().cholesky() {
-        Some(ch) => Ok(ch.solve(&g)),
-        None => {
-            let min = SymmetricEigen::new(h).eigenvalues.min();
-            Err(Error::Instance(format!(
-                "the Hessian of f over (u, v) has smallest eigenvalue {min:.6e} <= 0, so inf f is not \
-                 attained at a unique point (F0 would be infinite or undefined); every claim needs a finite F0"
-            )))
+    let Layout { du, dv, .. } = inst.layout();
+    let not_unique = |block: String, m: DMatrix<f64>| {
+        let min = SymmetricEigen::new(m.lower_triangle() + m.lower_triangle().transpose() - DMatrix::from_diagonal(&m.diagonal())).eigenvalues.min();
+        Error::Instance(format!(
+            "the Hessian of f over (u, v) is not positive definite: {block} has smallest eigenvalue {min:.6e} <= 0, so inf f is \
+             not attained at a unique point (F0 would be infinite or undefined); every claim needs a finite F0"
+        ))
+    };
+    let mut schur = DMatrix::zeros(du, du);
+    let mut rhs = DVector::zeros(du);
+    let mut eliminated = Vec::with_capacity(inst.clients().len());
+    for (i, c) in inst.clients().iter().enumerate() {
+        let h = &c.hessian;
+        schur += h.view((0, 0), (du, du)).lower_triangle();
+        rhs += c.linear.rows(0, du);
+        let c_i = h.view((du, du), (dv, dv)).into_owned();
+        let chol = if dv == 0 { None } else { Some(c_i.clone().cholesky().ok_or_else(|| not_unique(format!("client {i}'s block C_i over v_i"), c_i))?) };
+        let (mut y_b, mut y_g) = (h.view((du, 0), (dv, du)).into_owned(), c.linear.rows(du, dv).into_owned());
+        if let Some(ch) = &chol {
+            ch.l_dirty().solve_lower_triangular_mut(&mut y_b);
+            ch.l_dirty().solve_lower_triangular_mut(&mut y_g);
+        }
+        schur -= (y_b.transpose() * &y_b).lower_triangle();
+        rhs -= y_b.transpose() * &y_g;
+        eliminated.push((chol, y_b, y_g));
+    }
+    let u = if du == 0 {
+        DVector::zeros(0)
+    } else {
+        let full = &schur + schur.transpose() - DMatrix::from_diagonal(&schur.diagonal());
+        let ch = full
+            .clone()
+            .cholesky()
+            .ok_or_else(|| not_unique("the Hessian over u with every v_i minimized out, sum_i A_i - sum_i B_i C_i^{-1} B_i^T,".into(), full))?;
+        ch.solve(&rhs)
+    };
+    let mut z = DVector::zeros(inst.layout().state_dim());
+    z.rows_mut(0, du).copy_from(&u);
+    for (i, (chol, y_b, y_g)) in eliminated.into_iter().enumerate() {
+        if let Some(ch) = chol {
+            let mut v = y_g - y_b * &u;
+            ch.l_dirty().tr_solve_lower_triangular_mut(&mut v);
+            z.rows_mut(inst.layout().v_offset(i), dv).copy_from(&v);
         }
     }
+    Ok(z)
 }
 
 fn bgd_constant(inst: &QuadraticInstance) -> BgdConstant {
@@ -277,6 +326,102 @@ mod tests {
             b_sum: sum_sq_u,
             objective: inst.objective(state),
         }
+    }
+
+    /// The joint system `H z = g` of `n f`, assembled densely (see [`joint_minimizer`]).
+    fn assembled(inst: &QuadraticInstance) -> (DMatrix<f64>, DVector<f64>) {
+        let dim = inst.layout().state_dim();
+        let (mut h, mut g) = (DMatrix::zeros(dim, dim), DVector::zeros(dim));
+        for (i, c) in inst.clients().iter().enumerate() {
+            let idx: Vec<usize> = inst.layout().local_coordinates(i).collect();
+            for (r, &pr) in idx.iter().enumerate() {
+                for (k, &pk) in idx.iter().enumerate() {
+                    h[(pr, pk)] += c.hessian[(r, k)];
+                }
+                g[pr] += c.linear[r];
+            }
+        }
+        (h, g)
+    }
+
+    #[test]
+    fn the_eliminated_minimizer_solves_the_assembled_system() {
+        for (n, du, dv, coupling) in [
+            (10, 5, 5, Coupling::Coupled),
+            (7, 3, 2, Coupling::Decoupled),
+            (4, 0, 2, Coupling::Coupled),
+            (6, 3, 0, Coupling::Coupled),
+            (1, 2, 3, Coupling::Coupled),
+        ] {
+            let b = if du == 0 || n == 1 { 0.0 } else { 1.0 };
+            let inst = InstanceSpec { n, du, dv, l: 1.0, mu: 0.05, sigma_u: 0.5, sigma_v: 0.5, b, coupling, init_distance: 3.0, seed: 9 }.build().unwrap();
+            let (h, g) = assembled(&inst);
+            let z = joint_minimizer(&inst).unwrap();
+            let dense = h.clone().lu().solve(&g).unwrap();
+            let eig = SymmetricEigen::new(h.clone()).eigenvalues;
+            let cond = eig.max() / eig.min();
+            let err = (&z - &dense).norm();
+            assert!(err <= 1e-13 * cond * dense.norm().max(1.0), "n {n}, du {du}, dv {dv}: {err:e}");
+            assert!((&h * &z - &g).norm() <= 1e-12 * cond * g.norm().max(1.0), "n {n}, du {du}, dv {dv}: residual");
+            // Negative control: one client's v-block left out of the elimination misses the solution.
+            let mut wrong = z.clone();
+            wrong.rows_mut(inst.layout().v_offset(n - 1), dv).fill(0.0);
+            assert!(dv == 0 || (&wrong - &dense).norm() > 1e-6 * dense.norm(), "n {n}, du {du}, dv {dv}: the control");
+        }
+    }
+
+    /// `f = (z1^2 + z2^2) - 2 (z1 + z2)` (one client, `du = dv = 1`, `H = 2 I`, `g = [2; 2]`):
+    /// `z* = [1; 1]`, `f(z*) = -2`, and from `z^0 = z* + [delta; 0]`, `F_0 = delta^2` exactly.
+    #[test]
+    fn f0_near_zero_is_accurate_relative_to_itself() {
+        let one_plus = 1.0 + 1e-7;
+        let delta: f64 = one_plus - 1.0; // exact (Sterbenz)
+        let explicit = crate::families::ccyw::problem::ExplicitInstance {
+            du: 1,
+            dv: 1,
+            noise_u_cov: vec![vec![0.0]],
+            noise_v_cov: vec![vec![0.0]],
+            u0: vec![one_plus],
+            clients: vec![crate::families::ccyw::problem::ExplicitClient {
+                hessian: vec![vec![2.0, 0.0], vec![0.0, 2.0]],
+                linear: vec![2.0, 2.0],
+                v0: vec![1.0],
+            }],
+        };
+        let inst = explicit.build().unwrap();
+        let c = ProblemConstants::compute(&inst).unwrap();
+        let want = delta * delta;
+        // z* is rounded (a few eps against d = 1e-7: about 1e-9 of F_0).
+        assert!((c.f0 - want).abs() <= 1e-8 * want, "F0 = {:e}, delta^2 = {want:e}", c.f0);
+        // Negative control: the difference of the two objective values has lost digits.
+        let difference = inst.objective(inst.initial_state()) - c.f_star;
+        assert!((difference - want).abs() > 1e-4 * want, "the control: {difference:e}");
+    }
+
+    #[test]
+    fn a_hessian_that_is_not_positive_definite_names_its_block() {
+        let inst =
+            InstanceSpec { n: 3, du: 2, dv: 2, l: 1.0, mu: 0.1, sigma_u: 0.5, sigma_v: 0.5, b: 1.0, coupling: Coupling::Coupled, init_distance: 3.0, seed: 4 }
+                .build()
+                .unwrap();
+        let explicit = crate::families::ccyw::problem::ExplicitInstance::from_instance(&inst);
+        assert!(ProblemConstants::compute(&explicit.build().unwrap()).is_ok(), "the control: the instance as built is positive definite");
+        // Client 1's v-block made indefinite.
+        let mut bad_v = explicit.clone();
+        bad_v.clients[1].hessian[3][3] = -1.0;
+        let message = ProblemConstants::compute(&bad_v.build().unwrap()).unwrap_err().to_string();
+        assert!(message.contains("client 1's block C_i over v_i") && message.contains("not attained"), "{message}");
+        // Every v-block positive definite, the u-part after eliminating them not: A_i -> -A_i.
+        let mut bad_u = explicit;
+        for c in &mut bad_u.clients {
+            for r in 0..2 {
+                for k in 0..2 {
+                    c.hessian[r][k] = -c.hessian[r][k];
+                }
+            }
+        }
+        let message = ProblemConstants::compute(&bad_u.build().unwrap()).unwrap_err().to_string();
+        assert!(message.contains("every v_i minimized out") && message.contains("<= 0"), "{message}");
     }
 
     fn bits(s: &GradientSummary) -> [u64; 5] {

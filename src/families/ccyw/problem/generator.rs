@@ -121,9 +121,6 @@ impl InstanceSpec {
         // Each client holds a dense (du + dv)^2 Hessian, its rotation and its noise factor.
         let d = self.du as f64 + self.dv as f64;
         crate::error::require_memory("instance.n, instance.du, instance.dv", 8.0 * 4.0 * self.n as f64 * d * d, "the clients' matrices")?;
-        // The exact constants factor the joint Hessian over (u, v_1, ..., v_n).
-        let joint = self.du as f64 + self.n as f64 * self.dv as f64;
-        crate::error::require_memory("instance.n, instance.du, instance.dv", 8.0 * 3.0 * joint * joint, "the joint Hessian over (u, v_1, ..., v_n)")?;
         if self.du + self.dv == 0 {
             return Err(Error::field("instance.du + instance.dv", "got 0", ">= 1"));
         }

@@ -13,6 +13,6 @@ mod constants;
 mod generator;
 mod instance;
 
-pub use constants::{joint_quadratic, BgdConstant, GradientSummary, ProblemConstants};
+pub use constants::{BgdConstant, GradientSummary, ProblemConstants};
 pub use generator::{Coupling, InstanceSpec};
 pub use instance::{ClientQuadratic, ExplicitClient, ExplicitInstance, Layout, QuadraticInstance};
