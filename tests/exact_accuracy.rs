@@ -9,7 +9,8 @@
 //! ([`RoundMaps::probe_at`], [`Observable::probe_at`]), keeps every value `E||x_t - x*||^2` from 1
 //! down to below 1e-30 within 1e-12 of its own size. Negative control: the raw-moment form
 //! `tr(P) - 2 x*^T mu + ||x*||^2` of the same moments fails the same test. (d) CCYW's constant
-//! `F_0` from a start near the optimum, against its value in exact rationals.
+//! `F_0` and (e) DFedPGP's suboptimality `E F - F*` from starts near the optimum, against their
+//! values in exact rationals.
 
 use nalgebra::{DMatrix, DVector};
 use num_bigint::BigInt;
@@ -362,8 +363,32 @@ fn accuracy_by_decade() {
     }
 }
 
-/// `z*` of a CCYW instance in exact rationals: the joint system `H z = g` of `n f` assembled from
-/// the clients' `f64` Hessians and linear terms, solved by Gaussian elimination.
+/// The solution of `H x = g` in exact rationals (Gaussian elimination on the rows `[H g]`).
+fn rational_solve(mut a: Vec<Vec<BigRational>>) -> Vec<BigRational> {
+    let dim = a.len();
+    for col in 0..dim {
+        let pivot = (col..dim).find(|&r| !a[r][col].is_zero()).expect("the system is invertible");
+        a.swap(col, pivot);
+        let head = a[col].clone();
+        for row in a.iter_mut().skip(col + 1) {
+            if !row[col].is_zero() {
+                let factor = &row[col] / &head[col];
+                for (x, h) in row.iter_mut().zip(&head).skip(col) {
+                    *x -= &factor * h;
+                }
+            }
+        }
+    }
+    let mut x = vec![BigRational::zero(); dim];
+    for row in (0..dim).rev() {
+        let rest = (row + 1..dim).fold(a[row][dim].clone(), |acc, k| acc - &a[row][k] * &x[k]);
+        x[row] = rest / &a[row][row];
+    }
+    x
+}
+
+/// `z*` of a CCYW instance in exact rationals: the joint system `H z = g` of `n f` assembled in
+/// rationals from the clients' `f64` Hessians and linear terms.
 fn ccyw_minimizer(inst: &fedbounds::families::ccyw::problem::QuadraticInstance) -> Vec<BigRational> {
     let layout = inst.layout();
     let dim = layout.state_dim();
@@ -377,25 +402,7 @@ fn ccyw_minimizer(inst: &fedbounds::families::ccyw::problem::QuadraticInstance) 
             a[pr][dim] += exact(c.linear[r]);
         }
     }
-    for col in 0..dim {
-        let pivot = (col..dim).find(|&r| !a[r][col].is_zero()).expect("the joint Hessian is invertible");
-        a.swap(col, pivot);
-        let head = a[col].clone();
-        for row in a.iter_mut().skip(col + 1) {
-            if !row[col].is_zero() {
-                let factor = &row[col] / &head[col];
-                for (x, h) in row.iter_mut().zip(&head).skip(col) {
-                    *x -= &factor * h;
-                }
-            }
-        }
-    }
-    let mut z = vec![BigRational::zero(); dim];
-    for row in (0..dim).rev() {
-        let rest = (row + 1..dim).fold(a[row][dim].clone(), |acc, k| acc - &a[row][k] * &z[k]);
-        z[row] = rest / &a[row][row];
-    }
-    z
+    rational_solve(a)
 }
 
 /// CCYW's `F_0 = f(z^0) - inf f` from a start `1e-5` from the optimum (the card's
@@ -430,4 +437,50 @@ fn ccyw_f0_near_the_optimum_is_exact_to_1e_8_relative() {
     let difference = inst.objective(inst.initial_state()) - constants.f_star;
     let control = relative_error(difference, &truth);
     assert!(control > 1e-5, "the control: f(z0) - f(z*) in double precision is off by {control:e} only");
+}
+
+/// DFedPGP's `E F(ubar^t, V^t) - F*` from a start `1e-7` from the minimizer (every node's `u_i^0`
+/// moved off `u*` along the first coordinate), against exact rationals from the very `f64` joint
+/// system: within 1e-8 of its own size. Negative control: `F(ubar^0, V^0)` minus `F*`, both in
+/// double precision, is off by more than 1e-4.
+#[test]
+fn dpgp_suboptimality_near_the_optimum_is_exact_to_1e_8_relative() {
+    use fedbounds::families::dpgp::card::parse_scenario;
+    use fedbounds::families::dpgp::round::{exact_trajectory, NoiseDraws, Params};
+    use fedbounds::families::dpgp::topology::{GraphSequence, Topology};
+    let text = "name = \"t\"\ntopology = { kind = \"ring\" }\nm = 5\ndu = 2\ndv = 1\nmu_u = 0.5\nmu_v = 0.5\nheterogeneity = 1.0\ncoupling = 0.4\nsigma_u = 0.0\nsigma_v = 0.0\nc_u = 0.5\nc_v = 0.5\nrounds = 3\nsweep = [1, 2, 3]\nseed = 5\ngraph_seed = 9\n";
+    let mut inst = parse_scenario(text, "test").unwrap().build_instance("scenario").unwrap();
+    // The joint system the objective is formed from, its f64 entries taken as exact.
+    let (h, g) = inst.joint();
+    let x_star = rational_solve((0..g.len()).map(|r| (0..g.len()).map(|c| exact(h[(r, c)])).chain([exact(g[r])]).collect()).collect());
+    let (du, dv, m) = (inst.du, inst.dv, inst.u0.len());
+    let approx_star: Vec<f64> = x_star.iter().map(approx).collect();
+    for i in 0..m {
+        inst.u0[i] = DVector::from_fn(du, |r, _| approx_star[r] + if r == 0 { 1e-7 } else { 0.0 });
+        inst.v0[i] = DVector::from_fn(dv, |r, _| approx_star[du + i * dv + r]);
+    }
+    // x^0 = [ubar^0; v^0] in rationals, ubar^0 = (1/m) sum_i u_i^0.
+    let m_r = BigRational::from_integer(BigInt::from(m));
+    let x0: Vec<BigRational> = (0..du)
+        .map(|r| inst.u0.iter().fold(BigRational::zero(), |acc, u| acc + exact(u[r])) / &m_r)
+        .chain((0..m).flat_map(|i| (0..dv).map(move |r| (i, r))).map(|(i, r)| exact(inst.v0[i][r])))
+        .collect();
+    let d: Vec<BigRational> = x0.iter().zip(&x_star).map(|(a, b)| a - b).collect();
+    let half = BigRational::new(BigInt::one(), BigInt::from(2));
+    let mut truth = BigRational::zero();
+    for (r, dr) in d.iter().enumerate() {
+        for (c, dc) in d.iter().enumerate() {
+            truth += &half * exact(h[(r, c)]) * dr * dc;
+        }
+    }
+    let params = Params { eta_u: 0.1, eta_v: 0.1, k_u: 2, k_v: 2, noise_draws: NoiseDraws::PerStep };
+    let seq = GraphSequence::new(&Topology::Ring, m, 3, 0);
+    let tr = exact_trajectory(&inst, &params, &seq, 3).expect("exact moments");
+    let err = relative_error(tr.suboptimality[0], &truth);
+    assert!(approx(&truth) < 1e-13, "the start is near the minimizer: {:e}", approx(&truth));
+    assert!(err <= 1e-8, "E F - F* = {:e} against {:e}: relative error {err:e}", tr.suboptimality[0], approx(&truth));
+    let f_star = inst.constants().expect("strongly convex").f_star;
+    let ubar0 = inst.u0.iter().fold(DVector::zeros(du), |acc, u| acc + u) / m as f64;
+    let control = relative_error(inst.objective(&ubar0, &inst.v0) - f_star, &truth);
+    assert!(control > 1e-4, "the control: E F - F* in double precision is off by {control:e} only");
 }

@@ -118,7 +118,7 @@ pub fn per_round_metric(metric: &str, k: &Constants, tr: &Trajectory) -> Vec<f64
     match metric {
         STATIONARITY => tr.stationarity(k.l_u, k.l_v),
         CONSENSUS => tr.consensus.clone(),
-        _ => tr.objective.iter().map(|f| f - k.f_star).collect(),
+        _ => tr.suboptimality.clone(),
     }
 }
 

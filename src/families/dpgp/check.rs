@@ -364,9 +364,9 @@ impl<'a> Setup<'a> {
             let side = |tr: &Trajectory, t: usize| -> (f64, f64) {
                 let (d, dv) = (tr.delta_ubar[t], tr.delta_v[t]);
                 match part {
-                    Part::Whole => (tr.objective[t + 1] - k.f_star, tr.objective[t] - k.f_star + c.cu * d + c.cv * dv + c.sv + c.su * sigma),
-                    Part::U => (tr.objective[t + 1] - k.f_star, tr.local[t].objective_mid - k.f_star + c.u_step(d, sigma)),
-                    Part::V => (tr.local[t].objective_mid - k.f_star, tr.objective[t] - k.f_star + c.v_step(dv, d, sigma)),
+                    Part::Whole => (tr.suboptimality[t + 1], tr.suboptimality[t] + c.cu * d + c.cv * dv + c.sv + c.su * sigma),
+                    Part::U => (tr.suboptimality[t + 1], tr.local[t].suboptimality_mid + c.u_step(d, sigma)),
+                    Part::V => (tr.local[t].suboptimality_mid, tr.suboptimality[t] + c.v_step(dv, d, sigma)),
                 }
             };
             let sides = |t: usize| Some(sources.iter().map(|tr| side(tr, t)).collect());
@@ -617,7 +617,7 @@ impl RunSeries {
             consensus: tr.consensus.clone(),
             consensus_raw: tr.consensus_raw.clone(),
             lemma3_bound: run.lemma3_bound.clone(),
-            suboptimality: tr.objective.iter().map(|f| f - k.f_star).collect(),
+            suboptimality: tr.suboptimality.clone(),
             sigma_g2_visited: tr.diversity.clone(),
         }
     }

@@ -38,6 +38,9 @@ pub struct LocalRound {
     /// v-step and before its u-step (004:L563), in the convention of the trajectory's
     /// `E F(ubar^t, V^t)` (`F(x) = x^T H x / 2 - g^T x`, [`Instance::joint`]).
     pub objective_mid: f64,
+    /// `E F(ubar^t, V^{t+1}) - F*`, the expected square of `R (x - x*)` itself: accurate relative to
+    /// itself near the optimum (`objective_mid` is `F*` plus it).
+    pub suboptimality_mid: f64,
 }
 
 /// `F(x) = ||R (x - x*)||^2 + F*` over `x = [u; v_1; ...; v_m]` with `R = L^T / sqrt(2)`, `H = L
@@ -128,6 +131,7 @@ impl Blocks {
             u_drift: (1..=self.k_u).map(|k| mean((0..m).map(|i| sq(self.u_drift(i, k), du)).sum())).collect(),
             u_grad: mean((0..m).map(|i| sq(self.u_grad(i), du)).sum()),
             objective_mid: sq(self.mid(), self.joint()) + self.f_star,
+            suboptimality_mid: sq(self.mid(), self.joint()),
         }
     }
 }

@@ -193,28 +193,34 @@ impl WeightedObservables {
     }
 }
 
-/// `F(ubar, V)` of a state as `1/2 z^T Q z + l^T z + c`, for exact expectations
-/// `E F = 1/2 tr(Q P) + l^T mu + c`.
+/// `F(ubar, V)` of a state through its distance to the minimizer: with `x = S z = [ubar; v_1;
+/// ...; v_m]` (`ubar = (1/m) sum_i u_i`), `F(x) - F* = (x - x*)^T H (x - x*) / 2` exactly
+/// (`grad F(x*) = 0`, `H`, `g` of [`Instance::joint`], `x* = H^{-1} g`, `F* = -g^T x* / 2`).
+///
+/// # Formula
+/// `E F - F* = tr(Q C) / 2 + (S mu - x*)^T H (S mu - x*) / 2` with `Q = S^T H S`: both terms
+/// are not negative and neither is formed against `F*`, so the suboptimality is accurate
+/// relative to itself near the optimum, where `tr(Q P)/2 + l^T mu` (the raw second moment) minus
+/// `F*` would keep only `eps |F*|` of it. `E F` itself is `F* +` that. NaN throughout when `H`
+/// is not positive definite (no instance whose constants exist).
 pub struct Objective {
     q: DMatrix<f64>,
-    l: DVector<f64>,
+    s: DMatrix<f64>,
+    h: DMatrix<f64>,
+    x_star: DVector<f64>,
+    f_star: f64,
 }
 
 impl Objective {
-    /// `F(ubar, V)` with `ubar = (1/m) sum_i u_i` of the state (or `ubar_prev` when `previous`).
-    pub fn new(inst: &Instance, previous: bool) -> Self {
+    /// For the state's `ubar = (1/m) sum_i u_i`.
+    pub fn new(inst: &Instance) -> Self {
         let lay = Layout::of(inst);
         let (h, g) = inst.joint();
-        // x = S z with x = [ubar; v_1; ...; v_m].
         let n = h.nrows();
         let mut s = DMatrix::zeros(n, lay.dim());
         for r in 0..lay.du {
-            if previous {
-                s[(r, lay.ubar_prev() + r)] = 1.0;
-            } else {
-                for i in 0..lay.m {
-                    s[(r, lay.u(i) + r)] = 1.0 / lay.m as f64;
-                }
+            for i in 0..lay.m {
+                s[(r, lay.u(i) + r)] = 1.0 / lay.m as f64;
             }
         }
         for i in 0..lay.m {
@@ -222,17 +228,36 @@ impl Objective {
                 s[(lay.du + i * lay.dv + r, lay.v(i) + r)] = 1.0;
             }
         }
-        Self { q: s.transpose() * h * &s, l: -(s.transpose() * g) }
+        let (x_star, f_star) = match h.clone().cholesky() {
+            Some(c) => {
+                let x = c.solve(&g);
+                let f = -0.5 * g.dot(&x);
+                (x, f)
+            }
+            None => (DVector::from_element(n, f64::NAN), f64::NAN),
+        };
+        Self { q: s.transpose() * &h * &s, s, h, x_star, f_star }
     }
 
-    /// `E F = tr(Q C)/2 + mu^T Q mu / 2 + l^T mu` from the moments.
-    pub fn expected(&self, m: &Moments) -> f64 {
-        m.expected_quadratic(&self.q, &self.l)
+    /// `(x - x*)^T H (x - x*) / 2` at `x = S mu`.
+    fn mean_part(&self, mu: &DVector<f64>) -> f64 {
+        let d = &self.s * mu - &self.x_star;
+        0.5 * d.dot(&(&self.h * &d))
     }
 
-    /// `F` at a state.
-    pub fn at(&self, z: &DVector<f64>) -> f64 {
-        0.5 * z.dot(&(&self.q * z)) + self.l.dot(z)
+    /// `E F - F*` from the moments (see the type's formula).
+    pub fn expected_gap(&self, m: &Moments) -> f64 {
+        0.5 * self.q.component_mul(&m.cov).sum() + self.mean_part(&m.mean)
+    }
+
+    /// `F - F*` at a state.
+    pub fn gap_at(&self, z: &DVector<f64>) -> f64 {
+        self.mean_part(z)
+    }
+
+    /// `F*`.
+    pub fn f_star(&self) -> f64 {
+        self.f_star
     }
 }
 
@@ -251,6 +276,9 @@ pub struct Trajectory {
     pub consensus_raw: Vec<f64>,
     /// `E F(ubar^t, V^t)`, `t <= T`.
     pub objective: Vec<f64>,
+    /// `E F(ubar^t, V^t) - F*`, `t <= T`, from the distance to the minimizer ([`Objective`]):
+    /// accurate relative to itself near the optimum. `objective` is `F*` plus it.
+    pub suboptimality: Vec<f64>,
     /// `max_{i, k < K_u} E||grad_u F_i(z_i^{t,k}, v_i^{t+1}) - grad_u F(z_i^{t,k}, V^{t+1})||^2`,
     /// `t < T`: Assumption 4's difference at the points where Lemmas 2 and 3 use it (004:L503,
     /// L532), [`round_supremum`]; empty for sampled runs.
@@ -306,7 +334,7 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
     let inc = Design::Full { n: lay.m }.inclusion_moments().ok_or_else(|| crate::Error::Internal("full participation has no inclusion moments".into()))?;
     let z0 = lay.initial(inst);
     let mut m = Moments::point(z0);
-    let objective = Objective::new(inst, false);
+    let objective = Objective::new(inst);
     let mut out = Trajectory { min_covariance_eigenvalue: f64::INFINITY, ..Default::default() };
     // A static or periodic graph repeats `P^t` and `mu^t` bit for bit: its maps are formed once.
     let fixed = Observables::new(inst);
@@ -321,7 +349,9 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
         out.delta_v_debiased.push(obs.delta_v_debiased.expected_square(&m));
         out.consensus.push(obs.consensus.expected_square(&m));
         out.consensus_raw.push(fixed.consensus_raw.expected_square(&m));
-        out.objective.push(objective.expected(&m));
+        let gap = objective.expected_gap(&m);
+        out.suboptimality.push(gap);
+        out.objective.push(objective.f_star() + gap);
         if t > 0 {
             out.delta_ubar.push(fixed.delta_ubar_prev.expected_square(&m));
         }
@@ -355,7 +385,7 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
     let lay = Layout::of(inst);
     let per = lay.noise_len(params);
     let active: Vec<usize> = (0..lay.m).collect();
-    let objective = Objective::new(inst, false);
+    let objective = Objective::new(inst);
     let mut z = lay.initial(inst);
     let mut out = Trajectory { min_covariance_eigenvalue: 0.0, ..Default::default() };
     let sq = |o: &Observable, z: &DVector<f64>| (o.map() * z + o.offset()).norm_squared();
@@ -366,7 +396,9 @@ pub fn sampled_trajectory(inst: &Instance, params: &Params, seq: &GraphSequence,
         out.delta_v_debiased.push(sq(&obs.delta_v_debiased, &z));
         out.consensus.push(sq(&obs.consensus, &z));
         out.consensus_raw.push(sq(&fixed.consensus_raw, &z));
-        out.objective.push(objective.at(&z));
+        let gap = objective.gap_at(&z);
+        out.suboptimality.push(gap);
+        out.objective.push(objective.f_star() + gap);
         if t > 0 {
             out.delta_ubar.push(sq(&fixed.delta_ubar_prev, &z));
         }
