@@ -54,11 +54,6 @@ impl Moments {
         &self.cov + &self.mean * self.mean.transpose()
     }
 
-    /// `E[z^T Q z / 2 + l^T z] = tr(Q C)/2 + mu^T Q mu / 2 + l^T mu` for a symmetric `Q`.
-    pub fn expected_quadratic(&self, q: &DMatrix<f64>, l: &DVector<f64>) -> f64 {
-        0.5 * q.component_mul(&self.cov).sum() + 0.5 * self.mean.dot(&(q * &self.mean)) + l.dot(&self.mean)
-    }
-
     /// `||P||_max` with `P = C + mu mu^T`: the scale of the raw second moment, for tolerances that
     /// are relative to it.
     pub fn second_moment_scale(&self) -> f64 {
