@@ -63,7 +63,8 @@ pub struct ProblemConstants {
     /// `inf f` over `(u, v)`.
     pub f_star: f64,
     /// `F_0 = f(u^0, v^0) - inf f` (Table 1, 002:L77), as the quadratic form of `z^0 - z*`
-    /// ([`excess_objective`]): accurate relative to itself when `z^0` is near `z*`.
+    /// (`(1/n) sum_i d_i^T H_i d_i / 2`, `d = z^0 - z*`): accurate relative to itself when `z^0` is
+    /// near `z*`.
     pub f0: f64,
     /// `B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2` (B^t of 000:L239 at t = 0; reading of I-CCYW5).
     pub b0: f64,
