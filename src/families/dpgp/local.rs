@@ -55,14 +55,12 @@ struct SquareRoot {
 
 impl SquareRoot {
     fn of(inst: &Instance) -> Self {
-        let (h, g) = inst.joint();
-        let n = h.nrows();
-        match h.cholesky() {
-            Some(c) => {
-                let x_star = c.solve(&g);
-                Self { root: c.l().transpose() * std::f64::consts::FRAC_1_SQRT_2, f_star: -0.5 * g.dot(&x_star), x_star }
+        match inst.minimizer_with_factor() {
+            Some((x_star, f_star, l)) => Self { root: l.transpose() * std::f64::consts::FRAC_1_SQRT_2, f_star, x_star },
+            None => {
+                let n = inst.du + inst.m() * inst.dv;
+                Self { root: DMatrix::from_element(n, n, f64::NAN), x_star: DVector::from_element(n, f64::NAN), f_star: f64::NAN }
             }
-            None => Self { root: DMatrix::from_element(n, n, f64::NAN), x_star: DVector::from_element(n, f64::NAN), f_star: f64::NAN },
         }
     }
 }

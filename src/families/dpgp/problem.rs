@@ -352,6 +352,21 @@ impl Instance {
         (h, g)
     }
 
+    /// `x* = H^{-1} g` and `F* = F(x*) = -g^T x* / 2` over `x = [u; v_1; ...; v_m]` ([`Self::joint`]),
+    /// with `H`'s Cholesky factor `L` (`H = L L^T`); `None` when `H` is not positive definite.
+    pub fn minimizer_with_factor(&self) -> Option<(DVector<f64>, f64, DMatrix<f64>)> {
+        let (h, g) = self.joint();
+        let c = h.cholesky()?;
+        let x = c.solve(&g);
+        let f_star = -0.5 * g.dot(&x);
+        Some((x, f_star, c.l()))
+    }
+
+    /// `(x*, F*)` of [`Self::minimizer_with_factor`].
+    pub fn minimizer(&self) -> Option<(DVector<f64>, f64)> {
+        self.minimizer_with_factor().map(|(x, f, _)| (x, f))
+    }
+
     /// The exact constants.
     ///
     /// # Errors
@@ -361,13 +376,12 @@ impl Instance {
         let l_v = self.clients.iter().map(|c| spectral(&c.d)).fold(0.0, f64::max);
         let l_uv = self.clients.iter().map(|c| spectral(&c.b)).fold(0.0, f64::max);
         let l_vu = self.clients.iter().map(|c| spectral(&c.b.transpose())).fold(0.0, f64::max);
-        let (h, g) = self.joint();
+        let (h, _) = self.joint();
         let eig = SymmetricEigen::new(h.clone()).eigenvalues;
         if eig.min() <= super::prec::STRONG_CONVEXITY * eig.amax().max(1.0) {
             return Err(Error::Instance(format!("F is not strongly convex (smallest joint eigenvalue {:.3e}); F* is not attained", eig.min())));
         }
-        let x = h.cholesky().ok_or_else(|| Error::Numerical("joint Hessian factorization failed".into()))?.solve(&g);
-        let f_star = -0.5 * g.dot(&x);
+        let (_, f_star) = self.minimizer().ok_or_else(|| Error::Numerical("joint Hessian factorization failed".into()))?;
         Ok(Constants {
             l_u,
             l_v,

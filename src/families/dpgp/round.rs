@@ -215,7 +215,7 @@ impl Objective {
     /// For the state's `ubar = (1/m) sum_i u_i`.
     pub fn new(inst: &Instance) -> Self {
         let lay = Layout::of(inst);
-        let (h, g) = inst.joint();
+        let (h, _) = inst.joint();
         let n = h.nrows();
         let mut s = DMatrix::zeros(n, lay.dim());
         for r in 0..lay.du {
@@ -228,14 +228,7 @@ impl Objective {
                 s[(lay.du + i * lay.dv + r, lay.v(i) + r)] = 1.0;
             }
         }
-        let (x_star, f_star) = match h.clone().cholesky() {
-            Some(c) => {
-                let x = c.solve(&g);
-                let f = -0.5 * g.dot(&x);
-                (x, f)
-            }
-            None => (DVector::from_element(n, f64::NAN), f64::NAN),
-        };
+        let (x_star, f_star) = inst.minimizer().unwrap_or_else(|| (DVector::from_element(n, f64::NAN), f64::NAN));
         Self { q: s.transpose() * &h * &s, s, h, x_star, f_star }
     }
 
