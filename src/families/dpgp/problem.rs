@@ -376,8 +376,7 @@ impl Instance {
         let l_v = self.clients.iter().map(|c| spectral(&c.d)).fold(0.0, f64::max);
         let l_uv = self.clients.iter().map(|c| spectral(&c.b)).fold(0.0, f64::max);
         let l_vu = self.clients.iter().map(|c| spectral(&c.b.transpose())).fold(0.0, f64::max);
-        let (h, _) = self.joint();
-        let eig = SymmetricEigen::new(h.clone()).eigenvalues;
+        let eig = SymmetricEigen::new(self.joint().0).eigenvalues;
         if eig.min() <= super::prec::STRONG_CONVEXITY * eig.amax().max(1.0) {
             return Err(Error::Instance(format!("F is not strongly convex (smallest joint eigenvalue {:.3e}); F* is not attained", eig.min())));
         }
