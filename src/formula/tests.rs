@@ -162,9 +162,10 @@ mod defined_claims {
     }
 
     fn read(entries: &[ClaimCard]) -> ReadCard<Vec<ClaimCard>, FormulaClaim<X>> {
-        let defined =
-            compile_card_claims(entries, &["BUILT"], &SYMBOLS, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x: &X| x.0.to_vec() }))
-                .unwrap();
+        let defined = compile_card_claims(entries, &["BUILT"], &[], &SYMBOLS, |e| {
+            Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x: &X| x.0.to_vec() })
+        })
+        .unwrap();
         ReadCard { card: entries.to_vec(), defined }
     }
 
@@ -187,6 +188,29 @@ mod defined_claims {
         let defined = claims[1].summary(ClaimKind::Bound, "ignored".into(), "m", "card metric");
         // Negative control: a card-defined claim keeps its own statement and the card metric.
         assert_eq!((defined.statement.as_str(), defined.metric), ("s TWO-L", "card metric"));
+    }
+
+    #[test]
+    fn card_claim_ids_must_be_safe_file_names_and_not_built_in_ones_redefined() {
+        let compile = |entries: &[ClaimCard], embedded: &[&str]| {
+            compile_card_claims(entries, &["BUILT"], embedded, &SYMBOLS, |e| {
+                Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x: &X| x.0.to_vec() })
+            })
+        };
+        for bad in ["../../ESCAPED", "", ".hidden", "a/b", "a b", "x\\y", "CCYW\u{e9}"] {
+            let err = compile(&[card("TWO-L", "2*L"), card(bad, "2*L")], &[]).err().expect(bad);
+            let message = err.to_string();
+            assert!(err.is_bad_input() && message.contains("claims[1].id") && message.contains("ASCII letters"), "{bad}: {message}");
+        }
+        // A built-in id whose entry is not the built-in claim's (another formula) is refused.
+        let builtin = "[[claims]]\nid = \"BUILT\"\ntitle = \"t\"\nstatement = \"s BUILT\"\nsource = \"card\"\nassumptions = []\nconditions = []\n\
+                       metric = \"m\"\nreading = \"r\"\n[claims.formula]\nmetric = \"m\"\ncompare = \"per-round\"\nbound = \"1/L\"\nconditions = [\"gamma <= 1/L\"]\n";
+        let message = compile(&[card("TWO-L", "2*L"), card("BUILT", "2*L")], &[builtin]).err().expect("redefined").to_string();
+        assert!(message.contains("claims[1].id") && message.contains("`BUILT` is a built-in claim's id"), "{message}");
+        let message = compile(&[card("TWO-L", "2*L"), card("TWO-L", "3*L")], &[builtin]).err().expect("twice").to_string();
+        assert!(message.contains("claims[1].id") && message.contains("appears twice"), "{message}");
+        // Negative controls: the built-in claim's own entry, and ids with every allowed character.
+        assert_eq!(compile(&[card("BUILT", "1/L"), card("A-b_1.2~c", "2*L")], &[builtin]).unwrap().len(), 1);
     }
 
     #[test]

@@ -275,28 +275,38 @@ pub fn defined_conditions<I>(
 
 /// Compiles (with `compile`) the entries of a card whose id is not in `builtin`, in card order.
 /// Pure: nothing is kept, so the same card read twice gives the same claims and two cards do not
-/// interfere; the card that defines them travels with the command that read it.
+/// interfere; the card that defines them travels with the command that read it. `embedded` are
+/// the family's embedded cards (TOML text), whose entries of built-in claims a card's entry with
+/// a built-in id must match (see [`check_entries`]).
 ///
 /// # Errors
 /// The first entry that does not compile, naming its field.
 pub fn compile_card_claims<C>(
     entries: &[ClaimCard],
     builtin: &[&str],
+    embedded: &[&str],
     symbols: &'static [Symbol],
     compile: impl Fn(&ClaimCard) -> Result<C>,
 ) -> Result<Vec<std::sync::Arc<C>>> {
-    check_entries(entries, builtin, symbols)?;
+    check_entries(entries, builtin, embedded, symbols)?;
     entries.iter().filter(|e| !builtin.contains(&e.id.as_str())).map(|e| compile(e).map(std::sync::Arc::new)).collect()
 }
 
-/// What a card's claim entries must be, whatever the family does with them: each id once (a
-/// repeated id would be counted twice), each `bound.builtin` a built-in claim's id, and the
-/// formula of a built-in claim's entry (its twin) compiling over the family's `symbols`, so a
-/// card never carries a formula nobody read (an unknown name, `1/0`).
+/// What a card's claim entries must be, whatever the family does with them: each id a safe file
+/// name ([`require_claim_id`]: it names the claim's report files), each id once (a repeated id
+/// would be counted twice), an entry with a built-in claim's id that claim's own (its formula as
+/// in the family's `embedded` cards: a claim the card means to define under a built-in id would
+/// otherwise be taken for the built-in one and never checked), each `bound.builtin` a built-in
+/// claim's id, and the formula of a built-in claim's entry (its twin) compiling over the family's
+/// `symbols`, so a card never carries a formula nobody read (an unknown name, `1/0`).
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming the entry and its field.
-pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], symbols: &'static [Symbol]) -> Result<()> {
+pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], embedded: &[&str], symbols: &'static [Symbol]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        require_claim_id(&format!("claims[{i}].id"), &e.id)?;
+    }
+    let own = builtin_entries(embedded);
     for (i, e) in entries.iter().enumerate() {
         if entries[..i].iter().any(|o| o.id == e.id) {
             return Err(Error::field(format!("claims[{i}].id"), format!("`{}` appears twice", e.id), "unique claim ids within a card"));
@@ -307,8 +317,46 @@ pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], symbols: &'static 
         if let Some(f) = e.formula.as_ref().filter(|_| builtin.contains(&e.id.as_str())) {
             crate::formula::ClaimFormulas::compile(&e.id, f, symbols)?;
         }
+        let formula = |c: &ClaimCard| serde_json::to_value(&c.formula).ok();
+        if own.iter().any(|o| o.id == e.id && formula(o) != formula(e)) {
+            return Err(Error::field(
+                format!("claims[{i}].id"),
+                format!("`{}` is a built-in claim's id, and this entry's formula is not that claim's (a claim defined under it would never be checked)", e.id),
+                "an id of its own for a claim the card defines; an entry with a built-in claim's id keeps that claim's formula as in theorems/",
+            ));
+        }
     }
     Ok(())
+}
+
+/// The characters a claim id may have, as said in errors.
+pub const CLAIM_ID_FORM: &str = "a non-empty id of ASCII letters, digits, `-`, `_`, `.` and `~`, not starting with `.` (e.g. LOCAL-SGD~no-drift)";
+
+/// Refuses a claim id that is not a safe file name: ids name report files (`claims/<ID>.json`,
+/// `search/<ID>.toml`), so one with `/`, `..` or a leading `.` would write outside its folder or
+/// a hidden file.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field` and [`CLAIM_ID_FORM`].
+pub fn require_claim_id(field: &str, id: &str) -> Result<()> {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_.~".contains(c);
+    if id.is_empty() || id.starts_with('.') || !id.chars().all(safe) {
+        let got = if id.is_empty() { "an empty id".to_string() } else { format!("`{}`", id.escape_debug()) };
+        return Err(Error::field(field, format!("{got} cannot name the claim's report files"), CLAIM_ID_FORM));
+    }
+    Ok(())
+}
+
+/// The claim entries of a family's embedded cards (TOML text; the rest of each card is ignored).
+/// The cards are the crate's own, read by a test of each family, so one that cannot be read here
+/// gives no entries.
+fn builtin_entries(embedded: &[&str]) -> Vec<ClaimCard> {
+    #[derive(serde::Deserialize)]
+    struct Entries {
+        #[serde(default)]
+        claims: Vec<ClaimCard>,
+    }
+    embedded.iter().filter_map(|text| toml::from_str::<Entries>(text).ok()).flat_map(|e| e.claims).collect()
 }
 
 /// The `conditions` command for card-defined claims: each symbol takes the given value of the

@@ -113,7 +113,8 @@ impl Catalog {
     /// # Errors
     /// The first claim that does not compile, naming its field.
     pub fn read(entries: &[ClaimCard]) -> Result<Self> {
-        let compiled = compile_card_claims(entries, &builtin::builtin_ids(), &super::formulas::SYMBOLS, CardClaim::compile)?;
+        let compiled =
+            compile_card_claims(entries, &builtin::builtin_ids(), &super::card::EMBEDDED_CARDS.map(|c| c.1), &super::formulas::SYMBOLS, CardClaim::compile)?;
         let defined = compiled.into_iter().map(|c| &**Box::leak(Box::new(c))).collect();
         Ok(Self { defined })
     }

@@ -35,7 +35,7 @@ pub type Card = crate::formula::user::ReadCard<PaperCard<Scenario>, ClupClaim>;
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     let card: PaperCard<Scenario> = parse_toml(text, what)?;
     let builtin: Vec<&str> = ALL.iter().map(|c| c.id).collect();
-    let defined = compile_card_claims(&card.claims, &builtin, &SYMBOLS, card_claim)?;
+    let defined = compile_card_claims(&card.claims, &builtin, &[CARD.1], &SYMBOLS, card_claim)?;
     let known: Vec<&str> = builtin.iter().copied().chain(defined.iter().map(|c| c.id)).collect();
     card.check_scenarios(|field, s| s.check(field).and_then(|()| s.check_expected(field, &known)))?;
     card.search.check(&builtin)?;

@@ -92,7 +92,9 @@ pub type CardClaim = FormulaClaim<CardInputs>;
 /// The first entry that does not compile, naming its field.
 pub fn compile(entries: &[ClaimCard]) -> Result<Vec<Arc<CardClaim>>> {
     let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
-    compile_card_claims(entries, &builtin, &super::formulas::SYMBOLS, |e| Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values }))
+    compile_card_claims(entries, &builtin, &[super::card::CARD.1], &super::formulas::SYMBOLS, |e| {
+        Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values })
+    })
 }
 
 /// A card claim with the family's assumption checks before its own.

@@ -41,7 +41,7 @@ pub type ReadCard = crate::formula::user::ReadCard<Card, CardClaim>;
 /// [`Error::Parse`] or [`Error::InvalidField`].
 pub fn parse_card(text: &str, what: &str) -> Result<ReadCard> {
     let card: Card = parse_toml(text, what)?;
-    let defined = compile_card_claims(&card.claims, &builtin_ids(), &SYMBOLS, |e| {
+    let defined = compile_card_claims(&card.claims, &builtin_ids(), &[CARD.1], &SYMBOLS, |e| {
         Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x| SYMBOLS.values(x) })
     })?;
     card.search.check(&builtin_ids())?;
