@@ -366,7 +366,9 @@ fn main() -> ExitCode {
         Command::Bench(a) => run_bench(&families, a),
         Command::Explain { claim } => explain(&families, &claim),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "fedbounds", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "fedbounds", &mut script);
+            emit(&String::from_utf8_lossy(&script));
             Ok(ExitCode::SUCCESS)
         }
     };
@@ -385,8 +387,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes `text` to standard output. A closed pipe (`fedbounds list | head`) ends the output
-/// quietly instead of aborting.
 /// `explain CLAIM`: the text of the family that has the claim; an unknown id is bad input.
 fn explain(families: &Registry, id: &str) -> anyhow::Result<ExitCode> {
     for family in families.families() {
@@ -414,11 +414,25 @@ fn replay_prefix() -> String {
     }
 }
 
+/// Writes `text` to standard output. A closed pipe (`fedbounds list | head`) ends the output
+/// quietly (exit 0); any other failure to write it (a full disk) ends the program with exit 3
+/// and a message, never a success whose output was lost.
 fn emit(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
-        std::process::exit(0);
+    if let Err(code) = write_out(&mut std::io::stdout().lock(), text) {
+        std::process::exit(code);
+    }
+}
+
+/// Writes and flushes `text` to `out`; on failure, the exit code: 0 when the reader is gone (a
+/// closed pipe), else [`EXIT_FAILURE`] after saying why on standard error.
+fn write_out(out: &mut impl std::io::Write, text: &str) -> Result<(), i32> {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(0),
+        Err(e) => {
+            eprintln!("error: cannot write standard output: {e}");
+            Err(i32::from(EXIT_FAILURE))
+        }
     }
 }
 
@@ -871,4 +885,30 @@ fn run_merge(families: &Registry, a: MergeArgs) -> anyhow::Result<ExitCode> {
     let out = a.out.clone().unwrap_or_else(|| dirs[0].clone());
     let totals = fedbounds::sweep::report::write_report(&plan, &dirs, &out)?;
     Ok(finish_sweep(&totals, &out))
+}
+
+#[cfg(test)]
+mod tests {
+    /// A writer whose every write fails with `kind`.
+    struct Failing(std::io::ErrorKind);
+
+    impl std::io::Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from(self.0))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_of_standard_output_exits_3_and_a_closed_pipe_0() {
+        assert_eq!(super::write_out(&mut Failing(std::io::ErrorKind::StorageFull), "rows\n"), Err(3), "a full disk is a failure");
+        assert_eq!(super::write_out(&mut Failing(std::io::ErrorKind::Other), "rows\n"), Err(3));
+        assert_eq!(super::write_out(&mut Failing(std::io::ErrorKind::BrokenPipe), "rows\n"), Err(0), "the reader is gone: a quiet end");
+        // Negative control: a writer that takes the text.
+        let mut taken = Vec::new();
+        assert_eq!(super::write_out(&mut taken, "rows\n"), Ok(()));
+        assert_eq!(taken, b"rows\n");
+    }
 }
