@@ -132,6 +132,9 @@ pub struct SearchRequest {
     /// A card given instead of the embedded ones (its scenarios seed the search where the
     /// family's search starts from scenarios; its claims are searched beside the built-in ones).
     pub card: Option<CardText>,
+    /// The folder the report goes to (its files under `OUT/search/`), which the replay commands
+    /// of its findings name; `None`: they name the files relative to it.
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// Options of the `run` command.

@@ -781,6 +781,7 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         plots: !a.no_plots,
         meta: ReportMeta::new(cmd),
         card: card.clone(),
+        out: Some(a.out.clone()),
     };
     let mut reports = Vec::new();
     for f in families.families() {

@@ -16,8 +16,17 @@ use fedbounds::search::SearchSpace;
 use fedbounds::verdict::VerdictKind;
 
 fn search(claim: &str, budget: usize, bound_scale: f64) -> FamilyReport {
-    let request =
-        SearchRequest { claims: vec![claim.into()], budget, room_budget: 0, seed: 2, bound_scale, plots: false, meta: Default::default(), card: None };
+    let request = SearchRequest {
+        claims: vec![claim.into()],
+        budget,
+        room_budget: 0,
+        seed: 2,
+        bound_scale,
+        plots: false,
+        meta: Default::default(),
+        card: None,
+        out: None,
+    };
     FAMILY.search(&request, &Silent).unwrap().expect("FedCLUP has a search space")
 }
 
@@ -104,8 +113,17 @@ fn the_step_room_of_theorem_2_is_measured_for_each_of_its_conditions() {
 
 #[test]
 fn every_claim_is_searched_or_says_why_not() {
-    let request =
-        SearchRequest { claims: Vec::new(), budget: 1, room_budget: 0, seed: 1, bound_scale: 1.0, plots: false, meta: Default::default(), card: None };
+    let request = SearchRequest {
+        claims: Vec::new(),
+        budget: 1,
+        room_budget: 0,
+        seed: 1,
+        bound_scale: 1.0,
+        plots: false,
+        meta: Default::default(),
+        card: None,
+        out: None,
+    };
     let report = FAMILY.search(&request, &Silent).unwrap().unwrap();
     for c in &ALL {
         let searched = report.searches.iter().any(|l| l.claim == c.id);

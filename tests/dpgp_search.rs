@@ -10,8 +10,17 @@ use fedbounds::verdict::VerdictKind;
 const CLAIM: &str = "DPGP-REC32~visited-sg";
 
 fn search(bound_scale: f64) -> FamilyReport {
-    let request =
-        SearchRequest { claims: vec![CLAIM.into()], budget: 6, room_budget: 0, seed: 3, bound_scale, plots: false, meta: Default::default(), card: None };
+    let request = SearchRequest {
+        claims: vec![CLAIM.into()],
+        budget: 6,
+        room_budget: 0,
+        seed: 3,
+        bound_scale,
+        plots: false,
+        meta: Default::default(),
+        card: None,
+        out: None,
+    };
     FAMILY.search(&request, &Silent).unwrap().expect("DFedPGP has a search space")
 }
 
@@ -55,6 +64,7 @@ fn claims_without_a_slack_are_not_searched() {
         plots: false,
         meta: Default::default(),
         card: None,
+        out: None,
     };
     let report = FAMILY.search(&request, &Silent).unwrap().expect("DFedPGP has a search space");
     assert!(report.searches.is_empty(), "Theorem 1 is an O(.) statement");

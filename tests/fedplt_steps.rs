@@ -39,8 +39,17 @@ fn row(claim: &str, scenario: Option<&str>, card: Option<String>, source: Consta
 }
 
 fn search(claim: &str, budget: usize, bound_scale: f64) -> FamilyReport {
-    let request =
-        SearchRequest { claims: vec![claim.into()], budget, room_budget: 0, seed: 3, bound_scale, plots: false, meta: Default::default(), card: None };
+    let request = SearchRequest {
+        claims: vec![claim.into()],
+        budget,
+        room_budget: 0,
+        seed: 3,
+        bound_scale,
+        plots: false,
+        meta: Default::default(),
+        card: None,
+        out: None,
+    };
     FAMILY.search(&request, &Silent).unwrap().expect("FedPLT has a search space")
 }
 

@@ -171,7 +171,8 @@ impl SearchSpace<Card, &'static str, Scenario> for Space {
 }
 
 fn search(bound_scale: f64, room_budget: usize) -> FamilyReport {
-    let request = SearchRequest { claims: Vec::new(), budget: 80, room_budget, seed: 7, bound_scale, plots: false, meta: Default::default(), card: None };
+    let request =
+        SearchRequest { claims: Vec::new(), budget: 80, room_budget, seed: 7, bound_scale, plots: false, meta: Default::default(), card: None, out: None };
     GD2.search(&request, &Silent).unwrap().expect("the family has a search")
 }
 

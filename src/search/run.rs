@@ -75,6 +75,7 @@ pub fn main_job<P: Plugin>(plugin: &P, space: &SpaceOf<P>, card: &P::Card, setti
         plots: settings.plots,
         meta: settings.meta.clone(),
         card: None,
+        out: None,
     };
     search_family(plugin, space, Some(card), &request, progress)
 }

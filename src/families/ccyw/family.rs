@@ -157,13 +157,23 @@ fn search_lines(results: &[SearchResult]) -> Vec<crate::search::report::SearchLi
 
 /// The searches whose verdict is not the one the cards expect (`[search] expected`; a claim the
 /// cards say nothing of is expected to hold).
-fn search_mismatches(results: &[SearchResult], cards: Option<&Cards>) -> Vec<String> {
+/// A finding names the replay file written for it (`OUT/search/<ID>.toml`, the worst instance,
+/// written only when one was found) under `out`, the report's folder (said as `<report folder>`
+/// when `None`).
+fn search_mismatches(results: &[SearchResult], cards: Option<&Cards>, out: Option<&std::path::Path>) -> Vec<String> {
     let expected =
         |id: &str| cards.and_then(|c| c.cards.iter().find_map(|card| card.search.expected(id, ConstantsSource::Exact))).unwrap_or(VerdictKind::Holds);
+    let replay = |id: &str| {
+        let file = std::path::Path::new("search").join(format!("{id}.toml"));
+        out.map_or_else(|| format!("<report folder>/{}", file.display()), |o| o.join(&file).display().to_string())
+    };
     results
         .iter()
         .filter(|r| r.verdict != expected(r.claim))
-        .map(|r| format!("{} (search: {}, replay with `cargo run --release -- run reports/search/{}.toml`)", r.claim, r.verdict, r.claim))
+        .map(|r| match &r.scenario {
+            Some(_) => format!("{} (search: {}, replay with `cargo run --release -- run {}`)", r.claim, r.verdict, replay(r.claim)),
+            None => format!("{} (search: {}, no admissible instance to replay)", r.claim, r.verdict),
+        })
         .collect()
 }
 
@@ -182,7 +192,13 @@ impl Searcher<Ccyw> for OwnSearch {
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
         let searches = search_lines(&results);
-        Ok(Some(FamilyReport { files, terminal: searches_table(&results), mismatches: search_mismatches(&results, cards), searches, ..Default::default() }))
+        Ok(Some(FamilyReport {
+            files,
+            terminal: searches_table(&results),
+            mismatches: search_mismatches(&results, cards, request.out.as_deref()),
+            searches,
+            ..Default::default()
+        }))
     }
     fn main_job(&self, _: &Ccyw, _: &Cards, _: &ReportSettings, _: &dyn Progress) -> Result<Option<FamilyReport>> {
         Ok(None)
@@ -345,7 +361,7 @@ impl Plugin for Ccyw {
         }
         if !searches.is_empty() {
             terminal.push_str(&searches_table(&searches));
-            mismatches.extend(search_mismatches(&searches, Some(cards)));
+            mismatches.extend(search_mismatches(&searches, Some(cards), None));
         }
         Ok(FamilyReport { summary_markdown, files, mismatches, terminal, searches: search_lines(&searches), ..Default::default() })
     }
