@@ -17,7 +17,7 @@ use fedbounds::families::registry;
 use fedbounds::family::{self, CardText, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
 use fedbounds::outcome::CheckOutcome;
 use fedbounds::registry::Registry;
-use fedbounds::report::{write_atomic, ReportMeta};
+use fedbounds::report::{require_file_target, require_folder_target, write_atomic, ReportMeta};
 use fedbounds::Error;
 
 /// mimalloc: the engine allocates many small matrices per round, and glibc's allocator took about
@@ -627,6 +627,7 @@ fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: b
 
 fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
     require_threads(a.threads)?;
+    require_folder_target("--out", &a.out)?;
     fedbounds::budget::budget(a.max_work)?;
     let card = match &a.card {
         Some(p) => Some(CardText { what: p.display().to_string(), text: read_file(p)? }),
@@ -699,7 +700,11 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
     let target = families.family_of(&text, &what)?;
     require_threads(a.threads)?;
     fedbounds::budget::budget(a.max_work)?;
+    if let Some(p) = &a.out {
+        require_file_target("--out", p)?;
+    }
     if let Some(p) = &a.export_instance {
+        require_file_target("--export-instance", p)?;
         write_atomic(p, target.export_instance(&text, &what)?.as_bytes())?;
     }
     let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into), max_work: a.max_work })?;
@@ -745,6 +750,8 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         return Err(Error::field("--budget", format!("got {}", a.budget), format!("an integer >= 1 and <= {MAX_BUDGET}")).into());
     }
     require_positive("--bound-scale", a.bound_scale)?;
+    require_folder_target("--out", &a.out)?;
+    require_folder_target("--out", &a.out.join("search"))?;
     let card = load_card(families, a.card.as_deref())?;
     if let Some(card) = &card {
         let f = families.family_of(&card.text, &card.what)?;
@@ -826,6 +833,8 @@ fn run_bench(families: &Registry, a: BenchArgs) -> anyhow::Result<ExitCode> {
 
 fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<ExitCode> {
     require_threads(a.threads)?;
+    require_folder_target("--out", &a.out)?;
+    require_folder_target("--out", &a.out.join("experiments"))?;
     let meta = ReportMeta::new("cargo run --release -- experiments");
     let mut reports = Vec::new();
     for f in families.families() {
@@ -867,6 +876,7 @@ fn run_sweep(families: &Registry, a: SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = fedbounds::sweep::Plan::load(&a.file, families)?;
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("sweeps").join(&plan.sweep.name));
+    require_folder_target("--out", &out)?;
     let done = plan.run_share(shard, &out, a.threads, &Bars::new())?;
     emit(&format!(
         "share {shard} of sweep {}: {} scenarios, {} checked now, {} kept from an earlier run\n",
@@ -884,6 +894,10 @@ fn run_merge(families: &Registry, a: MergeArgs) -> anyhow::Result<ExitCode> {
     let plan = fedbounds::sweep::Plan::load(&a.file, families)?;
     let dirs = if a.dirs.is_empty() { vec![PathBuf::from("sweeps").join(&plan.sweep.name)] } else { a.dirs.clone() };
     let out = a.out.clone().unwrap_or_else(|| dirs[0].clone());
+    require_folder_target("--out", &out)?;
+    for name in ["sweep.json", "sweep.csv"] {
+        require_file_target("--out", &out.join(name))?;
+    }
     let totals = fedbounds::sweep::report::write_report(&plan, &dirs, &out)?;
     Ok(finish_sweep(&totals, &out))
 }

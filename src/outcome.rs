@@ -235,10 +235,45 @@ pub fn write_subfolder(out: &Path, folder: &str, files: &[ReportFile]) -> Result
         files.iter().map(|f| f.path.strip_prefix(folder).ok().map(|p| ReportFile { path: p.to_path_buf(), bytes: f.bytes.clone() })).collect();
     match inside {
         Some(inside) => {
-            replace_folder(&out.join(folder), &inside, &|_| true)?;
+            let dir = out.join(folder);
+            if let Some(foreign) = foreign_file(&dir, &inside) {
+                return Err(Error::field(
+                    "--out",
+                    format!(
+                        "`{}` holds `{}`, which the `{folder}` report does not write (a report replaces its folder as a whole)",
+                        dir.display(),
+                        foreign.to_string_lossy()
+                    ),
+                    format!("an --out whose {folder}/ is new, empty, or an earlier {folder} report's (move the other files away)"),
+                ));
+            }
+            replace_folder(&dir, &inside, &|_| true)?;
             Ok(files.iter().map(|f| out.join(&f.path)).collect())
         }
         None => write_files(out, files),
+    }
+}
+
+/// The first entry of an existing folder `dir` that a report writing `files` into it could not
+/// have written itself, or `None` when there is none (or no folder). A report's folder holds
+/// regular files only, at least one of the names `files` has (its table, e.g. `search.csv`), and
+/// besides those only per-claim or per-sweep files (`.json`, `.toml`, `.png` named like an id)
+/// of an earlier run.
+fn foreign_file(dir: &Path, files: &[ReportFile]) -> Option<std::ffi::OsString> {
+    let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir).ok()?.flatten().collect();
+    let ours = |name: &std::ffi::OsStr| files.iter().any(|f| f.path.as_os_str() == name);
+    let own_kind = |e: &std::fs::DirEntry| {
+        let path = Path::new(e.file_name().as_os_str()).to_path_buf();
+        // A claim id, with `@SOURCE` for a search of other constants (`DPGP-REC32@estimated`).
+        let id_like = path.file_stem().and_then(|s| s.to_str()).is_some_and(|s| s.split('@').all(|p| crate::formula::user::require_claim_id("", p).is_ok()));
+        let ext = path.extension().and_then(|x| x.to_str());
+        e.file_type().is_ok_and(|t| t.is_file()) && (ours(&e.file_name()) || (id_like && matches!(ext, Some("json" | "toml" | "png"))))
+    };
+    let marked = entries.iter().any(|e| ours(&e.file_name()) && e.file_type().is_ok_and(|t| t.is_file()));
+    match entries.iter().find(|e| !own_kind(e)) {
+        Some(e) => Some(e.file_name()),
+        None if !marked => entries.first().map(std::fs::DirEntry::file_name),
+        None => None,
     }
 }
 
@@ -310,6 +345,7 @@ fn remove_stale_siblings(dir: &Path) {
 }
 
 fn write_tree(tmp: &Path, files: &[ReportFile]) -> Result<()> {
+    require_plain_paths(files)?;
     std::fs::create_dir(tmp).map_err(io_error(tmp))?;
     for f in files {
         let path = tmp.join(&f.path);
@@ -317,6 +353,22 @@ fn write_tree(tmp: &Path, files: &[ReportFile]) -> Result<()> {
             std::fs::create_dir_all(parent).map_err(io_error(parent))?;
         }
         std::fs::write(&path, &f.bytes).map_err(io_error(&path))?;
+    }
+    Ok(())
+}
+
+/// Refuses a report file whose path is not plain names below its folder: a component `..`, `/`
+/// or `.`, or one starting with `.` (a hidden file). File names come from claim ids, which a
+/// card's reading already holds to a safe form; this is the last guard before anything is written.
+///
+/// # Errors
+/// [`Error::Internal`] naming the path.
+pub fn require_plain_paths(files: &[ReportFile]) -> Result<()> {
+    for f in files {
+        let plain = |c: std::path::Component| matches!(c, std::path::Component::Normal(n) if !n.to_string_lossy().starts_with('.'));
+        if f.path.as_os_str().is_empty() || !f.path.components().all(plain) {
+            return Err(Error::Internal(format!("report file `{}` is not a plain file name below its folder", f.path.display())));
+        }
     }
     Ok(())
 }
@@ -460,6 +512,49 @@ mod tests {
     use crate::claim::Reading;
     use crate::family::ClaimKind;
     use crate::verdict::evaluate_inequality;
+
+    fn file(path: &str) -> ReportFile {
+        ReportFile { path: path.into(), bytes: b"x".to_vec() }
+    }
+
+    #[test]
+    fn a_subfolder_of_other_files_is_refused_and_an_earlier_report_replaced() {
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().join("search");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("mynotes.txt"), "mine").unwrap();
+        let files = [file("search/A.json"), file("search/search.csv")];
+        let err = write_subfolder(out.path(), "search", &files).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("mynotes.txt"), "{err}");
+        assert!(dir.join("mynotes.txt").is_file(), "the user's file is kept");
+        // A `.csv` the report does not write is foreign even beside an earlier report.
+        std::fs::remove_file(dir.join("mynotes.txt")).unwrap();
+        std::fs::write(dir.join("search.csv"), "earlier").unwrap();
+        std::fs::write(dir.join("mydata.csv"), "mine").unwrap();
+        assert!(write_subfolder(out.path(), "search", &files).unwrap_err().to_string().contains("mydata.csv"));
+        // Negative control: an earlier report (its table, per-claim files of other claims,
+        // `ID@SOURCE` names) is replaced as a whole.
+        std::fs::remove_file(dir.join("mydata.csv")).unwrap();
+        std::fs::write(dir.join("B~variant.toml"), "earlier").unwrap();
+        std::fs::write(dir.join("C@estimated.png"), "earlier").unwrap();
+        write_subfolder(out.path(), "search", &files).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        assert_eq!(names, ["A.json", "search.csv"]);
+    }
+
+    #[test]
+    fn report_files_with_paths_that_leave_their_folder_or_hide_are_refused() {
+        for bad in ["claims/../../ESCAPED.json", "claims/.md", "/tmp/x.json", "..", ""] {
+            let err = require_plain_paths(&[file(bad)]).unwrap_err();
+            assert!(matches!(err, Error::Internal(_)), "{bad}: {err}");
+        }
+        let out = tempfile::tempdir().unwrap();
+        assert!(write_files(&out.path().join("r"), &[file("claims/../../ESCAPED.json")]).is_err());
+        assert!(!out.path().join("ESCAPED.json").exists() && !out.path().join("r").exists(), "nothing written");
+        // Negative control: plain names, variant ids included.
+        require_plain_paths(&[file("claims/LOCAL-SGD~no-drift.json"), file("search/DPGP-REC32@estimated.toml"), file("SUMMARY.md")]).unwrap();
+    }
 
     fn result(claim: &'static str, constants: ConstantsSource, lhs: f64) -> ClaimResult {
         let evaluation = evaluate_inequality(Vec::new(), 1, &|_| Some(vec![(lhs, 1.0)]), crate::engine::Estimator::Exact, 0.99, 1.0);

@@ -60,6 +60,7 @@ mod fedplt_wrong_terms;
 mod figures;
 mod formula_twins;
 mod fuzz_inputs;
+mod io_safety;
 mod main_job;
 mod never_wrong;
 mod properties;

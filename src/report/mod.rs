@@ -45,6 +45,7 @@ impl ReportMeta {
 /// # Errors
 /// [`Error::Io`] naming the file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    require_file_target(&path.display().to_string(), path)?;
     let io = |e| Error::Io { path: path.display().to_string(), source: e };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
@@ -59,6 +60,35 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     written.map_err(io)
+}
+
+/// Refuses an output file `path` (given as `flag`) that exists and is not a regular file: a
+/// folder, a device, a FIFO or a socket, which [`write_atomic`]'s rename would replace (a
+/// regular file is replaced as a whole).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `flag`.
+pub fn require_file_target(flag: &str, path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(Error::field(
+            flag,
+            format!("`{}` exists and is not a regular file (a folder, device, FIFO or socket is never replaced)", path.display()),
+            "a new file's path, or a regular file's to replace",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses an output folder `path` (given as `flag`) that exists and is not a folder, before any
+/// work is done.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `flag`.
+pub fn require_folder_target(flag: &str, path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_dir() => Err(Error::field(flag, format!("`{}` exists and is not a folder", path.display()), "a new folder's path, or a folder's")),
+        _ => Ok(()),
+    }
 }
 
 /// Serializes to pretty JSON with a trailing newline.
@@ -121,6 +151,24 @@ pub fn markdown_table<R: AsRef<[String]>>(header: &str, rows: impl IntoIterator<
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn write_atomic_replaces_a_regular_file_but_never_a_fifo_or_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.json");
+        std::fs::write(&file, "old").unwrap();
+        super::write_atomic(&file, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new", "a regular file is replaced");
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let err = super::write_atomic(&fifo, b"x").unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("not a regular file"), "{err}");
+        use std::os::unix::fs::FileTypeExt as _;
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO is still there");
+        let err = super::require_file_target("--out", dir.path()).unwrap_err();
+        assert!(err.to_string().contains("--out"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left beside them");
+    }
+
     #[test]
     fn markdown_table_has_a_rule_as_wide_as_its_header() {
         let t = super::markdown_table("a | b", [vec!["1".to_string(), "2".to_string()]]);
