@@ -60,7 +60,10 @@ fn a_card_claim_under_a_built_in_id_or_twice_the_same_id_is_refused() {
     let card = card_with_id(tmp.path(), "CCYW-T3.7");
     let got = run(&["check", "--card", &card, "--out", s(&tmp.path().join("o")), "--no-plots"]);
     assert_code("built-in id", &got, 2, &["claims[1].id", "`CCYW-T3.7` is a built-in claim's id"]);
-    let card = card_with_id(tmp.path(), "LOCAL-SGD");
+    // The same id twice (the second entry renamed, its expected verdicts dropped).
+    let text = std::fs::read_to_string(&card).unwrap().replace("id = \"CCYW-T3.7\"", "id = \"LOCAL-SGD\"");
+    let text: Vec<&str> = text.lines().filter(|l| !l.starts_with("\"CCYW-T3.7\" =")).collect();
+    std::fs::write(&card, text.join("\n")).unwrap();
     assert_code("the same id twice", &run(&["list", "--card", &card]), 2, &["claims[1].id", "appears twice"]);
     // Negative controls: the embedded cards and the search's replay cards restate built-in
     // claims' entries as they are, and are read.
