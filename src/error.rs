@@ -157,6 +157,20 @@ pub fn require_count(field: &str, value: usize, lo: usize, hi: usize) -> Result<
     }
 }
 
+/// Checks that a list given as `field` has `lo <= len <= hi` entries (`hi = usize::MAX`: no upper
+/// bound); gives `len`.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field`, its length and the allowed one.
+pub fn require_len(field: &str, len: usize, lo: usize, hi: usize) -> Result<usize> {
+    let entries = |n: usize| if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };
+    match (lo..=hi).contains(&len) {
+        true => Ok(len),
+        false if hi == usize::MAX => Err(Error::field(field, format!("a list of {}", entries(len)), format!("a list of at least {}", entries(lo)))),
+        false => Err(Error::field(field, format!("a list of {}", entries(len)), format!("a list of {lo} to {}", entries(hi)))),
+    }
+}
+
 /// The memory one run may plan to hold: 8 GiB, a third of the 24 GiB machines the project runs on,
 /// so that two runs side by side and the operating system still fit. A request for more is bad
 /// input, refused before anything is allocated, never an abort.

@@ -36,6 +36,7 @@ pub mod registry;
 pub mod report;
 pub mod rng;
 pub mod search;
+pub mod strict;
 pub mod summary;
 pub mod sweep;
 pub mod verdict;

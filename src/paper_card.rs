@@ -78,9 +78,21 @@ pub struct PaperCard<S, X = NoSections> {
 }
 
 /// A family whose card has no sections of its own: any other top-level key is refused.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NoSections {}
+
+/// Read by hand: the derive's message for a struct without fields is "there are no fields".
+impl<'de> Deserialize<'de> for NoSections {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match toml::Table::deserialize(deserializer)?.keys().next() {
+            Some(key) => Err(serde::de::Error::custom(format!("unknown field `{key}`: this family's card has no top-level sections of its own"))),
+            None => Ok(NoSections {}),
+        }
+    }
+}
+
+/// The top-level keys every card has (besides its family's sections).
+const SHARED_KEYS: &str = "`family`, `claims`, `inconsistencies`, `scenarios` and `search`";
 
 impl<'de, S: Deserialize<'de>, X: DeserializeOwned> Deserialize<'de> for PaperCard<S, X> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -98,7 +110,8 @@ impl<'de, S: Deserialize<'de>, X: DeserializeOwned> Deserialize<'de> for PaperCa
             rest: toml::Table,
         }
         let w = Written::<S>::deserialize(deserializer)?;
-        let sections = X::deserialize(toml::Value::Table(w.rest)).map_err(serde::de::Error::custom)?;
+        let sections = X::deserialize(toml::Value::Table(w.rest))
+            .map_err(|e| serde::de::Error::custom(format!("{} (besides the top-level keys every card has: {SHARED_KEYS})", e.message())))?;
         Ok(Self { family: w.family, claims: w.claims, inconsistencies: w.inconsistencies, scenarios: w.scenarios, search: w.search, sections })
     }
 }
@@ -157,6 +170,12 @@ mod tests {
         // in a scenario and in the shared header are each refused, naming the key.
         assert!(read::<Sections>("swep = 1").unwrap_err().contains("swep"));
         assert!(read::<NoSections>("sweep = [1.0]").unwrap_err().contains("sweep"));
+        // Each names the key and what the top level may hold, never serde's "there are no fields".
+        let none = read::<NoSections>("zz = 1").unwrap_err();
+        assert!(none.contains("unknown field `zz`: this family's card has no top-level sections") && none.contains("`scenarios`"), "{none}");
+        assert!(!none.contains("there are no fields"), "{none}");
+        let some = read::<Sections>("swep = 1").unwrap_err();
+        assert!(some.contains("expected `sweep`") && some.contains("`family`, `claims`"), "{some}");
         let bad_scenario: Result<PaperCard<Scenario>, _> = toml::from_str(&format!("{HEADER}\n[[scenarios]]\nname = \"s\"\nnmae = 1\n"));
         assert!(bad_scenario.unwrap_err().to_string().contains("nmae"));
         let bad_family: Result<PaperCard<Scenario>, _> = toml::from_str(&HEADER.replace("algorithm", "algorithmm"));

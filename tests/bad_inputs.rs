@@ -402,3 +402,49 @@ fn leftovers_of_a_killed_writer_are_removed_by_the_next_write() {
     assert_exit("third write", &check(&card, &out), 0, &[]);
     assert!(dir.path().join(".other.new-999999999-1").exists());
 }
+
+/// A sweep of the CCYW card's `paper-default` (checked on Theorem 3.7 alone) over `axis`, with
+/// `head` lines (the design and its keys) before it; `base = "paper-default"` when `head` sets
+/// no base. Gives the file's path.
+fn ccyw_sweep(dir: &Path, axis: &str, head: &str) -> String {
+    let card = format!("{}/theorems/ccyw-fedavg-p.toml", env!("CARGO_MANIFEST_DIR"));
+    let base = if head.contains("base =") { "" } else { "base = \"paper-default\"\n" };
+    let text = format!("name = \"s\"\ncard = \"{card}\"\n{base}unset = [\"expected\"]\nclaims = [\"CCYW-T3.7\"]\n{head}\n[[axes]]\n{axis}\n");
+    write(dir, "sweep.toml", &text)
+}
+
+#[test]
+fn a_sweep_axis_with_a_misspelt_key_inside_a_step_rule_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let good = ccyw_sweep(dir.path(), "key = \"algorithm.gamma.factor\"\nvalues = [0.5]", "");
+    assert_exit("factor axis", &run(&["sweep", &good, "--out", o]), 0, &[]);
+    // `factr` was ignored: every scenario ran at factor 1.
+    let bad = ccyw_sweep(dir.path(), "key = \"algorithm.gamma.factr\"\nvalues = [0.25, 0.5]", "");
+    let out2 = dir.path().join("out2");
+    assert_exit("factr axis", &run(&["sweep", &bad, "--out", out2.to_str().unwrap()]), 2, &["refused as bad input"]);
+    let json = std::fs::read_to_string(out2.join("sweep.json")).unwrap();
+    assert_eq!(json.matches("unknown field `factr`, expected `admissible` or `factor`").count(), 2, "{json}");
+}
+
+#[test]
+fn sweep_messages_say_missing_or_the_number_never_an_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let range = "key = \"algorithm.gamma.factor\"\nrange = [0.25, 0.5]";
+    let no_points = ccyw_sweep(dir.path(), range, "");
+    assert_exit("grid range without points", &run(&["sweep", &no_points, "--out", o]), 2, &["axes[0].points`: missing", "an integer from 1 to"]);
+    let no_samples = ccyw_sweep(dir.path(), range, "design = \"random\"\nseed = 1");
+    let got = run(&["sweep", &no_samples, "--out", o]);
+    assert_exit("random without samples", &got, 2, &["`samples`: missing", "an integer from 1 to"]);
+    let zero = ccyw_sweep(dir.path(), range, "design = \"random\"\nseed = 1\nsamples = 0");
+    let got0 = run(&["sweep", &zero, "--out", o]);
+    assert_exit("samples = 0", &got0, 2, &["`samples`: got 0", "an integer from 1 to"]);
+    assert!(!got.2.contains("None") && !got0.2.contains("Some("), "{}\n{}", got.2, got0.2);
+    let number_base = ccyw_sweep(dir.path(), range, "base = 5");
+    let got = run(&["sweep", &number_base, "--out", o]);
+    assert_exit("base = 5", &got, 2, &["expected the name of a scenario of the card (base = \"NAME\") or a [base] table"]);
+    assert!(!got.2.contains("untagged"), "{}", got.2);
+}

@@ -74,13 +74,28 @@ pub struct Axis {
 }
 
 /// Where the base scenario comes from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Base {
     /// The scenario of the card with this name.
     Named(String),
     /// A scenario table written in the sweep file.
     Inline(toml::Table),
+}
+
+/// Read by hand rather than `untagged`, which says only that no form matched.
+impl<'de> Deserialize<'de> for Base {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        match toml::Value::deserialize(deserializer)? {
+            toml::Value::String(name) => Ok(Base::Named(name)),
+            toml::Value::Table(table) => Ok(Base::Inline(table)),
+            other => Err(D::Error::custom(format!(
+                "invalid type: {} `{other}`, expected the name of a scenario of the card (base = \"NAME\") or a [base] table",
+                other.type_str()
+            ))),
+        }
+    }
 }
 
 /// A sweep file.
@@ -170,7 +185,7 @@ impl Axis {
                     (Design::Grid, p) => {
                         return Err(Error::field(
                             format!("{field}.points"),
-                            format!("got {p:?}"),
+                            p.map_or("missing".to_string(), |p| format!("got {p}")),
                             format!("an integer from 1 to {MAX_AXIS_VALUES} (a grid's range needs points)"),
                         ))
                     }
@@ -258,7 +273,10 @@ impl Sweep {
             Design::Random => {
                 match self.samples {
                     Some(s) if (1..=MAX_SCENARIOS).contains(&s) => {}
-                    s => return Err(Error::field("samples", format!("got {s:?}"), format!("an integer from 1 to {MAX_SCENARIOS} (random design)"))),
+                    s => {
+                        let got = s.map_or("missing".to_string(), |s| format!("got {s}"));
+                        return Err(Error::field("samples", got, format!("an integer from 1 to {MAX_SCENARIOS} (random design)")));
+                    }
                 }
                 if self.seed.is_none() {
                     return Err(Error::field("seed", "missing", "an integer >= 0 (random design)"));

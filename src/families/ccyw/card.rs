@@ -42,7 +42,7 @@ impl std::ops::Deref for Card {
 pub use crate::card::{BoundSpec, ClaimCard, FamilyInfo, InconsistencyCard};
 
 /// A step size: a number, or the claim's admissible extreme times a factor.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum StepSpec {
     /// A fixed value.
@@ -62,14 +62,54 @@ fn one() -> f64 {
     1.0
 }
 
-/// Where a scenario's instance comes from.
+/// The forms of a [`StepSpec`], as its errors name them.
+const STEP_FORMS: &str = "a number, or { admissible = \"CLAIM-ID\", factor = NUMBER } (factor 1 when omitted)";
+
+/// Read by hand rather than `untagged`, which ignores unknown keys of the table (`{ admissible =
+/// "CCYW-T3.7", factr = 100 }` read as factor 1) and says only that no form matched otherwise.
+impl<'de> Deserialize<'de> for StepSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        /// The table form, every key checked.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Admissible {
+            admissible: String,
+            #[serde(default = "one")]
+            factor: f64,
+        }
+        match toml::Value::deserialize(deserializer)? {
+            toml::Value::Float(x) => Ok(StepSpec::Value(x)),
+            toml::Value::Integer(x) => Ok(StepSpec::Value(x as f64)),
+            table @ toml::Value::Table(_) => Admissible::deserialize(table)
+                .map(|a| StepSpec::Admissible { admissible: a.admissible, factor: a.factor })
+                .map_err(|e| D::Error::custom(format!("{} (a step is {STEP_FORMS})", e.message()))),
+            other => Err(D::Error::custom(format!("invalid type: {} `{other}`, expected a step: {STEP_FORMS}", other.type_str()))),
+        }
+    }
+}
+
+/// Where a scenario's instance comes from: a table with exactly one of `generated` and `explicit`
+/// ([`crate::strict::one_of`]).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum InstanceSource {
     /// A seeded recipe with target constants.
     Generated(InstanceSpec),
     /// Explicit matrices.
     Explicit(ExplicitInstance),
+}
+
+impl<'de> Deserialize<'de> for InstanceSource {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::strict::one_of(deserializer, &["generated", "explicit"], InstanceSource::deserialize)
+    }
+}
+
+impl Serialize for InstanceSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        InstanceSource::serialize(self, serializer)
+    }
 }
 
 impl InstanceSource {

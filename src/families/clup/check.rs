@@ -272,7 +272,7 @@ impl Scenario {
     fn check_grid(&self, field: &str) -> Result<()> {
         let Some(grid) = &self.lambda_grid else { return Ok(()) };
         let f = format!("{field}.lambda_grid");
-        crate::error::require_count(&f, grid.len(), 1, MAX_GRID)?;
+        crate::error::require_len(&f, grid.len(), 1, MAX_GRID)?;
         crate::explicit::finite(&f, grid)?;
         if let Some(j) = grid.iter().position(|l| *l < 0.0) {
             return Err(Error::field(format!("{f}[{j}]"), format!("got {}", grid[j]), "lambda >= 0 (0 is LocalTrain)"));

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{design_rho2, ClientData, Constants, Instance, ModelSpec, MAX_CLIENTS, MAX_DIM, MAX_SAMPLES};
 use super::prec::ASSUMED_CONSTANT;
-use crate::error::{require_count, require_memory, require_positive, Error, Result};
+use crate::error::{require_len, require_memory, require_positive, Error, Result};
 use crate::explicit::{matrix, recipe_or_explicit, rows, vector};
 use crate::prec::INPUT_MAGNITUDE_MAX;
 
@@ -210,10 +210,10 @@ impl ExplicitModel {
     /// # Errors
     /// [`Error::InvalidField`] naming `field.<name>` and the allowed range.
     pub fn check(&self, field: &str) -> Result<()> {
-        require_count(&format!("{field}.draws"), self.draws.len(), 1, MAX_DRAWS)?;
-        let m = require_count(&format!("{field}.draws[0].clients"), self.draws[0].clients.len(), 2, MAX_CLIENTS)?;
+        require_len(&format!("{field}.draws"), self.draws.len(), 1, MAX_DRAWS)?;
+        let m = require_len(&format!("{field}.draws[0].clients"), self.draws[0].clients.len(), 2, MAX_CLIENTS)?;
         let first = &self.draws[0].clients[0];
-        let d = require_count(&format!("{field}.draws[0].clients[0].ground_truth"), first.ground_truth.len(), 1, MAX_DIM)?;
+        let d = require_len(&format!("{field}.draws[0].clients[0].ground_truth"), first.ground_truth.len(), 1, MAX_DIM)?;
         let n = first.features.len();
         if n < d || n > MAX_SAMPLES {
             return Err(Error::field(

@@ -61,9 +61,10 @@ fn not_given() -> f64 {
     f64::NAN
 }
 
-/// How a seeded design draws its features.
+/// How a seeded design draws its features: `"sphere"` or a table with the one key `gaussian`
+/// ([`crate::strict::one_of`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Features {
     /// Isotropic on the sphere `||x||^2 = L`: the per-sample `L` of Assumption 1 is exact.
     #[default]
@@ -72,6 +73,18 @@ pub enum Features {
     /// [...] } }` (`Sigma` diagonal) or `{ gaussian = { covariance = [[...], ...] } }`. `L`,
     /// `mu` and `rho^2 = s^2 max_i tr(A_i)` are computed from each draw.
     Gaussian(Gaussian),
+}
+
+impl<'de> Deserialize<'de> for Features {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::strict::one_of(deserializer, &["sphere", "gaussian"], Features::deserialize)
+    }
+}
+
+impl Serialize for Features {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        Features::serialize(self, serializer)
+    }
 }
 
 /// The covariance of Gaussian features: its eigenvalues on the axes, or the matrix.

@@ -32,9 +32,10 @@ const GRAPH_STEP: u64 = 0x0067_7261_7068;
 /// `w = p_ji` of its `u_i` and `mu_i` to node `j` (`j = i`: the share it keeps).
 pub type PushWeight = (usize, usize, f64);
 
-/// A family of directed graphs indexed by the round `t`.
+/// A family of directed graphs indexed by the round `t`: `{ kind = "ring" }`, `{ kind =
+/// "random-out", k = 3 }`, ...; a key the kind does not take is refused ([`crate::strict`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(remote = "Self", tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Topology {
     /// `i -> i+1 (mod m)`: strongly connected every round (B = 1); doubly stochastic with the
     /// uniform push weights, so the push-sum weights stay at 1.
@@ -96,6 +97,18 @@ pub enum Topology {
         /// Path of the file.
         path: String,
     },
+}
+
+impl<'de> Deserialize<'de> for Topology {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::strict::internally_tagged(deserializer, "kind", Topology::deserialize)
+    }
+}
+
+impl Serialize for Topology {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        Topology::serialize(self, serializer)
+    }
 }
 
 /// The contents of a [`Topology::File`].

@@ -22,9 +22,10 @@ use super::formulas::{needs_g2, Claim};
 use super::problem::{Constants, Instance};
 use super::runs::{exact_run, half_life, sample_paths, small_step_limit, steady_distance, Alignment, AlignmentFailure, ResidualPoint, RunSetup, Schedule};
 
-/// How a scenario sets the step.
+/// How a scenario sets the step: a table with exactly one of `constant`, `constant_over_l` and
+/// `decaying` ([`crate::strict::one_of`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum StepSpec {
     /// `eta^t = value`.
     Constant(f64),
@@ -38,6 +39,18 @@ pub enum StepSpec {
         /// `offset > 0`.
         offset: f64,
     },
+}
+
+impl<'de> Deserialize<'de> for StepSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::strict::one_of(deserializer, &["constant", "constant_over_l", "decaying"], StepSpec::deserialize)
+    }
+}
+
+impl Serialize for StepSpec {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        StepSpec::serialize(self, serializer)
+    }
 }
 
 /// One scenario.

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use super::prec::{PSD_FLOOR, SYMMETRY, WEIGHT_SUM};
 use super::problem::{Instance, InstanceSpec};
-use crate::error::{require_count, require_memory, Error, Result};
+use crate::error::{require_len, require_memory, Error, Result};
 use crate::explicit::{covariance, finite, matrix, recipe_or_explicit, rows, symmetric, vector, Covariance};
 use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
 
@@ -229,8 +229,8 @@ impl ExplicitInstance {
     /// a negative or non-finite `sigma`, a noise covariance that is not symmetric positive
     /// semidefinite, noise given both ways or neither.
     pub fn build(&self) -> Result<Instance> {
-        let k = require_count("instance.clients", self.clients.len(), 1, usize::MAX)?;
-        let d = require_count("instance.initial", self.initial.len(), 1, usize::MAX)?;
+        let k = require_len("instance.clients", self.clients.len(), 1, usize::MAX)?;
+        let d = require_len("instance.initial", self.initial.len(), 1, usize::MAX)?;
         require_memory("instance.clients, instance.initial", 8.0 * 4.0 * k as f64 * d as f64 * d as f64, "the clients' matrices")?;
         finite("instance.initial", &self.initial)?;
         let built: Vec<_> = self.clients.iter().enumerate().map(|(i, c)| c.build(&format!("instance.clients[{i}]"), d)).collect::<Result<_>>()?;

@@ -15,9 +15,10 @@ use crate::error::{require_count, require_memory, require_non_negative, require_
 use crate::explicit::Covariance;
 use crate::rng::StreamKey;
 
-/// How the clients' masks are laid out.
+/// How the clients' masks are laid out: `{ kind = "full" }`, `{ kind = "layers", layers = 3,
+/// per_client = 1 }`, ...; a key the kind does not take is refused ([`crate::strict`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MaskLayout {
     /// Every client updates every coordinate (FedPLT reduces to FedAvg).
     Full,
@@ -42,6 +43,18 @@ pub enum MaskLayout {
         /// One list per client.
         coordinates: Vec<Vec<usize>>,
     },
+}
+
+impl<'de> Deserialize<'de> for MaskLayout {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::strict::internally_tagged(deserializer, "kind", MaskLayout::deserialize)
+    }
+}
+
+impl Serialize for MaskLayout {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        MaskLayout::serialize(self, serializer)
+    }
 }
 
 /// A seeded recipe for an instance (unchecked).
