@@ -24,6 +24,7 @@ use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{require_non_negative, require_positive, Error, Result};
+use crate::prec::INPUT_MAGNITUDE_MAX as MAX;
 use crate::rng::StreamKey;
 
 /// What a scenario says about the data.
@@ -132,7 +133,7 @@ impl Features {
     /// # Errors
     /// [`Error::InvalidField`] naming `field.gaussian.<name>`.
     pub fn check(&self, field: &str, d: usize) -> Result<()> {
-        use crate::prec::{INPUT_MAGNITUDE_MAX as MAX, INPUT_MAGNITUDE_MIN as MIN};
+        use crate::prec::INPUT_MAGNITUDE_MIN as MIN;
         let Self::Gaussian(g) = self else { return Ok(()) };
         let range = format!("positive definite: eigenvalues in [{MIN:e}, {MAX:e}]");
         match (&g.spectrum, &g.covariance) {
@@ -183,19 +184,33 @@ impl ModelSpec {
         if self.n < self.d || self.n > MAX_SAMPLES {
             return Err(Error::field(format!("{field}.n"), format!("got {}", self.n), format!("d <= n <= {MAX_SAMPLES} (Assumption 2 needs n >= d)")));
         }
-        if !(self.r.is_finite() && self.r >= 0.0) {
-            return Err(Error::field(format!("{field}.r"), format!("got {}", self.r), "a finite number >= 0 (the radius R of P(R))"));
+        // The explicit form's ranges (`super::explicit`): no number above INPUT_MAGNITUDE_MAX, so
+        // that the data, their squares and sums stay finite.
+        if !(self.r.is_finite() && (0.0..=MAX).contains(&self.r)) {
+            return Err(Error::field(format!("{field}.r"), format!("got {}", self.r), format!("a number in [0, {MAX:e}] (the radius R of P(R))")));
         }
         if self.features.is_sphere() {
-            require_positive(&format!("{field}.l"), self.l)?;
+            if self.l.is_nan() {
+                return Err(Error::field(format!("{field}.l"), "missing", format!("a number in (0, {MAX:e}] with sphere features (||x||^2 = L)")));
+            }
+            require_at_most(&format!("{field}.l"), require_positive(&format!("{field}.l"), self.l)?, "(0")?;
         } else if !self.l.is_nan() {
             return Err(Error::field(format!("{field}.l"), format!("got {}", self.l), "omitted with Gaussian features (their covariance sets the scale)"));
         }
         self.features.check(&format!("{field}.features"), self.d)?;
-        require_positive(&format!("{field}.noise"), self.noise)?;
-        require_non_negative(&format!("{field}.center"), self.center)?;
+        require_at_most(&format!("{field}.noise"), require_positive(&format!("{field}.noise"), self.noise)?, "(0")?;
+        require_at_most(&format!("{field}.center"), require_non_negative(&format!("{field}.center"), self.center)?, "[0")?;
         Ok(())
     }
+}
+
+/// Checks that a number already checked against its lower end (`lower`, `"(0"` or `"[0"`) is at
+/// most [`INPUT_MAGNITUDE_MAX`](crate::prec::INPUT_MAGNITUDE_MAX), as in the explicit form.
+fn require_at_most(field: &str, value: f64, lower: &str) -> Result<f64> {
+    if value > MAX {
+        return Err(Error::field(field, format!("got {value}"), format!("a number in {lower}, {MAX:e}]")));
+    }
+    Ok(value)
 }
 
 /// One client's data.
