@@ -753,7 +753,7 @@ fn clup_lambda_not_positive() {
 
 #[test]
 fn clup_negative_radius() {
-    assert_bad_scenario("clup R < 0", &clup_with("r = 0.1", "r = -0.1"), &["model.r", "a finite number >= 0"]);
+    assert_bad_scenario("clup R < 0", &clup_with("r = 0.1", "r = -0.1"), &["model.r", "a number in [0, 1e100]"]);
 }
 
 #[test]
@@ -823,4 +823,155 @@ fn explain_gives_statement_conditions_formula_and_the_readings_of_inconsistencie
     let (code, out, stderr) = run(&["explain", "NOPE"]);
     assert_eq!(code, 2, "{out}");
     assert!(stderr.contains("unknown claim `NOPE`") && stderr.contains("CCYW-T3.7"), "{stderr}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Unknown keys inside enum-valued tables: a step rule, an instance source, mask layouts,
+// topologies, feature laws. Each is refused naming the key and the keys allowed; the valid form
+// beside it still runs (the negative control).
+
+#[test]
+fn ccyw_step_rule_and_instance_source_refuse_unknown_keys() {
+    let rule = |extra: &str| mutate(&[("gamma = 0.05", &format!("gamma = {{ admissible = \"CCYW-T3.7\"{extra} }}"))]);
+    let (_dir, file) = scenario_file(&rule(", factor = 0.5"));
+    let ok = run(&["run", file.to_str().unwrap()]);
+    assert_eq!(ok.0, 0, "the rule with `factor` runs: {}", ok.2);
+    // `factr` was ignored (the run at factor 1).
+    assert_bad_scenario("gamma rule with factr", &rule(", factr = 100"), &["unknown field `factr`", "`admissible` or `factor`"]);
+    assert_bad_scenario(
+        "eta_u a string",
+        &mutate(&[("eta_u = 1.0", "eta_u = \"x\"")]),
+        &["string", "a number, or { admissible = \"CLAIM-ID\", factor = NUMBER }"],
+    );
+    // The instance source: exactly one of `generated` and `explicit`, never serde's "wanted exactly
+    // 1 element".
+    let expected = "expected exactly one of `generated` or `explicit`";
+    let source = mutate(&[("[instance.explicit]\n", "[instance]\nzz = 1\n\n[instance.explicit]\n")]);
+    assert_bad_scenario("instance.zz", &source, &["unknown field `zz`", expected]);
+    let both = mutate(&[("[instance.explicit]\n", "[instance.generated]\nn = 3\n\n[instance.explicit]\n")]);
+    assert_bad_scenario("generated and explicit", &both, &["`explicit` and `generated` given together", expected]);
+    let empty = "name = \"e\"\nrounds = 2\nreplicates = 2\nseed = 1\ninstance = {}\nalgorithm = { k = 1, m = 1, gamma = 0.1, eta_u = 1.0, eta_v = 1.0 }\n";
+    assert_bad_scenario("instance = {}", empty, &["an empty table", expected]);
+}
+
+#[test]
+fn a_card_scenario_with_a_misspelt_step_factor_is_refused_not_run_at_factor_one() {
+    let card = card_with("past-step-condition", "factor = 2.0", "factr = 2.0");
+    assert_bad_card("card factr", &card, &["--scenario", "paper-default"], &["unknown field `factr`", "`admissible` or `factor`"]);
+}
+
+#[test]
+fn a_card_top_level_unknown_key_names_the_keys_a_card_has() {
+    let card = format!("zz = 1\n{}", card_text());
+    assert_bad_card("card zz", &card, &[], &["unknown field `zz`", "`family`, `claims`, `inconsistencies`, `scenarios` and `search`"]);
+}
+
+const FEDPLT_VALID: &str = r#"family = "fedplt"
+name = "plt-file"
+rounds = 10
+replicates = 1
+seed = 1
+tau = 1
+step = { constant_over_l = 0.5 }
+instance = { clients = 3, dim = 4, l = 1.0, mu = 0.2, sigma = 0.3, heterogeneity = 0.5, init_distance = 3.0, masks = { kind = "full" }, seed = 11 }
+"#;
+
+fn fedplt_with(from: &str, to: &str) -> String {
+    assert_eq!(FEDPLT_VALID.matches(from).count(), 1, "mutation `{from}` must match exactly once");
+    FEDPLT_VALID.replacen(from, to, 1)
+}
+
+#[test]
+fn fedplt_masks_and_step_refuse_unknown_keys() {
+    for masks in ["{ kind = \"full\" }", "{ kind = \"disjoint\" }", "{ kind = \"layers\", layers = 2, per_client = 1 }"] {
+        let (_dir, file) = scenario_file(&fedplt_with("{ kind = \"full\" }", masks));
+        let ok = run(&["run", file.to_str().unwrap()]);
+        assert_eq!(ok.0, 0, "masks = {masks} runs: {}", ok.2);
+    }
+    for (masks, key, kind) in [
+        ("{ kind = \"full\", zz = 1 }", "zz", "full"),
+        ("{ kind = \"full\", layers = 3, per_client = 1 }", "layers", "full"),
+        ("{ kind = \"disjoint\", zz = 1 }", "zz", "disjoint"),
+    ] {
+        let needles = [format!("unknown field `{key}`"), format!("`kind = \"{kind}\"` takes no other key")];
+        let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+        assert_bad_scenario(&format!("masks = {masks}"), &fedplt_with("{ kind = \"full\" }", masks), &needles);
+    }
+    let expected = "expected exactly one of `constant`, `constant_over_l` or `decaying`";
+    assert_bad_scenario("step with zz", &fedplt_with("constant_over_l = 0.5", "constant_over_l = 0.5, zz = 1"), &["unknown field `zz`", expected]);
+    assert_bad_scenario("step = {}", &fedplt_with("{ constant_over_l = 0.5 }", "{}"), &["an empty table", expected]);
+}
+
+#[test]
+fn fedplt_explicit_empty_initial_point_names_a_list_length() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fedplt-explicit.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text.find("initial = [").unwrap();
+    let end = start + text[start..].find('\n').unwrap();
+    let bad = format!("{}initial = []{}", &text[..start], &text[end..]);
+    assert_bad_scenario("initial = []", &bad, &["instance.initial", "a list of 0 entries", "a list of at least 1 entry"]);
+}
+
+const DPGP_VALID: &str = r#"family = "dpgp"
+name = "dpgp-file"
+topology = { kind = "ring" }
+heterogeneity = 0.5
+coupling = 0.0
+m = 4
+du = 2
+dv = 2
+l_u = 2.0
+mu_u = 1.0
+l_v = 2.0
+mu_v = 1.0
+sigma_u = 0.5
+sigma_v = 0.5
+v0_norm = 1.0
+seed = 7
+k_u = 2
+k_v = 2
+c_u = 0.4
+c_v = 1.0
+rounds = 20
+sweep = [5, 10, 20]
+graph_seed = 3
+"#;
+
+#[test]
+fn dpgp_topologies_refuse_unknown_keys() {
+    let with = |topology: &str| DPGP_VALID.replacen("{ kind = \"ring\" }", topology, 1);
+    for topology in ["{ kind = \"ring\" }", "{ kind = \"lazy\", self_weight = 0.3, graph = { kind = \"ring\" } }"] {
+        let (_dir, file) = scenario_file(&with(topology));
+        let ok = run(&["run", file.to_str().unwrap()]);
+        assert_eq!(ok.0, 0, "topology = {topology} runs: {}", ok.2);
+    }
+    for (topology, key, kind) in [
+        ("{ kind = \"ring\", zz = 1 }", "zz", "ring"),
+        ("{ kind = \"ring\", k = 3 }", "k", "ring"),
+        ("{ kind = \"complete\", rounds = 5 }", "rounds", "complete"),
+        ("{ kind = \"exponential\", self_weight = 0.3 }", "self_weight", "exponential"),
+        ("{ kind = \"lazy\", self_weight = 0.3, graph = { kind = \"ring\", zz = 1 } }", "zz", "ring"),
+    ] {
+        let needles = [format!("unknown field `{key}`"), format!("`kind = \"{kind}\"` takes no other key")];
+        let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+        assert_bad_scenario(&format!("topology = {topology}"), &with(topology), &needles);
+    }
+}
+
+#[test]
+fn clup_features_missing_l_and_recipe_ranges() {
+    let with_model = |model: &str| clup_with("{ m = 3, n = 6, d = 2, r = 0.1, l = 1.0, noise = 0.5, seed = 1 }", model);
+    let gaussian = "{ m = 3, n = 6, d = 2, r = 0.1, noise = 0.5, seed = 1, features = { gaussian = { spectrum = [1.0, 2.0] } } }";
+    let (_dir, file) = scenario_file(&with_model(gaussian));
+    let ok = run(&["run", file.to_str().unwrap()]);
+    assert_eq!(ok.0, 0, "Gaussian features run: {}", ok.2);
+    let extra = gaussian.replace("] } }", "] }, zz = 1 }");
+    assert_bad_scenario("features with zz", &with_model(&extra), &["unknown field `zz`", "expected exactly one of `sphere` or `gaussian`"]);
+    let no_l = "{ m = 3, n = 6, d = 2, r = 0.1, noise = 0.5, seed = 1, features = \"sphere\" }";
+    assert_bad_scenario("sphere without l", &with_model(no_l), &["model.l", "missing", "(0, 1e100]"]);
+    // The explicit form's ranges: r = 1e200 made every error NaN.
+    assert_bad_scenario("r = 1e200", &clup_with("r = 0.1", "r = 1e200"), &["model.r", "[0, 1e100]"]);
+    assert_bad_scenario("noise = 1e200", &clup_with("noise = 0.5", "noise = 1e200"), &["model.noise", "(0, 1e100]"]);
+    assert_bad_scenario("l = 1e200", &clup_with("l = 1.0", "l = 1e200"), &["model.l", "(0, 1e100]"]);
+    assert_bad_scenario("lambda_grid = []", &format!("{CLUP_VALID}lambda_grid = []\n"), &["lambda_grid", "a list of 0 entries", "a list of 1 to"]);
 }
