@@ -63,7 +63,9 @@ impl ConditionCheck {
         let holds = match relation {
             Relation::AtMost => prec::le_tol(given, required),
             Relation::AtLeast => prec::ge_tol(given, required),
-            Relation::Equal => prec::approx_eq(given, required, prec::RELATIVE_IDENTITY),
+            // An equality condition is often on a constant zero in real arithmetic (`Lambda = 0`)
+            // computed with rounding at its inputs' scale: see `approx_eq_floored`.
+            Relation::Equal => prec::approx_eq_floored(given, required, prec::RELATIVE_IDENTITY),
         };
         Self { name: name.into(), kind, given, required, relation, holds, detail: String::new() }
     }

@@ -113,10 +113,24 @@ pub mod formula {
     pub const CONSTANT_RATIO_SPREAD: f64 = 1e-6;
 }
 
-/// `a` and `b` agree to relative tolerance `rel` (with an absolute floor of `rel` near zero).
+/// `a` and `b` agree to relative tolerance `rel`: `|a - b| <= rel max(|a|, |b|)`.
+///
+/// Relative at every scale, with no absolute floor: values near zero are compared relative to
+/// themselves, so `1e-13` and `1e-20` do not agree (a floor of `rel` would call any two values
+/// below `rel` equal, a bound of `1e-20` tied with an observed `1e-13`). Equal values agree,
+/// zeros included; NaN agrees with nothing, and an infinity only with itself (`|inf - x|` is
+/// within any multiple of `inf`, so infinities are not compared by the formula).
 pub fn approx_eq(a: f64, b: f64, rel: f64) -> bool {
-    let scale = a.abs().max(b.abs()).max(1.0);
-    (a - b).abs() <= rel * scale
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= rel * a.abs().max(b.abs()))
+}
+
+/// `a` and `b` agree to `rel` relative to `max(|a|, |b|, 1)`: [`approx_eq`] with an absolute floor
+/// of `rel`. Only for an equality condition on a computed constant that is exactly zero in real
+/// arithmetic (FedPLT's `Lambda = 0` on a shared optimum comes out near `1e-31`): the rounding it
+/// carries is that of the inputs it is computed from, whose scale the condition does not see.
+/// Never for a verdict's tie or an inequality, which are relative ([`approx_eq`]).
+pub fn approx_eq_floored(a: f64, b: f64, rel: f64) -> bool {
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0))
 }
 
 /// `given <= required` up to the identity tolerance (a parameter set exactly at its boundary by a
@@ -210,6 +224,26 @@ mod tests {
         assert!(!le_tol(1.01, 1.0));
         assert!(ge_tol(1.0 - 1e-12, 1.0));
         assert!(!ge_tol(0.99, 1.0));
+    }
+
+    /// Near zero the comparisons are relative to the values themselves: an absolute floor would
+    /// tie a bound of 1e-20 with an observed 1e-13, or admit a step three times its limit of
+    /// 3e-10. Rounding at that scale still agrees; exact zeros agree; NaN agrees with nothing.
+    #[test]
+    fn comparisons_are_relative_near_zero() {
+        assert!(!approx_eq(1e-13, 1e-20, RELATIVE_TIE));
+        assert!(approx_eq(3e-10, 3e-10 * (1.0 + 1e-13), RELATIVE_TIE));
+        assert!(!le_tol(1e-9, 3.1e-10));
+        assert!(le_tol(3.1e-10 * (1.0 + 1e-12), 3.1e-10));
+        assert!(!ge_tol(1e-12, 3e-12));
+        assert!(approx_eq(0.0, 0.0, RELATIVE_TIE) && approx_eq(0.0, -0.0, RELATIVE_TIE));
+        assert!(!approx_eq(0.0, 1e-300, RELATIVE_TIE));
+        assert!(!approx_eq(f64::NAN, f64::NAN, RELATIVE_TIE) && !approx_eq(1.0, f64::NAN, RELATIVE_TIE));
+        assert!(approx_eq(f64::INFINITY, f64::INFINITY, RELATIVE_TIE) && !approx_eq(f64::INFINITY, 1e308, RELATIVE_TIE));
+        assert!(!le_tol(f64::INFINITY, 1e308) && !ge_tol(-1e308, f64::INFINITY));
+        // The floored form, for equality conditions on constants zero in real arithmetic only.
+        assert!(approx_eq_floored(1.6e-31, 0.0, RELATIVE_IDENTITY) && !approx_eq_floored(1e-8, 0.0, RELATIVE_IDENTITY));
+        assert!(!approx_eq_floored(f64::INFINITY, 1e308, RELATIVE_IDENTITY));
     }
 
     #[test]

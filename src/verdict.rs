@@ -226,6 +226,9 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
     }
     let mut notes = notes;
     notes.extend(numerical_note(decisive.as_ref()));
+    if decisive.is_none() && verdict == VerdictKind::Inconclusive {
+        notes.push(NOTHING_COMPARED.to_string());
+    }
     Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series, beyond_steps: None }
 }
 
@@ -322,13 +325,16 @@ pub fn numerical_note(decisive: Option<&Checkpoint>) -> Option<String> {
 
 /// Combines checkpoint decisions: violated if any is (reporting the largest excess), else
 /// inconclusive if any straddles (reporting the first), else holds (reporting the smallest slack).
+/// No checkpoint at all is inconclusive: a comparison of nothing shows nothing, and never holds.
 fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f64>, Option<Checkpoint>) {
     let mut min_slack = f64::INFINITY;
     let mut holds_point = None;
     let mut worst_violation: Option<(f64, Checkpoint)> = None;
     let mut first_straddle = None;
     let mut first_nan = None;
+    let mut compared = 0usize;
     for point in points {
+        compared += 1;
         let bound = point.bound.unwrap_or(f64::NAN);
         let estimate = point.estimate;
         // A NaN (an overflow of a diverging run, 0/0 in a bound) decides nothing: the run stops
@@ -362,10 +368,15 @@ fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f
         (VerdictKind::Inconclusive, None, Some(p))
     } else if let Some(p) = first_straddle {
         (VerdictKind::Inconclusive, slack, Some(p))
+    } else if compared == 0 {
+        (VerdictKind::Inconclusive, None, None)
     } else {
         (VerdictKind::Holds, slack, holds_point)
     }
 }
+
+/// The note of a comparison that compared nothing (see [`aggregate`]).
+pub const NOTHING_COMPARED: &str = "nothing compared: no round or horizon of the run gives both sides of the claim, so it is not decided";
 
 /// Evaluates a per-round inequality `E lhs_t <= E rhs_t` (a lemma of a proof) from each
 /// replicate's sides: `sides_at(t)` gives `(lhs, rhs)` per replicate at round `t < rounds`, or
@@ -391,6 +402,9 @@ pub fn evaluate_inequality(
     let (verdict, slack, decisive, series) = compare_sides(rounds, sides_at, confidence, bound_scale);
     let mut notes = notes;
     notes.extend(numerical_note(decisive.as_ref()));
+    if decisive.is_none() && verdict == VerdictKind::Inconclusive {
+        notes.push(NOTHING_COMPARED.to_string());
+    }
     Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series, beyond_steps: None }
 }
 
@@ -479,6 +493,34 @@ mod tests {
         let (verdict, _, decisive) = aggregate(vec![point(1, 0.5, 1.0)].into_iter());
         assert_eq!(verdict, VerdictKind::Holds);
         assert_eq!(numerical_note(decisive.as_ref()), None);
+    }
+
+    #[test]
+    fn nothing_compared_is_inconclusive_never_holds() {
+        let (verdict, slack, decisive) = aggregate(std::iter::empty());
+        assert_eq!((verdict, slack, decisive.is_none()), (VerdictKind::Inconclusive, None, true));
+        let nothing = |_: usize| -> Option<Vec<(f64, f64)>> { None };
+        let e = evaluate_inequality(Vec::new(), 5, &nothing, Estimator::Exact, 0.99, 1.0);
+        assert_eq!(e.verdict, VerdictKind::Inconclusive);
+        assert!(e.notes.iter().any(|n| n.starts_with("nothing compared")), "{:?}", e.notes);
+        // Negative control: one round compared decides.
+        let one = |t: usize| (t == 2).then(|| vec![(0.5, 1.0)]);
+        let e = evaluate_inequality(Vec::new(), 5, &one, Estimator::Exact, 0.99, 1.0);
+        assert_eq!(e.verdict, VerdictKind::Holds);
+        assert!(e.notes.is_empty(), "{:?}", e.notes);
+    }
+
+    /// An exact estimate is tied with its bound relative to the two values, at every scale: near
+    /// zero an observed 1e-13 against a bound of 1e-20 is violated, not a tie.
+    #[test]
+    fn exact_ties_are_relative_near_zero() {
+        assert_eq!(decide(&iv(1e-13, 1e-13), 1e-20), VerdictKind::Violated);
+        assert_eq!(decide(&iv(1e-13, 1e-13), 0.0), VerdictKind::Violated);
+        assert_eq!(decide(&iv(1e-20 * (1.0 + 1e-14), 1e-20 * (1.0 + 1e-14)), 1e-20), VerdictKind::Holds);
+        assert_eq!(decide(&iv(0.0, 0.0), 0.0), VerdictKind::Holds);
+        // Negative control: at unit scale the tie is as before.
+        assert_eq!(decide(&iv(1.0 + 1e-13, 1.0 + 1e-13), 1.0), VerdictKind::Holds);
+        assert_eq!(decide(&iv(1.0 + 1e-8, 1.0 + 1e-8), 1.0), VerdictKind::Violated);
     }
 
     #[test]

@@ -103,7 +103,9 @@ fn uncaught_halved_terms(claim: &str, run: &ScenarioRun) -> Vec<(String, f64)> {
     assert!((slack - own).abs() <= 1e-9 * own, "{claim} on {}: the twin's slack {slack} against the row's {own}", run.scenario);
     assert!(slack < 2.0, "{} is tight for {claim}: slack {slack}", run.scenario);
     let mut uncaught = Vec::new();
-    for w in wrong_terms(&f, 0.5).expect("the twin's terms") {
+    let mutants = wrong_terms(&f, 0.5).expect("the twin's terms");
+    assert!(!mutants.is_empty(), "{claim}: the twin has terms to halve");
+    for w in mutants {
         let (least, holds) = per_round(run, &w.card);
         assert_eq!(holds, least >= 1.0, "{claim} {} {}: a verdict is its least ratio against 1", w.field, w.term);
         if holds {

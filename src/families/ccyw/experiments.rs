@@ -23,9 +23,8 @@ use crate::families::ccyw::exact::{exact_metric_series, stationary_summary};
 use crate::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants};
 use crate::verdict::VerdictKind;
 
-/// Relative spread (max/min - 1) of steady states below which they count as "not depending" on a
-/// parameter. The paper gives no number; this one is named so the report says what was used.
-pub const INDEPENDENCE_TOLERANCE: f64 = 0.10;
+pub use super::prec::INDEPENDENCE_TOLERANCE;
+use super::prec::STEADY_STATE_BAND;
 
 /// How a setting's outer steps are chosen (the paper does not state its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -210,8 +209,10 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let stationary =
         stationary_summary(&inst, alg.as_ref(), &inc).ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
     let steady_state = metric_of.value(&stationary, s.m, n);
-    // Descent: the round from which the curve stays within 10% of its steady state.
-    let outside = metric.iter().rposition(|m| (m / steady_state - 1.0).abs() > 0.1);
+    // Descent: the round from which the curve stays within 10% of its steady state (a NaN round
+    // is outside, so a curve that ends in NaN never settles).
+    let within = |m: f64| (m / steady_state - 1.0).abs() <= STEADY_STATE_BAND;
+    let outside = metric.iter().rposition(|m| !within(*m));
     let (at_steady_state, descent_rounds) = match outside {
         None => (true, 0),
         Some(t) if t + 1 < metric.len() => (true, t + 1),
@@ -701,7 +702,10 @@ fn steady_states_below_bounds(sweeps: &[Sweep]) -> Outcome {
             checked.push(c);
         }
     }
-    let worst = checked.iter().map(|c| c.steady_state / c.steady_bound.as_ref().map_or(f64::NAN, |b| b.value)).fold(0.0f64, f64::max);
+    // A bound that is not positive decides nothing (NaN), and one NaN ratio makes the worst NaN
+    // (`nan_max`): it is never hidden behind the curves that compare.
+    let ratio = |c: &&Curve| c.steady_bound.as_ref().map_or(f64::NAN, |b| if b.value > 0.0 { c.steady_state / b.value } else { f64::NAN });
+    let worst = checked.iter().map(ratio).fold(0.0f64, crate::engine::nan_max);
     let verdict = if checked.is_empty() {
         VerdictKind::NotApplicable
     } else if !worst.is_finite() || checked.iter().any(|c| !c.steady_state.is_finite()) {

@@ -6,4 +6,18 @@
 /// (the repeated products carry rounding), so the grid ends at the cap.
 pub const GRID_END: f64 = crate::prec::RELATIVE_TIE;
 
-crate::prec::policy_test!(include_str!("prec.rs"), GRID_END = 1e-12,);
+/// Relative spread (max/min - 1) of steady states below which they count as "not depending" on a
+/// parameter (decides the experiments' independence statements, e.g. Figure 2c's). The paper
+/// gives no number; this one is named so the report says what was used.
+pub const INDEPENDENCE_TOLERANCE: f64 = 0.10;
+
+/// A curve has reached its steady state from the round after which every value is within
+/// `STEADY_STATE_BAND` of it, relative (decides the descent time and whether a rate statement can
+/// be decided); a value that is not a number is never within it.
+pub const STEADY_STATE_BAND: f64 = 0.10;
+
+/// Growth of the expected metric (last round over the largest of the first rounds) that counts as
+/// divergence in the step-room search.
+pub const DIVERGENCE_GROWTH: f64 = 1e6;
+
+crate::prec::policy_test!(include_str!("prec.rs"), GRID_END = 1e-12, INDEPENDENCE_TOLERANCE = 0.10, STEADY_STATE_BAND = 0.10, DIVERGENCE_GROWTH = 1e6,);

@@ -153,9 +153,7 @@ const T_CHOICES: [usize; 6] = [1, 2, 5, 10, 30, 100];
 /// Rounds over which a step multiple must keep the expected metric bounded.
 pub const DIVERGENCE_ROUNDS: usize = 400;
 
-/// Growth of the expected metric (last round over the largest of the first rounds) that counts as
-/// divergence within [`DIVERGENCE_ROUNDS`].
-pub const DIVERGENCE_GROWTH: f64 = 1e6;
+pub use super::prec::DIVERGENCE_GROWTH;
 
 pub use crate::search::DEFAULT_BUDGET;
 

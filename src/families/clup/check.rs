@@ -8,7 +8,7 @@ use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 
 use crate::claim::Horizon;
-use crate::claim::{BoundClaim, ConditionCheck, ConditionKind, Relation};
+use crate::claim::{BoundClaim, ConditionCheck, ConditionKind};
 use crate::engine::Estimator;
 use crate::error::{require_positive, Error, Result};
 use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
@@ -491,25 +491,47 @@ fn max_of(v: &[f64]) -> f64 {
 /// rounds are not compared.
 pub use super::prec::ROUNDING_FLOOR;
 
-/// Per-point comparison of `lhs <= rhs`, compared as the ratio `lhs/rhs <= 1` so that the tie
-/// tolerance is relative at every scale (`rhs = 0 < lhs` or `rhs < 0` is the largest finite ratio,
-/// `f64::MAX`, so it reads as violated; `rhs = inf` a zero one). The slack is `rhs/lhs` at the
-/// tightest point.
+/// Per-point comparison of `lhs <= rhs`, compared as the ratio `lhs/rhs <= 1` ([`side_ratio`]) so
+/// that the tie tolerance is relative at every scale. The slack is `rhs/lhs` at the tightest
+/// point; no point compared is inconclusive.
 pub(super) fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
-    let ratio = |(l, r): (f64, f64)| {
-        if r.is_infinite() && r > 0.0 {
-            0.0
-        } else if r > 0.0 {
-            l / r
-        } else if l > 0.0 || r < 0.0 {
-            f64::MAX
-        } else {
-            0.0
-        }
-    };
-    let ratios: Vec<(f64, f64)> = points.iter().map(|p| (ratio(*p), 1.0)).collect();
+    let ratios: Vec<(f64, f64)> = points.iter().map(|p| (side_ratio(*p), 1.0)).collect();
     let sides = |t: usize| ratios.get(t).map(|p| vec![*p]);
     evaluate_inequality(checks, ratios.len(), &sides, Estimator::Exact, 0.99, scale)
+}
+
+/// Whether a round with error `x` is compared, against errors that start at `reference`: unless
+/// it is a number below [`ROUNDING_FLOOR`] times the reference. A NaN (of the round or the
+/// reference) is compared, and so reported undecided, never dropped with the rounds after it.
+fn compared_at_floor(x: f64, reference: f64) -> bool {
+    x.is_nan() || reference.is_nan() || x >= ROUNDING_FLOOR * reference
+}
+
+/// `lhs/rhs` of one point of [`per_point`], a ratio at most 1 exactly when `lhs <= rhs`:
+/// - `rhs < 0` is the largest finite ratio, `f64::MAX` (violated: the sides are non-negative
+///   quantities, which no negative bound covers, whatever the left side's value);
+/// - NaN on either side, or both infinite, is NaN (not decided: inconclusive, never holds);
+/// - `rhs = +inf` against a finite `lhs` is 0 (the point holds);
+/// - `lhs = +inf` (a diverged run) against a finite `rhs`, or `rhs = 0 < lhs`, is `f64::MAX`
+///   (violated: as in the core's [`crate::verdict::decide`], a diverged run exceeds every finite
+///   bound);
+/// - `rhs = 0`, `lhs <= 0` is 0 (equality).
+fn side_ratio((l, r): (f64, f64)) -> f64 {
+    if r < 0.0 {
+        f64::MAX
+    } else if l.is_nan() || r.is_nan() || (l.is_infinite() && r.is_infinite()) {
+        f64::NAN
+    } else if r == f64::INFINITY {
+        0.0
+    } else if l == f64::INFINITY {
+        f64::MAX
+    } else if r > 0.0 {
+        l / r
+    } else if l > 0.0 {
+        f64::MAX
+    } else {
+        0.0
+    }
 }
 
 /// Rounds `2..=T` of a per-round bound (round 1 is `V_1` itself), above the rounding floor.
@@ -1027,13 +1049,7 @@ fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> O
 /// The lambdas Corollary 1 is compared at on a draw, with the scope check of the printed `a2`.
 fn corollary1_lambdas(st: &Stat, a2_printed: bool, checks: &mut Vec<ConditionCheck>) -> Vec<f64> {
     if a2_printed {
-        checks.push(ConditionCheck::compare(
-            "R < 1/sqrt(n) (the case of (92) with a2)",
-            ConditionKind::Scope,
-            st.r,
-            Relation::AtMost,
-            1.0 / st.n.sqrt() * (1.0 - super::prec::STRICT_MARGIN),
-        ));
+        checks.push(super::claims::strictly_below("R < 1/sqrt(n) (the case of (92) with a2)", ConditionKind::Scope, st.r, 1.0 / st.n.sqrt()));
         vec![bounds::a1(st).max(bounds::a2_printed(st)).max(0.0)]
     } else if bounds::c1_small_r(st) {
         let l = bounds::lambda_93(st);
@@ -1089,7 +1105,7 @@ fn theorem2_lyapunov(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let x = base_inputs(c.stat0, c.o);
     let r = claim.bound(&x);
     let v0 = v.first().copied().unwrap_or(0.0);
-    let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| w[1] >= ROUNDING_FLOOR * v0).map(|w| (w[1], r * w[0])).collect();
+    let sides: Vec<(f64, f64)> = v.windows(2).take_while(|w| compared_at_floor(w[1], v0)).map(|w| (w[1], r * w[0])).collect();
     let mut points: Vec<String> = sides.iter().enumerate().map(|(t, (a, b))| format!("V_{} = {a:.6e} vs r V_{} = {b:.6e}", t + 2, t + 1)).collect();
     let limit = alg1_spectral_radius(c.inst(), &c.p).map_or(f64::NAN, |rho| r / (rho * rho));
     points.push(format!("asymptotic slack r / rho(M)^2 = {limit:.6e} (the limit of r V_t / V_(t+1), rho(M) the spectral radius of the round)"));
@@ -1112,9 +1128,9 @@ fn corollary3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let (m, inst) = (c.s.model.m(), c.inst());
     let inits: Vec<f64> = (0..m).map(|i| (block(&c.z0, i + 1, inst.d) - &c.sol.locals[i]).norm_squared()).collect();
     let x = base_inputs(c.stat0, c.o_c2);
-    let reference = inits.iter().copied().fold(0.0, f64::max).max(c.tr_c2.per_client[0].iter().copied().fold(0.0, f64::max));
+    let reference = crate::engine::nan_max(max_of(&inits), max_of(&c.tr_c2.per_client[0]));
     let sides: Vec<(f64, f64)> = (0..c.s.rounds)
-        .take_while(|t| c.tr_c2.local[*t] >= ROUNDING_FLOOR * reference)
+        .take_while(|t| compared_at_floor(c.tr_c2.local[*t], reference))
         .map(|t| {
             let pick = |i: usize| (c.tr_c2.per_client[t][i], claim.bound(&Inputs { t: t + 1, init_local: inits[i], ..x }));
             (0..m).map(pick).fold((0.0, 1.0), |best, cand| if worst_client_key(cand) > worst_client_key(best) { cand } else { best })
@@ -1388,4 +1404,34 @@ pub fn run_drawn(s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], scale
         k_sweep,
         ball_sweeps,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::VerdictKind;
+
+    /// A diverged or undefined side never holds; the finite cases read as the inequality does.
+    #[test]
+    fn side_ratios_never_hold_on_nan_or_a_diverged_side() {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        for p in [(nan, 1.0), (1.0, nan), (inf, inf), (nan, inf), (-inf, inf)] {
+            let e = per_point(Vec::new(), &[(0.5, 1.0), p], 1.0);
+            assert_eq!(e.verdict, VerdictKind::Inconclusive, "{p:?}");
+        }
+        for (p, verdict) in [
+            ((1.0, inf), VerdictKind::Holds),
+            ((0.0, 0.0), VerdictKind::Holds),
+            ((1e-300, 0.0), VerdictKind::Violated),
+            ((0.0, -1.0), VerdictKind::Violated),
+            ((2.0, 1.0), VerdictKind::Violated),
+            ((inf, 2.0), VerdictKind::Violated),
+            ((inf, -1.0), VerdictKind::Violated),
+            ((nan, -1.0), VerdictKind::Violated),
+        ] {
+            assert_eq!(per_point(Vec::new(), &[p], 1.0).verdict, verdict, "{p:?}");
+        }
+        assert_eq!(per_point(Vec::new(), &[], 1.0).verdict, VerdictKind::Inconclusive, "nothing compared");
+        assert!(compared_at_floor(nan, 1.0) && compared_at_floor(1.0, nan) && !compared_at_floor(1e-40, 1.0));
+    }
 }

@@ -173,7 +173,8 @@ pub fn study(inst: &Instance, lambdas: &[f64], start: &dyn Fn(f64) -> DVector<f6
             total_error(inst, &params(method, mu, l), &start(lambda))
         })
         .collect();
-    let floor = curves.iter().map(|c| c.last().copied().unwrap_or(f64::NAN)).fold(f64::INFINITY, f64::min);
+    // `nan_min`: a curve that ends in NaN makes the floor, so every target, NaN (undecided).
+    let floor = curves.iter().map(|c| c.last().copied().unwrap_or(f64::NAN)).fold(f64::INFINITY, crate::engine::nan_min);
     let initial = curves.iter().map(|c| c[0]).fold(0.0, crate::engine::nan_max);
     let targets: Vec<f64> = (1..TARGETS + 1).rev().map(|j| floor * (initial / floor).powf(j as f64 / (TARGETS + 1) as f64)).collect();
     let rounds = curves.iter().map(|c| targets.iter().map(|&eps| rounds_to(c, eps)).collect()).collect();
@@ -211,6 +212,12 @@ impl Study {
 
     /// The ratios of a reading with what each is: every ratio at most 1 when it holds.
     pub fn ratios(&self, every_eps: bool) -> Vec<(f64, String)> {
+        // Targets between a floor of 0 (a curve reaching the optimum exactly) and the initial
+        // error are not a geometric grid: `0 * inf` is NaN, and every method would "never reach"
+        // them, a vacuous tie. Such a study decides nothing.
+        if let Some(eps) = self.targets.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
+            return vec![(f64::NAN, format!("the targets are not a geometric grid between the floor and the initial error (a target is {eps}): not decided"))];
+        }
         let (clup, n) = (self.fedclup(), self.methods.len());
         let ends = [0, n - 1];
         let per_target = |e: usize| at_most(self.best(&clup, e), self.best(&ends, e));

@@ -8,11 +8,7 @@ use super::algorithm::{block, Params};
 use super::bounds::{self, Opt};
 use super::model::Instance;
 
-/// Squared distances of Algorithm 1 below `LEMMA_FLOOR` times the squared scale of the models
-/// (`model_scale` of the check) are not compared in Lemmas 5 and 6: they are differences of
-/// vectors of that scale, so one of `1e-16` carries relative rounding near `1e-8` and one near
-/// `1e-32` is rounding alone.
-pub const LEMMA_FLOOR: f64 = 1e-16;
+pub use super::prec::LEMMA_FLOOR;
 
 /// `w*_g = (1/m) sum_i w*^(i)` (003:L371).
 pub fn center(d: &Instance) -> DVector<f64> {

@@ -38,6 +38,12 @@ pub const SYMMETRY: f64 = crate::prec::RELATIVE_IDENTITY;
 /// the seeded recipe states it differs from the data's by rounding.
 pub const ASSUMED_CONSTANT: f64 = crate::prec::RELATIVE_IDENTITY;
 
+/// Squared distances of Algorithm 1 below `LEMMA_FLOOR` times the squared scale of the models
+/// (`model_scale` of the check) are not compared in Lemmas 5 and 6 (decides which rounds those
+/// lemmas compare): they are differences of vectors of that scale, so one of `1e-16` carries
+/// relative rounding near `1e-8` and one near `1e-32` is rounding alone.
+pub const LEMMA_FLOOR: f64 = 1e-16;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     STRICT_MARGIN = 1e-12,
@@ -47,4 +53,5 @@ crate::prec::policy_test!(
     GUARD_OFFSET = 1e-9,
     SYMMETRY = 1e-9,
     ASSUMED_CONSTANT = 1e-9,
+    LEMMA_FLOOR = 1e-16,
 );

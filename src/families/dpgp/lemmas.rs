@@ -40,8 +40,15 @@ fn worst(sources: usize, items: usize, side: &dyn Fn(usize, usize) -> (f64, f64)
     let key = |item: usize| {
         let (l, r) = (0..sources).map(|s| side(s, item)).fold((0.0, 0.0), |(a, b), (l, r)| (a + l, b + r));
         // `+inf` for a positive left side over a zero bound, 0 when both are 0, NaN when either
-        // is: a NaN item is chosen, and its verdict says so.
-        pair_ratio(l, r)
+        // is: a NaN item is chosen, and its verdict says so. Every NaN is made the positive one,
+        // which `total_cmp` orders above everything (`inf/inf` gives a NaN with its sign bit set
+        // on x86, which it would order below everything).
+        let ratio = pair_ratio(l, r);
+        if ratio.is_nan() {
+            f64::NAN
+        } else {
+            ratio
+        }
     };
     let item = (0..items).max_by(|a, b| key(*a).total_cmp(&key(*b)))?;
     Some((0..sources).map(|s| side(s, item)).collect())
@@ -133,5 +140,23 @@ impl LemmaRun<'_> {
         let stated = assumption_checks(self.constants, conn, self.rounds, 0.0);
         let checks = vec![stated[0].clone(), stated[2].clone(), stated[3].clone()];
         self.result(("DPGP-EQ15", "primary"), ConstantsSource::Estimated, checks, &side, m, bound_scale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worst;
+
+    /// An item whose sides are both infinite (a diverged run) has an undefined ratio: it is the
+    /// one chosen, whichever sign its NaN carries, so its verdict is not decided by a finite item.
+    #[test]
+    fn an_undefined_ratio_is_the_worst_item() {
+        let inf = f64::INFINITY;
+        let sides = [(1.0, 2.0), (inf, inf), (3.0, 4.0)];
+        let chosen = worst(1, sides.len(), &|_, item| sides[item]).expect("an item");
+        assert!(chosen[0].0.is_infinite(), "{chosen:?}");
+        // Negative control: finite items give the largest ratio.
+        let finite = [(1.0, 2.0), (3.0, 4.0)];
+        assert_eq!(worst(1, 2, &|_, item| finite[item]), Some(vec![(3.0, 4.0)]));
     }
 }

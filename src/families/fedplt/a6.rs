@@ -49,7 +49,9 @@ pub fn decide(inst: &Instance, w_star: &DVector<f64>) -> A6ForAllW {
     let mut smallest = f64::INFINITY;
     for k in 0..inst.clients() {
         let b = w_star - &inst.optima[k];
-        if b.norm() > super::prec::SHARED_OPTIMUM * (1.0 + w_star.norm()) {
+        // Relative to the optima themselves: at a small scale (optima of 1e-13 that differ by
+        // 1e-13) the clients do not share an optimum.
+        if b.norm() > super::prec::SHARED_OPTIMUM * w_star.norm().max(inst.optima[k].norm()) {
             return A6ForAllW::Fails { client: k, x: (-b).iter().copied().collect(), rho: f64::NAN, lambda_min: None };
         }
         let (lambda, v) = masked_symmetric_min(&inst.masks[k], &inst.hessians[k]);

@@ -19,7 +19,13 @@ pub const Z_CONSISTENCY: f64 = RELATIVE_IDENTITY;
 /// (its direction would be rounding).
 pub const UNIT_VECTOR_MIN_NORM: f64 = ABSOLUTE_ZERO;
 
-/// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM * (1 + ||W*||)`
+/// The small-step limit `W_lim` is `W*` (FEDPLT-LIMIT's bound of 0 is met) when `||W_lim - W*|| <=
+/// LIMIT_IDENTITY max(||W_lim||, ||W*||)`: both are solutions of linear systems, equal in real
+/// arithmetic where the claim holds, and differ by the rounding of the solves (relative to the
+/// vectors, so at every scale).
+pub const LIMIT_IDENTITY: f64 = RELATIVE_IDENTITY;
+
+/// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM max(||w_k*||, ||W*||)`
 /// (decides the shared-optimum reading of the constants).
 pub const SHARED_OPTIMUM: f64 = ABSOLUTE_ZERO;
 
@@ -59,6 +65,7 @@ crate::prec::policy_test!(
     AT_OPTIMUM = 1e-9,
     Z_CONSISTENCY = 1e-9,
     UNIT_VECTOR_MIN_NORM = 1e-12,
+    LIMIT_IDENTITY = 1e-9,
     SHARED_OPTIMUM = 1e-12,
     WITHIN_ROUNDING = 8.0 * f64::EPSILON,
     VACUOUS_SLACK = 1e3,
