@@ -277,7 +277,7 @@ impl Scenario {
 pub fn parse_card(text: &str, what: &str) -> Result<Card> {
     let mut written: PaperCard<Scenario> = crate::card::parse_toml(text, what)?;
     // Claims the card defines by formulas are compiled first, so its scenarios may name them.
-    let catalog = Catalog::read(&written.claims)?;
+    let catalog = Catalog::read(&written.claims, &EMBEDDED_CARDS.map(|c| c.1))?;
     for s in &mut written.scenarios {
         s.catalog = catalog.clone();
     }

@@ -108,13 +108,13 @@ impl PartialEq for Catalog {
 impl Catalog {
     /// The built-in claims and those of `entries` that are not built in, compiled. A claim's
     /// metadata is `&'static` everywhere, so each compiled claim lives as long as the process;
-    /// nothing else is kept (reading the same card twice gives two equal catalogs).
+    /// nothing else is kept (reading the same card twice gives two equal catalogs). An entry under
+    /// a built-in id must carry that claim's formula in one of `embedded` (the family's own cards).
     ///
     /// # Errors
     /// The first claim that does not compile, naming its field.
-    pub fn read(entries: &[ClaimCard]) -> Result<Self> {
-        let compiled =
-            compile_card_claims(entries, &builtin::builtin_ids(), &super::card::EMBEDDED_CARDS.map(|c| c.1), &super::formulas::SYMBOLS, CardClaim::compile)?;
+    pub fn read(entries: &[ClaimCard], embedded: &[&str]) -> Result<Self> {
+        let compiled = compile_card_claims(entries, &builtin::builtin_ids(), embedded, &super::formulas::SYMBOLS, CardClaim::compile)?;
         let defined = compiled.into_iter().map(|c| &**Box::leak(Box::new(c))).collect();
         Ok(Self { defined })
     }

@@ -497,7 +497,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
         s.topology = std::mem::replace(&mut s.topology, Topology::Complete).resolve(&field)?;
     }
     card.search.check(&super::claims::summaries().iter().map(|c| c.id).collect::<Vec<_>>())?;
-    let defined = super::card_claims::compile(&card.claims)?;
+    let defined = super::card_claims::compile(&card.claims, CARD.1)?;
     let ids: Vec<&str> = defined.iter().map(|c| c.id()).collect();
     card.check_scenarios(|field, s| s.validate(field, &ids))?;
     let axes = card.sections.comparisons.iter().enumerate().map(|(k, c)| comparison_axis(&card, k, c)).collect::<Result<Vec<_>>>()?;

@@ -86,13 +86,14 @@ fn card_values(x: &CardInputs) -> Vec<f64> {
 /// A DFedPGP claim read from a card.
 pub type CardClaim = FormulaClaim<CardInputs>;
 
-/// Compiles the entries of a card that are not built in, in card order.
+/// Compiles the entries of a card that are not built in, in card order; an entry under a built-in
+/// id must carry that claim's formula in `embedded` (the family's own card text).
 ///
 /// # Errors
 /// The first entry that does not compile, naming its field.
-pub fn compile(entries: &[ClaimCard]) -> Result<Vec<Arc<CardClaim>>> {
+pub fn compile(entries: &[ClaimCard], embedded: &str) -> Result<Vec<Arc<CardClaim>>> {
     let builtin: Vec<&str> = summaries().iter().map(|c| c.id).collect();
-    compile_card_claims(entries, &builtin, &[super::card::CARD.1], &super::formulas::SYMBOLS, |e| {
+    compile_card_claims(entries, &builtin, &[embedded], &super::formulas::SYMBOLS, |e| {
         Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: card_values })
     })
 }
