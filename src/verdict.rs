@@ -375,7 +375,7 @@ fn aggregate(points: impl Iterator<Item = Checkpoint>) -> (VerdictKind, Option<f
     }
 }
 
-/// The note of a comparison that compared nothing (see [`aggregate`]).
+/// The note of a comparison that compared nothing (no checkpoint: the verdict is inconclusive).
 pub const NOTHING_COMPARED: &str = "nothing compared: no round or horizon of the run gives both sides of the claim, so it is not decided";
 
 /// Evaluates a per-round inequality `E lhs_t <= E rhs_t` (a lemma of a proof) from each
