@@ -264,7 +264,7 @@ fn foreign_file(dir: &Path, files: &[ReportFile]) -> Option<std::ffi::OsString> 
     let ours = |name: &std::ffi::OsStr| files.iter().any(|f| f.path.as_os_str() == name);
     let own_kind = |e: &std::fs::DirEntry| {
         let path = Path::new(e.file_name().as_os_str()).to_path_buf();
-        // A claim id, with `@SOURCE` for a search of other constants (`DPGP-REC32@estimated`).
+        // A claim id, with `@SOURCE` for a search of other constants (`MY-CLAIM@estimated`).
         let id_like = path.file_stem().and_then(|s| s.to_str()).is_some_and(|s| s.split('@').all(|p| crate::formula::user::require_claim_id("", p).is_ok()));
         let ext = path.extension().and_then(|x| x.to_str());
         e.file_type().is_ok_and(|t| t.is_file()) && (ours(&e.file_name()) || (id_like && matches!(ext, Some("json" | "toml" | "png"))))
@@ -553,7 +553,7 @@ mod tests {
         assert!(write_files(&out.path().join("r"), &[file("claims/../../ESCAPED.json")]).is_err());
         assert!(!out.path().join("ESCAPED.json").exists() && !out.path().join("r").exists(), "nothing written");
         // Negative control: plain names, variant ids included.
-        require_plain_paths(&[file("claims/LOCAL-SGD~no-drift.json"), file("search/DPGP-REC32@estimated.toml"), file("SUMMARY.md")]).unwrap();
+        require_plain_paths(&[file("claims/MY-CLAIM~variant.json"), file("search/MY-CLAIM@estimated.toml"), file("SUMMARY.md")]).unwrap();
     }
 
     fn result(claim: &'static str, constants: ConstantsSource, lhs: f64) -> ClaimResult {

@@ -197,7 +197,7 @@ mod defined_claims {
                 Ok(FormulaClaim { claim: UserClaim::compile(e, &RULES)?, values: |x: &X| x.0.to_vec() })
             })
         };
-        for bad in ["../../ESCAPED", "", ".hidden", "a/b", "a b", "x:y", "CCYW\u{e9}"] {
+        for bad in ["../../ESCAPED", "", ".hidden", "a/b", "a b", "x:y", "CARD\u{e9}"] {
             let err = compile(&[card("TWO-L", "2*L"), card(bad, "2*L")], &[]).err().expect(bad);
             let message = err.to_string();
             assert!(err.is_bad_input() && message.contains("claims[1].id") && message.contains("ASCII letters"), "{bad}: {message}");
