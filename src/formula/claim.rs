@@ -326,6 +326,23 @@ impl ClaimFormulas {
             .collect()
     }
 
+    /// The text of each condition [`Self::checks`] leaves out because it (or its guard) reads a
+    /// symbol given as NaN (no value), directly or through an intermediate quantity.
+    pub fn unchecked_conditions(&self, values: &[f64]) -> Vec<&str> {
+        let not_given = self.unavailable(values);
+        let reads = |code: &Code| Self::reads_any(code, &not_given);
+        self.conditions
+            .iter()
+            .filter(|c| reads(&c.lhs) || reads(&c.rhs) || c.guard.as_ref().is_some_and(|(a, _, b)| reads(a) || reads(b)))
+            .map(|c| c.text.as_str())
+            .collect()
+    }
+
+    /// Whether the bound reads a symbol given as NaN (no value), so [`Self::bound`] is `+inf`.
+    pub fn bound_unavailable(&self, values: &[f64]) -> bool {
+        self.bound.as_ref().is_some_and(|b| Self::reads_any(&b.code, &self.unavailable(values)))
+    }
+
     /// The bound at these values (`+inf` where it reads a constant without a finite value).
     pub fn bound(&self, values: &[f64]) -> f64 {
         self.value_of(self.bound.as_ref(), values)

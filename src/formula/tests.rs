@@ -223,5 +223,17 @@ mod defined_claims {
         assert!(defined_conditions(&read.defined, &["TWO-L".into()], &SYMBOLS, &violated, false).unwrap().unwrap().contains("NOT applicable"));
         // Negative control: naming only other claims chooses none.
         assert!(defined_conditions(&read.defined, &["OTHER".into()], &SYMBOLS, &given, false).is_none());
+        // A condition that reads a value not given is not checked, so the claim is undecided, never
+        // applicable, and no bound is printed; given every value it reads (control above), it is.
+        for partial in [Given::new(), [("L".to_string(), 2.0)].into_iter().collect()] {
+            let text = defined_conditions(&read.defined, &[], &SYMBOLS, &partial, false).unwrap().unwrap();
+            assert!(text.contains("TWO-L: undecided") && text.contains("[??] gamma <= 1/L: not checked") && !text.contains("bound ="), "{text}");
+            let json: serde_json::Value = serde_json::from_str(&defined_conditions(&read.defined, &[], &SYMBOLS, &partial, true).unwrap().unwrap()).unwrap();
+            assert!(json[0]["applicable"].is_null() && json[0]["undecided"][0] == "gamma <= 1/L", "{json}");
+        }
+        // A failed condition decides even when another value is missing: not applicable.
+        let failed: Given = [("L".to_string(), 2.0), ("gamma".to_string(), 1.0)].into_iter().collect();
+        let json: serde_json::Value = serde_json::from_str(&defined_conditions(&read.defined, &[], &SYMBOLS, &failed, true).unwrap().unwrap()).unwrap();
+        assert_eq!(json[0]["applicable"], false);
     }
 }

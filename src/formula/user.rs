@@ -363,6 +363,11 @@ fn builtin_entries(embedded: &[&str]) -> Vec<ClaimCard> {
 /// same name (`--set NAME=VALUE`, or a flag such as `--eta-u` for `eta_u`, matched ignoring case
 /// when no exact name is given), NaN when none is; then every check of each claim and, when all
 /// binding ones hold, the bound.
+///
+/// A claim is `NOT applicable` when a binding check fails, `undecided` when none fails but a
+/// condition (or the bound) reads a value not given: a condition that cannot be checked is never
+/// taken to hold. In JSON, `applicable` is `null` when undecided and `undecided` lists the
+/// conditions left unchecked.
 pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given, json: bool) -> Result<String> {
     let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let values: Vec<f64> = symbols
@@ -373,11 +378,25 @@ pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given,
     let mut rows = Vec::new();
     for c in claims {
         let checks = c.checks(&values);
-        let applicable = checks.iter().all(|k| k.holds || !k.is_binding());
-        let bound = applicable.then(|| c.formulas.bound(&values));
-        text.push_str(&format!("{}: {}\n", c.id, if applicable { "applicable" } else { "NOT applicable" }));
+        let unchecked = c.formulas.unchecked_conditions(&values);
+        let bound_reads_missing = c.formulas.bound_unavailable(&values);
+        let applicable = match () {
+            _ if checks.iter().any(|k| !k.holds && k.is_binding()) => Some(false),
+            _ if !unchecked.is_empty() || bound_reads_missing => None,
+            _ => Some(true),
+        };
+        let bound = (applicable == Some(true)).then(|| c.formulas.bound(&values));
+        let status = match applicable {
+            Some(true) => "applicable",
+            Some(false) => "NOT applicable",
+            None => "undecided (values not given)",
+        };
+        text.push_str(&format!("{}: {status}\n", c.id));
         for k in &checks {
             text.push_str(&format!("    [{}] {k}\n", if k.holds { "ok" } else { "FAIL" }));
+        }
+        for u in &unchecked {
+            text.push_str(&format!("    [??] {u}: not checked\n"));
         }
         let missing: Vec<&str> = c.formulas.symbols_read().into_iter().filter(|i| values[*i].is_nan()).map(|i| symbols[i].name).collect();
         if !missing.is_empty() {
@@ -391,6 +410,7 @@ pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given,
             "applicable": applicable,
             "bound": bound,
             "missing": missing,
+            "undecided": unchecked,
             "checks": checks.iter().map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
         }));
     }
