@@ -39,6 +39,7 @@ pub mod search;
 pub mod strict;
 pub mod summary;
 pub mod sweep;
+pub mod text_file;
 pub mod verdict;
 
 pub use error::{Error, Result};

@@ -492,7 +492,7 @@ fn require_threads(threads: Option<usize>) -> Result<(), Error> {
 /// defines compile); the card is then passed to every call that needs it.
 fn load_card(families: &Registry, path: Option<&std::path::Path>) -> anyhow::Result<Option<CardText>> {
     let Some(p) = path else { return Ok(None) };
-    let card = CardText { what: p.display().to_string(), text: read_file(p)? };
+    let card = CardText { what: p.display().to_string(), text: fedbounds::text_file::read_text(p)? };
     families.read_card(&card)?;
     Ok(Some(card))
 }
@@ -591,14 +591,6 @@ fn canonical_command(a: &CheckArgs) -> String {
     cmd
 }
 
-/// A card or scenario file's text; a file that is not UTF-8 text is bad input naming it.
-fn read_file(path: &std::path::Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => Error::Parse { what: path.display().to_string(), message: "not UTF-8 text (a TOML file is expected)".into() },
-        _ => Error::Io { path: path.display().to_string(), source: e },
-    })
-}
-
 /// Prints what a check produced and returns its exit code: 1 when anything differs from the
 /// cards, with the reason on the last line.
 fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: bool, format: OutputFormat) -> anyhow::Result<ExitCode> {
@@ -630,7 +622,7 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
     require_folder_target("--out", &a.out)?;
     fedbounds::budget::budget(a.max_work)?;
     let card = match &a.card {
-        Some(p) => Some(CardText { what: p.display().to_string(), text: read_file(p)? }),
+        Some(p) => Some(CardText { what: p.display().to_string(), text: fedbounds::text_file::read_text(p)? }),
         None => None,
     };
     // A plain `check` (the main command) also runs the families' extra work (mirrored figures,
@@ -695,7 +687,7 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
 }
 
 fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
-    let text = read_file(&a.file)?;
+    let text = fedbounds::text_file::read_text(&a.file)?;
     let what = a.file.display().to_string();
     let target = families.family_of(&text, &what)?;
     require_threads(a.threads)?;

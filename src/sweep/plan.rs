@@ -189,12 +189,7 @@ impl Plan {
     /// # Errors
     /// [`Error::Io`] naming the file; bad input naming the field.
     pub fn load(path: &std::path::Path, registry: &Registry) -> Result<Self> {
-        let read = |p: &std::path::Path| {
-            std::fs::read_to_string(p).map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidData => Error::Parse { what: p.display().to_string(), message: "not UTF-8 text (a TOML file is expected)".into() },
-                _ => Error::Io { path: p.display().to_string(), source: e },
-            })
-        };
+        let read = crate::text_file::read_text;
         let what = path.display().to_string();
         let sweep = Sweep::parse(&read(path)?, &what)?;
         let card_path = path.parent().unwrap_or(std::path::Path::new("")).join(&sweep.card);

@@ -32,7 +32,7 @@ pub fn record_path(out: &Path, id: &str) -> PathBuf {
 
 /// The record at `path` when it exists, parses and has these inputs.
 pub fn read_record(path: &Path, inputs: &str) -> Option<Record> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::text_file::read_text(path).ok()?;
     serde_json::from_str::<Record>(&text).ok().filter(|r| r.inputs == inputs)
 }
 

@@ -203,7 +203,7 @@ impl Topology {
         if path.is_empty() {
             return Err(Error::field(format!("{field}.path"), "empty path", "a path to a TOML file, relative to the working directory"));
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
+        let text = crate::text_file::read_text(std::path::Path::new(&path))?;
         let file: EdgeFile = toml::from_str(&text)
             .map_err(|e| Error::field(format!("{field}.path"), format!("`{path}`: {}", e.message()), "a TOML file holding rounds = [[[i, j], ...], ...]"))?;
         Ok(Topology::Explicit { rounds: file.rounds, name: None })

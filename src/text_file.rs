@@ -1,0 +1,49 @@
+//! Reading an input file (a card, a scenario, a sweep, a graph): UTF-8 text of bounded size, so a
+//! wrong path (`/dev/zero`, a disk image) is bad input naming the file, never an exhausted memory.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The largest input file read, in bytes (64 MiB: the largest explicit instance the size
+/// limits admit is a few MiB of TOML).
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// The text of the file at `path`.
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be opened or read; [`Error::Parse`] naming it when it is larger
+/// than [`MAX_INPUT_BYTES`] or is not UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String> {
+    let what = path.display().to_string();
+    let io = |e: std::io::Error| Error::Io { path: what.clone(), source: e };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).map_err(io)?.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(Error::Parse { what, message: format!("larger than {} MiB (allowed: a TOML file up to that size)", MAX_INPUT_BYTES >> 20) });
+    }
+    String::from_utf8(bytes).map_err(|_| Error::Parse { what, message: "not UTF-8 text (a TOML file is expected)".into() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_or_binary_file_is_bad_input_naming_it() {
+        let zero = read_text(Path::new("/dev/zero")).expect_err("/dev/zero has no end");
+        assert!(zero.is_bad_input() && zero.to_string().contains("/dev/zero") && zero.to_string().contains("64 MiB"), "{zero}");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let binary = dir.join("binary.toml");
+        std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+        let err = read_text(&binary).expect_err("not UTF-8");
+        assert!(err.is_bad_input() && err.to_string().contains("not UTF-8"), "{err}");
+        // Controls: a text file is read whole; a missing one is an I/O error.
+        let text = dir.join("ok.toml");
+        std::fs::write(&text, "a = 1\n").unwrap();
+        assert_eq!(read_text(&text).unwrap(), "a = 1\n");
+        assert!(matches!(read_text(&dir.join("missing.toml")), Err(Error::Io { .. })));
+    }
+}
