@@ -181,6 +181,10 @@ pub trait Plugin: Sync + Send + 'static {
     /// # Errors
     /// Only if an embedded card is malformed (a test guards against this).
     fn embedded_card(&self) -> Result<Self::Card>;
+    /// The estimators `--estimator` may choose (exact expectations only by default).
+    fn estimators(&self) -> &'static [EstimatorChoice] {
+        &[EstimatorChoice::Exact]
+    }
     /// Reads a card's text: its scenarios and the claims it defines, compiled. Pure.
     ///
     /// # Errors
@@ -410,6 +414,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         Some(b) => require_positive("--bound-scale", b)?,
         None => 1.0,
     };
+    crate::family::require_estimator(plugin.id(), plugin.estimators(), request.estimator)?;
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
@@ -517,7 +522,11 @@ impl<P: Plugin> Family for Plugged<P> {
         check(&self.0, request, progress)
     }
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
+        crate::family::require_estimator(self.0.id(), self.0.estimators(), options.estimator)?;
         self.0.run_file(text, what, options)
+    }
+    fn estimators(&self) -> &'static [EstimatorChoice] {
+        self.0.estimators()
     }
     fn export_instance(&self, text: &str, what: &str) -> Result<String> {
         self.0.export_instance(text, what)

@@ -77,6 +77,35 @@ pub enum EstimatorChoice {
     MonteCarlo,
 }
 
+impl EstimatorChoice {
+    /// The name the command line and scenario files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            EstimatorChoice::Exact => "exact",
+            EstimatorChoice::MonteCarlo => "monte-carlo",
+        }
+    }
+}
+
+/// Refuses an estimator override a family does not offer: its claims would be checked with its
+/// own estimator while the command asked for another.
+///
+/// # Errors
+/// [`Error::InvalidField`] `--estimator`, naming the family and the estimators it offers.
+pub fn require_estimator(family: &str, offered: &[EstimatorChoice], asked: Option<EstimatorChoice>) -> Result<()> {
+    match asked {
+        Some(e) if !offered.contains(&e) => {
+            let names: Vec<&str> = offered.iter().map(|o| o.name()).collect();
+            Err(Error::field(
+                "--estimator",
+                format!("`{}`: the `{family}` family does not offer it", e.name()),
+                format!("for `{family}`: {} (select another family's claims, scenarios or card to use `{}`)", names.join(", "), e.name()),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A check as asked for on the command line, the same for every family.
 #[derive(Debug, Clone, Default)]
 pub struct CheckRequest {
@@ -294,6 +323,11 @@ pub trait Family: Sync + Send {
     /// Bad input naming the value (`--name`) and its range.
     fn conditions(&self, _given: &Given, _claims: &[String], _json: bool, _card: Option<&CardText>) -> Result<String> {
         Err(Error::Unknown { kind: "command for this family", name: "conditions".into(), known: "check, run".into() })
+    }
+    /// The estimators `--estimator` may choose for this family's runs (its claims are checked on
+    /// exact expectations only by default).
+    fn estimators(&self) -> &'static [EstimatorChoice] {
+        &[EstimatorChoice::Exact]
     }
     /// The names a card's formulas may use for this family (empty when it reads none).
     fn symbols(&self) -> &'static [crate::formula::Symbol] {

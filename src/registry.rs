@@ -130,9 +130,9 @@ impl Registry {
                 return Err(Error::Unknown { kind: "scenario", name: name.clone(), known: known.join(", ") });
             }
         }
-        let mut outcome = CheckOutcome::default();
+        let mut concerned = Vec::new();
         for f in &self.families {
-            let concerned = match card_family {
+            let selected = match card_family {
                 Some(id) => id == f.id(),
                 None => {
                     let claimed = request.claims.is_empty() || f.claims().iter().any(|c| request.claims.iter().any(|id| id == c.id));
@@ -140,10 +140,16 @@ impl Registry {
                     claimed && named
                 }
             };
-            if concerned {
-                let claims = f.claims_with(request.card.as_ref().filter(|_| card_family == Some(f.id())))?;
-                outcome.families.push(FamilyOutcome { id: f.id(), title: f.title(), claims, report: f.check(request, progress)? });
+            if selected {
+                // Before any family runs: an estimator one of them does not offer is bad input.
+                crate::family::require_estimator(f.id(), f.estimators(), request.estimator)?;
+                concerned.push(f);
             }
+        }
+        let mut outcome = CheckOutcome::default();
+        for f in concerned {
+            let claims = f.claims_with(request.card.as_ref().filter(|_| card_family == Some(f.id())))?;
+            outcome.families.push(FamilyOutcome { id: f.id(), title: f.title(), claims, report: f.check(request, progress)? });
         }
         if outcome.rows().next().is_none() {
             let mut asked: Vec<String> = request.claims.iter().map(|c| format!("--claim {c}")).collect();

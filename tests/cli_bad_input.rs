@@ -225,6 +225,44 @@ fn run_takes_the_estimator_flag() {
     assert_eq!(json["estimator"], "exact", "the scenario's own estimator without the flag");
 }
 
+#[test]
+fn an_estimator_a_family_does_not_offer_is_refused_before_any_work() {
+    // FedPLT's and FedCLUP's claims are on exact quantities: Monte Carlo there would be ignored.
+    for file in ["examples/fedplt-explicit.toml", "examples/clup-explicit.toml"] {
+        assert_bad_input(file, &run(&["run", file, "--estimator", "monte-carlo"]), &["`--estimator`", "does not offer it", "exact"]);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let all = run(&["check", "--estimator", "monte-carlo", "--out", out.to_str().unwrap()]);
+    assert_bad_input("check of every family", &all, &["`--estimator`", "`fedplt`"]);
+    assert!(!out.exists(), "nothing written");
+    // Controls: exact is offered everywhere; Monte Carlo where the family offers it (above).
+    assert_eq!(run(&["run", "examples/clup-explicit.toml", "--estimator", "exact"]).0, 0);
+}
+
+#[test]
+fn an_input_file_without_end_or_text_is_bad_input_naming_it() {
+    assert_bad_input("run /dev/zero", &run(&["run", "/dev/zero"]), &["/dev/zero", "larger than 64 MiB"]);
+    assert_bad_input("check --card /dev/zero", &run(&["check", "--card", "/dev/zero"]), &["/dev/zero", "larger than 64 MiB"]);
+}
+
+#[test]
+fn conditions_of_a_card_claim_without_its_values_are_undecided_never_applicable() {
+    let card = "examples/sgd-ball-fedplt-card.toml";
+    let (code, stdout, stderr) = run(&["conditions", "--card", card]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("SGD-BALL: undecided") && stdout.contains("[??] eta <= 1/L: not checked") && !stdout.contains("bound ="), "{stdout}");
+    // Control: every value the claim reads given (as the card's header shows), it is applicable.
+    let values = ["eta=0.5", "L=1", "mu=0.2", "sigma2=0.09", "D0=9", "t=299", "psi_min=1", "psi_max=1", "tau=1", "Lambda=0", "constant_step=1"];
+    let mut args = vec!["conditions", "--card", card];
+    for v in &values {
+        args.extend(["--set", v]);
+    }
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("SGD-BALL: applicable") && stdout.contains("bound ="), "{stdout}");
+}
+
 // ------------------------------------------------------------------------------------------------
 // Cases 1-3: `run FILE` with a bad scenario (each also run with --out: no OUT.json, no *.partial).
 

@@ -267,6 +267,9 @@ impl Plugin for Ccyw {
         "Chen, Cao, Yuan, Wen: FedAvg-P and Scaffold-P for partial personalization"
     }
 
+    fn estimators(&self) -> &'static [crate::family::EstimatorChoice] {
+        &[crate::family::EstimatorChoice::Exact, crate::family::EstimatorChoice::MonteCarlo]
+    }
     fn embedded_card(&self) -> Result<Cards> {
         Ok(Cards { cards: card::embedded_cards()?, catalog: Catalog::default() })
     }

@@ -110,6 +110,9 @@ impl Plugin for DpgpFamily {
         "Liu, Shi, Li, Wu, Wang, Shen: DFedPGP, decentralized partial personalization with push-sum on directed time-varying graphs"
     }
 
+    fn estimators(&self) -> &'static [EstimatorChoice] {
+        &[EstimatorChoice::Exact, EstimatorChoice::MonteCarlo]
+    }
     fn embedded_card(&self) -> Result<Card> {
         embedded_card()
     }
