@@ -191,6 +191,26 @@ fn a_diverging_or_nan_series_never_holds() {
 }
 
 #[test]
+fn a_ratio_beyond_the_range_of_f64_is_undecided_and_slopes_are_read_in_logs() {
+    let ts = [10, 100, 1000];
+    // metric/shape = 1e300, 1e308, 1e309: the last ratio overflows to inf, which read as a number
+    // would be an infinite slope (violated) where the slopes are 8 and 1 (falling).
+    let overflow: Vec<(usize, f64, f64)> = ts.iter().zip([1.0, 1e-8, 1e-9]).map(|(&t, s)| (t, 1e300, s)).collect();
+    let e = evaluate_big_o(&overflow, Vec::new());
+    assert_eq!(e.verdict, VerdictKind::Inconclusive, "{:?}", e.notes);
+    assert!(e.failed.iter().any(|f| f.contains("outside the range of f64")), "{:?}", e.failed);
+    // An underflowing ratio (1e-200/1e200) is not read as zero either.
+    let underflow = [(10, 1e-200, 1e150), (100, 1e-200, 1e180), (1000, 1e-200, 1e200)];
+    assert_eq!(evaluate_big_o(&underflow, Vec::new()).verdict, VerdictKind::Inconclusive);
+    // Ratios 1e-300, 1 and 1e300 are in range, the quotient of the last by the first is not; each
+    // slope is read in logs: 300 per decade. Control: the verdict (growing) the slopes say.
+    let wide = [(10, 1e-300, 1.0), (100, 1.0, 1.0), (1000, 1e300, 1.0)];
+    let r = ratio_trend(&wide).unwrap();
+    assert!((r.slopes[0] - 300.0).abs() < 1e-9 && (r.slopes[1] - 300.0).abs() < 1e-9, "{r:?}");
+    assert_eq!(r.trend, Trend::Growing);
+}
+
+#[test]
 fn a_big_o_claim_needs_three_increasing_horizons_and_its_conditions() {
     let points = sweep(&doubling(100, 5), |t| t.powf(-0.5), bracket);
     assert_eq!(evaluate_big_o(&points[..2], Vec::new()).verdict, VerdictKind::Inconclusive);

@@ -19,7 +19,8 @@
 //!   the sweep and its growth does not slow, as `T^p / T^q` does for any `p > q`;
 //! - **inconclusive**: `s_b > resolution` with slopes that fall too slowly to extrapolate, fewer
 //!   than three horizons, or a ratio that cannot be formed (a NaN metric or shape, a shape that
-//!   is not positive and finite, a negative metric).
+//!   is not positive and finite, a negative metric, a positive ratio that over- or underflows
+//!   f64, whose slopes could not be read).
 //!
 //! A metric that is `+inf` (a diverged run) against a finite positive shape is an unbounded ratio:
 //! violated. Nothing that is not finite ever gives holds.
@@ -111,15 +112,20 @@ fn check_points(points: &[(usize, f64, f64)]) -> Result<(), Unreadable> {
         if m.is_infinite() {
             return Err(Unreadable::Diverged(t));
         }
+        if m > 0.0 && !(m / s).is_normal() {
+            return Err(Unreadable::NotComparable(t, format!("metric/shape = {m}/{s} is outside the range of f64 (over- or underflows)")));
+        }
     }
     Ok(())
 }
 
 /// The local log-log slope of a nonnegative finite ratio from `(t0, r0)` to `(t1, r1)`: `-inf`
-/// when it falls to zero, `+inf` when it rises from zero, `0` between two zeros.
+/// when it falls to zero, `+inf` when it rises from zero, `0` between two zeros. The logarithms
+/// are differenced (`ln r1 - ln r0`), so a quotient `r1/r0` beyond the range of f64 does not
+/// turn a finite slope infinite.
 fn local_slope((t0, r0): (usize, f64), (t1, r1): (usize, f64)) -> f64 {
     match (r0 > 0.0, r1 > 0.0) {
-        (true, true) => (r1 / r0).ln() / (t1 as f64 / t0 as f64).ln(),
+        (true, true) => (r1.ln() - r0.ln()) / ((t1 as f64).ln() - (t0 as f64).ln()),
         (true, false) => f64::NEG_INFINITY,
         (false, true) => f64::INFINITY,
         (false, false) => 0.0,
