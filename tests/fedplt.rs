@@ -287,6 +287,22 @@ fn an_alignment_ratio_decided_by_rounding_is_not_decided() {
 }
 
 #[test]
+fn at_the_optimum_is_relative_to_the_vectors_at_every_scale() {
+    use fedbounds::families::fedplt::runs::at_optimum;
+    let v = |x: &[f64]| DVector::from_column_slice(x);
+    // W* = 0 and an iterate 1e-12 from it: a real distance on a small-scale instance (an absolute
+    // floor of 1e-9 had called it the optimum, excusing an undefined ratio there from A6).
+    assert!(!at_optimum(&v(&[1e-12, 0.0]), &v(&[0.0, 0.0])));
+    assert!(!at_optimum(&v(&[2e-12, 1e-12]), &v(&[1e-12, 1e-12])));
+    // A diverged iterate is not at the optimum (inf <= 1e-9 inf would say it is).
+    assert!(!at_optimum(&v(&[f64::INFINITY, 0.0]), &v(&[1.0, 0.0])) && !at_optimum(&v(&[f64::NAN, 0.0]), &v(&[1.0, 0.0])));
+    // Controls: equal vectors, and vectors equal to rounding at unit and large scales.
+    assert!(at_optimum(&v(&[0.0, 0.0]), &v(&[0.0, 0.0])));
+    assert!(at_optimum(&v(&[1.0 + 1e-13, 2.0]), &v(&[1.0, 2.0])));
+    assert!(at_optimum(&v(&[1e12 + 1.0, 0.0]), &v(&[1e12, 0.0])));
+}
+
+#[test]
 fn cases_1_and_2_are_scoped_to_one_local_step() {
     // The recursion behind Case 1 and Case 2 is proven for tau = 1 (I-PLT8): with tau = 5 the
     // constant-step bound is not applicable and says why.

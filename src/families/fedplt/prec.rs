@@ -8,7 +8,9 @@ use crate::prec::{ABSOLUTE_ZERO, RELATIVE_IDENTITY};
 pub const ALIGNMENT_DENOMINATOR: f64 = ABSOLUTE_ZERO;
 
 /// An iterate is at the optimum (where an undefined alignment ratio is no failure of A6) when
-/// `||W - W*|| <= AT_OPTIMUM * (1 + ||W*||)`: equal in real arithmetic.
+/// `||W - W*|| <= AT_OPTIMUM * max(||W||, ||W*||)`: equal to rounding, relative to the vectors
+/// (an absolute floor would call every iterate of a small-scale instance "at the optimum" and
+/// excuse its undefined ratios).
 pub const AT_OPTIMUM: f64 = RELATIVE_IDENTITY;
 
 /// The decaying schedule's `z` is consistent with the alignment it measures when the measured

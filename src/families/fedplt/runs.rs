@@ -218,6 +218,13 @@ pub fn masked_within_rounding(inst: &Instance, k: usize, w: &DVector<f64>, w_sta
     (0..w.len()).filter(|&i| inst.masks[k][i] != 0.0).all(close)
 }
 
+/// Whether `w` is `W*` to rounding ([`super::prec::AT_OPTIMUM`], relative to the vectors); an
+/// iterate that overflowed (an infinite or NaN distance) is never at the optimum.
+pub fn at_optimum(w: &DVector<f64>, w_star: &DVector<f64>) -> bool {
+    let distance = (w - w_star).norm();
+    distance.is_finite() && distance <= super::prec::AT_OPTIMUM * w.norm().max(w_star.norm())
+}
+
 /// `rho_k(W) = <m_k .* grad F_k(W), W - W*> / <grad F_k(W), W - W*>`; `None` when the denominator
 /// vanishes (relative to `||grad|| ||W - W*||`), where the ratio is undefined.
 pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVector<f64>) -> Option<f64> {
@@ -287,7 +294,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
                     let rho = alignment_ratio(inst, k, x, w_star);
                     low[k] = rho.map_or(low[k], |v| low[k].min(v));
                     // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
-                    let undefined = rho.is_none() && (x - w_star).norm() > super::prec::AT_OPTIMUM * (1.0 + w_star.norm());
+                    let undefined = rho.is_none() && !at_optimum(x, w_star);
                     if failure.is_none() && (undefined || rho.is_some_and(|v| v <= 0.0)) {
                         failure = Some((t, k, r, rho.unwrap_or(f64::NAN)));
                     }
