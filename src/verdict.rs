@@ -224,12 +224,25 @@ pub fn evaluate<C: BoundClaim + ?Sized>(
             beyond_steps: None,
         };
     }
-    let mut notes = notes;
+    compared(verdict, slack, decisive, checks, notes, estimator, series)
+}
+
+/// The evaluation of a comparison that ran (every condition held): its notes gain the numerical
+/// note of the deciding checkpoint, and [`NOTHING_COMPARED`] when there was none.
+fn compared(
+    verdict: VerdictKind,
+    slack: Option<f64>,
+    decisive: Option<Checkpoint>,
+    checks: Vec<ConditionCheck>,
+    mut notes: Vec<String>,
+    estimator: Estimator,
+    series: Vec<Checkpoint>,
+) -> Evaluation {
     notes.extend(numerical_note(decisive.as_ref()));
     if decisive.is_none() && verdict == VerdictKind::Inconclusive {
         notes.push(NOTHING_COMPARED.to_string());
     }
-    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series, beyond_steps: None }
+    Evaluation { verdict, slack, decisive, checks, failed: Vec::new(), notes, estimator, series, beyond_steps: None }
 }
 
 /// What [`evaluate`]'s comparison gives: verdict, slack, decisive checkpoint, the checkpoints kept
@@ -400,12 +413,7 @@ pub fn evaluate_inequality(
         return not_applicable(checks, failed, notes, estimator, beyond_steps);
     }
     let (verdict, slack, decisive, series) = compare_sides(rounds, sides_at, confidence, bound_scale);
-    let mut notes = notes;
-    notes.extend(numerical_note(decisive.as_ref()));
-    if decisive.is_none() && verdict == VerdictKind::Inconclusive {
-        notes.push(NOTHING_COMPARED.to_string());
-    }
-    Evaluation { verdict, slack, decisive, checks, failed, notes, estimator, series, beyond_steps: None }
+    compared(verdict, slack, decisive, checks, notes, estimator, series)
 }
 
 /// The comparison of [`evaluate_inequality`]: verdict, slack, decisive checkpoint, checkpoints kept.

@@ -163,6 +163,21 @@ fn exact_moments_agree_with_monte_carlo() {
 }
 
 #[test]
+fn a_half_life_of_an_excess_below_rounding_is_not_counted() {
+    use fedbounds::families::fedplt::runs::half_life;
+    let inst = spec(MaskLayout::Layers { layers: 3, per_client: 2 }, 0.5, 0.6).build().unwrap();
+    let c = inst.constants().unwrap();
+    let w_star = DVector::from_column_slice(&c.w_star);
+    let setup = RunSetup { inst: &inst, psi: &c.compensation.psi, tau: 1, gradient: LocalGradient::Sgd, w_star: &w_star };
+    let d0 = exact_run(&setup, Schedule::Constant(0.2), 1).unwrap().distance[0];
+    // A steady state within 1e-12 (relative) of D^0: the excess is the difference's rounding, and
+    // the rounds it takes to "halve" would count rounding.
+    assert_eq!(half_life(&setup, 0.2, d0 * (1.0 - 1e-12)), None);
+    // Control: an excess of three quarters of D^0 halves in a counted number of rounds.
+    assert!(half_life(&setup, 0.2, d0 / 4.0).is_some_and(|t| t >= 1));
+}
+
+#[test]
 fn the_decaying_step_algebra_fails_as_the_referee_says() {
     // The induction step f(t) <= 0 holds iff C >= (B/z^2)(t+2): never for a fixed C = B/z^2.
     for t in [0usize, 1, 10, 1000] {

@@ -61,6 +61,11 @@ pub const PSD_FLOOR: f64 = ABSOLUTE_ZERO;
 /// recipe's `n_k / n` sum to 1 up to rounding.
 pub const WEIGHT_SUM: f64 = RELATIVE_IDENTITY;
 
+/// The excess `D^t - D^inf` a half-life is read from is resolved when its half at `t = 0` exceeds
+/// `HALF_LIFE_RESOLUTION max(D^0, D^inf)`: `D^t` (propagated) and `D^inf` (solved) each carry
+/// rounding relative to themselves, so a smaller excess is their difference's rounding.
+pub const HALF_LIFE_RESOLUTION: f64 = RELATIVE_IDENTITY;
+
 crate::prec::policy_test!(
     include_str!("prec.rs"),
     ALIGNMENT_DENOMINATOR = 1e-12,
@@ -76,4 +81,5 @@ crate::prec::policy_test!(
     SYMMETRY = 1e-9,
     PSD_FLOOR = 1e-12,
     WEIGHT_SUM = 1e-9,
+    HALF_LIFE_RESOLUTION = 1e-9,
 );

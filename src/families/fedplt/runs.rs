@@ -413,11 +413,14 @@ pub const HALF_LIFE_CAP: usize = 1_000_000;
 /// The contraction time of a constant step: the first round `t` with `D^t - D^inf <= (D^0 -
 /// D^inf) / 2`, on the exact moments; the measured counterpart of `rho = 1 - z eta` of Case 1
 /// (001:L643): a faster contraction halves the excess in fewer rounds. `None` when the excess
-/// is not positive at `t = 0`, is NaN, or does not halve within [`HALF_LIFE_CAP`] rounds.
+/// is not positive at `t = 0`, is NaN, is not resolved against the rounding of `D^0` and
+/// `D^inf` ([`super::prec::HALF_LIFE_RESOLUTION`]: the rounds would count rounding), or does not
+/// halve within [`HALF_LIFE_CAP`] rounds.
 pub fn half_life(setup: &RunSetup, eta: f64, steady: f64) -> Option<usize> {
     let (maps, inc, mut m) = error_moments(setup, eta)?;
-    let half = (squared_distance(&m) - steady) / 2.0;
-    if !(half > 0.0 && half.is_finite()) {
+    let start = squared_distance(&m);
+    let half = (start - steady) / 2.0;
+    if !(half > super::prec::HALF_LIFE_RESOLUTION * start.max(steady) && half.is_finite()) {
         return None;
     }
     let mut next = m.clone();
