@@ -173,9 +173,20 @@ fn an_interrupted_sweep_checks_only_what_is_missing_and_ends_with_the_same_repor
     std::fs::rename(rec(7), out.join("scenarios").join("det-0007.json.partial")).unwrap();
     let text = std::fs::read(rec(12)).unwrap();
     std::fs::write(rec(12), &text[..text.len() / 2]).unwrap();
+    // A record whose id, index or parameters were edited, keeping its inputs, is not this point's.
+    let edit = |j: usize, from: &str, to: &str| {
+        let text = std::fs::read_to_string(rec(j)).unwrap();
+        assert_eq!(text.matches(from).count(), 1, "{from} in record {j}");
+        std::fs::write(rec(j), text.replacen(from, to, 1)).unwrap();
+    };
+    edit(20, "\"id\": \"det-0020\"", "\"id\": \"det-0021\"");
+    edit(21, "\"index\": 21", "\"index\": 22");
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(rec(22)).unwrap()).unwrap();
+    let value = record["parameters"][0]["value"].to_string();
+    edit(22, &format!("\"value\": {value}"), "\"value\": 12345");
     assert!(report::collect(&p, std::slice::from_ref(&out)).is_err(), "an incomplete sweep has no report");
     let s = run(&p, Shard::ALL, &out, 2);
-    assert_eq!((s.ran, s.reused), (4, 36), "only the missing and damaged records are checked again");
+    assert_eq!((s.ran, s.reused), (7, 33), "only the missing, damaged and edited records are checked again");
     assert!(reference == report_bytes(&p, std::slice::from_ref(&out), &out));
     // A record of other inputs (another card, claims or scenario) is never reused.
     let other = plan(&grid40().replace("claims = [\"CCYW-T3.7\", \"CCYW-L3.5\"]", "claims = [\"CCYW-T3.7\"]"));

@@ -15,7 +15,7 @@ use crate::verdict::VerdictKind;
 
 use super::plan::Plan;
 use super::record::{Record, Status};
-use super::run::{read_record, record_path};
+use super::run::read_record;
 use super::spec::{Axis, Design};
 
 /// Version of the JSON report's layout; raised whenever a field changes meaning or goes away.
@@ -108,7 +108,7 @@ pub fn collect(plan: &Plan, dirs: &[PathBuf]) -> Result<Vec<Record>> {
     for j in 0..plan.len {
         let point = plan.point(j)?;
         let inputs = plan.inputs_hash(&point);
-        match dirs.iter().find_map(|d| read_record(&record_path(d, &point.id), &inputs)) {
+        match dirs.iter().find_map(|d| read_record(d, &point, &inputs)) {
             Some(r) => records.push(r),
             None => missing.push(point.id),
         }

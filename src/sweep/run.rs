@@ -30,10 +30,17 @@ pub fn record_path(out: &Path, id: &str) -> PathBuf {
     out.join("scenarios").join(format!("{id}.json"))
 }
 
-/// The record at `path` when it exists, parses and has these inputs.
-pub fn read_record(path: &Path, inputs: &str) -> Option<Record> {
-    let text = crate::text_file::read_text(path).ok()?;
-    serde_json::from_str::<Record>(&text).ok().filter(|r| r.inputs == inputs)
+/// Point `point`'s record under `dir` when it exists, parses, has these inputs and is that
+/// point's (its index, id and parameters: a record edited or copied under another name is not
+/// taken for this point's).
+pub fn read_record(dir: &Path, point: &Point, inputs: &str) -> Option<Record> {
+    let text = crate::text_file::read_text(&record_path(dir, &point.id)).ok()?;
+    serde_json::from_str::<Record>(&text).ok().filter(|r| r.inputs == inputs && r.index == point.index && r.id == point.id && r.parameters == parameters(point))
+}
+
+/// A point's axes' values as its record keeps them.
+fn parameters(point: &Point) -> Vec<Parameter> {
+    point.parameters.iter().map(|(k, v)| Parameter { key: k.clone(), value: serde_json::to_value(v).unwrap_or(serde_json::Value::Null) }).collect()
 }
 
 /// The text of a panic's payload.
@@ -51,13 +58,11 @@ impl Plan {
     /// scenario selected. Bad input and failures become the record's status, never a panic.
     pub fn check_point(&self, point: &Point) -> Record {
         let inputs = self.inputs_hash(point);
-        let parameters =
-            point.parameters.iter().map(|(k, v)| Parameter { key: k.clone(), value: serde_json::to_value(v).unwrap_or(serde_json::Value::Null) }).collect();
         let mut record = Record {
             index: point.index,
             id: point.id.clone(),
             inputs,
-            parameters,
+            parameters: parameters(point),
             status: Status::Checked,
             error: None,
             constants: serde_json::Value::Null,
@@ -119,7 +124,7 @@ impl Plan {
         let mut pending = Vec::new();
         for &j in &owned {
             let point = self.point(j)?;
-            if read_record(&record_path(out, &point.id), &self.inputs_hash(&point)).is_none() {
+            if read_record(out, &point, &self.inputs_hash(&point)).is_none() {
                 pending.push(point);
             }
         }
