@@ -172,6 +172,15 @@ impl ClaimFormulas {
     /// syntax error, an unknown symbol or function, a division that can be zero, a condition that
     /// is not a comparison, a name defined twice, a formula with neither a bound nor two sides.
     pub fn compile(claim: &str, card: &FormulaCard, symbols: &'static [Symbol]) -> Result<Self> {
+        for (field, list) in [("let", &card.lets), ("scope", &card.scope), ("conditions", &card.conditions), ("implicit", &card.implicit)] {
+            if list.len() > parse::MAX_LIST_LEN {
+                return Err(Error::field(
+                    format!("claims[{claim}].formula.{field}"),
+                    format!("a list of {} entries", list.len()),
+                    format!("at most {} entries", parse::MAX_LIST_LEN),
+                ));
+            }
+        }
         let mut scope = Scope::new(symbols);
         let groups = [
             ("scope", &card.scope, ConditionKind::Scope),

@@ -26,6 +26,11 @@ pub const MAX_FORMULA_LEN: usize = 4096;
 /// under 20 levels deep.
 pub const MAX_DEPTH: usize = 200;
 
+/// The most entries a formula list of a claim may have (`let`, `scope`, `conditions`,
+/// `implicit`): each is evaluated at every checkpoint of every run, so a card of unbounded
+/// length would make every check as slow as it is long.
+pub const MAX_LIST_LEN: usize = 100;
+
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {

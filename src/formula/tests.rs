@@ -214,6 +214,19 @@ mod defined_claims {
     }
 
     #[test]
+    fn a_formula_list_longer_than_its_limit_is_refused_naming_it() {
+        use crate::formula::parse::MAX_LIST_LEN;
+        let compile = |c: &ClaimCard| UserClaim::compile(c, &RULES).map(|_| ());
+        let mut long = card("LONG", "2*L");
+        long.formula.as_mut().unwrap().lets = (0..=MAX_LIST_LEN).map(|i| format!("a{i} = L")).collect();
+        let message = compile(&long).unwrap_err().to_string();
+        assert!(message.contains("claims[LONG].formula.let") && message.contains("101 entries") && message.contains("at most 100"), "{message}");
+        // Control: at the limit it compiles.
+        long.formula.as_mut().unwrap().lets.pop();
+        assert!(compile(&long).is_ok());
+    }
+
+    #[test]
     fn conditions_of_card_claims_only_for_those_chosen() {
         let read = read(&[card("TWO-L", "2*L")]);
         let given: Given = [("L".to_string(), 2.0), ("gamma".to_string(), 0.25)].into_iter().collect();
