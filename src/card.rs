@@ -158,9 +158,27 @@ pub fn refuse_card_claims(family: &str, ids: &[&str], builtin: &[&str]) -> Resul
 /// Reads TOML text (a card or a scenario file) into `T`.
 ///
 /// # Errors
-/// [`Error::Parse`] naming `what`, with the parser's message (line, field).
+/// [`Error::Parse`] naming `what`, with the line and column, the dotted path of the value at fault
+/// (`instance.clients[1].hessian`, joined with the path a table read whole reports, see
+/// [`crate::strict::value_at_path`]) and the parser's message.
 pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
-    toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })
+    serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
+        let outer = e.path().to_string();
+        let inner = e.into_inner();
+        let (path, message) = crate::strict::join_path(&outer, inner.message());
+        let place = match inner.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                let source = text.lines().nth(line - 1).unwrap_or_default().trim();
+                format!("line {line}, column {column} (`{source}`): ")
+            }
+            None => String::new(),
+        };
+        let at = if path.is_empty() { String::new() } else { format!("at `{path}`: ") };
+        Error::Parse { what: what.to_string(), message: format!("{place}{at}{message}") }
+    })
 }
 
 /// Refuses an expected-verdict key (`<field>.expected.<key>`) that is not a claim id of `known`.

@@ -52,9 +52,9 @@ where
 {
     let value = toml::Value::deserialize(deserializer)?;
     if is_explicit(&value) {
-        E::deserialize(value).map(explicit).map_err(|e| D::Error::custom(format!("{prefix}: {}", e.message())))
+        crate::strict::value_at_path::<E>(value).map(explicit).map_err(|e| D::Error::custom(format!("{prefix}: {e}")))
     } else {
-        R::deserialize(value).map(recipe).map_err(|e| D::Error::custom(e.message()))
+        crate::strict::value_at_path::<R>(value).map(recipe).map_err(D::Error::custom)
     }
 }
 
@@ -180,9 +180,10 @@ mod tests {
 
     #[test]
     fn an_unknown_key_is_refused_with_the_message_of_the_form_meant() {
-        assert_eq!(read("clients = 3\nextra = 1").unwrap_err(), "unknown field `extra`, expected `clients`");
-        assert_eq!(read("clients = [1.0]\nextra = 1").unwrap_err(), "explicit input: unknown field `extra`, expected `clients`");
-        // A wrong type in the explicit form is the explicit form's error, never the recipe's.
-        assert_eq!(read("clients = [true]").unwrap_err(), "explicit input: invalid type: boolean `true`, expected f64");
+        assert_eq!(read("clients = 3\nextra = 1").unwrap_err(), "at `extra`: unknown field `extra`, expected `clients`");
+        assert_eq!(read("clients = [1.0]\nextra = 1").unwrap_err(), "explicit input: at `extra`: unknown field `extra`, expected `clients`");
+        // A wrong type in the explicit form is the explicit form's error, never the recipe's, at
+        // the entry's path.
+        assert_eq!(read("clients = [true]").unwrap_err(), "explicit input: at `clients[0]`: invalid type: boolean `true`, expected f64");
     }
 }

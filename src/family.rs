@@ -341,7 +341,7 @@ pub trait Family: Sync + Send {
     /// Bad input naming the claim, the field and the position; by default, any claim of the card
     /// that is not built in, since the family reads no formula claims.
     fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
-        let table: toml::Table = toml::from_str(&card.text).map_err(|e| Error::Parse { what: card.what.clone(), message: e.to_string() })?;
+        let table: toml::Table = crate::card::parse_toml(&card.text, &card.what)?;
         let claims = table.get("claims").and_then(|c| c.as_array()).cloned().unwrap_or_default();
         let ids: Vec<&str> = claims.iter().filter_map(|c| c.get("id").and_then(|i| i.as_str())).collect();
         let known: Vec<&str> = self.claims().iter().map(|c| c.id).collect();

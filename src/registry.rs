@@ -81,7 +81,7 @@ impl Registry {
     /// # Errors
     /// [`Error::Parse`] for a file that is not TOML; [`Error::Unknown`] for an unregistered id.
     pub fn family_of(&self, text: &str, what: &str) -> Result<&'static dyn Family> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+        let table: toml::Table = crate::card::parse_toml(text, what)?;
         match table.get("family") {
             Some(toml::Value::String(id)) => self.by_id(id),
             Some(toml::Value::Table(t)) => match t.get("module").and_then(|v| v.as_str()) {

@@ -73,6 +73,43 @@ pub fn one_of<'de, D: Deserializer<'de>, T>(deserializer: D, variants: &[&str], 
     read(value).map_err(|e| D::Error::custom(e.message()))
 }
 
+/// Reads `value` (a table read whole) into `T`; an error message starts with the dotted path of
+/// the value at fault inside it, as `` at `clients[0].weight`: `` ([`join_path`] joins it to
+/// the path of the table).
+///
+/// # Errors
+/// The message, with the path when it is not the table itself.
+pub fn value_at_path<T: serde::de::DeserializeOwned>(value: toml::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().message().to_string();
+        if path == "." {
+            message
+        } else {
+            format!("at `{path}`: {message}")
+        }
+    })
+}
+
+/// The full dotted path of an error and its message: `outer` (where the parser was, `.` at the
+/// top) joined with the path a table read whole put at the start of `message` ([`value_at_path`]),
+/// after any prefix such as `explicit instance: `.
+pub fn join_path<'m>(outer: &str, message: &'m str) -> (String, std::borrow::Cow<'m, str>) {
+    let outer = if outer == "." { "" } else { outer };
+    let found = message.find("at `").and_then(|i| {
+        let rest = &message[i + 4..];
+        let end = rest.find("`: ")?;
+        Some((i, &rest[..end], &rest[end + 3..]))
+    });
+    match found {
+        Some((i, inner, tail)) => {
+            let path = if outer.is_empty() { inner.to_string() } else { format!("{outer}.{inner}") };
+            (path, std::borrow::Cow::Owned(format!("{}{tail}", &message[..i])))
+        }
+        None => (outer.to_string(), std::borrow::Cow::Borrowed(message)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::{Deserialize, Serialize};
@@ -140,6 +177,17 @@ mod tests {
         assert_eq!(read::<External>("x = {}").unwrap_err(), format!("an empty table, {expected}"));
         assert_eq!(read::<External>("x = { value = 0.5, pair = { a = 1.0 } }").unwrap_err(), format!("`pair` and `value` given together, {expected}"));
         assert_eq!(read::<External>("x = { pair = { a = 1.0, b = 2.0 } }").unwrap_err(), "unknown field `b`, expected `a`");
+    }
+
+    #[test]
+    fn a_path_inside_a_table_read_whole_joins_the_path_of_the_table() {
+        use super::join_path;
+        let (path, message) = join_path("instance", "explicit instance: at `clients[0].wieght`: unknown field `wieght`");
+        assert_eq!((path.as_str(), message.as_ref()), ("instance.clients[0].wieght", "explicit instance: unknown field `wieght`"));
+        assert_eq!(join_path(".", "at `rounds`: no").0, "rounds");
+        // Controls: a message without a path keeps the outer one; the top level has none.
+        assert_eq!(join_path("step", "invalid type"), ("step".to_string(), "invalid type".into()));
+        assert_eq!(join_path(".", "invalid type").0, "");
     }
 
     #[test]

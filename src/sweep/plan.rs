@@ -147,7 +147,7 @@ impl Plan {
         if let Some(c) = sweep.claims.iter().find(|c| !known.contains(&c.as_str())) {
             return Err(Error::Unknown { kind: "claim", name: c.clone(), known: known.join(", ") });
         }
-        let card: toml::Table = toml::from_str(card_text).map_err(|e| Error::Parse { what: card_what.to_string(), message: e.to_string() })?;
+        let card: toml::Table = crate::card::parse_toml(card_text, card_what)?;
         let scenarios: Vec<&toml::Table> = match card.get("scenarios") {
             Some(toml::Value::Array(a)) => a.iter().filter_map(|v| v.as_table()).collect(),
             _ => Vec::new(),

@@ -217,7 +217,7 @@ impl Sweep {
     /// [`Error::Parse`] for syntax, unknown keys or wrong types; [`Error::InvalidField`] naming the
     /// field and its range otherwise.
     pub fn parse(text: &str, what: &str) -> Result<Self> {
-        let sweep: Sweep = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+        let sweep: Sweep = crate::card::parse_toml(text, what)?;
         sweep.check()?;
         Ok(sweep)
     }

@@ -291,7 +291,7 @@ pub fn parse_card(text: &str, what: &str) -> Result<Card> {
 /// # Errors
 /// As [`parse_card`].
 pub fn parse_scenario(text: &str, what: &str) -> Result<Scenario> {
-    let s: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    let s: Scenario = crate::card::parse_toml(text, what)?;
     s.check("scenario")?;
     Ok(s)
 }

@@ -374,7 +374,7 @@ pub const STATEMENT_IDS: [&str; 13] = statement_ids(&STATEMENTS);
 /// [`Error::Parse`] for malformed TOML or unknown keys; [`Error::InvalidField`] for an unknown,
 /// repeated or missing statement id.
 pub fn parse_experiment_card(text: &str, what: &str) -> Result<ExperimentCard> {
-    let card: ExperimentCard = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    let card: ExperimentCard = crate::card::parse_toml(text, what)?;
     for (i, s) in card.statements.iter().enumerate() {
         if !STATEMENT_IDS.contains(&s.id.as_str()) {
             return Err(Error::field(format!("statements[{i}].id"), format!("unknown statement `{}`", s.id), STATEMENT_IDS.join(", ")));

@@ -58,7 +58,7 @@ pub static FAMILY: crate::checker::Plugged<Clup> = crate::checker::Plugged(Clup)
 
 /// Reads a scenario file as `run` and the sweeps' constants columns take it.
 fn scenario_file(text: &str, what: &str) -> Result<Scenario> {
-    let scenario: Scenario = toml::from_str(text).map_err(|e| Error::Parse { what: what.to_string(), message: e.to_string() })?;
+    let scenario: Scenario = crate::card::parse_toml(text, what)?;
     scenario.check("scenario")?;
     scenario.check_expected("scenario", &ALL.iter().map(|c| c.id).collect::<Vec<_>>())?;
     Ok(scenario)
