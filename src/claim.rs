@@ -63,11 +63,23 @@ impl ConditionCheck {
         let holds = match relation {
             Relation::AtMost => prec::le_tol(given, required),
             Relation::AtLeast => prec::ge_tol(given, required),
-            // An equality condition is often on a constant zero in real arithmetic (`Lambda = 0`)
-            // computed with rounding at its inputs' scale: see `approx_eq_floored`.
-            Relation::Equal => prec::approx_eq_floored(given, required, prec::RELATIVE_IDENTITY),
+            // An equality with an exact zero is often on a constant zero in real arithmetic
+            // (`Lambda = 0`) computed with rounding at its inputs' scale: see `approx_eq_floored`.
+            // Any other equality (`gamma_u eta_u = gamma_v eta_v`, a prescribed step) is relative.
+            Relation::Equal if given == 0.0 || required == 0.0 => prec::approx_eq_floored(given, required, prec::RELATIVE_IDENTITY),
+            Relation::Equal => prec::approx_eq(given, required, prec::RELATIVE_IDENTITY),
         };
         Self { name: name.into(), kind, given, required, relation, holds, detail: String::new() }
+    }
+
+    /// A condition that cannot be evaluated here (`why`): it fails, with both sides NaN.
+    pub fn unevaluated(name: impl Into<String>, kind: ConditionKind, relation: Relation, why: impl Into<String>) -> Self {
+        Self { name: name.into(), kind, given: f64::NAN, required: f64::NAN, relation, holds: false, detail: why.into() }
+    }
+
+    /// Whether this check could not be evaluated ([`Self::unevaluated`]).
+    pub fn is_unevaluated(&self) -> bool {
+        self.kind != ConditionKind::Assumption && !self.holds && self.given.is_nan() && self.required.is_nan() && !self.detail.is_empty()
     }
 
     /// An assumption that holds or fails as a whole (given/required are 1/0 flags).
@@ -94,6 +106,9 @@ impl fmt::Display for ConditionCheck {
         if self.kind == ConditionKind::Assumption {
             let state = if self.holds { "holds" } else { "fails" };
             return if self.detail.is_empty() { write!(f, "{} {state}", self.name) } else { write!(f, "{} {state}: {}", self.name, self.detail) };
+        }
+        if self.is_unevaluated() {
+            return write!(f, "{}: cannot be evaluated ({})", self.name, self.detail);
         }
         let op = match (self.relation, self.holds) {
             (Relation::AtMost, true) => "<=",
@@ -305,6 +320,18 @@ mod tests {
         fn first_checks(&self, _x: &AtT) -> Vec<ConditionCheck> {
             vec![ConditionCheck::assumption("family assumption", self.1, "")]
         }
+    }
+
+    #[test]
+    fn an_equality_is_relative_except_against_an_exact_zero() {
+        let eq = |given: f64, required: f64| ConditionCheck::compare("c", ConditionKind::StepSize, given, Relation::Equal, required).holds;
+        // A prescribed step of 3e-10 is not met by 1.3e-9, nor gamma_u eta_u = 1e-10 by 5e-10:
+        // the floor max(|a|, |b|, 1) had called both equal.
+        assert!(!eq(1.3e-9, 3e-10) && !eq(1e-10, 5e-10));
+        // Controls: equal to rounding at any scale; a constant zero in real arithmetic computed
+        // as 1.6e-31 meets `= 0` (the floor, only against an exact zero).
+        assert!(eq(3e-10 * (1.0 + 1e-12), 3e-10) && eq(1e12, 1e12 + 1.0) && eq(1.6e-31, 0.0));
+        assert!(!eq(1e-3, 0.0) && !eq(f64::NAN, 0.0));
     }
 
     #[test]

@@ -311,40 +311,47 @@ impl ClaimFormulas {
     }
 
     /// The scope, condition and implicit checks at these values, in card order. A condition whose
-    /// guard fails, or that reads a constant without a finite value (its assumption is reported
-    /// failed by [`Self::assumption_checks`]), is left out.
+    /// guard fails is left out, as is one that reads a constant without a finite value whose
+    /// assumption [`Self::assumption_checks`] reports failed. One that cannot be evaluated
+    /// otherwise (it or its guard reads a value this scenario does not define, or its guard is
+    /// NaN) fails as [`ConditionCheck::unevaluated`]: a condition that cannot be checked is
+    /// never taken to hold.
     pub fn checks(&self, values: &[f64]) -> Vec<ConditionCheck> {
         let env = self.env(values);
         let missing = self.unavailable(values);
-        self.conditions
-            .iter()
-            .filter(|c| !(Self::reads_any(&c.lhs, &missing) || Self::reads_any(&c.rhs, &missing)))
-            .filter(|c| {
-                c.guard
-                    .as_ref()
-                    .is_none_or(|(a, rel, b)| !Self::reads_any(a, &missing) && !Self::reads_any(b, &missing) && rel.holds(a.eval(&env), b.eval(&env)))
-            })
-            .map(|c| {
-                let relation = match c.rel {
-                    Rel::Le | Rel::Lt => Relation::AtMost,
-                    Rel::Ge | Rel::Gt => Relation::AtLeast,
-                    Rel::Eq => Relation::Equal,
-                };
-                ConditionCheck::compare(c.text.clone(), c.kind, c.lhs.eval(&env), relation, c.rhs.eval(&env))
-            })
-            .collect()
-    }
-
-    /// The text of each condition [`Self::checks`] leaves out because it (or its guard) reads a
-    /// symbol given as NaN (no value), directly or through an intermediate quantity.
-    pub fn unchecked_conditions(&self, values: &[f64]) -> Vec<&str> {
-        let not_given = self.unavailable(values);
-        let reads = |code: &Code| Self::reads_any(code, &not_given);
-        self.conditions
-            .iter()
-            .filter(|c| reads(&c.lhs) || reads(&c.rhs) || c.guard.as_ref().is_some_and(|(a, _, b)| reads(a) || reads(b)))
-            .map(|c| c.text.as_str())
-            .collect()
+        // The same with every constant that has an assumption counted as given: what is missing
+        // then is missing without an assumption to report it.
+        let excused: Vec<f64> =
+            values.iter().enumerate().map(|(i, v)| if self.symbols.get(i).is_some_and(|s| s.assumption.is_some()) { 0.0 } else { *v }).collect();
+        let unexplained = self.unavailable(&excused);
+        let mut out = Vec::new();
+        for c in &self.conditions {
+            let codes: Vec<&Code> = [&c.lhs, &c.rhs].into_iter().chain(c.guard.iter().flat_map(|g| [&g.0, &g.2])).collect();
+            let relation = match c.rel {
+                Rel::Le | Rel::Lt => Relation::AtMost,
+                Rel::Ge | Rel::Gt => Relation::AtLeast,
+                Rel::Eq => Relation::Equal,
+            };
+            if codes.iter().any(|code| Self::reads_any(code, &unexplained)) {
+                out.push(ConditionCheck::unevaluated(c.text.clone(), c.kind, relation, "it reads a value this scenario does not define"));
+                continue;
+            }
+            if codes.iter().any(|code| Self::reads_any(code, &missing)) {
+                continue;
+            }
+            if let Some((a, rel, b)) = &c.guard {
+                let (a, b) = (a.eval(&env), b.eval(&env));
+                if a.is_nan() || b.is_nan() {
+                    out.push(ConditionCheck::unevaluated(c.text.clone(), c.kind, relation, "its guard is undefined (NaN) here"));
+                    continue;
+                }
+                if !rel.holds(a, b) {
+                    continue;
+                }
+            }
+            out.push(ConditionCheck::compare(c.text.clone(), c.kind, c.lhs.eval(&env), relation, c.rhs.eval(&env)));
+        }
+        out
     }
 
     /// Whether the bound reads a symbol given as NaN (no value), so [`Self::bound`] is `+inf`.

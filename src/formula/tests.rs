@@ -214,6 +214,27 @@ mod defined_claims {
     }
 
     #[test]
+    fn a_condition_that_cannot_be_evaluated_fails_unless_an_assumption_reports_it() {
+        let mut with_b2 = card("B2", "2*L");
+        with_b2.formula.as_mut().unwrap().conditions = vec!["gamma <= 1/(L + b2)".into()];
+        let read = read(&[card("TWO-L", "2*L"), with_b2]);
+        let (two_l, b2) = (&read.defined[0].claim, &read.defined[1].claim);
+        // `gamma` has no value here and no assumption to report it: the condition fails as
+        // unevaluated, binding (it was left out, and the claim compared as if it held).
+        let checks = two_l.checks(&[2.0, 1.0, f64::NAN, 0.5, 1.0]);
+        assert_eq!(checks.len(), 1);
+        assert!(checks[0].is_unevaluated() && !checks[0].holds && checks[0].is_binding(), "{checks:?}");
+        assert!(checks[0].to_string().contains("cannot be evaluated"), "{}", checks[0]);
+        // `b2` without a value: its assumption fails (reported there), the condition is left out.
+        let values = [2.0, 1.0, 0.25, 0.5, f64::NAN];
+        let checks = b2.checks(&values);
+        assert!(checks.iter().all(|k| k.kind == crate::claim::ConditionKind::Assumption && !k.holds) && !checks.is_empty(), "{checks:?}");
+        // Controls: every value defined, each condition is evaluated and holds.
+        assert!(two_l.checks(&[2.0, 1.0, 0.25, 0.5, 1.0]).iter().all(|k| k.holds && !k.is_unevaluated()));
+        assert!(b2.checks(&[2.0, 1.0, 0.25, 0.5, 1.0]).iter().all(|k| k.holds && !k.is_unevaluated()));
+    }
+
+    #[test]
     fn a_formula_list_longer_than_its_limit_is_refused_naming_it() {
         use crate::formula::parse::MAX_LIST_LEN;
         let compile = |c: &ClaimCard| UserClaim::compile(c, &RULES).map(|_| ());

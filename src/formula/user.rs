@@ -378,10 +378,11 @@ pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given,
     let mut rows = Vec::new();
     for c in claims {
         let checks = c.checks(&values);
-        let unchecked = c.formulas.unchecked_conditions(&values);
+        // Here a condition cannot be evaluated only for a value not given.
+        let unchecked: Vec<&str> = checks.iter().filter(|k| k.is_unevaluated()).map(|k| k.name.as_str()).collect();
         let bound_reads_missing = c.formulas.bound_unavailable(&values);
         let applicable = match () {
-            _ if checks.iter().any(|k| !k.holds && k.is_binding()) => Some(false),
+            _ if checks.iter().any(|k| !k.holds && k.is_binding() && !k.is_unevaluated()) => Some(false),
             _ if !unchecked.is_empty() || bound_reads_missing => None,
             _ => Some(true),
         };
@@ -393,10 +394,10 @@ pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given,
         };
         text.push_str(&format!("{}: {status}\n", c.id));
         for k in &checks {
-            text.push_str(&format!("    [{}] {k}\n", if k.holds { "ok" } else { "FAIL" }));
-        }
-        for u in &unchecked {
-            text.push_str(&format!("    [??] {u}: not checked\n"));
+            match (k.holds, k.is_unevaluated()) {
+                (_, true) => text.push_str(&format!("    [??] {}: not checked\n", k.name)),
+                (holds, false) => text.push_str(&format!("    [{}] {k}\n", if holds { "ok" } else { "FAIL" })),
+            }
         }
         let missing: Vec<&str> = c.formulas.symbols_read().into_iter().filter(|i| values[*i].is_nan()).map(|i| symbols[i].name).collect();
         if !missing.is_empty() {
@@ -411,7 +412,7 @@ pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given,
             "bound": bound,
             "missing": missing,
             "undecided": unchecked,
-            "checks": checks.iter().map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
+            "checks": checks.iter().filter(|k| !k.is_unevaluated()).map(|k| serde_json::json!({"check": k.to_string(), "holds": k.holds, "kind": k.kind})).collect::<Vec<_>>(),
         }));
     }
     if json {
