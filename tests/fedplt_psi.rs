@@ -51,6 +51,18 @@ fn mixed_signs_with_psi_varying_fail() {
     assert!((o.min_ratio - 1.0 / 3.0).abs() < 1e-12);
 }
 
+/// No point recorded (every one within rounding of `W*`): nothing decides the step, so it is
+/// inconclusive, never holds. Control: one point recorded decides it.
+#[test]
+fn a_tally_without_points_is_inconclusive() {
+    let inst = instance(&[1.0, 1.0], &[-1.0, -1.5]);
+    let empty = PsiStepTally::new(psi_floors(&inst, &[2.0, 2.0]));
+    let e = evaluation(&empty, 0, 1, 1.0);
+    assert_eq!(e.verdict, VerdictKind::Inconclusive);
+    assert!(e.notes.iter().any(|n| n.starts_with("nothing compared")), "{:?}", e.notes);
+    assert_eq!(verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[2.0, 2.0], &[1.0, -1.0]).1, [VerdictKind::Holds; 2]);
+}
+
 /// Same point, psi constant on the mask: the step holds with equality although `x_2 g_2 < 0`.
 #[test]
 fn psi_constant_on_the_mask_holds_despite_mixed_signs() {

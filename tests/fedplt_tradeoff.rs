@@ -16,7 +16,15 @@ fn card_sweep() -> (Vec<ResidualPoint>, Option<String>) {
 }
 
 fn point(eta: f64, steady: f64, ball: f64, half_life: usize) -> ResidualPoint {
-    ResidualPoint { eta, steady_distance: Some(steady), residual_bound: ball, z_eta: 0.1 * eta, half_life: Some(half_life), client_steps: None }
+    ResidualPoint {
+        eta,
+        steady_distance: Some(steady),
+        residual_bound: ball,
+        z_eta: 0.1 * eta,
+        half_life: Some(half_life),
+        client_steps: None,
+        alignment_failure: None,
+    }
 }
 
 #[test]
@@ -61,6 +69,16 @@ fn synthetic_sweeps_hold_or_name_the_failing_part() {
     assert_eq!(b.verdict, VerdictKind::NotApplicable);
     assert!(b.why.unwrap().contains("eta in (0, 1/z)"));
     assert_eq!(evaluate(&[big, point(0.2, 0.01, 0.5, 10)], 1.0, false).verdict, VerdictKind::NotApplicable);
+    // An infinite ball says nothing, and a run along which A6 failed is outside Case 1: neither
+    // holds (an infinite bound had held against any steady state).
+    let mut vacuous = point(0.4, 0.02, 1.0, 5);
+    vacuous.residual_bound = f64::INFINITY;
+    let b = ball(&vacuous, 1.0);
+    assert!(b.verdict == VerdictKind::NotApplicable && b.why.unwrap().contains("not finite"));
+    let mut a6 = point(0.4, 0.02, 1.0, 5);
+    a6.alignment_failure = Some((3, 1, 0, f64::NAN));
+    let b = ball(&a6, 1.0);
+    assert!(b.verdict == VerdictKind::NotApplicable && b.why.unwrap().contains("A6 fails along the run"));
     // A missing half-life never holds.
     let mut unknown = point(0.2, 0.01, 0.5, 10);
     unknown.half_life = None;

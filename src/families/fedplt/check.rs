@@ -549,7 +549,16 @@ pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint
         let steady = steady_distance(&setup, eta);
         let half_life = steady.and_then(|d| half_life(&setup, eta, d));
         let client_steps = inputs(c, &run, None, true).client_steps;
-        Ok(ResidualPoint { eta, steady_distance: steady, residual_bound: eta * m.b_empirical / m.z, z_eta: m.z * eta, half_life, client_steps })
+        let alignment_failure = run.alignment.first_failure;
+        Ok(ResidualPoint {
+            eta,
+            steady_distance: steady,
+            residual_bound: eta * m.b_empirical / m.z,
+            z_eta: m.z * eta,
+            half_life,
+            client_steps,
+            alignment_failure,
+        })
     };
     factors.iter().map(|&f| point(f)).collect()
 }

@@ -148,6 +148,10 @@ pub fn evaluation(tally: &PsiStepTally, j: usize, replicates: usize, bound_scale
     let verdict = if o.non_finite > 0 {
         notes.push(format!("{} points with a side not finite", o.non_finite));
         VerdictKind::Inconclusive
+    } else if tally.points.is_empty() {
+        // Every point was within rounding of W* (or none was run): nothing decides the step.
+        notes.push(crate::verdict::NOTHING_COMPARED.to_string());
+        VerdictKind::Inconclusive
     } else if o.failures > 0 {
         VerdictKind::Violated
     } else {

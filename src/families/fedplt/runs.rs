@@ -384,6 +384,10 @@ pub struct ResidualPoint {
     /// every client, so the trade-off is not applicable there); `None` otherwise.
     #[serde(skip)]
     pub client_steps: Option<(f64, f64)>,
+    /// Where Assumption 6 failed along the run at this step (a ratio not positive or undefined),
+    /// if anywhere: Case 1 assumes it.
+    #[serde(skip)]
+    pub alignment_failure: Option<AlignmentFailure>,
 }
 
 /// The exact moments of the error `W - W*` at a constant step: the round's maps, the full

@@ -54,10 +54,14 @@ pub struct Tradeoff {
 }
 
 /// The ball part at one step, with the ball scaled by `scale` (1 as stated): not applicable
-/// when `z eta` is outside `(0, 1)` (Case 1's step condition, 001:L639) or the moment recursion
-/// has no steady state; otherwise `D^inf <= scale eta B / z` decided exactly.
+/// when Assumption 6 fails along the run, `z eta` is outside `(0, 1)` (Case 1's step
+/// condition, 001:L639), the moment recursion has no steady state, or the ball `eta B / z` is
+/// not finite (it says nothing); otherwise `D^inf <= scale eta B / z` decided exactly.
 pub fn ball(p: &ResidualPoint, scale: f64) -> Ball {
     let undecided = |why: String| Ball { eta: p.eta, verdict: VerdictKind::NotApplicable, slack: None, why: Some(why) };
+    if let Some((t, k, r, rho)) = p.alignment_failure {
+        return undecided(format!("eta = {}: A6 fails along the run (rho_k = {} at round {t}, client {k}, sample path {r})", fmt_num(p.eta), fmt_num(rho)));
+    }
     if !(p.z_eta > 0.0 && p.z_eta < 1.0) {
         return undecided(format!("eta = {}: eta in (0, 1/z) (001:L639) fails, z eta = {}", fmt_num(p.eta), fmt_num(p.z_eta)));
     }
@@ -65,6 +69,9 @@ pub fn ball(p: &ResidualPoint, scale: f64) -> Ball {
         return undecided(format!("eta = {}: the moment recursion has no steady state", fmt_num(p.eta)));
     };
     let bound = scale * p.residual_bound;
+    if !bound.is_finite() {
+        return undecided(format!("eta = {}: the ball eta B / z = {} is not finite", fmt_num(p.eta), fmt_num(bound)));
+    }
     let verdict = decide(&exact(steady), bound);
     let slack = (steady > 0.0).then(|| bound / steady);
     let why = (verdict != VerdictKind::Holds).then(|| format!("eta = {}: D^inf = {} against eta B / z = {}", fmt_num(p.eta), fmt_num(steady), fmt_num(bound)));
