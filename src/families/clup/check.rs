@@ -495,6 +495,26 @@ pub use super::prec::ROUNDING_FLOOR;
 /// that the tie tolerance is relative at every scale. The slack is `rhs/lhs` at the tightest
 /// point; no point compared is inconclusive.
 pub(super) fn per_point(checks: Vec<ConditionCheck>, points: &[(f64, f64)], scale: f64) -> Evaluation {
+    // A bound that is +inf at every point compared says nothing (a claim that cannot fail is not
+    // a check), as the core rules for bounds at checkpoints.
+    if points.iter().all(|p| p.1 == f64::INFINITY) {
+        let bounds: Vec<(usize, f64)> = points.iter().enumerate().map(|(t, p)| (t + 1, p.1)).collect();
+        if let Some(why) = crate::verdict::unusable_bound(&bounds) {
+            let (mut failed, notes) = crate::verdict::failed_and_notes(&checks);
+            failed.push(why);
+            return Evaluation {
+                verdict: VerdictKind::NotApplicable,
+                slack: None,
+                decisive: None,
+                checks,
+                failed,
+                notes,
+                estimator: Estimator::Exact,
+                series: Vec::new(),
+                beyond_steps: None,
+            };
+        }
+    }
     let ratios: Vec<(f64, f64)> = points.iter().map(|p| (side_ratio(*p), 1.0)).collect();
     let sides = |t: usize| ratios.get(t).map(|p| vec![*p]);
     evaluate_inequality(checks, ratios.len(), &sides, Estimator::Exact, 0.99, scale)
@@ -1112,9 +1132,12 @@ fn theorem2_lyapunov(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     (per_point(claim.checks(&x), &sides, scale), points)
 }
 
-/// The ratio a worst client is picked by: `lhs/rhs`, `inf` for `rhs <= 0 < lhs`.
+/// The ratio a worst client is picked by: `lhs/rhs`, `inf` for `rhs <= 0 < lhs` and for a NaN
+/// side or ratio (an undefined client is the worst: a round is never judged on the others).
 fn worst_client_key((l, r): (f64, f64)) -> f64 {
-    if r > 0.0 {
+    if l.is_nan() || r.is_nan() || (l.is_infinite() && r.is_infinite()) {
+        f64::INFINITY
+    } else if r > 0.0 {
         l / r
     } else if l > 0.0 {
         f64::INFINITY
@@ -1419,8 +1442,15 @@ mod tests {
             let e = per_point(Vec::new(), &[(0.5, 1.0), p], 1.0);
             assert_eq!(e.verdict, VerdictKind::Inconclusive, "{p:?}");
         }
+        // A bound +inf at every point says nothing: not applicable (it had held); beside a finite
+        // one, the infinite point holds and the finite one decides.
+        let vacuous = per_point(Vec::new(), &[(1.0, inf), (nan, inf)], 1.0);
+        assert!(vacuous.verdict == VerdictKind::NotApplicable && vacuous.failed.iter().any(|f| f.contains("no run can exceed it")), "{vacuous:?}");
+        assert_eq!(per_point(Vec::new(), &[(0.5, 1.0), (1.0, inf)], 1.0).verdict, VerdictKind::Holds);
+        // A client with an undefined side is the worst of its round, never passed over.
+        assert!(worst_client_key((nan, 1.0)) == inf && worst_client_key((1.0, nan)) == inf && worst_client_key((inf, inf)) == inf);
+        assert_eq!(worst_client_key((1.0, 2.0)), 0.5);
         for (p, verdict) in [
-            ((1.0, inf), VerdictKind::Holds),
             ((0.0, 0.0), VerdictKind::Holds),
             ((1e-300, 0.0), VerdictKind::Violated),
             ((0.0, -1.0), VerdictKind::Violated),
