@@ -29,6 +29,15 @@ pub enum Error {
         /// The parser's message (names the unknown or mistyped key).
         message: String,
     },
+    /// An input file (scenario, card, sweep, graph) that cannot be opened: missing, a folder,
+    /// not readable. The input's fault, unlike [`Error::Io`] while reading or writing.
+    #[error("cannot open input file {path}: {source} (allowed: a readable TOML file)")]
+    InputFile {
+        /// The path given.
+        path: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
     /// A claim id or scenario name that does not exist.
     #[error("unknown {kind} `{name}`; known: {known}")]
     Unknown {
@@ -97,7 +106,7 @@ impl Error {
     /// I/O, numerical, serialization, figure, worker threads, internal).
     pub fn is_bad_input(&self) -> bool {
         match self {
-            Error::InvalidField { .. } | Error::Parse { .. } | Error::Unknown { .. } | Error::Instance(_) => true,
+            Error::InvalidField { .. } | Error::Parse { .. } | Error::Unknown { .. } | Error::Instance(_) | Error::InputFile { .. } => true,
             Error::InScenario { source, .. } => source.is_bad_input(),
             Error::Numerical(_) | Error::Serialization { .. } | Error::Figure(_) | Error::ThreadPool(_) | Error::Internal(_) | Error::Io { .. } => false,
         }

@@ -13,13 +13,19 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// The text of the file at `path`.
 ///
 /// # Errors
-/// [`Error::Io`] when it cannot be opened or read; [`Error::Parse`] naming it when it is larger
-/// than [`MAX_INPUT_BYTES`] or is not UTF-8 text.
+/// [`Error::InputFile`] (bad input) when it cannot be opened or is a folder; [`Error::Io`] when
+/// reading fails; [`Error::Parse`] naming it when it is larger than [`MAX_INPUT_BYTES`] or is
+/// not UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String> {
     let what = path.display().to_string();
-    let io = |e: std::io::Error| Error::Io { path: what.clone(), source: e };
+    let io = |e: std::io::Error| match e.kind() {
+        // A folder given as a file reads as this error on Linux (it opens).
+        std::io::ErrorKind::IsADirectory => Error::InputFile { path: what.clone(), source: e },
+        _ => Error::Io { path: what.clone(), source: e },
+    };
     let mut bytes = Vec::new();
-    std::fs::File::open(path).map_err(io)?.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    let file = std::fs::File::open(path).map_err(|e| Error::InputFile { path: what.clone(), source: e })?;
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(Error::Parse { what, message: format!("larger than {} MiB (allowed: a TOML file up to that size)", MAX_INPUT_BYTES >> 20) });
     }
@@ -40,10 +46,13 @@ mod tests {
         std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
         let err = read_text(&binary).expect_err("not UTF-8");
         assert!(err.is_bad_input() && err.to_string().contains("not UTF-8"), "{err}");
-        // Controls: a text file is read whole; a missing one is an I/O error.
+        // A missing file or a folder is bad input naming it. Control: a text file is read whole.
+        for bad in [dir.join("missing.toml"), dir.to_path_buf()] {
+            let err = read_text(&bad).expect_err("not a readable file");
+            assert!(err.is_bad_input() && err.to_string().contains(&bad.display().to_string()), "{err}");
+        }
         let text = dir.join("ok.toml");
         std::fs::write(&text, "a = 1\n").unwrap();
         assert_eq!(read_text(&text).unwrap(), "a = 1\n");
-        assert!(matches!(read_text(&dir.join("missing.toml")), Err(Error::Io { .. })));
     }
 }

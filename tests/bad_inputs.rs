@@ -297,7 +297,7 @@ fn garbage_files_are_bad_input_and_os_errors_are_printed_once() {
     assert_exit("garbage sweep", &run(&["sweep", g, "--out", out.to_str().unwrap()]), 2, &["garbage.toml"]);
     let missing = dir.path().join("missing.toml");
     let got = run(&["run", missing.to_str().unwrap()]);
-    assert_exit("missing file", &got, 3, &["missing.toml", "No such file"]);
+    assert_exit("missing file", &got, 2, &["missing.toml", "No such file"]);
     assert_eq!(got.2.matches("No such file").count(), 1, "{}", got.2);
     // Negative control: an error inside a scenario is printed once too.
     let card = write(dir.path(), "k.toml", &ccyw_card("100000000"));

@@ -197,9 +197,9 @@ fn a_sequence_read_from_a_file() {
     for t in 0..4 {
         assert_eq!(ring.topology.mixing(5, t, 0), Topology::Ring.mixing(5, t, 0));
     }
-    // An unreadable file is an I/O error; a malformed one or a bad index names the field.
+    // A missing file is bad input naming it; a malformed one or a bad index names the field.
     let err = scenario(&dir.join("absent.toml").display().to_string()).unwrap_err();
-    assert!(matches!(err, fedbounds::Error::Io { .. }), "{err}");
+    assert!(matches!(err, fedbounds::Error::InputFile { .. }) && err.is_bad_input(), "{err}");
     let err = scenario(&write("bad.toml", "edges = []\n")).unwrap_err().to_string();
     assert!(err.contains("scenario.topology.path"), "{err}");
     let err = scenario(&write("far.toml", "rounds = [[[0, 5]]]\n")).unwrap_err().to_string();
