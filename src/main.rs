@@ -672,12 +672,13 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         ("eta-v", a.eta_v),
     ] {
         if let Some(v) = v {
-            given.insert(name.to_string(), v);
+            given.insert(name.to_string(), require_magnitude(name, v)?);
         }
     }
     for pair in &a.set {
         let (name, v) = pair.split_once('=').ok_or_else(|| Error::field("--set", format!("got `{pair}`"), "NAME=VALUE"))?;
         let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
+        let v = require_magnitude(&format!("set {}", name.trim()), v)?;
         fedbounds::formula::symbols::check_given(target.symbols(), name.trim(), v)?;
         given.insert(name.trim().to_string(), v);
     }
@@ -692,19 +693,51 @@ fn run_file(families: &Registry, a: RunArgs) -> anyhow::Result<ExitCode> {
     let target = families.family_of(&text, &what)?;
     require_threads(a.threads)?;
     fedbounds::budget::budget(a.max_work)?;
-    if let Some(p) = &a.out {
-        require_file_target("--out", p)?;
+    let targets = [("--out", a.out.as_deref()), ("--export-instance", a.export_instance.as_deref())];
+    for (flag, p) in targets {
+        let Some(p) = p else { continue };
+        require_file_target(flag, p)?;
+        if same_path(p, &a.file) {
+            return Err(Error::field(flag, format!("{} is the scenario file being run", p.display()), "a file other than the input").into());
+        }
     }
-    if let Some(p) = &a.export_instance {
-        require_file_target("--export-instance", p)?;
-        write_atomic(p, target.export_instance(&text, &what)?.as_bytes())?;
+    if let (Some(out), Some(export)) = (&a.out, &a.export_instance) {
+        if same_path(out, export) {
+            return Err(Error::field("--export-instance", format!("{} is also --out", export.display()), "a file other than --out").into());
+        }
     }
+    // Nothing is written before the run is known to succeed (its size and budget checked).
+    let exported = match &a.export_instance {
+        Some(_) => Some(target.export_instance(&text, &what)?),
+        None => None,
+    };
     let json = target.run(&text, &what, &RunOptions { threads: a.threads, estimator: a.estimator.map(Into::into), max_work: a.max_work })?;
+    if let (Some(p), Some(exported)) = (&a.export_instance, exported) {
+        write_atomic(p, exported.as_bytes())?;
+    }
     match a.out {
         Some(p) => write_atomic(&p, json.as_bytes())?,
         None => emit(&json),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A finite constant or step given to `conditions`: 0, or of magnitude within the limits scenario
+/// files have (products and squares of such values stay finite and normal), naming `--NAME`
+/// otherwise. NaN and infinities go on to the family, whose message names the value's own range.
+fn require_magnitude(name: &str, v: f64) -> Result<f64, Error> {
+    use fedbounds::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
+    if !v.is_finite() || v == 0.0 || (v.abs() >= INPUT_MAGNITUDE_MIN && v.abs() <= INPUT_MAGNITUDE_MAX) {
+        return Ok(v);
+    }
+    Err(Error::field(format!("--{name}"), format!("got {v:e}"), format!("0, or a magnitude in [{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}]")))
+}
+
+/// Whether two paths name the same file: equal once resolved (links and `..` followed where
+/// the file exists, made absolute where it does not).
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let resolve = |p: &std::path::Path| p.canonicalize().or_else(|_| std::path::absolute(p)).ok();
+    matches!((resolve(a), resolve(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// Writes the families' reports of a command that is not `check` and prints them.

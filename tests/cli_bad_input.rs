@@ -241,6 +241,41 @@ fn an_estimator_a_family_does_not_offer_is_refused_before_any_work() {
 }
 
 #[test]
+fn run_never_writes_over_its_input_or_before_it_is_known_to_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("c.toml");
+    std::fs::copy("examples/clup-explicit.toml", &input).unwrap();
+    let original = std::fs::read(&input).unwrap();
+    let f = input.to_str().unwrap();
+    assert_bad_input("--out = input", &run(&["run", f, "--out", f]), &["`--out`", "the scenario file being run"]);
+    let both = dir.path().join("o.json");
+    let b = both.to_str().unwrap();
+    assert_bad_input("--out = --export-instance", &run(&["run", f, "--out", b, "--export-instance", b]), &["`--export-instance`", "also --out"]);
+    // A run refused by its work budget writes no exported instance either.
+    let export = dir.path().join("x.toml");
+    assert_bad_input("over budget", &run(&["run", f, "--export-instance", export.to_str().unwrap(), "--max-work", "1"]), &["budget"]);
+    assert!(!export.exists() && !both.exists(), "nothing written");
+    assert_eq!(std::fs::read(&input).unwrap(), original, "the input is untouched");
+    // Control: a run that succeeds writes both.
+    let (code, _, stderr) = run(&["run", f, "--out", b, "--export-instance", export.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(export.exists() && both.exists());
+}
+
+#[test]
+fn conditions_refuses_constants_beyond_the_magnitudes_of_scenario_files() {
+    let base = ["conditions", "--n", "10", "--m", "9", "--k", "25", "--rounds", "1000", "--f0", "4.5", "--b2", "1", "--sigma-u2", "0.25", "--sigma-v2", "0.25"];
+    for l in ["1e308", "5e-324", "-1e200"] {
+        let mut args = base.to_vec();
+        args.extend(["--l", l]);
+        assert_bad_input(l, &run(&args), &["`--l`", "[1e-100, 1e100]"]);
+    }
+    let mut args = base.to_vec();
+    args.extend(["--l", "1"]);
+    assert_eq!(run(&args).0, 0, "control: L = 1");
+}
+
+#[test]
 fn an_input_file_without_end_or_text_is_bad_input_naming_it() {
     assert_bad_input("run /dev/zero", &run(&["run", "/dev/zero"]), &["/dev/zero", "larger than 64 MiB"]);
     assert_bad_input("check --card /dev/zero", &run(&["check", "--card", "/dev/zero"]), &["/dev/zero", "larger than 64 MiB"]);

@@ -127,13 +127,16 @@ pub fn maximize(dimensions: usize, live: &[usize], budget: usize, seed: u64, obj
     Maximum { trace, best }
 }
 
-/// The verdict of a search: violated when a ratio exceeds 1 beyond the rounding tie the verdicts
-/// allow ([`crate::prec::RELATIVE_TIE`]), so a replay decides the same; not applicable when no
-/// candidate was.
+/// The verdict of a search: violated when a ratio exceeds 1 beyond the rounding tie exact
+/// verdicts allow ([`crate::prec::RELATIVE_IDENTITY`], as [`crate::verdict::decide`]), so a
+/// replay decides the same; not applicable when no candidate was; inconclusive when the worst
+/// ratio is NaN (undefined is never holds).
 pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
     if !any_applicable {
         VerdictKind::NotApplicable
-    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_TIE {
+    } else if worst_ratio.is_nan() {
+        VerdictKind::Inconclusive
+    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_IDENTITY {
         VerdictKind::Violated
     } else {
         VerdictKind::Holds
@@ -143,6 +146,16 @@ pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_verdict_is_violated_past_the_tie_and_undecided_on_nan() {
+        assert_eq!(search_verdict(true, 1.0 + 1e-6), VerdictKind::Violated);
+        assert_eq!(search_verdict(true, f64::NAN), VerdictKind::Inconclusive);
+        assert_eq!(search_verdict(true, f64::INFINITY), VerdictKind::Violated);
+        // Controls: within the exact tie of `decide`, and nothing applicable.
+        assert_eq!(search_verdict(true, 1.0 + 1e-10), VerdictKind::Holds);
+        assert_eq!(search_verdict(false, f64::NAN), VerdictKind::NotApplicable);
+    }
 
     #[test]
     fn finds_the_peak_of_a_smooth_objective_and_skips_inapplicable_points() {
