@@ -846,6 +846,10 @@ fn run_bench(families: &Registry, a: BenchArgs) -> anyhow::Result<ExitCode> {
     if a.repeats == 0 || a.repeats > 100 {
         return Err(Error::field("--repeats", format!("got {}", a.repeats), "an integer >= 1 and <= 100").into());
     }
+    if let Some(dir) = &a.scaling {
+        // Before minutes of timing, not after them.
+        require_folder_target("--scaling", dir)?;
+    }
     let request =
         fedbounds::bench::BenchRequest { threads: a.threads.unwrap_or_else(fedbounds::bench::cores), repeats: a.repeats, scaling: a.scaling.is_some() };
     let report = fedbounds::bench::run(families, &request)?;

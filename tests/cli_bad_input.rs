@@ -263,6 +263,16 @@ fn run_never_writes_over_its_input_or_before_it_is_known_to_succeed() {
 }
 
 #[test]
+fn bench_refuses_a_scaling_folder_that_is_a_file_before_timing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("taken");
+    std::fs::write(&file, "x").unwrap();
+    // Refused before any workload runs (it had been refused with exit 3 after minutes of timing).
+    assert_bad_input("--scaling FILE", &run(&["bench", "--repeats", "1", "--scaling", file.to_str().unwrap()]), &["`--scaling`", "not a folder"]);
+    assert_eq!(std::fs::read(&file).unwrap(), b"x", "the file is untouched");
+}
+
+#[test]
 fn conditions_refuses_constants_beyond_the_magnitudes_of_scenario_files() {
     let base = ["conditions", "--n", "10", "--m", "9", "--k", "25", "--rounds", "1000", "--f0", "4.5", "--b2", "1", "--sigma-u2", "0.25", "--sigma-v2", "0.25"];
     for l in ["1e308", "5e-324", "-1e200"] {

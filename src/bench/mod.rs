@@ -72,8 +72,9 @@ impl BenchReport {
         std::fs::create_dir_all(dir).map_err(io)?;
         let json = serde_json::json!({ "machine": self.machine, "series": series });
         let text = serde_json::to_string_pretty(&json).map_err(|e| crate::error::Error::serialization("scaling.json", e))?;
-        std::fs::write(dir.join("scaling.json"), text + "\n").map_err(io)?;
-        std::fs::write(dir.join("scaling.png"), scaling::figure(&series).png()?).map_err(io)?;
-        Ok(())
+        // Both drawn before either is written, each written then renamed: never one without the other.
+        let png = scaling::figure(&series).png()?;
+        crate::report::write_atomic(&dir.join("scaling.json"), (text + "\n").as_bytes())?;
+        crate::report::write_atomic(&dir.join("scaling.png"), &png)
     }
 }
