@@ -1022,12 +1022,29 @@ fn lemma1_sides(d: &Instance, st: &Stat, l: f64) -> [(&'static str, f64, f64); 7
     ]
 }
 
+/// The checks of a claim compared on every draw: the first draw's, then each failing check of a
+/// later draw that the first does not fail, named with its draw. A condition that fails on any
+/// draw makes the claim not applicable: its points on that draw are outside the claim.
+fn every_draw(per_draw: Vec<Vec<ConditionCheck>>) -> Vec<ConditionCheck> {
+    let mut draws = per_draw.into_iter().enumerate();
+    let mut out = draws.next().map(|(_, c)| c).unwrap_or_default();
+    for (di, checks) in draws {
+        for mut k in checks.into_iter().filter(|k| !k.holds) {
+            if !out.iter().any(|o| o.name == k.name && !o.holds) {
+                k.name = format!("{} (draw {di})", k.name);
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
 /// Lemma 1 on every draw at every positive lambda of the grid.
 fn lemma1(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
-    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
-        checks = claim.checks(&base_inputs(st, c.o));
+        per_draw.push(claim.checks(&base_inputs(st, c.o)));
         for &l in c.grid.iter().filter(|l| **l > 0.0) {
             for (what, lhs, rhs) in lemma1_sides(d, &st, l) {
                 sides.push((lhs, rhs));
@@ -1035,14 +1052,14 @@ fn lemma1(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
             }
         }
     }
-    (per_point(checks, &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// Theorem 1 on every draw over the grid and beside its first branch's pole and guard
 /// ([`theorem1_probes`]), then on every draw inside the band below the pole
 /// ([`theorem1_band_probe`]; after every draw's other points, which keep their positions).
 fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> Outcome {
-    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     let stat = |d: &Instance| stat_of(&d.constants, &c.s.model, empirical_l);
     let mut push = |di: usize, st: &Stat, l: f64, e: f64, what: &str| {
         let b = claim.bound(&Inputs { lambda: l, ..base_inputs(*st, c.o) });
@@ -1051,7 +1068,7 @@ fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> O
     };
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat(d);
-        checks = claim.checks(&base_inputs(st, c.o));
+        per_draw.push(claim.checks(&base_inputs(st, c.o)));
         for (j, &l) in c.grid.iter().chain(theorem1_probes(&st).iter()).enumerate() {
             let e = if j < c.grid.len() { c.curves[di][j] } else { max_of(&d.statistical_errors(l)) };
             push(di, &st, l, e, "");
@@ -1063,7 +1080,7 @@ fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> O
             push(di, &st, l, max_of(&d.statistical_errors(l)), " (inside the band below the pole)");
         }
     }
-    (per_point(checks, &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// The lambdas Corollary 1 is compared at on a draw, with the scope check of the printed `a2`.
@@ -1082,18 +1099,20 @@ fn corollary1_lambdas(st: &Stat, a2_printed: bool, checks: &mut Vec<ConditionChe
 
 /// Corollary 1 on every draw at its lambdas.
 fn corollary1(c: &Prepared, claim: &ClupClaim, a2_printed: bool, scale: f64) -> Outcome {
-    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
-        checks = claim.checks(&base_inputs(st, c.o));
-        for l in corollary1_lambdas(&st, a2_printed, &mut checks) {
+        let mut checks = claim.checks(&base_inputs(st, c.o));
+        let lambdas = corollary1_lambdas(&st, a2_printed, &mut checks);
+        per_draw.push(checks);
+        for l in lambdas {
             let x = Inputs { lambda: l, ..base_inputs(st, c.o) };
             let (e, b) = (max_of(&d.statistical_errors(l)), claim.bound(&x));
             sides.push((e, b));
             points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
         }
     }
-    (per_point(checks, &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// Theorem 2's global error at the steps `rule` picks.
@@ -1264,32 +1283,32 @@ fn global_lambdas(c: &Prepared, st: &Stat, statement: super::claims::Statement) 
 /// (52) where its condition `g(lambda) < 1/(8L)^2` holds (and just inside it), (79) at the
 /// lambdas (77) or (72) admits.
 fn global_bound(c: &Prepared, claim: &ClupClaim, local_average: bool, scale: f64) -> Outcome {
-    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
-        checks = claim.checks(&base_inputs(st, c.o));
+        per_draw.push(claim.checks(&base_inputs(st, c.o)));
         for l in global_lambdas(c, &st, claim.observed()) {
             let (e, b) = (global_metric(d, l, local_average), claim.bound(&Inputs { lambda: l, ..base_inputs(st, c.o) }));
             sides.push((e, b));
             points.push(format!("draw {di} (mu {:.4}), lambda {l:.4e}: {e:.6e} vs {b:.6e}", st.mu));
         }
     }
-    (per_point(checks, &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// Lemma 4 on every draw: the root mean square `(E||w~_GT - w*_g||^2)^(1/2)`, which bounds
 /// `E||w~_GT - w*_g||`, against the lemma's bound.
 fn lemma4(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
-    let (mut sides, mut points, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
         let x = base_inputs(st, c.o);
-        checks = claim.checks(&x);
+        per_draw.push(claim.checks(&x));
         let (e, b) = (d.global_train_error_to_center().sqrt(), claim.bound(&x));
         sides.push((e, b));
         points.push(format!("draw {di} (mu {:.4}): {e:.6e} vs {b:.6e}", st.mu));
     }
-    (per_point(checks, &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// Lemma 5 on Algorithm 1 at the scenario's steps, every client and round where `e_{t+1}^(i)` is
@@ -1442,6 +1461,16 @@ mod tests {
             let e = per_point(Vec::new(), &[(0.5, 1.0), p], 1.0);
             assert_eq!(e.verdict, VerdictKind::Inconclusive, "{p:?}");
         }
+        // Conditions are checked on every draw: one failing on a later draw only binds too,
+        // named with its draw; a failure the first draw shares is listed once.
+        let check =
+            |holds: bool| ConditionCheck::compare("mu >= 0.5", ConditionKind::StepSize, if holds { 1.0 } else { 0.1 }, crate::claim::Relation::AtLeast, 0.5);
+        let merged = every_draw(vec![vec![check(true)], vec![check(true)], vec![check(false)]]);
+        assert_eq!(merged.iter().filter(|k| !k.holds).map(|k| k.name.as_str()).collect::<Vec<_>>(), ["mu >= 0.5 (draw 2)"]);
+        assert_eq!(per_point(merged, &[(0.5, 1.0)], 1.0).verdict, VerdictKind::NotApplicable);
+        assert_eq!(every_draw(vec![vec![check(false)], vec![check(false)]]).len(), 1);
+        // Control: holding on every draw, the points decide.
+        assert_eq!(per_point(every_draw(vec![vec![check(true)], vec![check(true)]]), &[(0.5, 1.0)], 1.0).verdict, VerdictKind::Holds);
         // A bound +inf at every point says nothing: not applicable (it had held); beside a finite
         // one, the infinite point holds and the finite one decides.
         let vacuous = per_point(Vec::new(), &[(1.0, inf), (nan, inf)], 1.0);
