@@ -1151,17 +1151,14 @@ fn theorem2_lyapunov(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     (per_point(claim.checks(&x), &sides, scale), points)
 }
 
-/// The ratio a worst client is picked by: `lhs/rhs`, `inf` for `rhs <= 0 < lhs` and for a NaN
-/// side or ratio (an undefined client is the worst: a round is never judged on the others).
-fn worst_client_key((l, r): (f64, f64)) -> f64 {
-    if l.is_nan() || r.is_nan() || (l.is_infinite() && r.is_infinite()) {
-        f64::INFINITY
-    } else if r > 0.0 {
-        l / r
-    } else if l > 0.0 {
+/// The ratio a worst client is picked by: its [`side_ratio`], `inf` where that is undefined (an
+/// undefined client is the worst: a round is never judged on the others).
+fn worst_client_key(p: (f64, f64)) -> f64 {
+    let r = side_ratio(p);
+    if r.is_nan() {
         f64::INFINITY
     } else {
-        0.0
+        r
     }
 }
 
