@@ -20,6 +20,10 @@ pub enum Relation {
     AtLeast,
     /// given = required (up to [`prec::RELATIVE_IDENTITY`])
     Equal,
+    /// given < required, strictly (a tie up to [`prec::RELATIVE_IDENTITY`] fails)
+    Below,
+    /// given > required, strictly (a tie up to [`prec::RELATIVE_IDENTITY`] fails)
+    Above,
 }
 
 /// One checked assumption, scope restriction or step-size condition.
@@ -63,6 +67,8 @@ impl ConditionCheck {
         let holds = match relation {
             Relation::AtMost => prec::le_tol(given, required),
             Relation::AtLeast => prec::ge_tol(given, required),
+            Relation::Below => prec::lt_strict(given, required),
+            Relation::Above => prec::gt_strict(given, required),
             // An equality with an exact zero is often on a constant zero in real arithmetic
             // (`Lambda = 0`) computed with rounding at its inputs' scale: see `approx_eq_floored`.
             // Any other equality (`gamma_u eta_u = gamma_v eta_v`, a prescribed step) is relative.
@@ -117,6 +123,10 @@ impl fmt::Display for ConditionCheck {
             (Relation::AtLeast, false) => "<",
             (Relation::Equal, true) => "=",
             (Relation::Equal, false) => "!=",
+            (Relation::Below, true) => "<",
+            (Relation::Below, false) => ">=",
+            (Relation::Above, true) => ">",
+            (Relation::Above, false) => "<=",
         };
         write!(f, "{}: given {} {op} required {}", self.name, fmt_num(self.given), fmt_num(self.required))
     }
@@ -332,6 +342,26 @@ mod tests {
         // as 1.6e-31 meets `= 0` (the floor, only against an exact zero).
         assert!(eq(3e-10 * (1.0 + 1e-12), 3e-10) && eq(1e12, 1e12 + 1.0) && eq(1.6e-31, 0.0));
         assert!(!eq(1e-3, 0.0) && !eq(f64::NAN, 0.0));
+    }
+
+    #[test]
+    fn a_strict_inequality_fails_at_its_boundary() {
+        let check = |given: f64, relation: Relation, required: f64| ConditionCheck::compare("c", ConditionKind::StepSize, given, relation, required);
+        // A step set at 1/L_g by a formula (equal in real arithmetic, off by rounding) is outside
+        // `gamma < 1/L_g`; read as `<=` it had passed, and at the boundary the claim was compared.
+        let boundary = 1.0 / 3.0;
+        assert!(!check(boundary, Relation::Below, boundary).holds && !check(boundary * (1.0 - 1e-15), Relation::Below, boundary).holds);
+        assert!(!check(2.0, Relation::Above, 2.0).holds && !check(2.0 * (1.0 + 1e-12), Relation::Above, 2.0).holds);
+        assert!(!check(f64::NAN, Relation::Below, 1.0).holds && !check(1.0, Relation::Above, f64::NAN).holds);
+        // Controls: the non-strict relations admit the same boundary; values inside hold.
+        assert!(check(boundary * (1.0 - 1e-15), Relation::AtMost, boundary).holds && check(2.0, Relation::AtLeast, 2.0).holds);
+        assert!(check(0.3, Relation::Below, boundary).holds && check(2.1, Relation::Above, 2.0).holds && check(-1e-300, Relation::Below, 0.0).holds);
+        assert_eq!(check(boundary, Relation::Below, boundary).to_string(), "c: given 0.333333 >= required 0.333333");
+        // A value just inside a strict bound passes it.
+        for (v, below) in [(boundary, true), (2.0, false), (0.0, true), (-5.0, false)] {
+            let inside = crate::prec::strictly_inside(v, below);
+            assert!(check(inside, if below { Relation::Below } else { Relation::Above }, v).holds, "{v} {below}");
+        }
     }
 
     #[test]

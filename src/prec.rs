@@ -144,6 +144,30 @@ pub fn ge_tol(given: f64, required: f64) -> bool {
     given >= required || approx_eq(given, required, RELATIVE_IDENTITY)
 }
 
+/// `given < required`, strictly: the complement of [`ge_tol`], so a value at the boundary up to the
+/// identity tolerance (set there by a formula, equal in real arithmetic) is outside, as the
+/// paper's `<` says. NaN on either side never holds.
+pub fn lt_strict(given: f64, required: f64) -> bool {
+    given < required && !ge_tol(given, required)
+}
+
+/// `given > required`, strictly: the complement of [`le_tol`] (see [`lt_strict`]).
+pub fn gt_strict(given: f64, required: f64) -> bool {
+    given > required && !le_tol(given, required)
+}
+
+/// A value strictly inside the open side of a strict bound `v` (`below`: of `x < v`, else of
+/// `x > v`): `v` moved inward by `10 RELATIVE_IDENTITY` relative to itself, so that a step set
+/// there passes [`lt_strict`] or [`gt_strict`]. `0` moves to the least normal number's side.
+pub fn strictly_inside(v: f64, below: bool) -> f64 {
+    let shift = if v == 0.0 { f64::MIN_POSITIVE } else { 10.0 * RELATIVE_IDENTITY * v.abs() };
+    if below {
+        v - shift
+    } else {
+        v + shift
+    }
+}
+
 // Claims with a hidden constant (`O(.)` statements, [`crate::kinds::big_o`]): when the ratio
 // metric/shape over a sweep of horizons counts as bounded.
 

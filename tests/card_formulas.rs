@@ -195,7 +195,7 @@ fn a_dpgp_card_defined_claim_is_checked_listed_and_queried() {
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
     // delta / (4 sqrt(2 L_u K_u)) = 1/8 = 0.125
-    assert!(stdout.contains("[ok] eta_u < delta/(4*sqrt(2*L_u*K_u)): given 0.1 <= required 0.125"), "{stdout}");
+    assert!(stdout.contains("[ok] eta_u < delta/(4*sqrt(2*L_u*K_u)): given 0.1 < required 0.125"), "{stdout}");
     let (code, _, stderr) = run(&["search", "--card", DPGP_EXAMPLE, "--claim", "T1-UNIT-CONSTANT", "--budget", "4", "--out", out, "--no-plots"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("nothing to write"), "{stderr}");

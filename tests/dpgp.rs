@@ -473,7 +473,7 @@ fn step_conditions_report_given_and_required() {
     }
     let text = family.conditions(&given, &[], false, None).unwrap();
     // delta/(8 L_u K_u) = 0.5/32 = 0.015625 > 0.01: holds; the printed delta/(4 sqrt(2 L_u K_u)) = 0.0625.
-    assert!(text.contains("[ok] eta_u < delta/(8 L_u K_u) (Lemma 2): given 0.01 <= required 0.015625"), "{text}");
+    assert!(text.contains("[ok] eta_u < delta/(8 L_u K_u) (Lemma 2): given 0.01 < required 0.015625"), "{text}");
     assert!(text.contains("Theorem 1 as printed"), "{text}");
     // Negative control: a step past the proof's condition is reported failing.
     given.insert("eta-u".into(), 0.02);

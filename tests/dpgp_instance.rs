@@ -247,3 +247,34 @@ fn the_command_line_writes_the_export_and_refuses_what_it_cannot() {
     let left: Vec<String> = std::fs::read_dir(&dir).expect("listed").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
     assert!(left.iter().all(|f| !f.contains("partial") && !f.starts_with("refused")), "{left:?}");
 }
+
+/// The instance's constants are judged at its own scale: the example with its `A_i`, `B_i`, `D_i`
+/// scaled by `1e-14` is strongly convex, and its `A_i` still differ (Assumption 4 fails, as on the
+/// example). With the floors `max(., 1)` it had been refused as not strongly convex, and `A_i`
+/// differing by less than `1e-14` were called equal.
+#[test]
+fn an_instance_is_judged_at_its_own_scale() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/dpgp-explicit.toml")).expect("the example");
+    let scaled: String = text
+        .lines()
+        .map(|l| match l.split_once(" = [[") {
+            Some((key, rest)) if ["a", "b", "d"].contains(&key) => {
+                let scale = |x: &str| x.trim().parse::<f64>().map(|v| format!("{:e}", v * 1e-14)).unwrap_or_else(|_| x.to_string());
+                let body: String = rest
+                    .trim_end_matches("]]")
+                    .split("], [")
+                    .map(|row| row.split(',').map(scale).collect::<Vec<_>>().join(", "))
+                    .collect::<Vec<_>>()
+                    .join("], [");
+                format!("{key} = [[{body}]]")
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(scaled.contains("a = [[2e-14, 3e-15], [3e-15, 1e-14]]"), "{scaled}");
+    for t in [&text, &scaled] {
+        let out = run(t);
+        assert!(out.contains("the clients' u-curvatures A_i differ"), "{out}");
+    }
+}

@@ -418,11 +418,11 @@ fn every_clup_claim_has_a_formula_twin_or_a_reason_why_not() {
     }
 }
 
-/// The one place the encodings differ, pinned: the built-in `gamma < 1/L_g` is strict, a card's
-/// `<` is checked as `<=` up to the identity tolerance. At the experiments' `gamma = 1/L_g`
-/// (I-CLUP11) only `holds` of that check differs; every other field and check agrees.
+/// At the experiments' `gamma = 1/L_g` (I-CLUP11), the boundary of the strict `gamma < 1/L_g`,
+/// the built-in check and the card's `<` agree: both fail there (a card's `<` had been checked as
+/// `<=`, the one place the encodings differed).
 #[test]
-fn clup_strict_gamma_condition_is_the_only_difference_at_gamma_one_over_l_g() {
+fn clup_strict_gamma_condition_agrees_at_gamma_one_over_l_g() {
     let samples: Vec<ClupInputs> = clup_samples()
         .into_iter()
         .map(|x| {
@@ -432,9 +432,11 @@ fn clup_strict_gamma_condition_is_the_only_difference_at_gamma_one_over_l_g() {
         .collect();
     let table = clup::formulas::claim_twins();
     let formulas = compile_cards(&clup_cards(), table.symbols).expect("compiles");
-    let d = compare(&table, &formulas, &samples);
-    assert!(!d.is_empty(), "the strict check must differ at gamma = 1/L_g");
-    for msg in &d {
-        assert!(msg.contains(" conditions: check ") && msg.contains("(built-in `gamma < 1/L_g`") && msg.ends_with("holds false vs true"), "{msg}");
+    assert_eq!(compare(&table, &formulas, &samples), Vec::<String>::new());
+    // The check compared fails at the boundary on both sides (a control that it is compared).
+    let t2 = clup::claims::ALL.iter().find(|c| c.id == "CLUP-T2").expect("CLUP-T2");
+    for x in &samples {
+        let strict = fedbounds::claim::BoundClaim::checks(t2, x).into_iter().find(|c| c.name == "gamma < 1/L_g").expect("the strict check");
+        assert!(!strict.holds, "{strict}");
     }
 }

@@ -328,8 +328,10 @@ impl ClaimFormulas {
         for c in &self.conditions {
             let codes: Vec<&Code> = [&c.lhs, &c.rhs].into_iter().chain(c.guard.iter().flat_map(|g| [&g.0, &g.2])).collect();
             let relation = match c.rel {
-                Rel::Le | Rel::Lt => Relation::AtMost,
-                Rel::Ge | Rel::Gt => Relation::AtLeast,
+                Rel::Le => Relation::AtMost,
+                Rel::Lt => Relation::Below,
+                Rel::Ge => Relation::AtLeast,
+                Rel::Gt => Relation::Above,
                 Rel::Eq => Relation::Equal,
             };
             if codes.iter().any(|code| Self::reads_any(code, &unexplained)) {
@@ -418,7 +420,8 @@ impl ClaimFormulas {
 
     /// The smallest or largest value a condition allows for a bare symbol: the right side of the
     /// first applicable condition `symbol <= expr` (`at_most`), `symbol >= expr` (`!at_most`), or
-    /// `symbol = expr` (either, flagged exact), at these values.
+    /// `symbol = expr` (either, flagged exact), at these values. A strict `symbol < expr` or
+    /// `symbol > expr` gives a value just inside it ([`crate::prec::strictly_inside`]).
     pub fn limit_of(&self, symbol: &str, at_most: bool, values: &[f64]) -> Option<(f64, bool)> {
         let slot = self.scope.slot(symbol)?;
         let env = self.env(values);
@@ -429,7 +432,9 @@ impl ClaimFormulas {
             match (c.rel, at_most) {
                 _ if !applies => None,
                 (Rel::Eq, _) => Some((v, true)),
-                (Rel::Le | Rel::Lt, true) | (Rel::Ge | Rel::Gt, false) => Some((v, false)),
+                (Rel::Le, true) | (Rel::Ge, false) => Some((v, false)),
+                (Rel::Lt, true) => Some((crate::prec::strictly_inside(v, true), false)),
+                (Rel::Gt, false) => Some((crate::prec::strictly_inside(v, false), false)),
                 _ => None,
             }
         })

@@ -17,8 +17,9 @@
 //! slot indices, no lookups. Every division is checked when the card is read: its divisor's range,
 //! computed from the ranges the family declares for its symbols (narrowed by the claim's own
 //! conditions of the form `symbol >= number`), must exclude zero, or the card is refused with the
-//! position of the divisor. A strict comparison is checked as its non-strict form (`<` as `<=`),
-//! as the built-in claims do.
+//! position of the divisor. A strict comparison is strict (`<` as [`crate::claim::Relation::Below`]:
+//! a value at the boundary up to the identity tolerance fails), as the papers' strict conditions
+//! are in the built-in claims.
 //!
 //! Nothing here knows a paper: a family gives its [`SymbolTable`] (names, meanings, ranges, the
 //! assumption that makes a constant finite, which names are per-round quantities, and how each

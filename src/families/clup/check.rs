@@ -8,7 +8,7 @@ use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 
 use crate::claim::Horizon;
-use crate::claim::{BoundClaim, ConditionCheck, ConditionKind};
+use crate::claim::{BoundClaim, ConditionCheck, ConditionKind, Relation};
 use crate::engine::Estimator;
 use crate::error::{require_positive, Error, Result};
 use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
@@ -956,8 +956,10 @@ fn corollary2_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 fn q_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let (mut sides, mut points) = (Vec::new(), Vec::new());
     let positive: Vec<f64> = c.grid.iter().copied().filter(|l| *l > 0.0).collect();
+    let mut per_draw = Vec::new();
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
+        per_draw.push(claim.checks(&base_inputs(st, c.o)));
         let guarded = |l: f64| bounds::first_branch_valid(&st, l, bounds::FirstBranchGuard::EightL2);
         for w in positive.windows(2) {
             let (q2a, q2b) = (bounds::q2(&st, w[0]), bounds::q2(&st, w[1]));
@@ -970,7 +972,7 @@ fn q_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
             }
         }
     }
-    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// The batch sizes of Theorem 3's ball sweep: `{1, 2, 4, 8}` below `n` (at `B = n` there is no
@@ -1086,7 +1088,7 @@ fn theorem1(c: &Prepared, claim: &ClupClaim, empirical_l: bool, scale: f64) -> O
 /// The lambdas Corollary 1 is compared at on a draw, with the scope check of the printed `a2`.
 fn corollary1_lambdas(st: &Stat, a2_printed: bool, checks: &mut Vec<ConditionCheck>) -> Vec<f64> {
     if a2_printed {
-        checks.push(super::claims::strictly_below("R < 1/sqrt(n) (the case of (92) with a2)", ConditionKind::Scope, st.r, 1.0 / st.n.sqrt()));
+        checks.push(ConditionCheck::compare("R < 1/sqrt(n) (the case of (92) with a2)", ConditionKind::Scope, st.r, Relation::Below, 1.0 / st.n.sqrt()));
         vec![bounds::a1(st).max(bounds::a2_printed(st)).max(0.0)]
     } else if bounds::c1_small_r(st) {
         let l = bounds::lambda_93(st);
@@ -1214,10 +1216,12 @@ fn model_scale(c: &Prepared) -> f64 {
     c.sol.locals.iter().map(|w| w.norm_squared()).fold(c.sol.global.norm_squared(), f64::max).max(c.z0.norm_squared())
 }
 
-/// Lemma 2 on every draw, client and positive lambda of the grid, at `w_g = 0` and `w_g = w*_g`.
+/// Lemma 2 on every draw, client and positive lambda of the grid, at `w_g = 0` and `w_g = w*_g`,
+/// with its conditions checked on every draw ([`every_draw`]).
 fn lemma2(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
-    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     for (di, d) in c.draws.iter().enumerate() {
+        per_draw.push(claim.checks(&base_inputs(stat_of(&d.constants, &c.s.model, false), c.o)));
         for (wi, w) in [DVector::zeros(d.d), lemmas::center(d)].iter().enumerate() {
             for &l in c.grid.iter().filter(|l| **l > 0.0) {
                 for i in 0..d.m() {
@@ -1229,13 +1233,15 @@ fn lemma2(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
             }
         }
     }
-    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
-/// Lemma 3 on every draw, client and positive lambda of the grid.
+/// Lemma 3 on every draw, client and positive lambda of the grid, with its conditions checked on
+/// every draw ([`every_draw`]).
 fn lemma3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
-    let (mut sides, mut points) = (Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
     for (di, d) in c.draws.iter().enumerate() {
+        per_draw.push(claim.checks(&base_inputs(stat_of(&d.constants, &c.s.model, false), c.o)));
         for &l in c.grid.iter().filter(|l| **l > 0.0) {
             for (i, (lhs, rhs)) in lemmas::lemma3_sides(d, d.constants.mu, l).into_iter().enumerate() {
                 sides.push((lhs, rhs));
@@ -1243,7 +1249,7 @@ fn lemma3(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
             }
         }
     }
-    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
+    (per_point(every_draw(per_draw), &sides, scale), points)
 }
 
 /// The statistical metric a global-model claim reads at `lambda` on draw `d`: `E||w~^(g) -

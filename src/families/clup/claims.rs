@@ -271,22 +271,13 @@ pub const ALL: [ClupClaim; 46] = [
     ClupClaim { id: "CLUP-C2-K134", title: "Corollary 2's (134): K >= 2 + (lambda+L)/(lambda+mu) ln(1056 kappa^2) implies (132), (131) and (14) at gamma = 1/(2 L_g), eta = 1/(lambda+L)", source: "003:L1141-1164; L185", metric: "K_14 (the smallest K meeting (14)) against K, and (132), (133), (14) at K, at the scenario's lambda (K of Corollary 2) and every lambda of its sweep (K of (134)), draw 0's mu and per-sample L", kind: ClaimKind::Lemma, reading: "primary", why: "the proof's chain as printed: (131) is (14) at Corollary 2's steps, (133) bounds it by (132), and ln(1/x) >= 1 - x gives (134); (134) is the implication's condition, every link must hold where it is met; slack K/K_14", statement: Statement::Corollary2K134 },
 ];
 
-/// `given < required` strictly (a strict inequality of the paper): decided as `given < required
-/// (1 - STRICT_MARGIN)`, not by the identity tolerance of [`ConditionCheck::compare`], which
-/// would admit the boundary itself.
-pub(super) fn strictly_below(name: &str, kind: ConditionKind, given: f64, required: f64) -> ConditionCheck {
-    let mut c = ConditionCheck::compare(name, kind, given, Relation::AtMost, required);
-    c.holds = given < required * (1.0 - super::prec::STRICT_MARGIN);
-    c
-}
-
 /// The conditions of Theorems 2 and 3 at `o`: `gamma < 1/L_g`, `eta <= 1/L_l`, (14)/(143) with
 /// both sides, and the proof's (120) as an implicit condition (never binding, I-CLUP12).
 pub fn optimization_checks(o: &Opt) -> Vec<ConditionCheck> {
     let c = o.lemma1();
     let (lhs, rhs) = bounds::condition_14(o, 4);
     let mut v = vec![
-        strictly_below("gamma < 1/L_g", ConditionKind::StepSize, o.gamma, 1.0 / c.l_g),
+        ConditionCheck::compare("gamma < 1/L_g", ConditionKind::StepSize, o.gamma, Relation::Below, 1.0 / c.l_g),
         ConditionCheck::compare("eta <= 1/L_l", ConditionKind::StepSize, o.eta, Relation::AtMost, 1.0 / c.l_l),
         ConditionCheck::compare(
             "(14): (2 + 64 L_w^2 lambda^2/mu_g^2)(1 - eta mu_l)^K <= (1 - gamma L_g)^4",

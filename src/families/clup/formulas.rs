@@ -11,10 +11,8 @@
 //! values are read from `stat` and `lambda`; the twin sampler draws `opt` equal to them).
 //!
 //! Some claims have no formula ([`WITHOUT_FORMULA`]). Every other claim's condition list is twinned
-//! entry by entry, with one difference the formula language cannot express: the built-in
-//! `gamma < 1/L_g` is strict (I-CLUP11: at the experiments' `gamma = 1/L_g` it fails), while a
-//! card's `<` is checked as `<=` up to the identity tolerance, so the two differ in `holds` for
-//! `gamma` within `1e-9` of `1/L_g` and nowhere else (`tests/formula_twins.rs` pins this).
+//! entry by entry, the strict `gamma < 1/L_g` included: built in and in a card it fails at the
+//! experiments' `gamma = 1/L_g` (I-CLUP11; `tests/formula_twins.rs`).
 
 use crate::claim::{BoundClaim, ConditionCheck};
 use crate::formula::twin::{ConditionTwin, Twin, TwinTable};

@@ -1,11 +1,6 @@
 //! Tolerances of the FedCLUP family: the comparisons this family decides, named as in
 //! [`crate::prec`] (which holds the defaults they refer to).
 
-/// A strict inequality of the paper (`gamma < 1/L_g`, `R < 1/sqrt(n)`) holds when `given <
-/// required * (1 - STRICT_MARGIN)`: a value set at the boundary by a formula, equal in real
-/// arithmetic, is then outside, as the paper's `<` says.
-pub const STRICT_MARGIN: f64 = crate::prec::RELATIVE_TIE;
-
 /// An empirical loss is strongly convex when its smallest Hessian eigenvalue exceeds
 /// `STRONG_CONVEXITY * L` (bad instance otherwise): below, the eigenvalue is rounding of a
 /// singular matrix.
@@ -46,7 +41,6 @@ pub const LEMMA_FLOOR: f64 = 1e-16;
 
 crate::prec::policy_test!(
     include_str!("prec.rs"),
-    STRICT_MARGIN = 1e-12,
     STRONG_CONVEXITY = 1e-12,
     ROUNDING_FLOOR = 1e-20,
     GRID_MATCH = 1e-9,

@@ -230,7 +230,7 @@ pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Param
             "eta_u < delta/(4 sqrt(2 L_u K_u)) (Theorem 1 as printed)",
             ConditionKind::StepSize,
             p.eta_u,
-            Relation::AtMost,
+            Relation::Below,
             delta / (4.0 * (2.0 * l_u * ku).sqrt()),
         )];
     }
@@ -240,14 +240,14 @@ pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Param
             "eta_u < delta/(4 sqrt(2) K_u L_u) (Lemma 3)",
             ConditionKind::StepSize,
             p.eta_u,
-            Relation::AtMost,
+            Relation::Below,
             delta / (4.0 * 2f64.sqrt() * ku * l_u),
         ),
         ConditionCheck::compare(
             "eta_u < (1-q)/(L_u C sqrt(8 K_u (K_u+1))) (AA > 0, estimated C, q)",
             ConditionKind::StepSize,
             p.eta_u,
-            Relation::AtMost,
+            Relation::Below,
             (1.0 - q) / (l_u * c * (8.0 * ku * (ku + 1.0)).sqrt()),
         ),
         lemma1_step(l_v, p),
@@ -261,7 +261,7 @@ pub fn lemma1_step(l_v: f64, p: &Params) -> ConditionCheck {
 
 /// Lemma 2's step condition `eta_u < delta/(8 L_u K_u)` (004:L509).
 pub fn lemma2_step(l_u: f64, delta: f64, p: &Params) -> ConditionCheck {
-    ConditionCheck::compare("eta_u < delta/(8 L_u K_u) (Lemma 2)", ConditionKind::StepSize, p.eta_u, Relation::AtMost, delta / (8.0 * l_u * p.k_u as f64))
+    ConditionCheck::compare("eta_u < delta/(8 L_u K_u) (Lemma 2)", ConditionKind::StepSize, p.eta_u, Relation::Below, delta / (8.0 * l_u * p.k_u as f64))
 }
 
 /// Lemma 1's right side (004:L481): `16 eta_v^2 K_v^2 g + 8 eta_v^2 K_v^2 sigma_v^2` with

@@ -2,13 +2,14 @@
 //! [`crate::prec`] (which holds the defaults they refer to).
 
 /// The clients' u-curvatures `A_i` are equal (so `sigma_g^2` is finite) when every
-/// `||A_i - Abar||_max <= EQUAL_CURVATURE * max(||Abar||_max, 1)`. Tighter than the other
+/// `||A_i - Abar||_max <= EQUAL_CURVATURE * max_j ||A_j||_max` (no absolute floor: curvatures of
+/// scale 1e-12 are compared at their own scale). Tighter than the other
 /// zeros: equal `A_i` differ from their computed mean by a few ulps only, and any real
 /// difference makes the constant infinite.
 pub const EQUAL_CURVATURE: f64 = 1e-14;
 
 /// `F` is strongly convex (`F*` attained) when the smallest joint Hessian eigenvalue exceeds
-/// `STRONG_CONVEXITY * max(lambda_max, 1)`; below, it is rounding of a singular matrix (bad
+/// `STRONG_CONVEXITY * lambda_max` (relative, no floor); below, it is rounding of a singular matrix (bad
 /// instance).
 pub const STRONG_CONVEXITY: f64 = crate::prec::ABSOLUTE_ZERO;
 

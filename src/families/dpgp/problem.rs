@@ -314,7 +314,9 @@ impl Instance {
     pub fn gradient_diversity(&self) -> GradientDiversity {
         let m = self.m() as f64;
         let abar = self.clients.iter().fold(DMatrix::zeros(self.du, self.du), |acc, c| acc + &c.a) / m;
-        let scale = abar.amax().max(1.0);
+        // Relative to the curvatures' own scale: a floor of 1 would call A_i of scale 1e-12 that
+        // differ by half equal, and take Assumption 4 to hold where sigma_g^2 is infinite.
+        let scale = self.clients.iter().map(|c| c.a.amax()).fold(0.0, f64::max);
         if self.clients.iter().any(|c| (&c.a - &abar).amax() > super::prec::EQUAL_CURVATURE * scale) {
             return GradientDiversity { value: None, reason: "the clients' u-curvatures A_i differ, so grad_u F_i - grad_u F grows without bound in u".into() };
         }
@@ -377,7 +379,7 @@ impl Instance {
         let l_uv = self.clients.iter().map(|c| spectral(&c.b)).fold(0.0, f64::max);
         let l_vu = self.clients.iter().map(|c| spectral(&c.b.transpose())).fold(0.0, f64::max);
         let eig = SymmetricEigen::new(self.joint().0).eigenvalues;
-        if eig.min() <= super::prec::STRONG_CONVEXITY * eig.amax().max(1.0) {
+        if eig.min() <= super::prec::STRONG_CONVEXITY * eig.amax() {
             return Err(Error::Instance(format!("F is not strongly convex (smallest joint eigenvalue {:.3e}); F* is not attained", eig.min())));
         }
         let (_, f_star) = self.minimizer().ok_or_else(|| Error::Numerical("joint Hessian factorization failed".into()))?;

@@ -60,7 +60,9 @@ fn check_symmetric(field: &str, m: &DMatrix<f64>, dim: usize) -> Result<()> {
         return Err(Error::field(field, format!("matrix is {}x{}", m.nrows(), m.ncols()), format!("a {dim}x{dim} matrix")));
     }
     require_all_finite(m.iter(), |k| format!("{field}[{}][{}]", k % dim, k / dim))?;
-    let scale = m.amax().max(1.0);
+    // Relative to the matrix's own scale (no floor of 1: a matrix of entries near 1e-12 is
+    // judged at its own scale, not called symmetric for any difference below 1e-9).
+    let scale = m.amax();
     for r in 0..dim {
         for c in 0..r {
             if (m[(r, c)] - m[(c, r)]).abs() > prec::RELATIVE_IDENTITY * scale {
@@ -83,7 +85,9 @@ fn psd_factor(field: &str, cov: &DMatrix<f64>) -> Result<DMatrix<f64>> {
     }
     let sym = (cov + cov.transpose()) * 0.5;
     let eig = SymmetricEigen::new(sym);
-    let floor = -prec::RELATIVE_IDENTITY * eig.eigenvalues.amax().max(1.0);
+    // Rounding of the eigenvalues is relative to the largest; no absolute floor, which would call
+    // a covariance of scale 1e-12 with an eigenvalue of -1e-10 positive semidefinite.
+    let floor = -prec::RELATIVE_IDENTITY * eig.eigenvalues.amax();
     let min = eig.eigenvalues.min();
     if min < floor {
         return Err(Error::field(field, format!("covariance has eigenvalue {min:.6e} < 0"), "a positive semidefinite matrix"));
@@ -248,6 +252,11 @@ impl ExplicitInstance {
         }
         if let Some((i, c)) = self.clients.iter().enumerate().find(|(_, c)| c.v0.len() != self.dv) {
             return Err(Error::field(format!("instance.clients[{i}].v0"), format!("length {}", c.v0.len()), format!("length dv = {}", self.dv)));
+        }
+        // The starting point by the names the file gives it (the instance checks it as one vector).
+        require_all_finite(self.u0.iter(), |k| format!("instance.u0[{k}]"))?;
+        for (i, c) in self.clients.iter().enumerate() {
+            require_all_finite(c.v0.iter(), |k| format!("instance.clients[{i}].v0[{k}]"))?;
         }
         let layout = Layout { n, du: self.du, dv: self.dv };
         let d = layout.local_dim();
