@@ -23,7 +23,7 @@
 use serde::Serialize;
 
 use crate::bench::measure::{BenchRequest, Measurement};
-use crate::error::{require_positive, Error, Result};
+use crate::error::{require_bound_scale, Error, Result};
 use crate::family::{CardText, CheckRequest, ClaimSummary, EstimatorChoice, Family, FamilyReport, Given, Progress, RunOptions, SearchRequest, VerdictRow};
 use crate::report::ReportMeta;
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
@@ -411,7 +411,7 @@ pub fn rows_of(family: &'static str, order: &[&'static str], named: &[(&str, &[C
 /// Bad input (before any run); numerical failures, each naming its scenario.
 pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
     let bound_scale = match request.bound_scale {
-        Some(b) => require_positive("--bound-scale", b)?,
+        Some(b) => require_bound_scale("--bound-scale", b)?,
         None => 1.0,
     };
     crate::family::require_estimator(plugin.id(), plugin.estimators(), request.estimator)?;

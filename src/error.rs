@@ -145,6 +145,23 @@ pub fn require_positive(field: &str, value: f64) -> Result<f64> {
     }
 }
 
+/// The largest factor `--bound-scale` accepts. A negative control scales a bound down, or up by
+/// about its slack (a few orders of magnitude at most); past a million a bound of a scenario's
+/// magnitudes may overflow to `inf`, and the verdict would say that, not the claim.
+pub const MAX_BOUND_SCALE: f64 = 1e6;
+
+/// Checks a bound's scale factor (`--bound-scale`): finite, `> 0` and at most [`MAX_BOUND_SCALE`].
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field` and the range.
+pub fn require_bound_scale(field: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && value > 0.0 && value <= MAX_BOUND_SCALE {
+        Ok(value)
+    } else {
+        Err(Error::field(field, format!("got {value}"), format!("a finite number > 0 and at most {MAX_BOUND_SCALE:e}")))
+    }
+}
+
 /// Checks that `value` is finite and non-negative.
 pub fn require_non_negative(field: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value >= 0.0 {

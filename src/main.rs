@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use fedbounds::error::require_positive;
+use fedbounds::error::require_bound_scale;
 use fedbounds::families::registry;
 use fedbounds::family::{self, CardText, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
 use fedbounds::outcome::CheckOutcome;
@@ -680,6 +680,14 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
         let v = require_magnitude(&format!("set {}", name.trim()), v)?;
         fedbounds::formula::symbols::check_given(target.symbols(), name.trim(), v)?;
+        // Names match ignoring case and `-`/`_` (`--set L` is `--l`): a value given twice would
+        // leave one of them silently unread.
+        let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+        if let Some(other) = given.keys().find(|k| normal(k) == normal(name.trim())) {
+            let first =
+                if a.set.iter().any(|p| p.split_once('=').is_some_and(|(n, _)| n.trim() == other)) { format!("--set {other}") } else { format!("--{other}") };
+            return Err(Error::field(format!("--set {}", name.trim()), format!("{first} gives the same value"), "each value given once").into());
+        }
         given.insert(name.trim().to_string(), v);
     }
     families.require_known_claims(&a.claims, card.as_ref())?;
@@ -774,7 +782,7 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
     if a.budget == 0 || a.budget > MAX_BUDGET {
         return Err(Error::field("--budget", format!("got {}", a.budget), format!("an integer >= 1 and <= {MAX_BUDGET}")).into());
     }
-    require_positive("--bound-scale", a.bound_scale)?;
+    require_bound_scale("--bound-scale", a.bound_scale)?;
     require_folder_target("--out", &a.out)?;
     require_folder_target("--out", &a.out.join("search"))?;
     let card = load_card(families, a.card.as_deref())?;

@@ -110,6 +110,10 @@ impl<'de, S: Deserialize<'de>, X: DeserializeOwned> Deserialize<'de> for PaperCa
             rest: toml::Table,
         }
         let w = Written::<S>::deserialize(deserializer)?;
+        let ids: Vec<&str> = w.inconsistencies.iter().map(|i| i.id.as_str()).collect();
+        if let Some(k) = (0..ids.len()).find(|&k| ids[..k].contains(&ids[k])) {
+            return Err(serde::de::Error::custom(format!("inconsistencies[{k}].id: `{}` appears twice (each inconsistency once, by a unique id)", ids[k])));
+        }
         let sections = X::deserialize(toml::Value::Table(w.rest))
             .map_err(|e| serde::de::Error::custom(format!("{} (besides the top-level keys every card has: {SHARED_KEYS})", e.message())))?;
         Ok(Self { family: w.family, claims: w.claims, inconsistencies: w.inconsistencies, scenarios: w.scenarios, search: w.search, sections })

@@ -395,6 +395,12 @@ fn step_rule_naming_unknown_claim_or_bad_factor() {
     assert_bad_scenario("admissible = NOPE", &text, &["algorithm.gamma.admissible", "NOPE", "CCYW-T3.7"]);
     let text = mutate(&[("gamma = 0.05\n", "gamma = { admissible = \"CCYW-T3.7\", factor = -1.0 }\n")]);
     assert_bad_scenario("factor = -1", &text, &["algorithm.gamma.factor", "a finite number > 0"]);
+    // Every id the message lists is accepted: a lemma's admissible step too (it had been refused
+    // as "unknown claim `CCYW-L3.5`" while the list of allowed ids named it).
+    let text = mutate(&[("gamma = 0.05\n", "gamma = { admissible = \"CCYW-L3.5\" }\n")]);
+    let (_dir, file) = scenario_file(&text);
+    let got = run(&["run", file.to_str().unwrap()]);
+    assert_eq!(got.0, 0, "a lemma's admissible step: {}", got.2);
 }
 
 #[test]
@@ -460,12 +466,20 @@ fn wrong_length_initial_points() {
     assert_bad_scenario("u0 of length 2", &text, &["instance.u0", "length du = 1"]);
     let text = mutate(&[("v0 = [-0.5]", "v0 = []")]);
     assert_bad_scenario("v0 of length 0", &text, &["instance.clients[1].v0", "length dv = 1"]);
+    // A value that is not finite is named as the file names it (it had been `initial point[k]`).
+    let text = mutate(&[("u0 = [1.0]", "u0 = [nan]")]);
+    assert_bad_scenario("u0 = [nan]", &text, &["instance.u0[0]", "a finite number"]);
+    let text = mutate(&[("v0 = [-0.5]", "v0 = [inf]")]);
+    assert_bad_scenario("v0 = [inf]", &text, &["instance.clients[1].v0[0]", "a finite number"]);
 }
 
 #[test]
 fn non_psd_noise_covariance() {
     let text = mutate(&[("noise_u_cov = [[0.01]]", "noise_u_cov = [[-0.5]]")]);
     assert_bad_scenario("noise_u_cov = [[-0.5]]", &text, &["noise_u_cov", "a positive semidefinite matrix"]);
+    // Judged at its own scale: -1e-10 is negative, not rounding (a floor of 1e-9 had taken it for 0).
+    let text = mutate(&[("noise_u_cov = [[0.01]]", "noise_u_cov = [[-1e-10]]")]);
+    assert_bad_scenario("noise_u_cov = [[-1e-10]]", &text, &["noise_u_cov", "a positive semidefinite matrix"]);
     let text = mutate(&[("noise_v_cov = [[0.02]]", "noise_v_cov = [[0.02, 0.0], [0.0, 0.02]]")]);
     assert_bad_scenario("noise_v_cov 2x2", &text, &["instance.noise_v_cov", "1 rows of length 1"]);
 }
@@ -575,6 +589,7 @@ fn check_bad_options() {
     assert_bad_input("check --threads 0", &run(&["check", "--out", o, "--threads", "0"]), &["--threads", "an integer >= 1"]);
     assert_bad_input("check --bound-scale 0", &run(&["check", "--out", o, "--bound-scale", "0"]), &["--bound-scale", "a finite number > 0"]);
     assert_bad_input("check --bound-scale nan", &run(&["check", "--out", o, "--bound-scale", "nan"]), &["--bound-scale", "a finite number > 0"]);
+    assert_bad_input("check --bound-scale 1e300", &run(&["check", "--out", o, "--bound-scale", "1e300"]), &["--bound-scale", "at most 1e6"]);
     assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
 }
 
@@ -585,6 +600,7 @@ fn search_and_experiments_bad_options() {
     let o = out.to_str().unwrap();
     assert_bad_input("search --budget 0", &run(&["search", "--out", o, "--budget", "0"]), &["--budget", "an integer >= 1"]);
     assert_bad_input("search --bound-scale -1", &run(&["search", "--out", o, "--bound-scale", "-1"]), &["--bound-scale", "a finite number > 0"]);
+    assert_bad_input("search --bound-scale 2e6", &run(&["search", "--out", o, "--bound-scale", "2e6"]), &["--bound-scale", "at most 1e6"]);
     assert_bad_input("search --claim NOPE", &run(&["search", "--out", o, "--claim", "NOPE"]), &["NOPE", "CCYW-T3.7"]);
     assert_bad_input("experiments --threads 0", &run(&["experiments", "--out", o, "--threads", "0"]), &["--threads", "an integer >= 1"]);
     assert!(!out.exists(), "--out dir created: {:?}", files_under(&out));
@@ -744,8 +760,23 @@ fn conditions_names_a_missing_value_and_reaches_other_families() {
 }
 
 #[test]
+fn conditions_refuses_a_value_given_twice() {
+    // `--set L=5` beside `--l 1` had been accepted, and the built-in claims read `--l` alone.
+    assert_bad_input("conditions --set L=5", &conditions_extra(&["--set", "L=5"]), &["--set L", "--l gives the same value", "each value given once"]);
+    assert_bad_input("conditions --set eta_u", &conditions_extra(&["--eta-u", "1", "--set", "eta_u=2"]), &["--set eta_u", "--eta-u"]);
+    assert_bad_input(
+        "conditions --set q twice",
+        &run(&["conditions", "--family", "dpgp", "--set", "q=0.5", "--set", "Q=0.6"]),
+        &["--set Q", "--set q gives the same value"],
+    );
+    // Control: a name given once is read.
+    assert_eq!(conditions_extra(&["--set", "b0=1"]).0, 0);
+}
+
+#[test]
 fn conditions_other_ranges() {
     assert_bad_input("conditions --k 0", &conditions_with(&[("--k", "0")]), &["--k", "an integer >= 1"]);
+    assert_bad_input("conditions --k 5e9", &conditions_with(&[("--k", "5000000000")]), &["--k", "a whole number in [0, 4294967295]"]);
     assert_bad_input("conditions --rounds 0", &conditions_with(&[("--rounds", "0")]), &["--rounds", "an integer >= 1"]);
     assert_bad_input("conditions --l 0", &conditions_with(&[("--l", "0")]), &["--l", "a finite number > 0"]);
     assert_bad_input("conditions --f0 inf", &conditions_with(&[("--f0", "inf")]), &["--f0", "a finite number > 0"]);

@@ -129,6 +129,8 @@ fn bad_explicit_data_is_refused_with_the_field_and_its_range() {
         (text.replacen(labels, "labels = [0.882, 0.372, -0.3]", 1), "model.draws[0].clients[1].labels"),
         (text.replacen(labels, "labels = [0.882, 0.372, nan, 0.827]", 1), "model.draws[0].clients[1].labels[2]"),
         (text.replacen(truth, "ground_truth = [1.2, 0.3, 0.0]", 1), "model.draws[0].clients[1].ground_truth"),
+        // Client 0's ground truth of the wrong length is the field at fault (its features had been).
+        (text.replacen("ground_truth = [1.0, 0.5]", "ground_truth = [1.0, 0.5, 0.0]", 1), "model.draws[0].clients[0].ground_truth"),
         // Fewer samples than the dimension in client 0.
         (text.replacen("features = [[1.0, 0.2], [-0.3, 0.9], [0.6, -0.7], [0.4, 0.5]]", "features = [[1.0, 0.2]]", 1), "model.draws[0].clients[0].features"),
         (text.replacen("noise = 0.3", "noise = 0.0", 1), "model.noise"),

@@ -65,6 +65,14 @@ fn a_card_claim_under_a_built_in_id_or_twice_the_same_id_is_refused() {
     let text: Vec<&str> = text.lines().filter(|l| !l.starts_with("\"CCYW-T3.7\" =")).collect();
     std::fs::write(&card, text.join("\n")).unwrap();
     assert_code("the same id twice", &run(&["list", "--card", &card]), 2, &["claims[1].id", "appears twice"]);
+    // A built-in claim's entry naming another built-in bound (it had been checked with its own,
+    // the name ignored), and an inconsistency listed twice, are refused.
+    let clup = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("theorems/clup.toml")).unwrap();
+    let edited = tmp.path().join("clup.toml");
+    std::fs::write(&edited, clup.replacen("bound = { builtin = \"CLUP-L2\" }", "bound = { builtin = \"CLUP-L3\" }", 1)).unwrap();
+    assert_code("another claim's bound", &run(&["list", "--card", s(&edited)]), 2, &["claims[CLUP-L2].bound.builtin", "checked with its own bound"]);
+    std::fs::write(&edited, clup.replacen("id = \"I-CLUP2\"", "id = \"I-CLUP1\"", 1)).unwrap();
+    assert_code("an inconsistency twice", &run(&["list", "--card", s(&edited)]), 2, &["inconsistencies[1].id", "`I-CLUP1` appears twice"]);
     // Negative controls: the embedded cards and the search's replay cards restate built-in
     // claims' entries as they are, and are read.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -132,6 +140,21 @@ fn an_out_that_is_a_file_is_refused_before_any_work() {
     assert_code("merge", &run(&["merge", s(&sweep), s(tmp.path()), "--out", s(&file)]), 2, &["--out"]);
     assert_code("search", &run(&["search", "--claim", "CCYW-T3.7", "--budget", "2", "--out", s(&file)]), 2, &["--out"]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+}
+
+#[test]
+fn an_out_that_cannot_be_written_is_bad_input_before_the_run() {
+    // `/proc` takes no new file: the check had run every claim, then failed to write (exit 3).
+    assert_code("check --out /proc/...", &run(&["check", "--out", "/proc/fedbounds-reports"]), 2, &["--out", "no file can be created in `/proc`"]);
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/explicit.toml");
+    assert_code("run --out /proc/...", &run(&["run", s(&scenario), "--out", "/proc/out.json"]), 2, &["--out", "no file can be created in `/proc`"]);
+    // Control: a file in a writable folder, or in one yet to be created there, is written, and
+    // the probe leaves nothing behind.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("new-folder/out.json");
+    assert_code("run --out", &run(&["run", s(&scenario), "--out", s(&out)]), 0, &[]);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "new-folder alone");
+    assert_eq!(std::fs::read_dir(tmp.path().join("new-folder")).unwrap().count(), 1, "out.json alone");
 }
 
 #[test]

@@ -314,6 +314,15 @@ pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], embedded: &[&str],
         if let Some(b) = e.bound.builtin.as_deref().filter(|b| !builtin.contains(b)) {
             return Err(Error::field(format!("claims[{}].bound.builtin", e.id), format!("unknown built-in bound `{b}`"), builtin.join(", ")));
         }
+        // A built-in claim is checked with its own bound: another one named here would be ignored.
+        let own_bound = own.iter().find(|o| o.id == e.id).map(|o| o.bound.builtin.as_deref());
+        if let (Some(b), Some(own_b)) = (e.bound.builtin.as_deref(), own_bound.filter(|o| *o != e.bound.builtin.as_deref())) {
+            return Err(Error::field(
+                format!("claims[{}].bound.builtin", e.id),
+                format!("`{b}` on the built-in claim `{}`, which is checked with its own bound", e.id),
+                format!("`{}` as in theorems/, or no `bound`; a claim with another bound under an id of its own", own_b.unwrap_or(e.id.as_str())),
+            ));
+        }
         if let Some(f) = e.formula.as_ref().filter(|_| builtin.contains(&e.id.as_str())) {
             crate::formula::ClaimFormulas::compile(&e.id, f, symbols)?;
         }

@@ -45,7 +45,7 @@ impl ReportMeta {
 /// # Errors
 /// [`Error::Io`] naming the file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    require_file_target(&path.display().to_string(), path)?;
+    refuse_non_regular(&path.display().to_string(), path)?;
     let io = |e| Error::Io { path: path.display().to_string(), source: e };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
@@ -64,11 +64,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Refuses an output file `path` (given as `flag`) that exists and is not a regular file: a
 /// folder, a device, a FIFO or a socket, which [`write_atomic`]'s rename would replace (a
-/// regular file is replaced as a whole).
+/// regular file is replaced as a whole); or whose folder cannot be written, or created where it
+/// does not exist ([`require_writable`]).
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming `flag`.
 pub fn require_file_target(flag: &str, path: &Path) -> Result<()> {
+    refuse_non_regular(flag, path)?;
+    require_writable(flag, path.parent().unwrap_or(Path::new("")))
+}
+
+/// [`require_file_target`]'s first half, which every write checks: `path` exists and is not a
+/// regular file.
+fn refuse_non_regular(flag: &str, path: &Path) -> Result<()> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() => Err(Error::field(
             flag,
@@ -79,15 +87,43 @@ pub fn require_file_target(flag: &str, path: &Path) -> Result<()> {
     }
 }
 
-/// Refuses an output folder `path` (given as `flag`) that exists and is not a folder, before any
-/// work is done.
+/// Refuses an output folder `path` (given as `flag`) that exists and is not a folder, or that
+/// cannot be written ([`require_writable`]), before any work is done.
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming `flag`.
 pub fn require_folder_target(flag: &str, path: &Path) -> Result<()> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_dir() => Err(Error::field(flag, format!("`{}` exists and is not a folder", path.display()), "a new folder's path, or a folder's")),
-        _ => Ok(()),
+        _ => require_writable(flag, path),
+    }
+}
+
+/// Refuses a folder `dir` (or, where it does not exist yet, its nearest existing ancestor, where
+/// it would be created) in which no file can be created: a probe file is created there and
+/// removed. A run whose output cannot be written is refused before it runs, not after.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `flag`, the folder and the system's reason.
+pub fn require_writable(flag: &str, dir: &Path) -> Result<()> {
+    let mut at = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    while std::fs::metadata(at).is_err() {
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p,
+            _ => {
+                at = Path::new(".");
+                break;
+            }
+        }
+    }
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let probe = at.join(format!(".fedbounds-probe-{}-{nanos}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(Error::field(flag, format!("no file can be created in `{}`: {e}", at.display()), "a path in a folder this user can write")),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::space::{not_searched_note, not_searched_of, SearchSettings, SearchSpace, SpaceOf, Target};
 use crate::checker::{Plugin, ReportSettings, Searcher};
-use crate::error::{require_positive, Result};
+use crate::error::{require_bound_scale, Result};
 use crate::family::{FamilyReport, Progress, SearchRequest};
 
 /// The core's adversarial search of every claim the family's search space covers (those asked
@@ -16,7 +16,7 @@ pub fn search_family<P: Plugin>(
     request: &SearchRequest,
     progress: &dyn Progress,
 ) -> Result<Option<FamilyReport>> {
-    require_positive("--bound-scale", request.bound_scale)?;
+    require_bound_scale("--bound-scale", request.bound_scale)?;
     let embedded;
     let card = match card {
         Some(c) => c,

@@ -15,7 +15,7 @@ use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
 use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
 use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::claims::lemmas::evaluate_lemma;
-use crate::families::ccyw::claims::{Claim, ClaimInputs, GammaRule, LemmaClaim};
+use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, GammaRule, LemmaClaim};
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::lemma_estimates::check_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
@@ -140,14 +140,16 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
         return Err(Error::field("algorithm.k", "got 0", "an integer >= 1"));
     }
     let x = base_inputs(inst, c, a.k, a.m, s.rounds);
-    let resolve = |field: &str, spec: &StepSpec, pick: &dyn Fn(&dyn Claim) -> f64| -> Result<f64> {
+    // The admissible steps of a bound claim or of a lemma (every id `ids()` lists).
+    let admissible_of = |id: &str| s.catalog.by_id(id).map(|c| c.admissible(&x)).or_else(|| super::claims::lemma_by_id(id).map(|l| l.admissible(&x)));
+    let resolve = |field: &str, spec: &StepSpec, pick: &dyn Fn(&AdmissibleSteps) -> f64| -> Result<f64> {
         let v = match spec {
             StepSpec::Value(v) => *v,
             StepSpec::Admissible { admissible, factor } => {
-                let claim = s.catalog.by_id(admissible).ok_or_else(|| {
+                let steps = admissible_of(admissible).ok_or_else(|| {
                     Error::field(format!("algorithm.{field}.admissible"), format!("unknown claim `{admissible}`"), s.catalog.ids().join(", "))
                 })?;
-                pick(claim) * factor
+                pick(&steps) * factor
             }
         };
         if v.is_finite() && v > 0.0 {
@@ -156,18 +158,18 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
             Err(Error::field(format!("algorithm.{field}"), format!("resolves to {v} (a rule that needs a finite b^2 or F0 > 0?)"), "a finite number > 0"))
         }
     };
-    let admissible_gamma = |cl: &dyn Claim| match cl.admissible(&x).gamma {
+    let admissible_gamma = |steps: &AdmissibleSteps| match steps.gamma {
         GammaRule::AtMost(g) | GammaRule::Exactly(g) => g,
     };
-    let eta_u = resolve("eta_u", &a.eta_u, &|cl| cl.admissible(&x).eta_u_min)?;
-    let eta_v = resolve("eta_v", &a.eta_v, &|cl| cl.admissible(&x).eta_v_min)?;
+    let eta_u = resolve("eta_u", &a.eta_u, &|steps| steps.eta_u_min)?;
+    let eta_v = resolve("eta_v", &a.eta_v, &|steps| steps.eta_v_min)?;
     let (gamma_u, gamma_v) = match (&a.gamma, &a.gamma_u, &a.gamma_v) {
         (Some(gamma), _, _) => {
             let gamma = resolve("gamma", gamma, &admissible_gamma)?;
             (gamma / eta_u, gamma / eta_v)
         }
         (None, Some(gu), Some(gv)) => {
-            (resolve("gamma_u", gu, &|cl| admissible_gamma(cl) / eta_u)?, resolve("gamma_v", gv, &|cl| admissible_gamma(cl) / eta_v)?)
+            (resolve("gamma_u", gu, &|steps| admissible_gamma(steps) / eta_u)?, resolve("gamma_v", gv, &|steps| admissible_gamma(steps) / eta_v)?)
         }
         _ => return Err(Error::field("algorithm.gamma", "give either gamma, or both gamma_u and gamma_v", "gamma, or gamma_u and gamma_v")),
     };

@@ -421,7 +421,7 @@ fn count(given: &Given, name: &str, default: Option<usize>) -> Result<usize> {
     match value(given, name) {
         None => default.ok_or_else(|| Error::field(format!("--{name}"), "missing", "an integer >= 1")),
         Some(v) if v.fract() == 0.0 && v >= 0.0 && v <= u32::MAX as f64 => Ok(v as usize),
-        Some(v) => Err(Error::field(format!("--{name}"), format!("got {v}"), "a whole number")),
+        Some(v) => Err(Error::field(format!("--{name}"), format!("got {v}"), format!("a whole number in [0, {}]", u32::MAX))),
     }
 }
 

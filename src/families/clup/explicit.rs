@@ -213,7 +213,13 @@ impl ExplicitModel {
         require_len(&format!("{field}.draws"), self.draws.len(), 1, MAX_DRAWS)?;
         let m = require_len(&format!("{field}.draws[0].clients"), self.draws[0].clients.len(), 2, MAX_CLIENTS)?;
         let first = &self.draws[0].clients[0];
-        let d = require_len(&format!("{field}.draws[0].clients[0].ground_truth"), first.ground_truth.len(), 1, MAX_DIM)?;
+        // `d` is the length every feature row of the first client shares (then a ground truth of
+        // another length is the field at fault), else that of its ground truth.
+        let row = first.features.first().map(Vec::len).filter(|l| first.features.iter().all(|r| r.len() == *l));
+        let d = match row {
+            Some(l) => require_len(&format!("{field}.draws[0].clients[0].features[0]"), l, 1, MAX_DIM)?,
+            None => require_len(&format!("{field}.draws[0].clients[0].ground_truth"), first.ground_truth.len(), 1, MAX_DIM)?,
+        };
         let n = first.features.len();
         if n < d || n > MAX_SAMPLES {
             return Err(Error::field(
