@@ -128,7 +128,7 @@ pub fn maximize(dimensions: usize, live: &[usize], budget: usize, seed: u64, obj
 }
 
 /// The verdict of a search: violated when a ratio exceeds 1 beyond the rounding tie exact
-/// verdicts allow ([`crate::prec::RELATIVE_IDENTITY`], as [`crate::verdict::decide`]), so a
+/// verdicts allow ([`crate::prec::RELATIVE_TIE`], as [`crate::verdict::decide`]), so a
 /// replay decides the same; not applicable when no candidate was; inconclusive when the worst
 /// ratio is NaN (undefined is never holds).
 pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
@@ -136,7 +136,7 @@ pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
         VerdictKind::NotApplicable
     } else if worst_ratio.is_nan() {
         VerdictKind::Inconclusive
-    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_IDENTITY {
+    } else if worst_ratio > 1.0 + crate::prec::RELATIVE_TIE {
         VerdictKind::Violated
     } else {
         VerdictKind::Holds
@@ -192,5 +192,6 @@ mod tests {
         assert_eq!(search_verdict(false, 0.0), VerdictKind::NotApplicable);
         assert_eq!(search_verdict(true, 1.0 + 1e-14), VerdictKind::Holds, "a rounding tie holds");
         assert_eq!(search_verdict(true, 1.01), VerdictKind::Violated);
+        assert_eq!(search_verdict(true, 1.0 + 1e-10), VerdictKind::Violated, "1e-10 is beyond rounding, as in decide");
     }
 }

@@ -16,11 +16,12 @@ pub fn center(d: &Instance) -> DVector<f64> {
 }
 
 /// Lemma 2's two sides at `w` (003:L161): `a = grad F_i(w)` from the envelope's quadratic form
-/// ([`Instance::envelope_gradient`]) and `b = lambda (w - prox(w))`, compared as `||a||^2 <= <a,
-/// b>` and `||b||^2 <= <a, b>`; both hold exactly when `a = b` (their sum is `||a - b||^2 <= 0`).
+/// ([`Instance::envelope_gradient`]) and `b = lambda (w - prox(w))` (its displacement evaluated
+/// without cancellation, [`Instance::prox_displacement`]), compared as `||a||^2 <= <a, b>` and
+/// `||b||^2 <= <a, b>`; both hold exactly when `a = b` (their sum is `||a - b||^2 <= 0`).
 pub fn lemma2_sides(d: &Instance, i: usize, lambda: f64, w: &DVector<f64>) -> [(f64, f64); 2] {
     let a = d.envelope_gradient(i, lambda, w);
-    let b = (w - d.prox(i, lambda, w)) * lambda;
+    let b = d.prox_displacement(i, lambda, w) * lambda;
     let ab = a.dot(&b);
     [(a.norm_squared(), ab), (b.norm_squared(), ab)]
 }

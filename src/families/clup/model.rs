@@ -427,6 +427,17 @@ impl Instance {
         inverse(&h) * (&c.b + w_g * lambda)
     }
 
+    /// `w_g - prox_{L_i/lambda}(w_g)`, evaluated without cancellation as
+    /// `(A_i + lambda I)^{-1} (A_i w_g - b_i)`, which it equals since `prox(w_g) = (A_i + lambda
+    /// I)^{-1} (b_i + lambda w_g)`. The subtraction `w_g - prox(w_g)` loses the digits the two
+    /// share: where `A_i` is small beside `lambda` (features of scale `1e-2` at `lambda = 0.5`),
+    /// relative errors above `1e-9`, enough to call Lemma 2's identity violated.
+    pub fn prox_displacement(&self, i: usize, lambda: f64, w_g: &DVector<f64>) -> DVector<f64> {
+        let c = &self.clients[i];
+        let h = &c.a + DMatrix::identity(self.d, self.d) * lambda;
+        inverse(&h) * (&c.a * w_g - &c.b)
+    }
+
     /// The solution of Problem (2) for linear terms `b` (003:L48): the first-order conditions
     /// (23)-(24) give `w_i = (A_i + lambda I)^{-1}(b_i + lambda w_g)` and
     /// `(I - (lambda/m) sum_i (A_i + lambda I)^{-1}) w_g = (1/m) sum_i (A_i + lambda I)^{-1} b_i`.
