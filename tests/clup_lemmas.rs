@@ -126,6 +126,33 @@ fn lemma_2_holds_to_rounding_where_the_curvature_is_small_beside_lambda() {
     assert_eq!(run_scenario(&s, &[claim("CLUP-L2")], 1.0).unwrap().results[0].evaluation.verdict, VerdictKind::Holds);
 }
 
+/// Lemma 3's distance `||w~^(g) - w~^(i)||` is accurate relative to itself at any scale of the
+/// features: with `L = 1e-30` (`A_i` negligible beside `lambda`) it keeps the factor-1 bound it
+/// meets at unit scale, while the difference of the two solution vectors breaks even the printed
+/// factor-2 bound (the check had called the lemma violated, ratio 4.58).
+#[test]
+fn lemma_3_holds_at_any_scale_of_the_features() {
+    let mut s = scenario("low-r");
+    match &mut s.model {
+        fedbounds::families::clup::explicit::ModelInput::Seeded(spec) => spec.l = 1e-30,
+        fedbounds::families::clup::explicit::ModelInput::Explicit(_) => panic!("low-r is seeded"),
+    }
+    let (mut worst, mut naive_worst): (f64, f64) = (0.0, 0.0);
+    for draw in 0..s.designs() as u64 {
+        let d = s.model.instance(draw).unwrap();
+        for l in lambda_grid().into_iter().filter(|l| *l > 0.0) {
+            let sol = d.solve(l);
+            for (i, (lhs, rhs)) in lemma3_sides(&d, d.constants.mu, l).into_iter().enumerate() {
+                worst = worst.max(lhs / (rhs / 2.0));
+                naive_worst = naive_worst.max((&sol.global - &sol.locals[i]).norm() / (rhs / 2.0));
+            }
+        }
+    }
+    assert!(worst <= 1.0 + 1e-12, "factor-1 ratio {worst}");
+    assert!(naive_worst > 2.0, "control: the subtraction breaks the printed bound here ({naive_worst})");
+    assert_eq!(run_scenario(&s, &[claim("CLUP-L3")], 1.0).unwrap().results[0].evaluation.verdict, VerdictKind::Holds);
+}
+
 /// Lemma 3's factor 2 is loose by exactly 2 at best: the bound with factor 1 is tight (its
 /// largest ratio is within 1e-5 of 1) and never violated, factor 0.99 is.
 #[test]
