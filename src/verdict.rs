@@ -332,7 +332,7 @@ pub fn numerical_note(decisive: Option<&Checkpoint>) -> Option<String> {
         return None;
     }
     let why = if e.mean.is_nan() || e.lower.is_nan() || e.upper.is_nan() {
-        "the metric overflowed (the run diverged)"
+        "the metric overflowed: the run diverged"
     } else if e.mean.is_infinite() {
         "the run diverged"
     } else {

@@ -225,3 +225,38 @@ fn generated_cards_with_known_answers_never_hold_wrongly() {
     assert!(held.get() > 0, "no generated card holds: the test cannot tell a wrong holds from none");
     assert!(refused.get() < cases as usize, "every generated card was refused");
 }
+
+/// A run whose steps overflow its numbers is inconclusive with its reason in `run`'s JSON: the
+/// lemma without step conditions (CCYW-L3.6-BGD, on an instance with a finite `b^2`) at
+/// `gamma_u = gamma_v = 1e308` names the numerical failure and where (it had printed the
+/// verdict with no reason). Control: at the admissible steps it holds, with no such note.
+#[test]
+fn an_overflowed_run_says_why_it_is_inconclusive() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/explicit.toml")).expect("the example");
+    let decoupled: String = text
+        .lines()
+        .map(|l| if l.starts_with("hessian = ") { "hessian = [[1.0, 0.0], [0.0, 1.0]]".to_string() } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let verdict = |text: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.toml");
+        std::fs::write(&file, text).unwrap();
+        let (code, stdout, stderr) = run(&["run", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+        json["verdicts"].as_array().unwrap().iter().find(|v| v["claim"] == "CCYW-L3.6-BGD").expect("the lemma's row").clone()
+    };
+    let huge = decoupled
+        .lines()
+        .map(|l| if l.starts_with("algorithm = ") { "algorithm = { k = 5, m = 2, gamma_u = 1e308, gamma_v = 1e308, eta_u = 1.0, eta_v = 1.0 }" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let row = verdict(&huge);
+    assert_eq!(row["verdict"], "inconclusive", "{row}");
+    let notes = row["notes"].as_array().expect("notes").iter().map(|n| n.as_str().unwrap().to_string()).collect::<Vec<_>>().join("; ");
+    assert!(notes.contains(fedbounds::verdict::NUMERICAL_NOTE) && notes.contains("T'="), "{row}");
+    let row = verdict(&decoupled);
+    assert_eq!(row["verdict"], "holds", "{row}");
+    assert!(row["notes"].as_array().unwrap().iter().all(|n| !n.as_str().unwrap().starts_with(fedbounds::verdict::NUMERICAL_NOTE)), "{row}");
+}

@@ -153,7 +153,7 @@ impl Plugin for Clup {
         let verdicts: Vec<serde_json::Value> = run
             .results
             .iter()
-            .map(|c| serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "slack": c.evaluation.slack, "failed": c.evaluation.failed}))
+            .map(|c| serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "slack": c.evaluation.slack, "failed": c.evaluation.failed, "notes": c.evaluation.notes}))
             .collect();
         crate::report::to_json(&serde_json::json!({
             "meta": crate::report::ReportMeta::new(format!("cargo run --release -- run <file> (scenario `{}`)", run.scenario)),

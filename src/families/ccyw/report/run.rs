@@ -78,6 +78,7 @@ pub fn run_report(scenario: &Scenario, threads: Option<usize>, estimator: Option
                 "verdict": c.evaluation.verdict,
                 "slack": c.evaluation.slack,
                 "failed": c.evaluation.failed,
+                "notes": c.evaluation.notes,
                 "decisive": c.evaluation.decisive,
                 "empirical_verdict": run.result(c.claim, ConstantsSource::Empirical).map(|e| e.evaluation.verdict),
             })
