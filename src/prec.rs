@@ -76,16 +76,17 @@ pub mod engine {
     pub const QR_RANK_RATIO: f64 = 1e-8;
 
     /// Iterative refinement of the stationary second moment stops once the residual is at most
-    /// `REFINEMENT_STOP * max(||P||_max, 1)`: a few ulps, where another pass changes nothing.
+    /// `REFINEMENT_STOP * ||P||_max` (the raw second moment's own scale, no floor): a few ulps,
+    /// where another pass changes nothing.
     pub const REFINEMENT_STOP: f64 = 1e-15;
 
     /// A least-squares answer is a fixed point of the moment recursion only when its residual is
-    /// at most `FIXED_POINT_RESIDUAL * max(||P||_max, 1)` (else there is no steady state). The
+    /// at most `FIXED_POINT_RESIDUAL * ||P||_max` (else there is no steady state). The
     /// identity tolerance: the equations hold exactly in real arithmetic at a true fixed point.
     pub const FIXED_POINT_RESIDUAL: f64 = super::RELATIVE_IDENTITY;
 
     /// A stationary covariance `P* - mu* mu*^T` is positive semidefinite when its smallest
-    /// eigenvalue is at least `-COVARIANCE_PSD_FLOOR * max(||P||_max, 1)` (else there is no steady
+    /// eigenvalue is at least `-COVARIANCE_PSD_FLOOR * ||P||_max` (else there is no steady
     /// state). The identity tolerance, as for the PSD check of an instance's matrices.
     pub const COVARIANCE_PSD_FLOOR: f64 = super::RELATIVE_IDENTITY;
 

@@ -32,6 +32,16 @@ fn scenario(name: &str) -> Scenario {
     embedded_card().unwrap().card.scenarios.into_iter().find(|s| s.name == name).expect("scenario exists")
 }
 
+/// The `low-r` scenario with its features' squared norm `L` set to `l`.
+fn low_r_with_feature_scale(l: f64) -> Scenario {
+    let mut s = scenario("low-r");
+    match &mut s.model {
+        fedbounds::families::clup::explicit::ModelInput::Seeded(spec) => spec.l = l,
+        fedbounds::families::clup::explicit::ModelInput::Explicit(_) => panic!("low-r is seeded"),
+    }
+    s
+}
+
 fn claim(id: &str) -> ClupClaim {
     *ALL.iter().find(|c| c.id == id).expect("claim exists")
 }
@@ -105,11 +115,7 @@ fn lemma_2_is_an_identity_and_a_wrong_factor_fails() {
 /// 1e-2`), while the sides compared agree to `1e-9`.
 #[test]
 fn lemma_2_holds_to_rounding_where_the_curvature_is_small_beside_lambda() {
-    let mut s = scenario("low-r");
-    match &mut s.model {
-        fedbounds::families::clup::explicit::ModelInput::Seeded(spec) => spec.l = 1e-8,
-        fedbounds::families::clup::explicit::ModelInput::Explicit(_) => panic!("low-r is seeded"),
-    }
+    let s = low_r_with_feature_scale(1e-8);
     let d = s.model.instance(0).unwrap();
     let w = DVector::from_vec(vec![0.3, -1.2]);
     let mut naive_worst: f64 = 0.0;
@@ -132,11 +138,7 @@ fn lemma_2_holds_to_rounding_where_the_curvature_is_small_beside_lambda() {
 /// factor-2 bound (the check had called the lemma violated, ratio 4.58).
 #[test]
 fn lemma_3_holds_at_any_scale_of_the_features() {
-    let mut s = scenario("low-r");
-    match &mut s.model {
-        fedbounds::families::clup::explicit::ModelInput::Seeded(spec) => spec.l = 1e-30,
-        fedbounds::families::clup::explicit::ModelInput::Explicit(_) => panic!("low-r is seeded"),
-    }
+    let s = low_r_with_feature_scale(1e-30);
     let (mut worst, mut naive_worst): (f64, f64) = (0.0, 0.0);
     for draw in 0..s.designs() as u64 {
         let d = s.model.instance(draw).unwrap();

@@ -910,10 +910,11 @@ impl<'a> CovarianceEquations<'a> {
         self.maps.propagate(&Moments { mean: self.mu.clone(), cov: cov.clone() }, self.inc).cov
     }
 
-    /// The scale of the tolerances at `C`: `max(||C + mu* mu*^T||_max, 1)`, the raw second
-    /// moment's largest entry.
+    /// The scale of the tolerances at `C`: `||C + mu* mu*^T||_max`, the raw second moment's
+    /// largest entry (no floor of 1: moments of scale `1e-12` are judged at their own scale,
+    /// where a residual of `1e-10` is no fixed point; all-zero moments must solve exactly).
     fn scale(&self, cov: &DMatrix<f64>) -> f64 {
-        (cov + self.mu * self.mu.transpose()).amax().max(1.0)
+        (cov + self.mu * self.mu.transpose()).amax()
     }
 
     /// The operator of the stacked system: `I - Lmap` on the upper triangle, where column `(r, c)`
