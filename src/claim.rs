@@ -358,10 +358,11 @@ mod tests {
         assert!(check(0.3, Relation::Below, boundary).holds && check(2.1, Relation::Above, 2.0).holds && check(-1e-300, Relation::Below, 0.0).holds);
         assert_eq!(check(boundary, Relation::Below, boundary).to_string(), "c: given 0.333333 >= required 0.333333");
         // A value just inside a strict bound passes it.
-        for (v, below) in [(boundary, true), (2.0, false), (0.0, true), (-5.0, false)] {
+        for (v, below) in [(boundary, true), (2.0, false), (0.0, true), (-5.0, false), (1e-320, true), (-1e-320, false)] {
             let inside = crate::prec::strictly_inside(v, below);
             assert!(check(inside, if below { Relation::Below } else { Relation::Above }, v).holds, "{v} {below}");
         }
+        assert_eq!(crate::prec::strictly_inside(f64::INFINITY, true), f64::INFINITY, "no NaN from inf - inf");
     }
 
     #[test]

@@ -680,10 +680,11 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         let v: f64 = v.trim().parse().map_err(|_| Error::field(format!("--set {name}"), format!("got `{v}`"), "a number"))?;
         let v = require_magnitude(&format!("set {}", name.trim()), v)?;
         fedbounds::formula::symbols::check_given(target.symbols(), name.trim(), v)?;
-        // Names match ignoring case and `-`/`_` (`--set L` is `--l`): a value given twice would
-        // leave one of them silently unread.
-        let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-        if let Some(other) = given.keys().find(|k| normal(k) == normal(name.trim())) {
+        // A name reads the symbol of that exact name, else the one it matches ignoring case and
+        // `-`/`_` (`--set L` and `--l` both give `L`): two values for one symbol would leave one
+        // of them silently unread. Distinct symbols such as FedPLT's `T` and `t` stay distinct.
+        let reads = |key: &str| fedbounds::formula::symbols::symbol_read(target.symbols(), key);
+        if let Some(other) = given.keys().find(|k| reads(k) == reads(name.trim())) {
             let first =
                 if a.set.iter().any(|p| p.split_once('=').is_some_and(|(n, _)| n.trim() == other)) { format!("--set {other}") } else { format!("--{other}") };
             return Err(Error::field(format!("--set {}", name.trim()), format!("{first} gives the same value"), "each value given once").into());

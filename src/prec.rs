@@ -158,10 +158,14 @@ pub fn gt_strict(given: f64, required: f64) -> bool {
 }
 
 /// A value strictly inside the open side of a strict bound `v` (`below`: of `x < v`, else of
-/// `x > v`): `v` moved inward by `10 RELATIVE_IDENTITY` relative to itself, so that a step set
-/// there passes [`lt_strict`] or [`gt_strict`]. `0` moves to the least normal number's side.
+/// `x > v`): `v` moved inward by `10 RELATIVE_IDENTITY` relative to itself (at least the least
+/// normal number), so that a step set there passes [`lt_strict`] or [`gt_strict`]. A bound that
+/// is not finite is returned as it is (no finite value is "just inside" infinity).
 pub fn strictly_inside(v: f64, below: bool) -> f64 {
-    let shift = if v == 0.0 { f64::MIN_POSITIVE } else { 10.0 * RELATIVE_IDENTITY * v.abs() };
+    if !v.is_finite() {
+        return v;
+    }
+    let shift = (10.0 * RELATIVE_IDENTITY * v.abs()).max(f64::MIN_POSITIVE);
     if below {
         v - shift
     } else {

@@ -769,8 +769,17 @@ fn conditions_refuses_a_value_given_twice() {
         &run(&["conditions", "--family", "dpgp", "--set", "q=0.5", "--set", "Q=0.6"]),
         &["--set Q", "--set q gives the same value"],
     );
-    // Control: a name given once is read.
+    // Control: a name given once is read; FedPLT's distinct symbols `T` and `t` are two values.
     assert_eq!(conditions_extra(&["--set", "b0=1"]).0, 0);
+    let card = "examples/sgd-ball-fedplt-card.toml";
+    let values = ["eta=0.5", "L=1", "mu=0.2", "sigma2=0.09", "D0=9", "t=299", "T=300", "psi_min=1", "psi_max=1", "tau=1", "Lambda=0", "constant_step=1"];
+    let mut args = vec!["conditions", "--card", card];
+    for v in &values {
+        args.extend(["--set", v]);
+    }
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("SGD-BALL: applicable"), "{stdout}");
 }
 
 #[test]

@@ -102,6 +102,16 @@ fn lemma_2_is_an_identity_and_a_wrong_factor_fails() {
             for (lhs, rhs) in lemma2_sides(&d, i, l, &w) {
                 assert!((lhs - rhs).abs() <= 1e-9 * rhs.abs().max(1e-300), "lambda {l}, client {i}: {lhs} vs {rhs}");
             }
+            // The displacement the sides read is the prox's own at unit scale (a control on
+            // prox() and on the solver, which the sides no longer subtract).
+            let displacement = d.prox_displacement(i, l, &w);
+            assert!((&displacement - (&w - d.prox(i, l, &w))).amax() <= 1e-12 * displacement.amax().max(w.amax()), "lambda {l}, client {i}");
+            let sol = d.solve(l);
+            let at_solution = d.prox_displacement(i, l, &sol.global);
+            assert!(
+                (&at_solution - (&sol.global - &sol.locals[i])).amax() <= 1e-10 * sol.global.amax(),
+                "lambda {l}, client {i}: the solution's local model is the prox"
+            );
             let a = d.envelope_gradient(i, l, &w);
             let half = (&w - d.prox(i, l, &w)) * (l / 2.0);
             assert!(a.norm_squared() > a.dot(&half) * (1.0 + 1e-6), "lambda/2 must fail ||a||^2 <= <a, b>");

@@ -154,6 +154,18 @@ pub fn check_given(symbols: &[Symbol], name: &str, value: f64) -> crate::Result<
     Ok(())
 }
 
+/// The symbol a given value named `key` reads: the one of that exact name, else the one whose
+/// name matches ignoring case and `-`/`_` when no symbol has the exact name (`--l` reads `L`),
+/// else `key` itself folded (a name no symbol reads).
+pub fn symbol_read(symbols: &[Symbol], key: &str) -> String {
+    let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    symbols
+        .iter()
+        .find(|s| s.name == key)
+        .or_else(|| symbols.iter().find(|s| normal(s.name) == normal(key)))
+        .map_or_else(|| normal(key), |s| s.name.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -370,19 +370,18 @@ fn builtin_entries(embedded: &[&str]) -> Vec<ClaimCard> {
 
 /// The `conditions` command for card-defined claims: each symbol takes the given value of the
 /// same name (`--set NAME=VALUE`, or a flag such as `--eta-u` for `eta_u`, matched ignoring case
-/// when no exact name is given), NaN when none is; then every check of each claim and, when all
-/// binding ones hold, the bound.
+/// when no symbol has that exact name: [`crate::formula::symbols::symbol_read`]), NaN when none
+/// is; then every check of each claim and, when all binding ones hold, the bound.
 ///
 /// A claim is `NOT applicable` when a binding check fails, `undecided` when none fails but a
 /// condition (or the bound) reads a value not given: a condition that cannot be checked is never
 /// taken to hold. In JSON, `applicable` is `null` when undecided and `undecided` lists the
 /// conditions left unchecked.
 pub fn conditions_text(claims: &[&UserClaim], symbols: &[Symbol], given: &Given, json: bool) -> Result<String> {
-    let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-    let values: Vec<f64> = symbols
-        .iter()
-        .map(|s| given.get(s.name).or_else(|| given.iter().find(|(k, _)| normal(k) == normal(s.name)).map(|(_, v)| v)).copied().unwrap_or(f64::NAN))
-        .collect();
+    // Each given value reads the one symbol `symbol_read` resolves it to (an exact name first):
+    // FedPLT's `t` is not also taken for `T`.
+    let values: Vec<f64> =
+        symbols.iter().map(|s| given.iter().find(|(k, _)| crate::formula::symbols::symbol_read(symbols, k) == s.name).map_or(f64::NAN, |(_, v)| *v)).collect();
     let mut text = String::new();
     let mut rows = Vec::new();
     for c in claims {

@@ -87,15 +87,18 @@ fn refuse_non_regular(flag: &str, path: &Path) -> Result<()> {
     }
 }
 
-/// Refuses an output folder `path` (given as `flag`) that exists and is not a folder, or that
-/// cannot be written ([`require_writable`]), before any work is done.
+/// Refuses an output folder `path` (given as `flag`) that exists and is not a folder, or whose
+/// parent cannot be written ([`require_writable`]), before any work is done.
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming `flag`.
 pub fn require_folder_target(flag: &str, path: &Path) -> Result<()> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_dir() => Err(Error::field(flag, format!("`{}` exists and is not a folder", path.display()), "a new folder's path, or a folder's")),
-        _ => require_writable(flag, path),
+        // A report folder is written beside itself and renamed in (`outcome::replace_folder`):
+        // its parent is where files are created. Probing there, not inside, also leaves a
+        // concurrent writer of the folder nothing foreign to find in it.
+        _ => require_writable(flag, path.parent().unwrap_or(Path::new(""))),
     }
 }
 

@@ -53,8 +53,9 @@ const LOCAL_STEPS: [usize; 4] = [1, 2, 3, 4];
 const TOPOLOGIES: [&str; 6] = ["ring", "exponential", "random-out k = 1", "random-out k = m/2", "complete", "ring-hub"];
 /// Largest eigenvalues of every `A_i`, `D_i` (the family's default cards use 2).
 const L_TOP: f64 = 2.0;
-/// A step chosen at a condition's limit is kept this far inside it (rounding of `c_u`).
-const INSIDE: f64 = 1.0 - 1e-9;
+/// A step chosen at a condition's limit is kept this far inside it: beyond the identity
+/// tolerance within which a strict condition counts its boundary as reached.
+const INSIDE: f64 = 1.0 - 1e-8;
 
 fn topology(u: f64, m: usize) -> Topology {
     match pick(&[0, 1, 2, 3, 4, 5][..TOPOLOGIES.len()], u) {
