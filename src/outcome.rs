@@ -279,9 +279,8 @@ fn foreign_file(dir: &Path, files: &[ReportFile]) -> Option<std::ffi::OsString> 
 
 /// A name beside `dir`, unique to this process and moment: `.NAME.TAG-PID-NANOS`.
 fn sibling(dir: &Path, tag: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let name = dir.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    dir.with_file_name(format!(".{name}.{tag}-{}-{nanos}", std::process::id()))
+    dir.with_file_name(format!(".{name}.{tag}-{}", crate::report::unique_suffix()))
 }
 
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {

@@ -45,7 +45,7 @@ pub enum ConstantsSource {
     Exact,
     /// An infinite constant replaced by its supremum over the visited iterates (e.g. `b^2`).
     Empirical,
-    /// A constant fitted from the run (e.g. Lemma 3's `C` and `q`).
+    /// A constant fitted from the run (e.g. a graph sequence's contraction `C` and `q`).
     Estimated,
     /// A constant hidden in `O(.)` fitted to the run.
     Calibrated,
@@ -161,8 +161,8 @@ pub fn decide(estimate: &Interval, bound: f64) -> VerdictKind {
     // An identity that holds with equality (e.g. B^t = n G_u^t + n b^2 on decoupled instances)
     // gives an interval of pure rounding around the bound, an exact estimate included: a tie,
     // which holds. An exact value is computed accurate relative to itself (no cancellation
-    // against larger terms: FedCLUP's Lemma 2 compares an identity that comes out 1.8e-15 above
-    // its bound, 2.3e-10 when one side was a difference of near-equal vectors), so the tie is
+    // against larger terms: an identity whose side is a difference of near-equal vectors comes
+    // out 2.3e-10 above its bound, 1.8e-15 evaluated without the subtraction), so the tie is
     // the rounding of a few operations, not a tolerance that would hide a term of 1e-10.
     let rounding = prec::RELATIVE_TIE * bound.abs().max(f64::MIN_POSITIVE);
     let rounding_tie = estimate.upper <= bound + rounding && estimate.lower >= bound - rounding;

@@ -142,9 +142,8 @@ impl<I, Q, const N: usize> Deref for SymbolTable<I, Q, N> {
 /// # Errors
 /// [`crate::Error::InvalidField`] naming `--set NAME` and the names or the range allowed.
 pub fn check_given(symbols: &[Symbol], name: &str, value: f64) -> crate::Result<()> {
-    let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let field = format!("--set {name}");
-    let Some(symbol) = symbols.iter().find(|s| s.name == name).or_else(|| symbols.iter().find(|s| normal(s.name) == normal(name))) else {
+    let Some(symbol) = find_symbol(symbols, name) else {
         let known: Vec<&str> = symbols.iter().filter(|s| !s.per_round).map(|s| s.name).collect();
         return Err(crate::Error::field(field, "unknown name", format!("one of the family's names: {}", known.join(", "))));
     };
@@ -154,16 +153,21 @@ pub fn check_given(symbols: &[Symbol], name: &str, value: f64) -> crate::Result<
     Ok(())
 }
 
-/// The symbol a given value named `key` reads: the one of that exact name, else the one whose
-/// name matches ignoring case and `-`/`_` when no symbol has the exact name (`--l` reads `L`),
-/// else `key` itself folded (a name no symbol reads).
+/// A name folded for matching: lower case, `-` as `_`.
+fn folded(name: &str) -> String {
+    name.to_ascii_lowercase().replace('-', "_")
+}
+
+/// The symbol a name given on the command line means: the one of that exact name, else the one
+/// whose name matches ignoring case and `-`/`_` (`--l` means `L`).
+fn find_symbol<'a>(symbols: &'a [Symbol], key: &str) -> Option<&'a Symbol> {
+    symbols.iter().find(|s| s.name == key).or_else(|| symbols.iter().find(|s| folded(s.name) == folded(key)))
+}
+
+/// The symbol a given value named `key` reads (the exact name, else one matching ignoring case
+/// and `-`/`_`), else `key` itself folded (a name no symbol reads).
 pub fn symbol_read(symbols: &[Symbol], key: &str) -> String {
-    let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-    symbols
-        .iter()
-        .find(|s| s.name == key)
-        .or_else(|| symbols.iter().find(|s| normal(s.name) == normal(key)))
-        .map_or_else(|| normal(key), |s| s.name.to_string())
+    find_symbol(symbols, key).map_or_else(|| folded(key), |s| s.name.to_string())
 }
 
 #[cfg(test)]

@@ -40,6 +40,13 @@ impl ReportMeta {
     }
 }
 
+/// `PID-NANOS`: a name part unique to this process and moment, for temporary files and folders
+/// (two writers never share one; a stale one names the process that left it).
+pub fn unique_suffix() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}", std::process::id())
+}
+
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
 ///
 /// # Errors
@@ -52,9 +59,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     // A temporary name of this process and moment, so two writers never share one; removed on
     // every error.
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let tmp = path.with_extension(format!("{ext}.{}-{nanos}.partial", std::process::id()));
+    let tmp = path.with_extension(format!("{ext}.{}.partial", unique_suffix()));
     let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -119,8 +125,7 @@ pub fn require_writable(flag: &str, dir: &Path) -> Result<()> {
             }
         }
     }
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let probe = at.join(format!(".fedbounds-probe-{}-{nanos}", std::process::id()));
+    let probe = at.join(format!(".fedbounds-probe-{}", unique_suffix()));
     match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
         Ok(_) => {
             let _ = std::fs::remove_file(&probe);
