@@ -80,6 +80,22 @@ fn list_conditions_and_search_see_a_card_defined_claim() {
     assert!(stdout.contains("sigma_u2") && stdout.contains("div_pos"), "{stdout}");
 }
 
+/// A strict step condition of a card is printed as strict: `conditions` names its limit with `<`
+/// and checks a step just inside it, and a step at the limit fails.
+#[test]
+fn conditions_prints_a_strict_limit_as_strict() {
+    let strict = card_with("\"gamma <= 1/(8*L*K)\"", "\"gamma < 1/(8*L*K)\"");
+    let card = strict.path().to_str().expect("utf-8 path");
+    let given = ["--n", "10", "--m", "10", "--k", "5", "--rounds", "100", "--l", "1", "--f0", "2", "--b2", "1", "--sigma-u2", "1", "--du", "4", "--dv", "0"];
+    let (code, stdout, stderr) = run(&[&["conditions", "--card", card, "--claim", "LOCAL-SGD"][..], &given].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("LOCAL-SGD: admissible gamma < 0.025, eta_u >= 1"), "{stdout}");
+    assert!(stdout.contains(": applicable") && stdout.contains("[ok] gamma < 1/(8*L*K)"), "{stdout}");
+    let (code, stdout, stderr) = run(&[&["conditions", "--card", card, "--claim", "LOCAL-SGD", "--gamma", "0.025"][..], &given].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("NOT applicable") && stdout.contains("[FAIL] gamma < 1/(8*L*K): given 0.025 >= required 0.025"), "{stdout}");
+}
+
 /// The example card with one formula replaced.
 fn card_with(from: &str, to: &str) -> tempfile::NamedTempFile {
     example_with(EXAMPLE, from, to)

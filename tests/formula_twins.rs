@@ -127,9 +127,10 @@ fn ccyw_bounds_and_conditions_agree_with_their_card_formulas() {
             if x.b2.is_none() {
                 continue;
             }
-            let (g, exact) = f.limit_of("gamma", true, &v).unwrap_or_else(|| panic!("{}: no condition on gamma", c.id()));
+            let limit = f.limit_of("gamma", true, &v).unwrap_or_else(|| panic!("{}: no condition on gamma", c.id()));
+            let (g, exact) = (limit.admissible(true), limit.is_exact());
             let builtin = match adm.gamma {
-                GammaRule::AtMost(g) => (g, false),
+                GammaRule::AtMost(_) | GammaRule::Below(_) => (adm.gamma.value(), false),
                 GammaRule::Exactly(g) => (g, true),
             };
             assert!(
@@ -138,11 +139,11 @@ fn ccyw_bounds_and_conditions_agree_with_their_card_formulas() {
                 c.id()
             );
             if x.du > 0 {
-                let e = f.limit_of("eta_u", false, &v).map(|e| e.0).unwrap_or(f64::NAN);
+                let e = f.limit_of("eta_u", false, &v).map(|e| e.admissible(false)).unwrap_or(f64::NAN);
                 assert!(fedbounds::formula::twin::agree(e, adm.eta_u_min, 0.0), "{}: admissible eta_u {} vs the card's {e}", c.id(), adm.eta_u_min);
             }
             if x.dv > 0 {
-                let e = f.limit_of("eta_v", false, &v).map(|e| e.0).unwrap_or(f64::NAN);
+                let e = f.limit_of("eta_v", false, &v).map(|e| e.admissible(false)).unwrap_or(f64::NAN);
                 assert!(fedbounds::formula::twin::agree(e, adm.eta_v_min, 0.0), "{}: admissible eta_v {} vs the card's {e}", c.id(), adm.eta_v_min);
             }
         }

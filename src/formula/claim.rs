@@ -418,11 +418,11 @@ impl ClaimFormulas {
             .collect()
     }
 
-    /// The smallest or largest value a condition allows for a bare symbol: the right side of the
-    /// first applicable condition `symbol <= expr` (`at_most`), `symbol >= expr` (`!at_most`), or
-    /// `symbol = expr` (either, flagged exact), at these values. A strict `symbol < expr` or
-    /// `symbol > expr` gives a value just inside it ([`crate::prec::strictly_inside`]).
-    pub fn limit_of(&self, symbol: &str, at_most: bool, values: &[f64]) -> Option<(f64, bool)> {
+    /// The limit a condition puts on a bare symbol from above (`at_most`) or below: the right
+    /// side of the first applicable condition `symbol <= expr` or `symbol < expr` (`at_most`),
+    /// `symbol >= expr` or `symbol > expr` (`!at_most`), or `symbol = expr` (either), at these
+    /// values, with its kind ([`Limit`]).
+    pub fn limit_of(&self, symbol: &str, at_most: bool, values: &[f64]) -> Option<Limit> {
         let slot = self.scope.slot(symbol)?;
         let env = self.env(values);
         let missing = self.unavailable(values);
@@ -431,12 +431,47 @@ impl ClaimFormulas {
             let v = c.rhs.eval(&env);
             match (c.rel, at_most) {
                 _ if !applies => None,
-                (Rel::Eq, _) => Some((v, true)),
-                (Rel::Le, true) | (Rel::Ge, false) => Some((v, false)),
-                (Rel::Lt, true) => Some((crate::prec::strictly_inside(v, true), false)),
-                (Rel::Gt, false) => Some((crate::prec::strictly_inside(v, false), false)),
+                (Rel::Eq, _) => Some(Limit::Exactly(v)),
+                (Rel::Le, true) | (Rel::Ge, false) => Some(Limit::Inclusive(v)),
+                (Rel::Lt, true) | (Rel::Gt, false) => Some(Limit::Strict(v)),
                 _ => None,
             }
         })
+    }
+}
+
+/// The limit a step condition puts on a bare symbol ([`ClaimFormulas::limit_of`]): the condition's
+/// right side, and whether the symbol must equal it, may equal it, or must stay off it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit {
+    /// `symbol = value`: the value is prescribed.
+    Exactly(f64),
+    /// `symbol <= value` or `symbol >= value`.
+    Inclusive(f64),
+    /// `symbol < value` or `symbol > value`: the value itself is excluded.
+    Strict(f64),
+}
+
+impl Limit {
+    /// The condition's right side, as printed (`gamma < 0.1` gives 0.1).
+    pub fn bound(self) -> f64 {
+        match self {
+            Limit::Exactly(v) | Limit::Inclusive(v) | Limit::Strict(v) => v,
+        }
+    }
+
+    /// The extreme admissible value on the side of `at_most`: the bound itself, or for a strict
+    /// limit a value just inside it ([`crate::prec::strictly_inside`]), so that a step set there
+    /// passes the condition.
+    pub fn admissible(self, at_most: bool) -> f64 {
+        match self {
+            Limit::Exactly(v) | Limit::Inclusive(v) => v,
+            Limit::Strict(v) => crate::prec::strictly_inside(v, at_most),
+        }
+    }
+
+    /// Whether the symbol is prescribed (`symbol = value`).
+    pub fn is_exact(self) -> bool {
+        matches!(self, Limit::Exactly(_))
     }
 }

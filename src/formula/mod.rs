@@ -34,7 +34,7 @@ pub mod twin;
 pub mod user;
 pub mod wrong;
 
-pub use claim::{ClaimFormulas, CompareSpec, FormulaCard};
+pub use claim::{ClaimFormulas, CompareSpec, FormulaCard, Limit};
 pub use compile::{Scope, Symbol};
 pub use interval::{Interval, COUNT, FLAG, NON_NEGATIVE, POSITIVE};
 pub use symbols::{RoundInputs, SymbolDef, SymbolTable};

@@ -1,6 +1,6 @@
 //! The language on small cases: values, positions of errors, divisions, conditions.
 
-use super::claim::{ClaimFormulas, FormulaCard};
+use super::claim::{ClaimFormulas, FormulaCard, Limit};
 use super::compile::{compile, Scope, Symbol};
 use super::interval::Interval;
 use super::parse::{parse_condition, parse_expr};
@@ -76,15 +76,17 @@ fn a_claim_compiles_checks_and_names_its_field() {
     let checks = f.checks(&v);
     assert_eq!(checks.len(), 2, "the guarded condition is left out");
     assert!(checks.iter().all(|c| c.holds));
-    assert_eq!(f.limit_of("gamma", true, &v), Some((1.0 / 192.0, false)));
+    assert_eq!(f.limit_of("gamma", true, &v), Some(Limit::Inclusive(1.0 / 192.0)));
     // A strict condition on the card is strict: the step at its boundary fails it, and the limit
     // it gives is just inside.
     let strict = ClaimFormulas::compile("MY-2", &card("gamma", &["gamma < 1/(32*L*K)"]), &SYMBOLS).expect("a strict condition");
     let at_boundary = [2.0, 3.0, 1.0 / 192.0, 0.5, 1.0];
     assert!(!strict.checks(&at_boundary)[0].holds);
     assert!(f.checks(&at_boundary).iter().all(|c| c.holds), "control: `<=` admits it");
-    let (inside, exact) = strict.limit_of("gamma", true, &v).expect("a limit");
-    assert!(inside < 1.0 / 192.0 && !exact && strict.checks(&[2.0, 3.0, inside, 0.5, 1.0])[0].holds);
+    let limit = strict.limit_of("gamma", true, &v).expect("a limit");
+    let inside = limit.admissible(true);
+    assert_eq!(limit, Limit::Strict(1.0 / 192.0), "the printed limit is the condition's own");
+    assert!(inside < 1.0 / 192.0 && !limit.is_exact() && strict.checks(&[2.0, 3.0, inside, 0.5, 1.0])[0].holds);
     // b2 without a value: its assumption fails, the bound says nothing.
     let v = [2.0, 3.0, 0.001, 0.5, f64::NAN];
     assert_eq!(f.bound(&v), f64::INFINITY);

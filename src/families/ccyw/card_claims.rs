@@ -12,7 +12,7 @@ use crate::card::ClaimCard;
 use crate::claim::{BoundClaim, Forwards};
 use crate::error::{Error, Result};
 use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserClaimRules};
-use crate::formula::CompareSpec;
+use crate::formula::{CompareSpec, Limit};
 
 use super::algorithm::AlgorithmKind;
 use super::claims::{self as builtin, AdmissibleSteps, Claim, ClaimInputs, GammaRule, Metric};
@@ -73,16 +73,17 @@ impl Claim for CardClaim {
         let v = SYMBOLS.values(x);
         let f = &self.claim.claim.formulas;
         let gamma = match f.limit_of("gamma", true, &v) {
-            Some((g, true)) => GammaRule::Exactly(g),
-            Some((g, false)) => GammaRule::AtMost(g),
+            Some(Limit::Exactly(g)) => GammaRule::Exactly(g),
+            Some(Limit::Inclusive(g)) => GammaRule::AtMost(g),
+            Some(Limit::Strict(g)) => GammaRule::Below(g),
             None => GammaRule::AtMost(f64::INFINITY),
         };
-        let eta = |name: &str| f.limit_of(name, false, &v).map_or(1.0, |e| e.0);
+        let eta = |name: &str| f.limit_of(name, false, &v).map_or(1.0, |e| e.admissible(false));
         AdmissibleSteps { gamma, eta_u_min: eta("eta_u"), eta_v_min: eta("eta_v") }
     }
     fn eta_prescribed(&self, x: &ClaimInputs) -> (bool, bool) {
         let v = SYMBOLS.values(x);
-        let exact = |name: &str| self.claim.claim.formulas.limit_of(name, false, &v).is_some_and(|e| e.1);
+        let exact = |name: &str| self.claim.claim.formulas.limit_of(name, false, &v).is_some_and(Limit::is_exact);
         (exact("eta_u"), exact("eta_v"))
     }
 }

@@ -15,7 +15,7 @@ use crate::families::ccyw::algorithm::{RoundConfig, RoundParams};
 use crate::families::ccyw::card::{EstimatorChoice, Scenario, StepSpec};
 use crate::families::ccyw::card_claims::Catalog;
 use crate::families::ccyw::claims::lemmas::evaluate_lemma;
-use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, GammaRule, LemmaClaim};
+use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, LemmaClaim};
 use crate::families::ccyw::exact::exact_series;
 use crate::families::ccyw::lemma_estimates::check_quantities;
 use crate::families::ccyw::monte_carlo::{simulate, Trajectory};
@@ -158,9 +158,7 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
             Err(Error::field(format!("algorithm.{field}"), format!("resolves to {v} (a rule that needs a finite b^2 or F0 > 0?)"), "a finite number > 0"))
         }
     };
-    let admissible_gamma = |steps: &AdmissibleSteps| match steps.gamma {
-        GammaRule::AtMost(g) | GammaRule::Exactly(g) => g,
-    };
+    let admissible_gamma = |steps: &AdmissibleSteps| steps.gamma.value();
     let eta_u = resolve("eta_u", &a.eta_u, &|steps| steps.eta_u_min)?;
     let eta_v = resolve("eta_v", &a.eta_v, &|steps| steps.eta_v_min)?;
     let (gamma_u, gamma_v) = match (&a.gamma, &a.gamma_u, &a.gamma_v) {

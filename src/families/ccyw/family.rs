@@ -11,7 +11,7 @@ use crate::verdict::{ConstantsSource, VerdictKind};
 use super::card::{self, Card, Scenario};
 use super::card_claims::{CardClaim, Catalog};
 use super::check::{self, CheckOptions, Prepared, ScenarioRun, Selection};
-use super::claims::{self, AdmissibleSteps, Claim, ClaimInputs, GammaRule, LemmaClaim};
+use super::claims::{self, AdmissibleSteps, Claim, ClaimInputs, LemmaClaim};
 use super::experiments::Experiments;
 use super::report;
 use super::search::{self, SearchOptions, SearchResult};
@@ -542,10 +542,7 @@ impl ClaimAtSteps {
     /// The claim's lines of text: admissible steps, the steps checked, each check and the bound.
     fn write_text(&self, text: &mut String) {
         let adm = &self.admissible;
-        let gamma_word = match adm.gamma {
-            GammaRule::AtMost(g) => format!("gamma <= {}", fmt_num(g)),
-            GammaRule::Exactly(g) => format!("gamma = {}", fmt_num(g)),
-        };
+        let gamma_word = adm.gamma.describe();
         text.push_str(&format!("{}: admissible {gamma_word}, eta_u >= {}, eta_v >= {}\n", self.claim.id(), fmt_num(adm.eta_u_min), fmt_num(adm.eta_v_min)));
         text.push_str(&format!(
             "  at gamma = {}, eta_u = {}, eta_v = {}: {}\n",

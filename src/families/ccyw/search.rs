@@ -322,7 +322,7 @@ pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -
     let eta_v = admissible.eta_v_min * if v_exact { 1.0 } else { 10f64.powf(x[12]) };
     let gamma = match claim.admissible(&ClaimInputs { eta_u, eta_v, ..inputs }).gamma {
         GammaRule::Exactly(g) => g,
-        GammaRule::AtMost(g) => g * 10f64.powf(lerp(-3.0, 0.0, x[10])),
+        rule @ (GammaRule::AtMost(_) | GammaRule::Below(_)) => rule.value() * 10f64.powf(lerp(-3.0, 0.0, x[10])),
     };
     for (field, v) in [("gamma", gamma), ("eta_u", eta_u), ("eta_v", eta_v)] {
         if !(v.is_finite() && v > 0.0) {

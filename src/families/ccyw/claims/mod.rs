@@ -116,16 +116,30 @@ impl Metric {
 pub enum GammaRule {
     /// Any `gamma <= value`.
     AtMost(f64),
+    /// Any `gamma < value` (a card's strict condition).
+    Below(f64),
     /// `gamma` must equal this value (a corollary's choice).
     Exactly(f64),
 }
 
 impl GammaRule {
-    /// The numeric value.
+    /// The largest admissible `gamma`: the value, or just inside a strict limit
+    /// ([`crate::prec::strictly_inside`]).
     pub fn value(&self) -> f64 {
         match self {
             GammaRule::AtMost(x) | GammaRule::Exactly(x) => *x,
+            GammaRule::Below(x) => crate::prec::strictly_inside(*x, true),
         }
+    }
+
+    /// The rule as a condition on `gamma`, e.g. `gamma < 0.01`.
+    pub fn describe(&self) -> String {
+        let (relation, x) = match self {
+            GammaRule::AtMost(x) => ("<=", x),
+            GammaRule::Below(x) => ("<", x),
+            GammaRule::Exactly(x) => ("=", x),
+        };
+        format!("gamma {relation} {}", crate::claim::fmt_num(*x))
     }
 }
 
