@@ -6,7 +6,7 @@
 
 use crate::families::ccyw::algorithm::AlgorithmKind;
 
-use super::{AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
+use super::{standing, step, AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
 
 /// `X = 4 (n-m) K b^2 / (m n) + sigma_u^2 / m + m sigma_v^2 / n`, the heterogeneity-and-noise
 /// factor of Theorem 3.7 and Corollary 3.8 (000:L309, L369-372).
@@ -134,19 +134,8 @@ fn bgd(x: &ClaimInputs) -> ConditionCheck {
     }
 }
 
-/// The standing condition `gamma_u eta_u = gamma_v eta_v` (000:L50), when both blocks exist.
-fn standing(x: &ClaimInputs, out: &mut Vec<ConditionCheck>) {
-    if x.du > 0 && x.dv > 0 {
-        out.push(ConditionCheck::compare("gamma_v eta_v = gamma_u eta_u", ConditionKind::StepSize, x.gamma_v * x.eta_v, Relation::Equal, x.gamma_u * x.eta_u));
-    }
-}
-
 fn scope(name: &str, given: f64, required: f64) -> ConditionCheck {
     ConditionCheck::compare(name, ConditionKind::Scope, given, Relation::Equal, required)
-}
-
-fn step(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
-    ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
 }
 
 impl CcywClaim {

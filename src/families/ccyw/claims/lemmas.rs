@@ -10,7 +10,7 @@ use crate::families::ccyw::algorithm::AlgorithmKind;
 use crate::families::ccyw::lemma_estimates::LemmaQuantities;
 use crate::verdict::{evaluate_inequality, Evaluation};
 
-use super::{AdmissibleSteps, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Reading, Relation};
+use super::{standing, step, AdmissibleSteps, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Reading, Relation};
 
 /// A per-round inequality `E lhs_t <= E rhs_t` of a proof.
 pub trait LemmaClaim: Sync + Send {
@@ -92,10 +92,6 @@ pub const CCYW_LEMMAS: [CcywLemma; 6] = [
     CcywLemma::DriftScaffoldP,
     CcywLemma::MemoryRecursion,
 ];
-
-fn step(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
-    ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
-}
 
 fn base_assumptions() -> Vec<ConditionCheck> {
     vec![
@@ -224,6 +220,12 @@ impl LemmaClaim for CcywLemma {
     fn checks(&self, x: &ClaimInputs) -> Vec<ConditionCheck> {
         let (n, m, k, l) = (x.n as f64, x.m as f64, x.k as f64, x.l);
         let mut out = base_assumptions();
+        // The paper's standing `gamma_u eta_u = gamma_v eta_v` (000:L50) binds every lemma whose
+        // statement has a step size (after its scope); part 1 of Lemma 3.6 is Assumption 2.3 at a
+        // state.
+        if !matches!(self, CcywLemma::GradientSumBgd | CcywLemma::GradientSumFull) {
+            standing(x, &mut out);
+        }
         let squares = x.gamma_u * x.gamma_u + x.gamma_v * x.gamma_v;
         match self {
             CcywLemma::DriftFedAvgP { .. } => {
@@ -235,6 +237,7 @@ impl LemmaClaim for CcywLemma {
             }),
             CcywLemma::GradientSumFull => {
                 out.push(ConditionCheck::compare("m = n (full participation)", ConditionKind::Scope, m, Relation::Equal, n));
+                standing(x, &mut out);
                 if x.du > 0 {
                     out.push(step("eta_u >= max(T, sqrt(n))", x.eta_u, Relation::AtLeast, (x.t as f64).max(n.sqrt())));
                 }

@@ -203,3 +203,16 @@ pub fn lemma_by_id(id: &str) -> Option<&'static dyn LemmaClaim> {
 pub fn by_id(id: &str) -> Option<&'static dyn Claim> {
     all_claims().into_iter().find(|c| c.id() == id)
 }
+
+/// A step-size condition.
+pub(super) fn step(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
+    ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
+}
+
+/// The standing condition `gamma_u eta_u = gamma_v eta_v` of every convergence analysis of the
+/// paper (000:L50), which defines their `gamma`; checked when both blocks exist.
+pub(super) fn standing(x: &ClaimInputs, out: &mut Vec<ConditionCheck>) {
+    if x.du > 0 && x.dv > 0 {
+        out.push(step("gamma_v eta_v = gamma_u eta_u", x.gamma_v * x.eta_v, Relation::Equal, x.gamma_u * x.eta_u));
+    }
+}

@@ -2,7 +2,7 @@
 
 use crate::families::ccyw::algorithm::AlgorithmKind;
 
-use super::{AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
+use super::{standing, step, AdmissibleSteps, BoundClaim, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric, Reading, Relation};
 
 /// `sigma_u^2/m + m sigma_v^2/n`, the noise factor of Theorem 4.5 and Corollary 4.6.
 pub fn sampled_noise(x: &ClaimInputs) -> f64 {
@@ -74,10 +74,6 @@ pub enum ScaffoldClaim {
 /// Every Scaffold-P claim in report order.
 pub const SCAFFOLD_P_CLAIMS: [ScaffoldClaim; 3] = [ScaffoldClaim::Theorem45, ScaffoldClaim::Corollary46, ScaffoldClaim::SpecialScaffold];
 
-fn step(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
-    ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
-}
-
 impl BoundClaim for ScaffoldClaim {
     type Inputs = ClaimInputs;
 
@@ -121,9 +117,7 @@ impl BoundClaim for ScaffoldClaim {
         }
         out.push(ConditionCheck::assumption("A2.1 smoothness", true, "quadratic: L = max block norm is finite"));
         out.push(ConditionCheck::assumption("A2.2 stochastic gradient", true, "additive Gaussian noise, unbiased, variance tr S"));
-        if x.du > 0 && x.dv > 0 {
-            out.push(step("gamma_v eta_v = gamma_u eta_u", x.gamma_v * x.eta_v, Relation::Equal, x.gamma_u * x.eta_u));
-        }
+        standing(x, &mut out);
         if x.du > 0 {
             out.push(step("eta_u >= sqrt(m)", x.eta_u, Relation::AtLeast, m.sqrt()));
         }
