@@ -89,6 +89,21 @@ fn low_r_holds_and_high_r_is_violated_as_the_card_expects() {
     assert_eq!(verdicts(&low, 0.45).0, VerdictKind::Violated);
 }
 
+/// With features of squared norm `1e-9` at `lambda` up to 10 the label noise leaves every
+/// trained model worse than the zero start: no target lies between the best error at the horizon
+/// and the initial error, and neither reading is decided (every method had met every target
+/// above the start at round 0: the primary reading was "violated" and `~every-eps` "holds", each
+/// from ties alone). Control: the card's scale decides both.
+#[test]
+fn no_verdict_where_no_method_improves_on_its_start() {
+    let s = with_model(scenario("low-r"), |m| m.l = 1e-9);
+    let st = study_of(&s);
+    let floor = st.curves.iter().map(|c| *c.last().unwrap()).fold(f64::INFINITY, f64::min);
+    assert!(st.curves.iter().all(|c| c[0] <= floor), "every method ends above the start");
+    assert_eq!(verdicts(&s, 1.0), (VerdictKind::Inconclusive, VerdictKind::Inconclusive));
+    assert_eq!(verdicts(&scenario("low-r"), 1.0), (VerdictKind::Holds, VerdictKind::Holds));
+}
+
 #[test]
 fn almost_no_label_noise_makes_local_train_fastest_at_every_target() {
     let s = with_model(scenario("low-r"), |m| m.noise = 1e-4);

@@ -12,7 +12,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::figure::{draw_err, draw_header, encode_png, ensure_font};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::family::ReportFile;
 
 /// The colours of a figure's series, all distinct (matplotlib's "tab10"): series `i` of a panel
@@ -268,12 +268,20 @@ impl Figure {
     }
 }
 
-/// `(lo / 2, 2 hi)` over `values` (each expected > 0), or `(1e-6, 1)` when there is none: a
-/// logarithmic range with a factor of two of room.
+/// Decades a logarithmic axis of [`log_range`] spans at most below its largest value: an exact
+/// error that decays geometrically reaches `1e-300` in a few hundred rounds, and an axis down to
+/// there leaves the decades a reader compares a few pixels each. A line below it is clipped at
+/// the axis.
+pub const LOG_DECADES: i32 = 40;
+
+/// `(lo / 2, 2 hi)` over the finite positive `values`, `lo` at least `hi 10^-LOG_DECADES` (and
+/// a normal number: an axis from a subnormal or 0 has no finite logarithm), or `(1e-6, 1)` when
+/// there is none: a logarithmic range with a factor of two of room.
 pub fn log_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values.into_iter().fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) = values.into_iter().filter(|v| v.is_finite() && *v > 0.0).fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     if lo.is_finite() && hi > 0.0 {
-        (lo / 2.0, hi * 2.0)
+        let lo = lo.max(hi * 10f64.powi(-LOG_DECADES));
+        ((lo / 2.0).max(f64::MIN_POSITIVE), hi * 2.0)
     } else {
         (1e-6, 1.0)
     }
@@ -343,6 +351,14 @@ fn draw_chart(area: &Area, panel: &Panel, l: &Layout) -> Result<()> {
     }
     // A wider right margin keeps the last x tick label inside the panel.
     b.margin(l.margin).margin_right(l.margin.max(24)).x_label_area_size(l.label_areas.0).y_label_area_size(l.label_areas.1);
+    // A logarithmic axis needs a range of positive normal numbers: from 0 or a subnormal the
+    // drawing library's tick search does not end.
+    for (axis, name) in [(&panel.x, "x"), (&panel.y, "y")] {
+        let normal = |v: f64| v.is_finite() && v >= f64::MIN_POSITIVE;
+        if axis.log && !(normal(axis.range.0) && normal(axis.range.1)) {
+            return Err(Error::Figure(format!("the logarithmic {name} axis has the range {:?}, not of positive normal numbers", axis.range)));
+        }
+    }
     let x: RangedCoordf64 = (panel.x.range.0..panel.x.range.1).into();
     let (y0, y1) = panel.y.range;
     match (panel.x.log, panel.y.log) {
@@ -353,7 +369,8 @@ fn draw_chart(area: &Area, panel: &Panel, l: &Layout) -> Result<()> {
     }
 }
 
-/// The points of `s` a panel can draw: finite, and positive on a logarithmic axis.
+/// The points of `s` a panel can draw: finite, and positive on a logarithmic axis (a line
+/// through points outside the axes is clipped at their edge).
 pub fn drawable(panel: &Panel, s: &Series) -> Vec<(f64, f64)> {
     let ok = |v: f64, log: bool| v.is_finite() && (!log || v > 0.0);
     s.points.iter().copied().filter(|p| ok(p.0, panel.x.log) && ok(p.1, panel.y.log)).collect()
@@ -418,6 +435,12 @@ mod tests {
         assert_eq!(log_range(std::iter::empty()), (1e-6, 1.0));
         // Negative control: a value of zero cannot be drawn on a log axis and gives the fallback.
         assert_ne!(log_range([0.0]), (0.0, 0.0));
+        assert_eq!(log_range([0.0, f64::NAN, 0.5, 4.0]), (0.25, 8.0), "zero and NaN are not drawn and leave the range alone");
+        // A decay to underflow spans at most LOG_DECADES below the top, and never reaches 0.
+        let (lo, hi) = log_range([1e-300, 1.0]);
+        assert!((lo / 0.5e-40 - 1.0).abs() < 1e-12 && hi == 2.0, "{lo} {hi}");
+        let (lo, _) = log_range([5e-324, 1e-300]);
+        assert!(lo >= f64::MIN_POSITIVE, "{lo}");
     }
 
     #[test]
@@ -438,6 +461,20 @@ mod tests {
         assert_eq!((info.width, info.height), (2 * 620, 400 + 56));
         assert_eq!(png, figure(2.0).png().expect("draws"), "deterministic");
         assert_ne!(png, figure(5.0).png().expect("draws"), "negative control: other data, other pixels");
+    }
+
+    #[test]
+    fn a_logarithmic_axis_from_zero_or_a_subnormal_is_an_error_not_a_hang() {
+        for lo in [0.0, 5e-324, f64::NAN] {
+            let panel = Panel { caption: None, x: Axis::linear((0.0, 1.0), "x"), y: Axis::log((lo, 1.0), "y"), series: vec![], legend: false };
+            let figure = Figure { title: "t".into(), subtitle: "s".into(), layout: Layout::grid(60), panels: vec![Some(panel)], empty_note: None };
+            let err = figure.png().expect_err("refused").to_string();
+            assert!(err.contains("logarithmic y axis"), "{err}");
+        }
+        // Control: the smallest normal number is a range the axis draws.
+        let panel = Panel { caption: None, x: Axis::linear((0.0, 1.0), "x"), y: Axis::log((f64::MIN_POSITIVE, 1.0), "y"), series: vec![], legend: false };
+        let figure = Figure { title: "t".into(), subtitle: "s".into(), layout: Layout::grid(60), panels: vec![Some(panel)], empty_note: None };
+        assert!(figure.png().is_ok());
     }
 }
 

@@ -14,7 +14,8 @@ use crate::error::{require_positive, Error, Result};
 use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::algorithm::{
-    alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches, Params, MAX_BATCH_OUTCOMES,
+    alg1_deviations, alg1_linear_part, alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches,
+    Params, MAX_BATCH_OUTCOMES,
 };
 use super::ball_scaling;
 use super::bounds::{self, Opt, Stat};
@@ -608,21 +609,23 @@ struct Trajectory {
     globals: Vec<DVector<f64>>,
 }
 
+/// Algorithm 1's trajectory quantities, each distance from [`alg1_deviations`] (accurate relative
+/// to itself near the fixed point); the global models themselves from [`run_alg1`].
 fn trajectory(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> Trajectory {
     let d = inst.d;
     let sol = inst.solve(p.lambda);
     let states = run_alg1(inst, p, z0, rounds);
+    // `w~^(i) - w*^(i)`: the total error of round t is `||(w~^(i) - w*^(i)) + (w_{t,K}^(i) - w~^(i))||`.
+    let offsets: Vec<DVector<f64>> = sol.locals.iter().zip(&inst.clients).map(|(s, c)| s - &c.w_star).collect();
     let mut t = Trajectory { global: vec![], local: vec![], e: vec![], per_client: vec![], total: vec![], globals: vec![] };
-    for r in 0..rounds {
-        let wg = block(&states[r], 0, d);
-        let locals: Vec<DVector<f64>> = (0..inst.m()).map(|i| block(&states[r + 1], i + 1, d)).collect();
-        t.global.push((&wg - &sol.global).norm_squared());
-        let pc: Vec<f64> = locals.iter().zip(&sol.locals).map(|(w, s)| (w - s).norm_squared()).collect();
+    for (r, dev) in alg1_deviations(inst, p, z0, rounds).iter().enumerate() {
+        t.global.push(dev.global.norm_squared());
+        let pc: Vec<f64> = dev.locals.iter().map(|e| e.norm_squared()).collect();
         t.local.push(max_of(&pc));
         t.per_client.push(pc);
-        t.e.push(locals.iter().enumerate().map(|(i, w)| (w - inst.prox(i, p.lambda, &wg)).norm_squared()).sum::<f64>() / inst.m() as f64);
-        t.total.push(locals.iter().zip(&inst.clients).map(|(w, c)| (w - &c.w_star).norm_squared()).fold(0.0, f64::max));
-        t.globals.push(wg);
+        t.e.push(dev.residuals.iter().map(|e| e.norm_squared()).sum::<f64>() / inst.m() as f64);
+        t.total.push(dev.locals.iter().zip(&offsets).map(|(e, o)| (o + e).norm_squared()).fold(0.0, f64::max));
+        t.globals.push(block(&states[r], 0, d));
     }
     t
 }
@@ -637,33 +640,22 @@ fn init_state(inst: &Instance, init: &Init, lambda: f64) -> DVector<f64> {
 }
 
 /// Rounds until `||w_t^(g) - w~^(g)||^2 <= eps` and `max_i ||w_{t,0}^(i) - w~^(i)||^2 <= eps`, by
-/// iterating the round's affine map (probed from the same round code).
+/// iterating the round's linear part (probed from the same round code) on the deviation `z_t -
+/// z~`: the deviation is never the difference of an iterate and the fixed point, which keeps only
+/// `eps ||z~||` of absolute accuracy (with `||z~||^2 = 1e7` an `eps = 1e-8` is below it).
 fn rounds_to_eps(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> f64 {
-    use crate::engine::RandomAffineRound;
-    let round = super::algorithm::Alg1Round { inst, params: *p };
-    let dim = round.state_dim();
-    let all: Vec<usize> = (0..inst.m()).collect();
-    let c = round.apply(&DVector::zeros(dim), &all, &[]);
-    let cols: Vec<DVector<f64>> = (0..dim)
-        .map(|j| {
-            let mut e = DVector::zeros(dim);
-            e[j] = 1.0;
-            round.apply(&e, &all, &[]) - &c
-        })
-        .collect();
-    let a = nalgebra::DMatrix::from_columns(&cols);
+    let a = alg1_linear_part(inst, p);
     let sol = inst.solve(p.lambda);
     let target = initial_state(&sol.global, &sol.locals);
     let d = inst.d;
-    let mut z = z0.clone();
+    let mut dz = z0 - target;
     for t in 1..=SWEEP_ROUND_CAP {
-        let dz = &z - &target;
         let g = dz.rows(0, d).norm_squared();
         let l = (0..inst.m()).map(|i| dz.rows((i + 1) * d, d).norm_squared()).fold(0.0, f64::max);
         if g <= eps && l <= eps {
             return t as f64;
         }
-        z = &a * &z + &c;
+        dz = &a * &dz;
     }
     f64::INFINITY
 }

@@ -22,7 +22,7 @@
 //! start (GlobalTrain's local models equal its global one up to `O(1/lambda)`). The rounds to a target `eps` are the first `t`
 //! with total error `<= eps` (`inf` past [`HORIZON`]); the targets are [`TARGETS`] geometric
 //! points strictly between the best error any method reaches at the horizon and the initial
-//! error.
+//! error (none, and no verdict, where no method ends below the initial error).
 //!
 //! Verdicts ([`crate::kinds::ordering`], every pair a ratio at most 1; rounds are integers, so
 //! `a < b` is read `(a + 1)/b <= 1`):
@@ -173,12 +173,18 @@ pub fn study(inst: &Instance, lambdas: &[f64], start: &dyn Fn(f64) -> DVector<f6
             total_error(inst, &params(method, mu, l), &start(lambda))
         })
         .collect();
-    // `nan_min`: a curve that ends in NaN makes the floor, so every target, NaN (undecided).
-    let floor = curves.iter().map(|c| c.last().copied().unwrap_or(f64::NAN)).fold(f64::INFINITY, crate::engine::nan_min);
-    let initial = curves.iter().map(|c| c[0]).fold(0.0, crate::engine::nan_max);
+    let (floor, initial) = floor_and_initial(&curves);
     let targets: Vec<f64> = (1..TARGETS + 1).rev().map(|j| floor * (initial / floor).powf(j as f64 / (TARGETS + 1) as f64)).collect();
     let rounds = curves.iter().map(|c| targets.iter().map(|&eps| rounds_to(c, eps)).collect()).collect();
     Study { methods, curves, targets, rounds }
+}
+
+/// The best error any curve reaches at the horizon (`nan_min`: a curve that ends in NaN makes it,
+/// so every target, NaN: undecided) and the largest initial error.
+fn floor_and_initial(curves: &[Vec<f64>]) -> (f64, f64) {
+    let floor = curves.iter().map(|c| c.last().copied().unwrap_or(f64::NAN)).fold(f64::INFINITY, crate::engine::nan_min);
+    let initial = curves.iter().map(|c| c[0]).fold(0.0, crate::engine::nan_max);
+    (floor, initial)
 }
 
 /// `a < b` for round counts as a ratio at most 1: `(a + 1)/b`; `inf` when `a` never reaches
@@ -201,6 +207,10 @@ fn at_most(a: f64, b: f64) -> f64 {
 }
 
 impl Study {
+    fn floor_and_initial(&self) -> (f64, f64) {
+        floor_and_initial(&self.curves)
+    }
+
     fn fedclup(&self) -> Vec<usize> {
         (0..self.methods.len()).filter(|&j| matches!(self.methods[j], Method::FedClup(_))).collect()
     }
@@ -217,6 +227,17 @@ impl Study {
         // them, a vacuous tie. Such a study decides nothing.
         if let Some(eps) = self.targets.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
             return vec![(f64::NAN, format!("the targets are not a geometric grid between the floor and the initial error (a target is {eps}): not decided"))];
+        }
+        // Where no method ends below the initial error (label noise makes every trained model
+        // worse than the start), the targets lie above the start: every method meets each at
+        // round 0, and ties would read as "no method is ever strictly faster". There is no target
+        // between the floor and the initial error to compare at.
+        let (floor, initial) = self.floor_and_initial();
+        if floor.partial_cmp(&initial) != Some(std::cmp::Ordering::Less) {
+            return vec![(
+                f64::NAN,
+                format!("no method ends below the initial error (best error at round {HORIZON} {floor:.4e} >= initial {initial:.4e}): no target lies between them, not decided"),
+            )];
         }
         let (clup, n) = (self.fedclup(), self.methods.len());
         let ends = [0, n - 1];

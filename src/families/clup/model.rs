@@ -441,6 +441,9 @@ impl Instance {
     /// The solution of Problem (2) for linear terms `b` (003:L48): the first-order conditions
     /// (23)-(24) give `w_i = (A_i + lambda I)^{-1}(b_i + lambda w_g)` and
     /// `(I - (lambda/m) sum_i (A_i + lambda I)^{-1}) w_g = (1/m) sum_i (A_i + lambda I)^{-1} b_i`.
+    /// The matrix on the left is formed as `(1/m) sum_i (A_i + lambda I)^{-1} A_i`, which it
+    /// equals (`I - lambda (A + lambda I)^{-1} = (A + lambda I)^{-1} A`): the difference from `I`
+    /// would keep only `eps lambda/L` of its relative accuracy where `lambda` is large beside `A_i`.
     /// At `lambda = 0` the problem is LocalTrain (3) and `w_g` is taken as the mean (24).
     pub fn solve_with(&self, lambda: f64, b: &[DVector<f64>]) -> Solution {
         let (d, m) = (self.d, self.m() as f64);
@@ -450,10 +453,10 @@ impl Instance {
             let global = locals.iter().fold(DVector::zeros(d), |acc, w| acc + w) / m;
             return Solution { global, locals };
         }
-        let mut lhs = DMatrix::identity(d, d);
+        let mut lhs = DMatrix::zeros(d, d);
         let mut rhs = DVector::zeros(d);
-        for (h, bi) in inv.iter().zip(b) {
-            lhs -= h * (lambda / m);
+        for ((h, bi), c) in inv.iter().zip(b).zip(&self.clients) {
+            lhs += h * &c.a / m;
             rhs += h * bi / m;
         }
         let global = inverse(&lhs) * rhs;
