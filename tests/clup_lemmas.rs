@@ -198,6 +198,7 @@ fn run_claims_are_decided_from_accurate_values_at_lambda_5e8_l() {
     assert!((at.estimate.mean / at.bound.unwrap() - 1.387762).abs() < 1e-5, "{at:?}");
     let scaled = run_scenario(&s, &claims[..3], 1.0 / 2100.0).unwrap();
     assert_eq!(scaled.results[0].evaluation.verdict, VerdictKind::Violated, "control: Theorem 3's bound below its slack");
+    assert_eq!(scaled.results[1].evaluation.verdict, VerdictKind::Violated, "control: the ball below its slack");
     let scaled = run_scenario(&s, &claims[2..3], 67.0 / 494.0 * 0.99).unwrap();
     assert_eq!(scaled.results[0].evaluation.verdict, VerdictKind::Violated, "control: Corollary 2's rounds below its slack");
 }

@@ -60,6 +60,15 @@ impl Moments {
         self.second_moment().amax()
     }
 
+    /// Whether `C` is positive semidefinite up to rounding: the smallest eigenvalue of `(C +
+    /// C^T)/2` is at least `-COVARIANCE_PSD_FLOOR ||P||_max` ([`crate::prec::engine`], relative
+    /// to the raw second moment's scale). False when an entry is not finite. Moments that fail it
+    /// have lost their accuracy: a variance read from them may be any number, of either sign.
+    pub fn covariance_is_psd(&self) -> bool {
+        let smallest = self.min_covariance_eigenvalue();
+        smallest >= -crate::prec::engine::COVARIANCE_PSD_FLOOR * self.second_moment_scale()
+    }
+
     /// The smallest eigenvalue of `(C + C^T)/2` (a PSD diagnostic; NaN when an entry of `C` is
     /// not finite, never decomposed).
     pub fn min_covariance_eigenvalue(&self) -> f64 {

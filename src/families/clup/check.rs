@@ -652,6 +652,9 @@ fn rounds_to_eps(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> f6
     for t in 1..=SWEEP_ROUND_CAP {
         let g = dz.rows(0, d).norm_squared();
         let l = (0..inst.m()).map(|i| dz.rows((i + 1) * d, d).norm_squared()).fold(0.0, f64::max);
+        if g.is_nan() || l.is_nan() {
+            return f64::NAN;
+        }
         if g <= eps && l <= eps {
             return t as f64;
         }

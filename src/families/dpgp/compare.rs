@@ -75,10 +75,10 @@ impl Ordering {
     }
 }
 
-/// `a` strictly before `b` by a key, with equal keys up to rounding not ordered
-/// ([`super::prec::ORDER_MARGIN`]).
+/// `a` strictly before `b` by a key, with keys equal up to rounding relative to themselves not
+/// ordered ([`super::prec::ORDER_MARGIN`]); NaN orders nothing.
 fn smaller(ka: f64, kb: f64) -> bool {
-    ka < kb - super::prec::ORDER_MARGIN * kb.abs().max(1.0)
+    ka < kb - super::prec::ORDER_MARGIN * ka.abs().max(kb.abs())
 }
 
 /// `C/(1-q)`, the topology's factor in Lemma 3's `AA` (infinite when `q = 1`).
@@ -186,4 +186,17 @@ pub fn run_comparison(c: &Comparison, runs: &[&ScenarioRun], bound_scale: f64) -
         .filter(|o| claims.contains(&o.id))
         .map(|o| o.evaluate(c, runs, rounds, if o.id == "DPGP-R3" { &a1_a4 } else { &a1 }, bound_scale))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smaller;
+
+    #[test]
+    fn keys_are_ordered_relative_to_themselves() {
+        assert!(smaller(1e-12, 2e-12), "small keys that differ are ordered");
+        assert!(smaller(0.0, 1e-300) && smaller(0.5, 0.9));
+        // Negative controls: equal keys up to rounding, reversed keys and NaN are not ordered.
+        assert!(!smaller(1e-12, 1e-12 * (1.0 + 1e-12)) && !smaller(0.9, 0.5) && !smaller(f64::NAN, 1.0) && !smaller(0.0, f64::NAN));
+    }
 }

@@ -14,8 +14,8 @@ pub const EQUAL_CURVATURE: f64 = 1e-14;
 pub const STRONG_CONVEXITY: f64 = crate::prec::ABSOLUTE_ZERO;
 
 /// Remark 2 compares topologies ordered strictly by `q` (or `C/(1-q)`): `a` is better
-/// connected than `b` when `key(a) < key(b) - ORDER_MARGIN * max(|key(b)|, 1)`, so that equal
-/// keys up to rounding are not ordered.
+/// connected than `b` when `key(a) < key(b) - ORDER_MARGIN * max(|key(a)|, |key(b)|)`, so that
+/// keys equal up to rounding are not ordered, at any scale of the keys.
 pub const ORDER_MARGIN: f64 = crate::prec::RELATIVE_IDENTITY;
 
 /// Every realised mixing matrix is column stochastic (as push-sum needs) when each column sums
