@@ -277,13 +277,14 @@ pub fn alg1_deviations(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: u
     let lin = homogeneous(inst);
     let round = Alg1Round { inst: &lin, params: *p };
     let all: Vec<usize> = (0..m).collect();
+    let contractions: Vec<DMatrix<f64>> = (0..m).map(|i| local_contraction(inst, i, p)).collect();
     let mut dev = z0 - initial_state(&sol.global, &sol.locals);
     let mut out = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let next = round.apply(&dev, &all, &[]);
         let global = block(&dev, 0, d);
         let locals: Vec<DVector<f64>> = (0..m).map(|i| block(&next, i + 1, d)).collect();
-        let residuals = (0..m).map(|i| local_contraction(inst, i, p) * (block(&dev, i + 1, d) - lin.prox(i, p.lambda, &global))).collect();
+        let residuals = (0..m).map(|i| &contractions[i] * (block(&dev, i + 1, d) - lin.prox(i, p.lambda, &global))).collect();
         out.push(Alg1Deviation { global, locals, residuals });
         dev = next;
     }
