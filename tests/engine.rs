@@ -408,6 +408,13 @@ impl PulledBlockRound {
         let noise = (0..n).map(|_| DMatrix::from_fn(3, 2, |_, _| draw(0.4))).collect();
         Self { dim, pull, reads, offsets, noise }
     }
+
+    /// The same step with a diagonal base: the written block is scaled, not pulled towards the
+    /// others (a client's offset from the server's model).
+    fn with_diagonal_pull(n: usize, dim: usize, seed: u64) -> Self {
+        let round = Self::new(n, dim, seed);
+        Self { pull: DMatrix::from_fn(3, 6, |r, c| if c == r + 3 { round.pull[(r, c)] } else { 0.0 }), ..round }
+    }
 }
 
 impl RandomAffineRound for PulledBlockRound {
@@ -438,8 +445,11 @@ impl RandomAffineRound for PulledBlockRound {
 #[test]
 fn changed_rows_give_the_dense_moments_on_a_local_step() {
     use fedbounds::engine::Products;
-    for (k, (n, dim)) in [(4, 12), (30, 60)].into_iter().enumerate() {
-        let maps = RoundMaps::probe(&PulledBlockRound::new(n, dim, 30 + k as u64));
+    // A dense base, and a diagonal one, where the changed rows cost fewer flops than the
+    // structured path (which it had taken).
+    for (k, (n, dim, diagonal)) in [(4, 12, false), (30, 60, false), (30, 60, true)].into_iter().enumerate() {
+        let round = if diagonal { PulledBlockRound::with_diagonal_pull } else { PulledBlockRound::new };
+        let maps = RoundMaps::probe(&round(n, dim, 30 + k as u64));
         assert_eq!(maps.products(), Products::Rows, "case {k}: a step that changes 3 of {dim} rows");
         let dense = maps.clone().with_products(Products::Dense);
         for (j, inc) in [InclusionMoments::without_replacement(n, n.div_ceil(3)), InclusionMoments::bernoulli(0.3), InclusionMoments::without_replacement(n, n)]
@@ -458,7 +468,7 @@ fn changed_rows_give_the_dense_moments_on_a_local_step() {
             }
         }
         // Negative control: another round's maps, propagated the same way, differ far beyond it.
-        let other = RoundMaps::probe(&PulledBlockRound::new(n, dim, 99));
+        let other = RoundMaps::probe(&round(n, dim, 99));
         let inc = InclusionMoments::without_replacement(n, n.div_ceil(3));
         let m = random_moments(dim, 7);
         let g = relative_gap(&dense.propagate(&m, &inc), &other.propagate(&m, &inc));

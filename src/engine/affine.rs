@@ -40,7 +40,7 @@ use nalgebra::{DMatrix, DVector, Dyn, Schur, SymmetricEigen, QR, SVD};
 
 use super::design::{InclusionMoments, Outcome};
 use super::moments::{Moments, OwnTerm, OwnTerms, RankOne};
-use super::rows::{ChangedRows, Term};
+use super::rows::{ChangedRows, Extent, Term};
 use super::structured::{Probed, Structure};
 use crate::prec;
 
@@ -322,6 +322,22 @@ enum BaseLinear {
     Dense(DMatrix<f64>),
 }
 
+impl BaseLinear {
+    /// The entry `A0[r, c]`.
+    fn entry(&self, r: usize, c: usize) -> f64 {
+        match self {
+            BaseLinear::Diagonal(d) => {
+                if r == c {
+                    d[r]
+                } else {
+                    0.0
+                }
+            }
+            BaseLinear::Dense(a) => a[(r, c)],
+        }
+    }
+}
+
 /// The affine maps of one round, recovered by probing.
 #[derive(Debug, Clone)]
 pub struct RoundMaps {
@@ -337,7 +353,8 @@ pub struct RoundMaps {
     products: Products,
     /// The maps split into the shared block and each component's own (a diagonal `A0` only).
     structure: Option<Structure>,
-    /// The rows the round changes and its maps there (a dense `A0` only).
+    /// The rows the round changes and its maps there (a dense `A0`, or a diagonal one where they
+    /// cost fewer flops than the structured path).
     changed_rows: Option<ChangedRows>,
 }
 
@@ -358,7 +375,7 @@ pub enum Products {
     /// most `b`. Needs a diagonal `A0`.
     Structured,
     /// Only the rows `R` the round changes propagated (`super::rows`): about `4 |R| |K| D + D^2`
-    /// per round for rows that read `|K|` columns, for a dense `A0` that is the identity outside `R` (a client's step that rewrites
+    /// per round for rows that read `|K|` columns, for an `A0` that is the identity outside `R` (a client's step that rewrites
     /// its own block and reads the server's).
     Rows,
 }
@@ -375,17 +392,18 @@ const BLOCK_PRODUCTS_MIN_SAVING: f64 = 4.0;
 
 impl Products {
     /// The faster way for a state of dimension `dim` whose components touch `blocks`
-    /// (`(|R_i|, |C_i|)` each): the structured path or the changed rows when they save
-    /// [`STRUCTURED_MIN_SAVING`] times the flops, else dense below [`BLOCK_PRODUCTS_MIN_FLOPS`],
+    /// (`(|R_i|, |C_i|)` each): the cheaper of the structured path and the changed rows (their
+    /// flops per round, where available) when it saves [`STRUCTURED_MIN_SAVING`] times the flops, else dense below [`BLOCK_PRODUCTS_MIN_FLOPS`],
     /// blocks when they save [`BLOCK_PRODUCTS_MIN_SAVING`] times the flops.
-    fn choose(dim: usize, blocks: impl Iterator<Item = (usize, usize)>, structure: Option<&Structure>, changed_rows: Option<&ChangedRows>) -> Self {
+    fn choose(dim: usize, blocks: impl Iterator<Item = (usize, usize)>, structured_flops: Option<f64>, rows_flops: Option<f64>) -> Self {
         let d = dim as f64;
         let dense = 2.0 * d * d * d;
-        if structure.is_some_and(|s| STRUCTURED_MIN_SAVING * s.flops() <= 2.0 * dense) {
-            return Products::Structured;
-        }
-        if changed_rows.is_some_and(|r| STRUCTURED_MIN_SAVING * r.flops(dim) <= 2.0 * dense) {
-            return Products::Rows;
+        let cheapest = [(Products::Structured, structured_flops), (Products::Rows, rows_flops)]
+            .into_iter()
+            .filter_map(|(p, f)| Some((p, f?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((products, _)) = cheapest.filter(|(_, f)| STRUCTURED_MIN_SAVING * f <= 2.0 * dense) {
+            return products;
         }
         let block: f64 = blocks.map(|(r, c)| 2.0 * d * r as f64 * c as f64).sum();
         if dense >= BLOCK_PRODUCTS_MIN_FLOPS && BLOCK_PRODUCTS_MIN_SAVING * block <= dense {
@@ -487,11 +505,23 @@ impl RoundMaps {
             }
             BaseLinear::Dense(_) => None,
         };
-        let changed_rows = match &base {
-            BaseLinear::Dense(a0) => Some(ChangedRows::new(a0, &c0, &a_sum, &b_sum, &noise_cov, &terms(&clients))),
-            BaseLinear::Diagonal(_) => None,
+        let changed_rows = {
+            let a0 = |r: usize, c: usize| base.entry(r, c);
+            let terms = terms(&clients);
+            let extent = Extent::of(&a0, &c0, &a_sum, &terms);
+            // With a diagonal `A0` the rows are kept only where they beat the structured path
+            // (a client's local step in coordinates relative to the server's model).
+            let flops = extent.flops(dim);
+            let wanted = structure.as_ref().is_none_or(|s| flops < s.flops());
+            wanted.then(|| (ChangedRows::new(extent, &a0, &c0, &a_sum, &b_sum, &noise_cov, &terms), flops))
         };
-        let products = Products::choose(dim, clients.iter().map(|c| (c.rows.len(), c.cols.len())), structure.as_ref(), changed_rows.as_ref());
+        let products = Products::choose(
+            dim,
+            clients.iter().map(|c| (c.rows.len(), c.cols.len())),
+            structure.as_ref().map(Structure::flops),
+            changed_rows.as_ref().map(|(_, flops)| *flops),
+        );
+        let changed_rows = changed_rows.map(|(rows, _)| rows);
         Self { dim, base, c0, a_sum, b_sum, noise_cov, clients, products, structure, changed_rows }
     }
 

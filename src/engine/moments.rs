@@ -180,10 +180,16 @@ impl RankOneRun {
             return;
         }
         match (rows, k) {
-            (1, 1) => return self.add_square::<1>((mu, cov), scale, out),
-            (2, 2) => return self.add_square::<2>((mu, cov), scale, out),
-            (3, 3) => return self.add_square::<3>((mu, cov), scale, out),
-            (4, 4) => return self.add_square::<4>((mu, cov), scale, out),
+            (1, 1) => return self.add_fixed::<1, 1>((mu, cov), scale, out),
+            (2, 2) => return self.add_fixed::<2, 2>((mu, cov), scale, out),
+            (3, 3) => return self.add_fixed::<3, 3>((mu, cov), scale, out),
+            (4, 4) => return self.add_fixed::<4, 4>((mu, cov), scale, out),
+            // A step that reads the server's block besides the client's own (a client's offset
+            // from the server's model).
+            (1, 2) => return self.add_fixed::<1, 2>((mu, cov), scale, out),
+            (2, 4) => return self.add_fixed::<2, 4>((mu, cov), scale, out),
+            (3, 6) => return self.add_fixed::<3, 6>((mu, cov), scale, out),
+            (4, 8) => return self.add_fixed::<4, 8>((mu, cov), scale, out),
             _ => {}
         }
         let RunScratch { gathered, mu: mu_c, q, y, block } = scratch;
@@ -217,18 +223,18 @@ impl RankOneRun {
         }
     }
 
-    /// [`RankOneRun::add`] for `N` rows and `N` columns (a client's block of a small model), its
+    /// [`RankOneRun::add`] for `R` rows and `K` columns (a client's block of a small model), its
     /// operations in the same order on arrays the compiler keeps in registers: the same bits.
-    fn add_square<const N: usize>(&self, (mu, cov): (&DVector<f64>, &DMatrix<f64>), scale: f64, out: &mut DMatrix<f64>) {
-        let fixed = |x: &[usize]| -> [usize; N] { std::array::from_fn(|i| x[i]) };
-        let (at, cols) = (fixed(&self.at), fixed(&self.cols));
+    fn add_fixed<const R: usize, const K: usize>(&self, (mu, cov): (&DVector<f64>, &DMatrix<f64>), scale: f64, out: &mut DMatrix<f64>) {
+        let at: [usize; R] = std::array::from_fn(|i| self.at[i]);
+        let cols: [usize; K] = std::array::from_fn(|i| self.cols[i]);
         // gathered[a][b] = C[cols[b], cols[a]], as `forms_with` reads `c(b, a)`.
-        let gathered: [[f64; N]; N] = std::array::from_fn(|a| std::array::from_fn(|b| cov[(cols[b], cols[a])]));
-        let mu_c: [f64; N] = std::array::from_fn(|a| mu[cols[a]]);
-        let mut block: [[f64; N]; N] = std::array::from_fn(|r| std::array::from_fn(|s| out[(at[r], at[s])]));
-        for ((v, u), b) in self.right.chunks_exact(N).zip(self.left.chunks_exact(N)).zip(self.offset.chunks_exact(N)) {
+        let gathered: [[f64; K]; K] = std::array::from_fn(|a| std::array::from_fn(|b| cov[(cols[b], cols[a])]));
+        let mu_c: [f64; K] = std::array::from_fn(|a| mu[cols[a]]);
+        let mut block: [[f64; R]; R] = std::array::from_fn(|r| std::array::from_fn(|s| out[(at[r], at[s])]));
+        for ((v, u), b) in self.right.chunks_exact(K).zip(self.left.chunks_exact(R)).zip(self.offset.chunks_exact(R)) {
             let (q, t) = forms_with(v, |b, a| gathered[a][b], |a| mu_c[a]);
-            let y: [f64; N] = std::array::from_fn(|r| u[r] * t + b[r]);
+            let y: [f64; R] = std::array::from_fn(|r| u[r] * t + b[r]);
             for (r, entries) in block.iter_mut().enumerate() {
                 let qu = q * u[r];
                 for (s, e) in entries.iter_mut().enumerate() {
@@ -513,9 +519,13 @@ mod tests {
         let root = DMatrix::from_fn(7, 7, |i, j| ((3 * i + j) as f64 * 0.29).cos() / (1 + i) as f64);
         let (cov, mu) = (&root * root.transpose(), DVector::from_fn(7, |i, _| (i as f64).sqrt() - 1.1));
         let start = DMatrix::from_fn(6, 6, |i, j| ((i * j) as f64 * 0.17).sin());
-        // Square runs of one to four (the fixed-size path) and others (the general one).
+        // Runs of one to four rows on as many or twice as many columns (the fixed-size path) and
+        // others (the general one).
         let runs = [
-            (1, vec![0usize, 1], vec![2usize, 3]),
+            (6, vec![2usize, 5], vec![0usize, 1, 3, 6]),
+            (4, vec![5], vec![1, 6]),
+            (8, vec![0, 3, 5], vec![0, 1, 2, 4, 5, 6]),
+            (1, vec![0, 1], vec![2, 3]),
             (12, vec![4, 1, 2], vec![0, 3, 5, 6]),
             (9, vec![3], vec![6]),
             (7, vec![5, 0, 2], vec![1, 4, 6]),

@@ -1,7 +1,8 @@
 //! The propagation of [`RoundMaps::propagate`](super::RoundMaps::propagate) for a round that
 //! changes a few rows of the state only: a client's local step that rewrites its own block and
 //! reads the server's, with a dense base map (the step pulls the block towards the server's
-//! model even when no sample is drawn), while every other coordinate passes through unchanged.
+//! model even when no sample is drawn) or a diagonal one (the same step on the block's offset from
+//! the server's model), while every other coordinate passes through unchanged.
 //!
 //! Let `R` be the rows where the round differs from the identity: a row of `A0` other than `e_r`,
 //! a non-zero `c0[r]`, or a row a component writes. Outside `R` the round copies the state, so
@@ -132,20 +133,51 @@ fn product(a: &DMatrix<f64>, b: &DMatrix<f64>, out: &mut DMatrix<f64>) {
     product_into(a, b.as_slice(), b.ncols(), out.as_mut_slice());
 }
 
-impl ChangedRows {
-    /// The rows where the round `z' = a0 z + c0 + sum_i delta_i (A_i z + b_i + W_i xi_i)` is not
-    /// the identity, and its maps there; `terms` are the components' terms on their rows.
-    pub fn new(a0: &DMatrix<f64>, c0: &DVector<f64>, a_sum: &DMatrix<f64>, b_sum: &DVector<f64>, noise_cov: &DMatrix<f64>, terms: &[Term]) -> Self {
-        let dim = a0.nrows();
-        let mut changed: Vec<bool> =
-            (0..dim).map(|r| c0[r] != 0.0 || a0.row(r).iter().enumerate().any(|(k, x)| *x != if k == r { 1.0 } else { 0.0 })).collect();
+/// `R` and `K` of a round (see [`ChangedRows`]), before its maps are gathered.
+#[derive(Debug, Clone)]
+pub(super) struct Extent {
+    rows: Vec<usize>,
+    cols: Vec<usize>,
+}
+
+impl Extent {
+    /// The rows where the round `z' = A0 z + c0 + sum_i delta_i (A_i z + b_i + W_i xi_i)` is not
+    /// the identity (`a0(r, c)` is the entry of `A0`), and the columns they read.
+    pub fn of(a0: &dyn Fn(usize, usize) -> f64, c0: &DVector<f64>, a_sum: &DMatrix<f64>, terms: &[Term]) -> Self {
+        let dim = c0.len();
+        let mut changed: Vec<bool> = (0..dim).map(|r| c0[r] != 0.0 || (0..dim).any(|k| a0(r, k) != if k == r { 1.0 } else { 0.0 })).collect();
         for t in terms {
             for &r in t.rows {
                 changed[r] = true;
             }
         }
         let rows: Vec<usize> = (0..dim).filter(|r| changed[*r]).collect();
-        let mut at = vec![0; dim];
+        let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0(r, c) != 0.0 || a_sum[(r, c)] != 0.0)).collect();
+        Self { rows, cols }
+    }
+
+    /// Flops of one round on these rows and columns: the two `|R| x |K|` by `|K| x D` products
+    /// and the copy of `C` (in place, [`ChangedRows::propagate_in_place`], there is no copy).
+    pub fn flops(&self, dim: usize) -> f64 {
+        let (r, k, d) = (self.rows.len() as f64, self.cols.len() as f64, dim as f64);
+        4.0 * r * k * d + d * d
+    }
+}
+
+impl ChangedRows {
+    /// The round's maps on the rows and columns of `extent` ([`Extent::of`] the same maps);
+    /// `terms` are the components' terms on their rows.
+    pub fn new(
+        extent: Extent,
+        a0: &dyn Fn(usize, usize) -> f64,
+        c0: &DVector<f64>,
+        a_sum: &DMatrix<f64>,
+        b_sum: &DVector<f64>,
+        noise_cov: &DMatrix<f64>,
+        terms: &[Term],
+    ) -> Self {
+        let Extent { rows, cols } = extent;
+        let mut at = vec![0; c0.len()];
         for (k, &r) in rows.iter().enumerate() {
             at[r] = k;
         }
@@ -158,11 +190,9 @@ impl ChangedRows {
                 (None, _) => groups.push(OwnGroup::Term(RowTerm { at, cols: t.cols.to_vec(), a: t.a.clone(), b: t.b.clone() })),
             }
         }
-        let cols: Vec<usize> = (0..dim).filter(|&c| rows.iter().any(|&r| a0[(r, c)] != 0.0 || a_sum[(r, c)] != 0.0)).collect();
-        let gather = |m: &DMatrix<f64>| DMatrix::from_fn(rows.len(), cols.len(), |k, l| m[(rows[k], cols[l])]);
-        let (a0_r, abar_r) = (gather(a0), gather(a_sum));
+        let (a0_r, abar_r) =
+            (DMatrix::from_fn(rows.len(), cols.len(), |k, l| a0(rows[k], cols[l])), DMatrix::from_fn(rows.len(), cols.len(), |k, l| a_sum[(rows[k], cols[l])]));
         Self {
-            cols,
             a0_t: a0_r.transpose(),
             abar_t: abar_r.transpose(),
             a0: a0_r,
@@ -171,15 +201,9 @@ impl ChangedRows {
             b_sum: DVector::from_fn(rows.len(), |k, _| b_sum[rows[k]]),
             noise_cov: DMatrix::from_fn(rows.len(), rows.len(), |k, l| noise_cov[(rows[k], rows[l])]),
             rows,
+            cols,
             terms: groups,
         }
-    }
-
-    /// Flops of one round: the two `|R| x |K|` by `|K| x D` products and the copy of `C` (in
-    /// place, [`ChangedRows::propagate_in_place`], there is no copy).
-    pub fn flops(&self, dim: usize) -> f64 {
-        let (r, k, d) = (self.rows.len() as f64, self.cols.len() as f64, dim as f64);
-        4.0 * r * k * d + d * d
     }
 
     /// One round (the module's formula) in place: every product reads the moments before the
