@@ -51,8 +51,10 @@ pub mod engine {
     pub const UNIT_MODULUS: f64 = super::RELATIVE_IDENTITY;
 
     /// A direction `l` is exactly conserved by every round when the singular value of
-    /// `(I - A_eff)^T` it belongs to and its lifts `|l^T A0 - l^T|`, `|l^T c0|`, `|l^T A_i|`,
-    /// `|l^T b_i|`, `|l^T W_i|` are all at most `CONSERVED_DIRECTION * max(||A_eff||_max, 1)`.
+    /// `(I - A_eff)^T` it belongs to and its linear lifts `|l^T A0 - l^T|`, `|l^T A_i|` are at
+    /// most `CONSERVED_DIRECTION * max(||A_eff||_max, 1)` (dimensionless maps), and its offsets
+    /// `|l^T c0|`, `|l^T b_i| + |l^T W_i|` at most `CONSERVED_DIRECTION` times the largest entry of
+    /// `c0`, `b_i`, `W_i` (their own units, however small).
     /// A few orders above the rounding of an SVD at that scale (`~ d * f64::EPSILON`), so that a
     /// conservation law of the method (a control variate's sum) is found; a direction that leaks
     /// more than this is treated as an ordinary mode.

@@ -68,7 +68,7 @@ fn list_conditions_and_search_see_a_card_defined_claim() {
         "0",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("LOCAL-SGD: admissible gamma <= 0.025, eta_u >= 1"), "{stdout}");
+    assert!(stdout.contains("LOCAL-SGD: admissible gamma <= 0.025, eta_u = 1"), "{stdout}");
     assert!(stdout.contains("[ok] gamma <= 1/(8*L*K)") && stdout.contains("bound = "), "{stdout}");
     let dir = out_dir();
     let out = dir.path().to_str().expect("utf-8 path");
@@ -89,11 +89,31 @@ fn conditions_prints_a_strict_limit_as_strict() {
     let given = ["--n", "10", "--m", "10", "--k", "5", "--rounds", "100", "--l", "1", "--f0", "2", "--b2", "1", "--sigma-u2", "1", "--du", "4", "--dv", "0"];
     let (code, stdout, stderr) = run(&[&["conditions", "--card", card, "--claim", "LOCAL-SGD"][..], &given].concat());
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("LOCAL-SGD: admissible gamma < 0.025, eta_u >= 1"), "{stdout}");
+    assert!(stdout.contains("LOCAL-SGD: admissible gamma < 0.025, eta_u = 1"), "{stdout}");
     assert!(stdout.contains(": applicable") && stdout.contains("[ok] gamma < 1/(8*L*K)"), "{stdout}");
     let (code, stdout, stderr) = run(&[&["conditions", "--card", card, "--claim", "LOCAL-SGD", "--gamma", "0.025"][..], &given].concat());
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("NOT applicable") && stdout.contains("[FAIL] gamma < 1/(8*L*K): given 0.025 >= required 0.025"), "{stdout}");
+}
+
+/// An outer step's limit is printed with its own relation: the card's prescribed `eta_u = 1` as
+/// `=`, and a strict `eta_u > 1` as `>`, checked just inside it; `eta_u` at the limit fails. (Both
+/// had been printed `eta_u >= 1`.)
+#[test]
+fn conditions_prints_an_outer_step_limit_with_its_relation() {
+    let given = ["--n", "10", "--m", "10", "--k", "5", "--rounds", "100", "--l", "1", "--f0", "2", "--b2", "1", "--sigma-u2", "1", "--du", "4", "--dv", "0"];
+    let strict = card_with("conditions = [\"eta_u = 1\", \"gamma <= 1/(8*L*K)\"]", "conditions = [\"eta_u > 1\", \"gamma <= 1/(8*L*K)\"]");
+    let card = strict.path().to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = run(&[&["conditions", "--card", card, "--claim", "LOCAL-SGD"][..], &given].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("LOCAL-SGD: admissible gamma <= 0.025, eta_u > 1, eta_v >= 1"), "{stdout}");
+    assert!(stdout.contains(": applicable") && stdout.contains("[ok] eta_u > 1"), "{stdout}");
+    let (code, stdout, stderr) = run(&[&["conditions", "--card", card, "--claim", "LOCAL-SGD", "--eta-u", "1"][..], &given].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("NOT applicable") && stdout.contains("[FAIL] eta_u > 1"), "{stdout}");
+    let (code, stdout, stderr) = run(&[&["conditions", "--card", EXAMPLE, "--claim", "LOCAL-SGD"][..], &given].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("LOCAL-SGD: admissible gamma <= 0.025, eta_u = 1, eta_v >= 1"), "{stdout}");
 }
 
 /// The example card with one formula replaced.

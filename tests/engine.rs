@@ -782,3 +782,51 @@ fn rank_one_factors_give_the_probed_moments_on_every_path() {
         }
     }
 }
+
+/// A round that halves its first coordinate and leaves the second to a drift `drift` and a noise
+/// of size `noise`: `z' = (z_0 / 2, z_1 + drift + noise xi)`. The second coordinate's linear part
+/// is the identity, so it is a conserved direction only when both are exactly 0.
+struct DriftRound {
+    drift: f64,
+    noise: f64,
+}
+
+impl RandomAffineRound for DriftRound {
+    fn state_dim(&self) -> usize {
+        2
+    }
+    fn components(&self) -> usize {
+        1
+    }
+    fn noise_per_component(&self) -> usize {
+        1
+    }
+    fn apply(&self, z: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        let mut next = DVector::from_vec(vec![0.5 * z[0], z[1]]);
+        for (j, _) in active.iter().enumerate() {
+            next[1] += self.drift + self.noise * noise[j];
+        }
+        next
+    }
+}
+
+/// A coordinate that the round's linear part keeps but a drift or a noise moves has no steady
+/// state at any scale: its mean or variance grows every round. The offsets are judged against
+/// their own scale, not the unit one of the linear maps (a drift or noise of `1e-12` had passed
+/// as "conserved" under a tolerance of `1e-9` at the maps' scale). Control: with neither, the
+/// coordinate is conserved and the steady state exists.
+#[test]
+fn a_drift_or_noise_of_any_scale_on_a_kept_coordinate_has_no_steady_state() {
+    use fedbounds::engine::stationary_moments;
+    let inc = InclusionMoments::without_replacement(1, 1);
+    let start = Moments::point(DVector::from_vec(vec![1.0, 0.25]));
+    for scale in [1.0, 1e-12, 1e-30] {
+        for (drift, noise) in [(scale, 0.0), (0.0, scale), (scale, scale)] {
+            let maps = RoundMaps::probe(&DriftRound { drift, noise });
+            assert!(stationary_moments(&maps, &inc, &start).is_none(), "drift {drift:e}, noise {noise:e}: no steady state");
+        }
+    }
+    let maps = RoundMaps::probe(&DriftRound { drift: 0.0, noise: 0.0 });
+    let steady = stationary_moments(&maps, &inc, &start).expect("a conserved coordinate and a contracting one");
+    assert!(steady.mean[0].abs() < 1e-15 && (steady.mean[1] - 0.25).abs() < 1e-15, "{steady:?}");
+}

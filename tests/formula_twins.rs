@@ -89,10 +89,10 @@ fn at_admissible(x: ClaimInputs, rng: &mut ChaCha8Rng) -> ClaimInputs {
     let c = claims[rng.gen_range(0..claims.len())];
     let adm = c.admissible(&x);
     let gamma = adm.gamma.value();
-    if !(gamma.is_finite() && gamma > 0.0 && adm.eta_u_min.is_finite()) {
+    if !(gamma.is_finite() && gamma > 0.0 && adm.eta_u.value().is_finite()) {
         return x;
     }
-    let (eta_u, eta_v) = (adm.eta_u_min.max(1e-3), adm.eta_v_min.max(1e-3));
+    let (eta_u, eta_v) = (adm.eta_u.value().max(1e-3), adm.eta_v.value().max(1e-3));
     ClaimInputs { gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v, ..x }
 }
 
@@ -140,11 +140,11 @@ fn ccyw_bounds_and_conditions_agree_with_their_card_formulas() {
             );
             if x.du > 0 {
                 let e = f.limit_of("eta_u", false, &v).map(|e| e.admissible(false)).unwrap_or(f64::NAN);
-                assert!(fedbounds::formula::twin::agree(e, adm.eta_u_min, 0.0), "{}: admissible eta_u {} vs the card's {e}", c.id(), adm.eta_u_min);
+                assert!(fedbounds::formula::twin::agree(e, adm.eta_u.value(), 0.0), "{}: admissible eta_u {:?} vs the card's {e}", c.id(), adm.eta_u);
             }
             if x.dv > 0 {
                 let e = f.limit_of("eta_v", false, &v).map(|e| e.admissible(false)).unwrap_or(f64::NAN);
-                assert!(fedbounds::formula::twin::agree(e, adm.eta_v_min, 0.0), "{}: admissible eta_v {} vs the card's {e}", c.id(), adm.eta_v_min);
+                assert!(fedbounds::formula::twin::agree(e, adm.eta_v.value(), 0.0), "{}: admissible eta_v {:?} vs the card's {e}", c.id(), adm.eta_v);
             }
         }
     }

@@ -803,17 +803,28 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
         return Vec::new();
     };
     let Some(v_t) = svd.v_t else { return Vec::new() };
-    let scale = a_eff.amax().max(1.0);
-    let tol = prec::engine::CONSERVED_DIRECTION * scale;
-    let lift = |c: &ComponentTerm, l: &DVector<f64>| -> f64 {
-        // ||l^T A_i|| + |l^T b_i| + ||l^T W_i|| on the client's rows.
-        let lr = DVector::from_fn(c.rows.len(), |r, _| l[c.rows[r]]);
-        (c.a.transpose() * &lr).amax() + c.b.dot(&lr).abs() + (c.w.transpose() * &lr).amax()
+    // The linear maps are dimensionless: `I - A_eff` has the identity's scale 1 at least.
+    let tol = prec::engine::CONSERVED_DIRECTION * a_eff.amax().max(1.0);
+    // The offsets `c0`, `b_i` and the noise `W_i` carry the state's units: a drift or noise along
+    // `l` is judged against their own scale, however small (at `1e-12` a drift had passed the
+    // maps' tolerance and a random walk was given a steady state).
+    let offsets = maps.clients.iter().map(|c| c.b.amax().max(c.w.amax())).fold(maps.c0.amax(), f64::max);
+    let offset_tol = prec::engine::CONSERVED_DIRECTION * offsets;
+    let on_rows = |c: &ComponentTerm, l: &DVector<f64>| DVector::from_fn(c.rows.len(), |r, _| l[c.rows[r]]);
+    // ||l^T A_i|| on the client's rows; |l^T b_i| + ||l^T W_i||.
+    let linear = |c: &ComponentTerm, l: &DVector<f64>| (c.a.transpose() * on_rows(c, l)).amax();
+    let offset = |c: &ComponentTerm, l: &DVector<f64>| {
+        let lr = on_rows(c, l);
+        c.b.dot(&lr).abs() + (c.w.transpose() * &lr).amax()
     };
     (0..d)
         .filter(|&j| svd.singular_values[j] <= tol)
         .map(|j| v_t.row(j).transpose())
-        .filter(|l| (a0.transpose() * l - l).amax() <= tol && l.dot(&maps.c0).abs() <= tol && maps.clients.iter().all(|c| lift(c, l) <= tol))
+        .filter(|l| {
+            (a0.transpose() * l - l).amax() <= tol
+                && l.dot(&maps.c0).abs() <= offset_tol
+                && maps.clients.iter().all(|c| linear(c, l) <= tol && offset(c, l) <= offset_tol)
+        })
         .collect()
 }
 

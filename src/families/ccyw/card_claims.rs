@@ -15,7 +15,7 @@ use crate::formula::user::{compile_card_claims, FormulaClaim, UserClaim, UserCla
 use crate::formula::{CompareSpec, Limit};
 
 use super::algorithm::AlgorithmKind;
-use super::claims::{self as builtin, AdmissibleSteps, Claim, ClaimInputs, GammaRule, Metric};
+use super::claims::{self as builtin, AdmissibleSteps, Claim, ClaimInputs, EtaRule, GammaRule, Metric};
 use super::formulas::{METRICS, SYMBOLS};
 
 /// What this family accepts in a card-defined claim.
@@ -78,13 +78,13 @@ impl Claim for CardClaim {
             Some(Limit::Strict(g)) => GammaRule::Below(g),
             None => GammaRule::AtMost(f64::INFINITY),
         };
-        let eta = |name: &str| f.limit_of(name, false, &v).map_or(1.0, |e| e.admissible(false));
-        AdmissibleSteps { gamma, eta_u_min: eta("eta_u"), eta_v_min: eta("eta_v") }
-    }
-    fn eta_prescribed(&self, x: &ClaimInputs) -> (bool, bool) {
-        let v = SYMBOLS.values(x);
-        let exact = |name: &str| self.claim.claim.formulas.limit_of(name, false, &v).is_some_and(Limit::is_exact);
-        (exact("eta_u"), exact("eta_v"))
+        let eta = |name: &str| match f.limit_of(name, false, &v) {
+            Some(Limit::Exactly(e)) => EtaRule::Exactly(e),
+            Some(Limit::Inclusive(e)) => EtaRule::AtLeast(e),
+            Some(Limit::Strict(e)) => EtaRule::Above(e),
+            None => EtaRule::AtLeast(1.0),
+        };
+        AdmissibleSteps { gamma, eta_u: eta("eta_u"), eta_v: eta("eta_v") }
     }
 }
 

@@ -159,8 +159,8 @@ pub fn resolve_params(s: &Scenario, inst: &QuadraticInstance, c: &ProblemConstan
         }
     };
     let admissible_gamma = |steps: &AdmissibleSteps| steps.gamma.value();
-    let eta_u = resolve("eta_u", &a.eta_u, &|steps| steps.eta_u_min)?;
-    let eta_v = resolve("eta_v", &a.eta_v, &|steps| steps.eta_v_min)?;
+    let eta_u = resolve("eta_u", &a.eta_u, &|steps| steps.eta_u.value())?;
+    let eta_v = resolve("eta_v", &a.eta_v, &|steps| steps.eta_v.value())?;
     let (gamma_u, gamma_v) = match (&a.gamma, &a.gamma_u, &a.gamma_v) {
         (Some(gamma), _, _) => {
             let gamma = resolve("gamma", gamma, &admissible_gamma)?;

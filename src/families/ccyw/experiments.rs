@@ -198,7 +198,7 @@ pub fn curve(s: &Setting) -> Result<Curve> {
         OuterSteps::Smallest => ((s.m as f64).sqrt(), (n as f64 / s.m as f64).sqrt()),
         OuterSteps::Theorem311 => {
             let admissible = CcywClaim::Theorem311 { literal_b0: false }.admissible(&base);
-            (admissible.eta_u_min, admissible.eta_v_min)
+            (admissible.eta_u.value(), admissible.eta_v.value())
         }
     };
     let params = RoundConfig { k: s.k, m: s.m, gamma_u: s.gamma / eta_u, gamma_v: s.gamma / eta_v, eta_u, eta_v }.check(n)?;

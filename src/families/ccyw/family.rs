@@ -517,8 +517,8 @@ struct ClaimAtSteps {
 impl ClaimAtSteps {
     fn new(claim: &'static dyn Claim, base: &ClaimInputs, steps: GivenSteps) -> Self {
         let admissible = claim.admissible(base);
-        let eta_u = steps.eta_u.unwrap_or(admissible.eta_u_min);
-        let eta_v = steps.eta_v.unwrap_or(admissible.eta_v_min);
+        let eta_u = steps.eta_u.unwrap_or(admissible.eta_u.value());
+        let eta_v = steps.eta_v.unwrap_or(admissible.eta_v.value());
         let gamma = steps.gamma.unwrap_or(admissible.gamma.value());
         let x = ClaimInputs { gamma_u: gamma / eta_u, gamma_v: gamma / eta_v, eta_u, eta_v, ..*base };
         let checks = claim.checks(&x);
@@ -543,7 +543,7 @@ impl ClaimAtSteps {
     fn write_text(&self, text: &mut String) {
         let adm = &self.admissible;
         let gamma_word = adm.gamma.describe();
-        text.push_str(&format!("{}: admissible {gamma_word}, eta_u >= {}, eta_v >= {}\n", self.claim.id(), fmt_num(adm.eta_u_min), fmt_num(adm.eta_v_min)));
+        text.push_str(&format!("{}: admissible {gamma_word}, {}, {}\n", self.claim.id(), adm.eta_u.describe("eta_u"), adm.eta_v.describe("eta_v")));
         text.push_str(&format!(
             "  at gamma = {}, eta_u = {}, eta_v = {}: {}\n",
             fmt_num(self.gamma),

@@ -51,7 +51,7 @@ use crate::families::ccyw::card::{AlgorithmSpec, EstimatorChoice, InstanceSource
 use crate::families::ccyw::check::{self, CheckOptions, Prepared, Selection};
 use crate::families::ccyw::claims::lemmas::{evaluate_lemma, sides_ratio};
 pub use crate::families::ccyw::claims::LemmaClaim;
-use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, GammaRule, Metric};
+use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, EtaRule, GammaRule, Metric};
 use crate::families::ccyw::exact::exact_metric_series;
 use crate::families::ccyw::lemma_estimates::check_quantities;
 use crate::families::ccyw::problem::{Coupling, InstanceSpec};
@@ -94,12 +94,6 @@ impl Target {
         match self {
             Target::Bound(c) => c.admissible(x),
             Target::Lemma(l) => l.admissible(x),
-        }
-    }
-    fn eta_prescribed(&self, x: &ClaimInputs) -> (bool, bool) {
-        match self {
-            Target::Bound(c) => c.eta_prescribed(x),
-            Target::Lemma(_) => (false, false),
         }
     }
     /// Whether its conditions bound the knob's steps at `x` (a bound claim's are always
@@ -317,9 +311,8 @@ pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -
     let constants = crate::families::ccyw::problem::ProblemConstants::compute(&instance)?;
     let inputs = check::base_inputs(&instance, &constants, k, m, rounds);
     let admissible = claim.admissible(&inputs);
-    let (u_exact, v_exact) = claim.eta_prescribed(&inputs);
-    let eta_u = admissible.eta_u_min * if u_exact { 1.0 } else { 10f64.powf(x[11]) };
-    let eta_v = admissible.eta_v_min * if v_exact { 1.0 } else { 10f64.powf(x[12]) };
+    let eta = |rule: EtaRule, knob: f64| rule.value() * if rule.is_exact() { 1.0 } else { 10f64.powf(knob) };
+    let (eta_u, eta_v) = (eta(admissible.eta_u, x[11]), eta(admissible.eta_v, x[12]));
     let gamma = match claim.admissible(&ClaimInputs { eta_u, eta_v, ..inputs }).gamma {
         GammaRule::Exactly(g) => g,
         rule @ (GammaRule::AtMost(_) | GammaRule::Below(_)) => rule.value() * 10f64.powf(lerp(-3.0, 0.0, x[10])),

@@ -307,19 +307,17 @@ impl Claim for CcywClaim {
         let b2 = Self::b2_or_infinite(x);
         let k = x.k as f64;
         match self {
-            CcywClaim::Theorem37 => AdmissibleSteps { gamma: GammaRule::AtMost(1.0 / (32.0 * x.l * k)), eta_u_min: sqrt(m), eta_v_min: sqrt(n / m) },
-            CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial | CcywClaim::SpecialParallelSgd => AdmissibleSteps {
-                gamma: GammaRule::Exactly(corollary_3_8_gamma(x, b2)),
-                eta_u_min: sqrt(m).max(sqrt(b2 * x.t as f64 / (x.l * x.f0))),
-                eta_v_min: sqrt(n / m),
-            },
-            CcywClaim::Theorem311 { literal_b0 } => AdmissibleSteps {
-                gamma: GammaRule::AtMost(1.0 / (84.0 * x.l * k)),
-                eta_u_min: theorem_3_11_eta_u_min(x, if *literal_b0 { x.b0_literal } else { x.b0 }),
-                eta_v_min: 1.0,
-            },
+            CcywClaim::Theorem37 => AdmissibleSteps::at_least(GammaRule::AtMost(1.0 / (32.0 * x.l * k)), sqrt(m), sqrt(n / m)),
+            CcywClaim::Corollary38 | CcywClaim::SpecialFedAvgPartial | CcywClaim::SpecialParallelSgd => {
+                AdmissibleSteps::at_least(GammaRule::Exactly(corollary_3_8_gamma(x, b2)), sqrt(m).max(sqrt(b2 * x.t as f64 / (x.l * x.f0))), sqrt(n / m))
+            }
+            CcywClaim::Theorem311 { literal_b0 } => AdmissibleSteps::at_least(
+                GammaRule::AtMost(1.0 / (84.0 * x.l * k)),
+                theorem_3_11_eta_u_min(x, if *literal_b0 { x.b0_literal } else { x.b0 }),
+                1.0,
+            ),
             CcywClaim::Theorem311Rate | CcywClaim::SpecialFedAvgFull => {
-                AdmissibleSteps { gamma: GammaRule::Exactly(theorem_3_11_rate_gamma(x)), eta_u_min: theorem_3_11_eta_u_min(x, x.b0), eta_v_min: 1.0 }
+                AdmissibleSteps::at_least(GammaRule::Exactly(theorem_3_11_rate_gamma(x)), theorem_3_11_eta_u_min(x, x.b0), 1.0)
             }
         }
     }

@@ -275,16 +275,14 @@ impl LemmaClaim for CcywLemma {
     }
     fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps {
         let (n, m, k, l) = (x.n as f64, x.m as f64, x.k as f64, x.l);
-        let free = |gamma: f64| AdmissibleSteps { gamma: GammaRule::AtMost(gamma), eta_u_min: 1.0, eta_v_min: 1.0 };
+        let free = |gamma: f64| AdmissibleSteps::at_least(GammaRule::AtMost(gamma), 1.0, 1.0);
         match self {
             CcywLemma::DriftFedAvgP { .. } => free(drift_gamma(x, 4.0)),
             CcywLemma::DriftScaffoldP => free(drift_gamma(x, 12.0)),
             CcywLemma::GradientSumBgd => free(unconditioned_gamma(x)),
-            CcywLemma::GradientSumFull => {
-                AdmissibleSteps { gamma: GammaRule::AtMost(1.0 / (8.0 * l * k)), eta_u_min: (x.t as f64).max(n.sqrt()), eta_v_min: 1.0 }
-            }
+            CcywLemma::GradientSumFull => AdmissibleSteps::at_least(GammaRule::AtMost(1.0 / (8.0 * l * k)), (x.t as f64).max(n.sqrt()), 1.0),
             CcywLemma::MemoryRecursion => {
-                AdmissibleSteps { gamma: GammaRule::AtMost((m / n.powf(2.0 / 3.0)).min(1.0) / (72.0 * l * k)), eta_u_min: m.sqrt(), eta_v_min: (n / m).sqrt() }
+                AdmissibleSteps::at_least(GammaRule::AtMost((m / n.powf(2.0 / 3.0)).min(1.0) / (72.0 * l * k)), m.sqrt(), (n / m).sqrt())
             }
         }
     }

@@ -143,15 +143,60 @@ impl GammaRule {
     }
 }
 
+/// Smallest admissible outer step (`eta_u` or `eta_v`) of a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum EtaRule {
+    /// Any `eta >= value`.
+    AtLeast(f64),
+    /// Any `eta > value` (a card's strict condition).
+    Above(f64),
+    /// `eta` must equal this value (a card's `eta = ...`).
+    Exactly(f64),
+}
+
+impl EtaRule {
+    /// The smallest admissible `eta`: the value, or just inside a strict limit
+    /// ([`crate::prec::strictly_inside`]).
+    pub fn value(&self) -> f64 {
+        match self {
+            EtaRule::AtLeast(x) | EtaRule::Exactly(x) => *x,
+            EtaRule::Above(x) => crate::prec::strictly_inside(*x, false),
+        }
+    }
+
+    /// Whether the step is prescribed rather than bounded below.
+    pub fn is_exact(&self) -> bool {
+        matches!(self, EtaRule::Exactly(_))
+    }
+
+    /// The rule as a condition on the step `name`, e.g. `eta_u > 3`.
+    pub fn describe(&self, name: &str) -> String {
+        let (relation, x) = match self {
+            EtaRule::AtLeast(x) => (">=", x),
+            EtaRule::Above(x) => (">", x),
+            EtaRule::Exactly(x) => ("=", x),
+        };
+        format!("{name} {relation} {}", crate::claim::fmt_num(*x))
+    }
+}
+
 /// Step sizes a claim admits, given the instance and `(n, m, K, T)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct AdmissibleSteps {
     /// Largest (or prescribed) `gamma`.
     pub gamma: GammaRule,
-    /// Smallest `eta_u`.
-    pub eta_u_min: f64,
-    /// Smallest `eta_v`.
-    pub eta_v_min: f64,
+    /// Smallest (or prescribed) `eta_u`.
+    pub eta_u: EtaRule,
+    /// Smallest (or prescribed) `eta_v`.
+    pub eta_v: EtaRule,
+}
+
+impl AdmissibleSteps {
+    /// Steps bounded by `gamma`, with `eta_u >= eta_u_min` and `eta_v >= eta_v_min`.
+    pub fn at_least(gamma: GammaRule, eta_u_min: f64, eta_v_min: f64) -> Self {
+        Self { gamma, eta_u: EtaRule::AtLeast(eta_u_min), eta_v: EtaRule::AtLeast(eta_v_min) }
+    }
 }
 
 /// An executable claim of this family: a bound on a metric of Table 1 for one algorithm, with
@@ -163,11 +208,6 @@ pub trait Claim: BoundClaim<Inputs = ClaimInputs> {
     fn metric(&self) -> Metric;
     /// Admissible step sizes at these inputs (`gamma_*`, `eta_*` of `x` are ignored).
     fn admissible(&self, x: &ClaimInputs) -> AdmissibleSteps;
-    /// Whether `eta_u`, `eta_v` are prescribed (equal to their admissible value, e.g. a claim
-    /// about plain averaging, `eta_u = 1`) rather than bounded below.
-    fn eta_prescribed(&self, _x: &ClaimInputs) -> (bool, bool) {
-        (false, false)
-    }
 }
 
 /// Every built-in claim, in report order (a card's own claims: `card_claims::Catalog`).

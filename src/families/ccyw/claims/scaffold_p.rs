@@ -156,6 +156,6 @@ impl Claim for ScaffoldClaim {
             ScaffoldClaim::Theorem45 => GammaRule::AtMost(theorem_4_5_gamma_max(x)),
             _ => GammaRule::Exactly(corollary_4_6_gamma(x)),
         };
-        AdmissibleSteps { gamma, eta_u_min: m.sqrt(), eta_v_min: (n / m).sqrt() }
+        AdmissibleSteps::at_least(gamma, m.sqrt(), (n / m).sqrt())
     }
 }
