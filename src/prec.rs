@@ -52,13 +52,21 @@ pub mod engine {
 
     /// A direction `l` is exactly conserved by every round when the singular value of
     /// `(I - A_eff)^T` it belongs to and its linear lifts `|l^T A0 - l^T|`, `|l^T A_i|` are at
-    /// most `CONSERVED_DIRECTION * max(||A_eff||_max, 1)` (dimensionless maps), and its offsets
-    /// `|l^T c0|`, `|l^T b_i| + |l^T W_i|` at most `CONSERVED_DIRECTION` times the largest entry of
-    /// `c0`, `b_i`, `W_i` (their own units, however small).
+    /// most `CONSERVED_DIRECTION * max(||A_eff||_max, 1)` (dimensionless maps), and each of its
+    /// offsets `l^T c0`, `l^T b_i`, `l^T w` (every column `w` of `W_i`) at most
+    /// `CONSERVED_DIRECTION * lean` times its own scale `||x||_max sum_r |l_r|` (the state's
+    /// units, however small), `lean = max(1, ||I - A_eff|| / gap)` for the smallest singular value `gap`
+    /// above the null ones (how far a computed null vector leans towards the slow modes), at
+    /// most [`CONSERVED_OFFSET_MAX`].
     /// A few orders above the rounding of an SVD at that scale (`~ d * f64::EPSILON`), so that a
     /// conservation law of the method (a control variate's sum) is found; a direction that leaks
     /// more than this is treated as an ordinary mode.
     pub const CONSERVED_DIRECTION: f64 = 1e-10;
+
+    /// The largest relative leak `|l^T x| / (||x||_max sum_r |l_r|)` of an offset along a conserved
+    /// direction, however ill-conditioned the maps ([`CONSERVED_DIRECTION`]): a drift or noise
+    /// that is not rounding is never read as conserved.
+    pub const CONSERVED_OFFSET_MAX: f64 = 1e-4;
 
     /// A conserved value `v = l^T mu0` is deterministic when
     /// `|l^T P0 l - v^2| <= CONSERVED_VALUE (1 + v^2)` (decides whether the fixed point is pinned
@@ -297,6 +305,7 @@ mod tests {
             ("engine::SCHUR_CONVERGENCE", engine::SCHUR_CONVERGENCE, 1e-12),
             ("engine::UNIT_MODULUS", engine::UNIT_MODULUS, 1e-9),
             ("engine::CONSERVED_DIRECTION", engine::CONSERVED_DIRECTION, 1e-10),
+            ("engine::CONSERVED_OFFSET_MAX", engine::CONSERVED_OFFSET_MAX, 1e-4),
             ("engine::CONSERVED_VALUE", engine::CONSERVED_VALUE, 1e-9),
             ("engine::PSEUDO_INVERSE_CUTOFF", engine::PSEUDO_INVERSE_CUTOFF, 1e-12),
             ("engine::QR_RANK_RATIO", engine::QR_RANK_RATIO, 1e-8),

@@ -783,12 +783,16 @@ fn rank_one_factors_give_the_probed_moments_on_every_path() {
     }
 }
 
-/// A round that halves its first coordinate and leaves the second to a drift `drift` and a noise
-/// of size `noise`: `z' = (z_0 / 2, z_1 + drift + noise xi)`. The second coordinate's linear part
-/// is the identity, so it is a conserved direction only when both are exactly 0.
+/// A round that halves its first coordinate, pulls it by `pull` (with no sample) and shakes it by
+/// `shake` (a second sample's noise), and leaves the second to a drift `drift` and a noise of size
+/// `noise` (the first sample's): `z' = (z_0 / 2 + pull + shake xi_0, z_1 + drift + noise xi_1)`.
+/// The second coordinate's linear part is the identity, so it is a conserved direction only when
+/// its drift and noise are 0.
 struct DriftRound {
     drift: f64,
     noise: f64,
+    pull: f64,
+    shake: f64,
 }
 
 impl RandomAffineRound for DriftRound {
@@ -796,15 +800,19 @@ impl RandomAffineRound for DriftRound {
         2
     }
     fn components(&self) -> usize {
-        1
+        2
     }
     fn noise_per_component(&self) -> usize {
         1
     }
     fn apply(&self, z: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
-        let mut next = DVector::from_vec(vec![0.5 * z[0], z[1]]);
-        for (j, _) in active.iter().enumerate() {
-            next[1] += self.drift + self.noise * noise[j];
+        let mut next = DVector::from_vec(vec![0.5 * z[0] + self.pull, z[1]]);
+        for (j, &i) in active.iter().enumerate() {
+            if i == 0 {
+                next[1] += self.drift + self.noise * noise[j];
+            } else {
+                next[0] += self.shake * noise[j];
+            }
         }
         next
     }
@@ -818,15 +826,20 @@ impl RandomAffineRound for DriftRound {
 #[test]
 fn a_drift_or_noise_of_any_scale_on_a_kept_coordinate_has_no_steady_state() {
     use fedbounds::engine::stationary_moments;
-    let inc = InclusionMoments::without_replacement(1, 1);
+    let inc = InclusionMoments::without_replacement(2, 2);
     let start = Moments::point(DVector::from_vec(vec![1.0, 0.25]));
     for scale in [1.0, 1e-12, 1e-30] {
         for (drift, noise) in [(scale, 0.0), (0.0, scale), (scale, scale)] {
-            let maps = RoundMaps::probe(&DriftRound { drift, noise });
-            assert!(stationary_moments(&maps, &inc, &start).is_none(), "drift {drift:e}, noise {noise:e}: no steady state");
+            // Alone, and beside an offset of 1 on the contracting coordinate (a constant pull or
+            // another sample's unit noise there), which must not lend the kept coordinate its
+            // scale.
+            for (pull, shake) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)] {
+                let maps = RoundMaps::probe(&DriftRound { drift, noise, pull, shake });
+                assert!(stationary_moments(&maps, &inc, &start).is_none(), "drift {drift:e}, noise {noise:e}, pull {pull}, shake {shake}: no steady state");
+            }
         }
     }
-    let maps = RoundMaps::probe(&DriftRound { drift: 0.0, noise: 0.0 });
+    let maps = RoundMaps::probe(&DriftRound { drift: 0.0, noise: 0.0, pull: 1.0, shake: 1.0 });
     let steady = stationary_moments(&maps, &inc, &start).expect("a conserved coordinate and a contracting one");
-    assert!(steady.mean[0].abs() < 1e-15 && (steady.mean[1] - 0.25).abs() < 1e-15, "{steady:?}");
+    assert!((steady.mean[0] - 2.0).abs() < 1e-14 && (steady.mean[1] - 0.25).abs() < 1e-15 && steady.cov[(1, 1)].abs() < 1e-15, "{steady:?}");
 }

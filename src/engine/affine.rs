@@ -531,8 +531,9 @@ impl RoundMaps {
     }
 
     /// The same maps, multiplying by `Abar` the given way.
-    /// `Structured` needs a diagonal `A0` and `Rows` a dense one; without it the maps keep their
-    /// blocks.
+    /// `Structured` needs a diagonal `A0`, and `Rows` a dense one or a diagonal one where the
+    /// rows cost fewer flops than the structured path (only then are they built); without them
+    /// the maps keep their blocks.
     pub fn with_products(mut self, products: Products) -> Self {
         let unavailable = match products {
             Products::Structured => self.structure.is_none(),
@@ -805,25 +806,35 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
     let Some(v_t) = svd.v_t else { return Vec::new() };
     // The linear maps are dimensionless: `I - A_eff` has the identity's scale 1 at least.
     let tol = prec::engine::CONSERVED_DIRECTION * a_eff.amax().max(1.0);
-    // The offsets `c0`, `b_i` and the noise `W_i` carry the state's units: a drift or noise along
-    // `l` is judged against their own scale, however small (at `1e-12` a drift had passed the
-    // maps' tolerance and a random walk was given a steady state).
-    let offsets = maps.clients.iter().map(|c| c.b.amax().max(c.w.amax())).fold(maps.c0.amax(), f64::max);
-    let offset_tol = prec::engine::CONSERVED_DIRECTION * offsets;
-    let on_rows = |c: &ComponentTerm, l: &DVector<f64>| DVector::from_fn(c.rows.len(), |r, _| l[c.rows[r]]);
-    // ||l^T A_i|| on the client's rows; |l^T b_i| + ||l^T W_i||.
-    let linear = |c: &ComponentTerm, l: &DVector<f64>| (c.a.transpose() * on_rows(c, l)).amax();
-    let offset = |c: &ComponentTerm, l: &DVector<f64>| {
+    // The offsets `c0`, `b_i` and the noise `W_i` carry the state's units: every product `l^T x`
+    // is judged against `x`'s own scale, `||x||_max sum_r |l_r|`, however small (a drift or
+    // noise of 1e-12 on a kept coordinate had passed a tolerance at the maps' scale, or at the
+    // largest offset of another vector, and a random walk was given a steady state). Within one
+    // vector a tiny entry beside a large one is not told from the probe's rounding there. A
+    // computed null vector leans towards the slowest other modes by about `||I - A_eff|| / gap`
+    // times the rounding ([`prec::engine::CONSERVED_OFFSET_MAX`] caps it).
+    let s = &svd.singular_values;
+    let gap = s.iter().copied().filter(|&x| x > tol).fold(f64::INFINITY, f64::min);
+    let lean = (s.max() / gap).max(1.0);
+    let relative = (prec::engine::CONSERVED_DIRECTION * lean).min(prec::engine::CONSERVED_OFFSET_MAX);
+    let vanishes = |l: &[f64], x: &[f64]| {
+        let (dot, weight, size) = l.iter().zip(x).fold((0.0, 0.0, 0.0_f64), |(d, w, m), (a, b)| (d + a * b, w + a.abs(), m.max(b.abs())));
+        dot.abs() <= relative * weight * size
+    };
+    let on_rows = |c: &ComponentTerm, l: &DVector<f64>| -> Vec<f64> { c.rows.iter().map(|&r| l[r]).collect() };
+    // ||l^T A_i|| on the client's rows (dimensionless); l^T b_i and l^T W_i column by column.
+    let linear = |c: &ComponentTerm, l: &DVector<f64>| (c.a.transpose() * DVector::from_vec(on_rows(c, l))).amax();
+    let offsets = |c: &ComponentTerm, l: &DVector<f64>| {
         let lr = on_rows(c, l);
-        c.b.dot(&lr).abs() + (c.w.transpose() * &lr).amax()
+        vanishes(&lr, c.b.as_slice()) && c.w.column_iter().all(|w| vanishes(&lr, &w.iter().copied().collect::<Vec<f64>>()))
     };
     (0..d)
         .filter(|&j| svd.singular_values[j] <= tol)
         .map(|j| v_t.row(j).transpose())
         .filter(|l| {
             (a0.transpose() * l - l).amax() <= tol
-                && l.dot(&maps.c0).abs() <= offset_tol
-                && maps.clients.iter().all(|c| linear(c, l) <= tol && offset(c, l) <= offset_tol)
+                && vanishes(l.as_slice(), maps.c0.as_slice())
+                && maps.clients.iter().all(|c| linear(c, l) <= tol && offsets(c, l))
         })
         .collect()
 }
