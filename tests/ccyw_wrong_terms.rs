@@ -7,7 +7,7 @@
 //! The CCYW claims with a tight scenario are per-round inequalities of the proofs (Lemma 3.6's two
 //! parts, Lemma 4.4), which a card cannot define (a card-defined claim bounds a metric), so each
 //! wrong formula is checked the way `check` checks the built-in lemma: the same run quantities
-//! (`check_quantities` over the first `min(T, 300)` rounds), the lemma's own conditions and
+//! (`check_quantities` over every round), the lemma's own conditions and
 //! rounds, and the same round-by-round verdict with intervals (`evaluate_lemma`), with the sides
 //! read from the formulas instead of the Rust.
 //!
@@ -30,13 +30,13 @@
 //!   21.7): none is caught, reaches 0.66 (`(1 - m/(4*n))*C_prev` = 12.3) and 0.50 (the gradient
 //!   term, 9.4); the noise term is zero (sigma = 0). Its right side is a sum of two comparable
 //!   parts, so halving either leaves it above C^t; with one of n clients sampled the slack tends
-//!   to 1 + 72/n only after several n rounds, past the 300 rounds a lemma is checked over.
+//!   to 1 + 72/n only after several n rounds, past the scenario's 300.
 //! - CCYW-L4.4 on this file's scenario of m = 208 of n = 16,000 clients (slack 1.38): the memory
 //!   term is caught (reach 1.32); the gradient and noise terms cannot be caught on any instance
 //!   the lemma admits (reach at most about 0.52, see the test).
 
 use fedbounds::families::ccyw::card::{embedded_cards, parse_scenario, Scenario};
-use fedbounds::families::ccyw::check::{claim_inputs, prepare, LEMMA_ROUNDS};
+use fedbounds::families::ccyw::check::{claim_inputs, prepare};
 use fedbounds::families::ccyw::claims::lemmas::{evaluate_lemma, CcywLemma, LemmaClaim};
 use fedbounds::families::ccyw::claims::{AdmissibleSteps, ClaimInputs, ConditionCheck, Reading};
 use fedbounds::families::ccyw::formulas::{LemmaRound, SYMBOLS};
@@ -127,7 +127,7 @@ fn halved_terms_on(lemma: CcywLemma, formula: &FormulaCard, s: &Scenario) -> Vec
     let scenario = s.name.as_str();
     let prepared = prepare(s).expect("the scenario builds");
     let alg = s.algorithm.kind.build(prepared.params);
-    let (q, estimator) = check_quantities(&prepared.instance, alg.as_ref(), s.rounds.min(LEMMA_ROUNDS), s.seed, s.replicates);
+    let (q, estimator) = check_quantities(&prepared.instance, alg.as_ref(), s.rounds, s.seed, s.replicates);
     let x = claim_inputs(&prepared.instance, &prepared.constants, &prepared.params, s.rounds);
     let as_lemma =
         |card: &FormulaCard| FormulaLemma { lemma, formulas: ClaimFormulas::compile(lemma.id(), card, SYMBOLS.symbols()).expect("the formulas compile") };

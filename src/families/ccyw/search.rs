@@ -25,7 +25,7 @@
 //! from the last round it was sampled, so it is no function of the state the exact engine
 //! propagates, and the sides are estimated as the lemma check estimates them, from
 //! [`LEMMA_SEARCH_REPLICATES`] seeded replicates (one when the run is deterministic) over the
-//! first `min(T, LEMMA_ROUNDS)` rounds (`T <= 100` here, so every round). The objective is
+//! every round (`T <= 100` here). The objective is
 //! `mean lhs_t / mean rhs_t`, largest over rounds: an *estimate*, deterministic for the seed and
 //! identical across thread counts. The verdict is the lemma check's on the instance with the
 //! largest estimate (Bonferroni intervals of `lhs_t - rhs_t`): an estimate above 1 counts as a
@@ -387,11 +387,11 @@ fn slack_ratio(verdict: VerdictKind, slack: Option<f64>) -> f64 {
 }
 
 /// The lemma check of `lemma` on `s` (its replicates, seed, confidence and first
-/// `min(T, LEMMA_ROUNDS)` rounds, as `check` runs it) with the steps `p`, and its estimated
+/// every round, as `check` runs it) with the steps `p`, and its estimated
 /// `observed / bound` ([`sides_ratio`]) from the same replicates.
 fn lemma_check(lemma: &dyn LemmaClaim, s: &Scenario, prepared: &Prepared, p: RoundParams, bound_scale: f64) -> (Evaluation, f64) {
     let alg = s.algorithm.kind.build(p);
-    let (q, estimator) = check_quantities(&prepared.instance, alg.as_ref(), s.rounds.min(check::LEMMA_ROUNDS), s.seed, s.replicates);
+    let (q, estimator) = check_quantities(&prepared.instance, alg.as_ref(), s.rounds, s.seed, s.replicates);
     let x = check::claim_inputs(&prepared.instance, &prepared.constants, &p, s.rounds);
     (evaluate_lemma(lemma, &x, &q, estimator, s.confidence, bound_scale), sides_ratio(lemma, &x, &q, bound_scale))
 }
