@@ -45,3 +45,29 @@ fn more_local_steps_never_cost_rounds_on_the_card_sweep() {
     // No sweep: nothing to compare.
     assert_eq!(evaluate_local_steps(&[], Vec::new(), 1.0).0.verdict, VerdictKind::NotApplicable);
 }
+
+/// `~every-eps` decides every error level between the start and the scenario's eps: on
+/// high-kappa-pole-band's model with low-r's lambda sweep the primary reading holds at eps 1e-8,
+/// while at lambda 0.02 K = 32 needs more rounds than K = 16 to an error near 1e-3, which the
+/// primary reading cannot see; at eps 1e-3 the primary reading itself fails there. Control: both
+/// hold on low-r, and rounds that fall with K at every level hold.
+#[test]
+fn every_error_level_catches_a_slower_k_that_one_eps_misses() {
+    let claims: Vec<_> = ALL.iter().copied().filter(|c| c.id.starts_with("CLUP-FIG2-K")).collect();
+    let verdicts = |s: &Scenario| {
+        let run = run_scenario(s, &claims, 1.0).unwrap();
+        let v = |id: &str| run.results.iter().find(|r| r.claim == id).expect("computed").evaluation.verdict;
+        (v("CLUP-FIG2-K"), v("CLUP-FIG2-K~every-eps"))
+    };
+    assert_eq!(verdicts(&scenario("low-r")), (VerdictKind::Holds, VerdictKind::Holds));
+    let mut s = scenario("high-kappa-pole-band");
+    s.lambda_sweep = scenario("low-r").lambda_sweep;
+    s.epsilon = 1e-8;
+    assert_eq!(verdicts(&s), (VerdictKind::Holds, VerdictKind::Violated));
+    s.epsilon = 1e-3;
+    assert_eq!(verdicts(&s).0, VerdictKind::Violated);
+    // Curves that fall faster with K reach every level no later.
+    let curves = fedbounds::families::clup::figures::k_curves(&[0.5], |_, k| (0..40).map(|t| 0.9f64.powi((t * k) as i32)).collect());
+    let eps = 0.9f64.powi(39);
+    assert_eq!(fedbounds::families::clup::figures::evaluate_every_eps(&curves, eps, Vec::new(), 1.0).0.verdict, VerdictKind::Holds);
+}

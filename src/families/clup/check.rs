@@ -644,23 +644,35 @@ fn init_state(inst: &Instance, init: &Init, lambda: f64) -> DVector<f64> {
 /// z~`: the deviation is never the difference of an iterate and the fixed point, which keeps only
 /// `eps ||z~||` of absolute accuracy (with `||z~||^2 = 1e7` an `eps = 1e-8` is below it).
 fn rounds_to_eps(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> f64 {
+    let curve = error_curve(inst, p, z0, eps);
+    match curve.last() {
+        Some(e) if e.is_nan() => f64::NAN,
+        Some(e) if *e <= eps => curve.len() as f64,
+        _ => f64::INFINITY,
+    }
+}
+
+/// The error `max(||w_t^(g) - w~^(g)||^2, max_i ||w_{t,0}^(i) - w~^(i)||^2)` at rounds `t = 1, 2,
+/// ...` (entry `t - 1`) as the rounds to an eps-solution iterate it, up to and including the first at most
+/// `eps`, a NaN, or [`SWEEP_ROUND_CAP`] rounds.
+pub fn error_curve(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> Vec<f64> {
     let a = alg1_linear_part(inst, p);
     let sol = inst.solve(p.lambda);
     let target = initial_state(&sol.global, &sol.locals);
     let d = inst.d;
     let mut dz = z0 - target;
-    for t in 1..=SWEEP_ROUND_CAP {
+    let mut curve = Vec::new();
+    for _ in 1..=SWEEP_ROUND_CAP {
         let g = dz.rows(0, d).norm_squared();
         let l = (0..inst.m()).map(|i| dz.rows((i + 1) * d, d).norm_squared()).fold(0.0, f64::max);
-        if g.is_nan() || l.is_nan() {
-            return f64::NAN;
-        }
-        if g <= eps && l <= eps {
-            return t as f64;
+        let e = if g.is_nan() || l.is_nan() { f64::NAN } else { g.max(l) };
+        curve.push(e);
+        if e.is_nan() || e <= eps {
+            break;
         }
         dz = &a * &dz;
     }
-    f64::INFINITY
+    curve
 }
 
 /// `V_1` of Theorem 2 from the first round of a trajectory.
@@ -897,10 +909,15 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
             let x = Inputs { batch: ball_scaling::checked_batch(sw, b) as f64, ..base_inputs(c.stat0, c.o) };
             Some(ball_scaling::evaluate(sw, ball_scaling::EXPONENT, claim.checks(&x), scale))
         }),
-        Statement::Figure2LocalSteps if !s.lambda_sweep.is_empty() => {
+        Statement::Figure2LocalSteps { every_eps: false } if !s.lambda_sweep.is_empty() => {
             let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
             let points = c.k_sweep.get_or_init(|| super::figures::k_sweep(&s.lambda_sweep, rounds));
             Some(super::figures::evaluate_local_steps(points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
+        }
+        Statement::Figure2LocalSteps { every_eps: true } if !s.lambda_sweep.is_empty() => {
+            let curve = |l: f64, k: usize| error_curve(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
+            let curves = super::figures::k_curves(&s.lambda_sweep, curve);
+            Some(super::figures::evaluate_every_eps(&curves, s.epsilon, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
         }
         Statement::Figure3Lambda { every_eps } if !s.lambda_sweep.is_empty() => {
             let study = c.figure3.get_or_init(|| super::figure3::study(c.inst(), &s.lambda_sweep, &|l| init_state(c.inst(), &s.init, l)));

@@ -84,8 +84,12 @@ pub enum Statement {
     /// L1251, L1320; [`super::ball_scaling`]).
     Theorem3BallSlope(BallAxis),
     /// Figure 2's statement (003:L264, L1399): the rounds to an eps-solution do not increase with
-    /// the local steps `K` ([`super::figures`]).
-    Figure2LocalSteps,
+    /// the local steps `K` ([`super::figures`]); `every_eps` reads it at every error level from
+    /// the start down to the scenario's `eps`.
+    Figure2LocalSteps {
+        /// "accelerate convergence" as the whole error curve: at every error level.
+        every_eps: bool,
+    },
     /// Figure 3's statement (003:L276, L284): for a target total error some lambda of FedCLUP
     /// needs the fewest rounds, and no personalization degree is fastest at every error level
     /// ([`super::figure3`]); `every_eps` reads the first half for every target.
@@ -222,7 +226,7 @@ const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every 
 pub const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
-pub const ALL: [ClupClaim; 46] = [
+pub const ALL: [ClupClaim; 47] = [
     ClupClaim { id: "CLUP-L1", title: "Lemma 1: mu_g, L_g, mu_l, L_l, L_w against the instance's curvatures", source: "003:L159; proof L918-951", metric: "extreme eigenvalues of the Moreau envelopes' Hessians lambda A_i (A_i + lambda I)^-1, of A_i + lambda I, and the norm of the prox Jacobian, over clients and the average F", kind: ClaimKind::Lemma, reading: "primary", why: "L of Assumption 1 as printed (per-sample); the constants are attained with the empirical-Hessian L", statement: Statement::Lemma1 },
     ClupClaim { id: "CLUP-T1", title: "Theorem 1: statistical error of the solution of (2), for every lambda >= 0", source: "003:L108-114; (70) L721; proof L452-725", metric: STAT_T1, kind: ClaimKind::Bound, reading: "primary", why: "rho^2/n in (70) (I-CLUP4), 16 rho^2 lambda/(mu^3 n) in the second branch (I-CLUP5), first branch +inf unless g(lambda) <= 1/(8 L^2) (I-CLUP6)", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false } },
     ClupClaim { id: "CLUP-T1~n2", title: "Theorem 1 with (70) as printed: rho^2/n^2", source: "003:L721", metric: STAT_T1, kind: ClaimKind::Bound, reading: "n2", why: "I-CLUP4: (70) prints 2 rho^2/n^2 where (52) has 2 rho^2/n", statement: Statement::Theorem1 { reading: T1Reading { n_squared: true, printed_four: false, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
@@ -265,7 +269,8 @@ pub const ALL: [ClupClaim; 46] = [
     ClupClaim { id: "CLUP-T3-REMARK~ball-at-steps", title: "Remark after Theorem 3 with Theorem 3's printed ball at the remark's steps", source: "003:L1251, L1316-1318", metric: "E||w_t^(g) - w~^(g)||^2 of Algorithm 2 at the remark's steps started at the solution, every round", kind: ClaimKind::Bound, reading: "ball-at-steps", why: "I-CLUP22: the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) at these steps is 2 (lambda+L)/(mu L (lambda+mu)) sigma^2/(B m) when the first eta is the smaller, at least 8 times the remark's closed form", statement: Statement::Theorem3Remark { at_steps: true } },
     ClupClaim { id: "CLUP-T3-BALL-M-SLOPE", title: "Theorem 3: the noise ball scales like 1/m: the log-log slope of Algorithm 2's floor against the number of clients is at most -1", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone) with every client repeated j = 1..8 times (m = j m_0), scenarios with m_0 = 2: least-squares slope of ln floor against ln m with its 99% Student-t interval", kind: ClaimKind::Lemma, reading: "primary", why: "the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) depends on m only through 1/m (mu_g, mu_l, sigma^2 and the steps are per client), and L194 reads it as the noise error scaling inversely with the number of clients: repeating each client keeps every other factor of the ball fixed, each copy drawing its own batches", statement: Statement::Theorem3BallSlope(BallAxis::Clients) },
     ClupClaim { id: "CLUP-T3-BALL-B-SLOPE", title: "Theorem 3: the noise ball scales like 1/B: the log-log slope of Algorithm 2's floor against the batch size is at most -1", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone), B = 1..8 below n: least-squares slope of ln floor against ln B with its 99% Student-t interval", kind: ClaimKind::Lemma, reading: "primary", why: "the ball and the text (L194, L1320) put the batch size in the denominator, O(1/(B m)); sampling without replacement shrinks the per-step variance by (n - B)/(B (n - 1)), a slope below -1", statement: Statement::Theorem3BallSlope(BallAxis::Batch) },
-    ClupClaim { id: "CLUP-FIG2-K", title: "Figure 2: more local updates accelerate convergence: the rounds to an eps-solution do not increase with K", source: "003:L264, L272, L1399", metric: "rounds of Algorithm 1 to an eps-solution at Corollary 2's gamma and eta, K in {1, 2, 4, 8, 16, 32}, every lambda of the scenario's sweep: rounds(K_{j+1}) <= rounds(K_j)", kind: ClaimKind::Lemma, reading: "primary", why: "'more local updates significantly accelerate convergence, reducing the reliance on frequent communication' (low personalization) and 'a limited effect' (high personalization): neither says more local steps cost rounds, so every pair is an ordering whose ties hold; the figure is empirical, so no step condition of Theorem 2 is required", statement: Statement::Figure2LocalSteps },
+    ClupClaim { id: "CLUP-FIG2-K", title: "Figure 2: more local updates accelerate convergence: the rounds to an eps-solution do not increase with K", source: "003:L264, L272, L1399", metric: "rounds of Algorithm 1 to an eps-solution at Corollary 2's gamma and eta, K in {1, 2, 4, 8, 16, 32}, every lambda of the scenario's sweep: rounds(K_{j+1}) <= rounds(K_j)", kind: ClaimKind::Lemma, reading: "primary", why: "'more local updates significantly accelerate convergence, reducing the reliance on frequent communication' (low personalization) and 'a limited effect' (high personalization): neither says more local steps cost rounds, so every pair is an ordering whose ties hold; the figure is empirical, so no step condition of Theorem 2 is required", statement: Statement::Figure2LocalSteps { every_eps: false } },
+    ClupClaim { id: "CLUP-FIG2-K~every-eps", title: "Figure 2 at every error level: more local updates do not cost rounds to any error between the start and the scenario's eps", source: "003:L264, L272, L1399", metric: super::figures::EVERY_EPS_METRIC, kind: ClaimKind::Lemma, reading: "every-eps", why: super::figures::EVERY_EPS, statement: Statement::Figure2LocalSteps { every_eps: true } },
     ClupClaim { id: "CLUP-FIG3-LAMBDA", title: "Figure 3: for a target total error a lambda of FedCLUP needs the fewest rounds, and no personalization degree is fastest at every error level", source: "003:L276, L284", metric: super::figure3::METRIC, kind: ClaimKind::Lemma, reading: "primary", why: super::figure3::PRIMARY, statement: Statement::Figure3Lambda { every_eps: false } },
     ClupClaim { id: "CLUP-FIG3-LAMBDA~every-eps", title: "Figure 3 at every target: a lambda of FedCLUP is at least as fast as LocalTrain and GlobalTrain at every total error", source: "003:L276", metric: super::figure3::METRIC, kind: ClaimKind::Lemma, reading: "every-eps", why: super::figure3::EVERY_EPS, statement: Statement::Figure3Lambda { every_eps: true } },
     ClupClaim { id: "CLUP-C2-K134", title: "Corollary 2's (134): K >= 2 + (lambda+L)/(lambda+mu) ln(1056 kappa^2) implies (132), (131) and (14) at gamma = 1/(2 L_g), eta = 1/(lambda+L)", source: "003:L1141-1164; L185", metric: "K_14 (the smallest K meeting (14)) against K, and (132), (133), (14) at K, at the scenario's lambda (K of Corollary 2) and every lambda of its sweep (K of (134)), draw 0's mu and per-sample L", kind: ClaimKind::Lemma, reading: "primary", why: "the proof's chain as printed: (131) is (14) at Corollary 2's steps, (133) bounds it by (132), and ln(1/x) >= 1 - x gives (134); (134) is the implication's condition, every link must hold where it is met; slack K/K_14", statement: Statement::Corollary2K134 },
@@ -364,7 +369,7 @@ impl BoundClaim for ClupClaim {
             | Statement::Theorem1 { .. }
             | Statement::Corollary1 { .. }
             | Statement::QMonotone
-            | Statement::Figure2LocalSteps
+            | Statement::Figure2LocalSteps { .. }
             | Statement::Figure3Lambda { .. }
             | Statement::Lemma2
             | Statement::Lemma3
@@ -423,7 +428,7 @@ impl BoundClaim for ClupClaim {
             | Statement::QMonotone
             | Statement::Theorem3BallScaling
             | Statement::Theorem3BallSlope(_)
-            | Statement::Figure2LocalSteps
+            | Statement::Figure2LocalSteps { .. }
             | Statement::Figure3Lambda { .. }
             | Statement::Corollary2K134
             | Statement::Lemma2

@@ -160,7 +160,7 @@ pub struct Study {
 }
 
 /// `min(c_0, ..., c_t)` for every `t`: non-increasing.
-fn running_minimum(curve: &[f64]) -> Vec<f64> {
+pub(super) fn running_minimum(curve: &[f64]) -> Vec<f64> {
     curve
         .iter()
         .scan(f64::INFINITY, |least, &e| {
@@ -172,7 +172,7 @@ fn running_minimum(curve: &[f64]) -> Vec<f64> {
 
 /// The first round with total error `<= eps` (`inf` past the horizon), from the curve's
 /// [`running_minimum`].
-fn rounds_to(least: &[f64], eps: f64) -> f64 {
+pub(super) fn rounds_to(least: &[f64], eps: f64) -> f64 {
     let t = least.partition_point(|e| *e > eps);
     if t < least.len() {
         t as f64

@@ -210,7 +210,7 @@ pub fn card_claim(entry: &ClaimCard) -> Result<ClupClaim> {
 }
 
 /// Claims without a formula, with the reason.
-pub const WITHOUT_FORMULA: [(&str, &str); 16] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 17] = [
     (
         "CLUP-T1~unguarded",
         "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
@@ -255,6 +255,7 @@ pub const WITHOUT_FORMULA: [(&str, &str); 16] = [
     ("CLUP-T3-BALL-M-SLOPE", "a slope fitted to Algorithm 2's noise floors over runs with m = 2..16 clients: a rate exponent over runs, not a bound of one point's inputs"),
     ("CLUP-T3-BALL-B-SLOPE", "a slope fitted to Algorithm 2's noise floors over runs with B = 1..8: a rate exponent over runs, not a bound of one point's inputs"),
     ("CLUP-FIG2-K", "compares the rounds measured at consecutive K of a sweep with each other: an ordering over runs, not a bound of the claim's inputs"),
+    ("CLUP-FIG2-K~every-eps", "compares the rounds measured at consecutive K of a sweep with each other at every error level: an ordering over runs, not a bound of the claim's inputs"),
     ("CLUP-FIG3-LAMBDA", "compares the rounds of LocalTrain, GlobalTrain and FedCLUP at each lambda of a sweep over targets: an ordering over runs, not a bound of the claim's inputs"),
     ("CLUP-FIG3-LAMBDA~every-eps", "compares the rounds of LocalTrain, GlobalTrain and FedCLUP at each lambda of a sweep over targets: an ordering over runs, not a bound of the claim's inputs"),
     ("CLUP-C2-K134", "compares the smallest integer K meeting (14), found by a search over K, with (134)'s ceiling: neither is a formula of the claim's inputs"),
