@@ -835,11 +835,57 @@ fn a_drift_or_noise_of_any_scale_on_a_kept_coordinate_has_no_steady_state() {
             // scale.
             for (pull, shake) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)] {
                 let maps = RoundMaps::probe(&DriftRound { drift, noise, pull, shake });
-                assert!(stationary_moments(&maps, &inc, &start).is_none(), "drift {drift:e}, noise {noise:e}, pull {pull}, shake {shake}: no steady state");
+                assert!(
+                    stationary_moments(&maps, &inc, &start).unwrap().is_none(),
+                    "drift {drift:e}, noise {noise:e}, pull {pull}, shake {shake}: no steady state"
+                );
             }
         }
     }
     let maps = RoundMaps::probe(&DriftRound { drift: 0.0, noise: 0.0, pull: 1.0, shake: 1.0 });
-    let steady = stationary_moments(&maps, &inc, &start).expect("a conserved coordinate and a contracting one");
+    let steady = stationary_moments(&maps, &inc, &start).unwrap().expect("a conserved coordinate and a contracting one");
     assert!((steady.mean[0] - 2.0).abs() < 1e-14 && (steady.mean[1] - 0.25).abs() < 1e-15 && steady.cov[(1, 1)].abs() < 1e-15, "{steady:?}");
+}
+
+/// `z' = z / 2 + xi` on `dim` coordinates, one sample of `dim` noises: the steady state is
+/// `mean 0, covariance (4/3) I`.
+struct HalvingRound {
+    dim: usize,
+}
+
+impl RandomAffineRound for HalvingRound {
+    fn state_dim(&self) -> usize {
+        self.dim
+    }
+    fn components(&self) -> usize {
+        1
+    }
+    fn noise_per_component(&self) -> usize {
+        self.dim
+    }
+    fn apply(&self, z: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        let mut next = z * 0.5;
+        if !active.is_empty() {
+            next += DVector::from_column_slice(noise);
+        }
+        next
+    }
+}
+
+/// The steady state's covariance system has `(D(D+1)/2)^2` entries: at `D = 200` about 9.7e9
+/// bytes a copy, which had been allocated (and aborted the process on a machine without them).
+/// It is bad input naming the state dimension, refused before anything is allocated. Control: a
+/// small state of the same round has its steady state.
+#[test]
+fn a_steady_state_too_large_for_memory_is_refused_not_allocated() {
+    use fedbounds::engine::{stationary_moments, stationary_system_bytes};
+    let inc = InclusionMoments::without_replacement(1, 1);
+    let dim = 200;
+    assert!(stationary_system_bytes(dim, 0) > fedbounds::error::MEMORY_LIMIT_BYTES);
+    let maps = RoundMaps::probe(&HalvingRound { dim });
+    let e = stationary_moments(&maps, &inc, &Moments::point(DVector::zeros(dim))).unwrap_err();
+    assert!(e.is_bad_input() && e.to_string().contains("state dimension D") && e.to_string().contains("GiB"), "{e}");
+    let maps = RoundMaps::probe(&HalvingRound { dim: 3 });
+    let steady = stationary_moments(&maps, &inc, &Moments::point(DVector::from_element(3, 1.0))).unwrap().expect("a contracting round");
+    assert!(steady.mean.amax() < 1e-14 && (&steady.cov - DMatrix::identity(3, 3) * (4.0 / 3.0)).amax() < 1e-13, "{steady:?}");
 }

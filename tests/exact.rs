@@ -202,7 +202,7 @@ fn stationary_moments_are_a_fixed_point_the_curve_reaches() {
         let inc = InclusionMoments::without_replacement(5, m);
         let maps = probe_round(&inst, alg);
         let m0 = initial_moments(&inst, alg);
-        let steady = stationary_moments(&maps, &inc, &m0).expect("a steady state exists");
+        let steady = stationary_moments(&maps, &inc, &m0).unwrap().expect("a steady state exists");
         let next = maps.propagate(&steady, &inc);
         let scale = steady.second_moment_scale().max(1.0);
         assert!((&next.mean - &steady.mean).amax() < 1e-12 * scale && (&next.cov - &steady.cov).amax() < 1e-12 * scale, "{}: not a fixed point", alg.name());

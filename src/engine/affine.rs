@@ -42,6 +42,7 @@ use super::design::{InclusionMoments, Outcome};
 use super::moments::{Moments, OwnTerm, OwnTerms, RankOne};
 use super::rows::{ChangedRows, Extent, Term};
 use super::structured::{Probed, Structure};
+use crate::error::Result;
 use crate::prec;
 
 /// A round whose outcome, for each set of active components and their noise, is affine in the
@@ -854,16 +855,44 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// were not consistent), is not finite, or its covariance is not PSD (`is_steady_state`). A fixed
 /// point of an expanding second-moment recursion would pass these checks; callers that run the
 /// recursion compare its end with the fixed point (the experiments' tests do).
-pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, m0: &Moments) -> Option<Moments> {
+///
+/// # Errors
+/// [`crate::error::Error::InvalidField`] naming the state dimension when the covariance system (its
+/// `D(D+1)/2` unknowns squared, held three times over: [`stationary_system_bytes`]) needs more
+/// than [`crate::error::MEMORY_LIMIT_BYTES`]: refused before it is allocated, first without the
+/// conserved directions' equations (before any work of order `D^3`), then with them.
+pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, m0: &Moments) -> Result<Option<Moments>> {
+    let fits = |conserved: usize| {
+        let what = format!("the steady state's covariance system at D = {} with {conserved} conserved directions", maps.dim);
+        crate::error::require_memory("the state dimension D", stationary_system_bytes(maps.dim, conserved), &what)
+    };
+    fits(0)?;
     let a0 = maps.base_matrix();
     let a_eff = &a0 + &maps.a_sum * inc.p;
     let conserved = conserved_directions(maps, &a0, &a_eff);
-    if non_contracting_modes(&a_eff)? > conserved.len() {
+    fits(conserved.len())?;
+    Ok(stationary_moments_with(maps, inc, m0, &a_eff, &conserved))
+}
+
+/// The bytes [`stationary_moments`] holds at once at state dimension `d` with `conserved`
+/// conserved directions: three copies (the system, its factors, a fallback SVD's) of its
+/// covariance system, `(u + conserved d) x u` numbers with `u = d(d+1)/2` unknowns; in `f64`, so
+/// that no size overflows.
+pub fn stationary_system_bytes(d: usize, conserved: usize) -> f64 {
+    let (d, k) = (d as f64, conserved as f64);
+    let unknowns = d * (d + 1.0) / 2.0;
+    3.0 * 8.0 * (unknowns + k * d) * unknowns
+}
+
+/// [`stationary_moments`] once its memory is known to fit, from `A_eff = A0 + p Abar` and the
+/// conserved directions.
+fn stationary_moments_with(maps: &RoundMaps, inc: &InclusionMoments, m0: &Moments, a_eff: &DMatrix<f64>, conserved: &[DVector<f64>]) -> Option<Moments> {
+    if non_contracting_modes(a_eff)? > conserved.len() {
         return None;
     }
-    let values = conserved_values(&conserved, m0)?;
-    let mu = stationary_mean(maps, inc, &a_eff, &conserved, &values)?;
-    let equations = CovarianceEquations::new(maps, inc, &mu, &conserved);
+    let values = conserved_values(conserved, m0)?;
+    let mu = stationary_mean(maps, inc, a_eff, conserved, &values)?;
+    let equations = CovarianceEquations::new(maps, inc, &mu, conserved);
     let cov = stationary_covariance(&equations)?;
     Some(Moments { mean: mu, cov })
 }

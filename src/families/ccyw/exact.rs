@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::engine::column_order::{dot, entrywise_dot, norm_squared, product_of_slices, row_times, squared_distance};
 use crate::engine::{affine_gaussian_moments, propagate_series, stationary_moments, InclusionMoments, Moments, RandomAffineRound, RoundMaps};
+use crate::error::Result;
 
 use super::algorithm::{Algorithm, RoundDraws};
 use super::claims::Metric;
@@ -379,10 +380,13 @@ pub fn exact_metric_series(inst: &QuadraticInstance, alg: &dyn Algorithm, rounds
 }
 
 /// Expected gradient summary at the steady state of `alg` on `inst` (see [`stationary_moments`]).
-pub fn stationary_summary(inst: &QuadraticInstance, alg: &dyn Algorithm, inc: &InclusionMoments) -> Option<GradientSummary> {
+///
+/// # Errors
+/// As [`stationary_moments`]: a state too large for the steady state's system.
+pub fn stationary_summary(inst: &QuadraticInstance, alg: &dyn Algorithm, inc: &InclusionMoments) -> Result<Option<GradientSummary>> {
     let maps = probe_round(inst, alg);
     let steady = stationary_moments(&maps, inc, &initial_moments(inst, alg))?;
-    Some(MetricMaps::new(inst).summary(&steady))
+    Ok(steady.map(|m| MetricMaps::new(inst).summary(&m)))
 }
 
 #[cfg(test)]

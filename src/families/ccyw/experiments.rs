@@ -207,7 +207,7 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let metric_of = claim.metric();
     let metric = exact_metric_series(&inst, alg.as_ref(), s.rounds, &inc, metric_of);
     let stationary =
-        stationary_summary(&inst, alg.as_ref(), &inc).ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
+        stationary_summary(&inst, alg.as_ref(), &inc)?.ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
     let steady_state = metric_of.value(&stationary, s.m, n);
     // Descent: the round from which the curve stays within 10% of its steady state (a NaN round
     // is outside, so a curve that ends in NaN never settles).

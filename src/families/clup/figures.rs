@@ -82,16 +82,16 @@ fn rounds_at(least: &[f64], eps: f64) -> f64 {
 }
 
 /// The worst ratio `rounds(K_{j+1}) / rounds(K_j)` of one pair over every level in `[eps,
-/// start)` (NaN where a curve has a NaN), with its level.
+/// start)` (NaN where a curve has a NaN), with its level: the highest where several tie. The
+/// levels are Figure 3's targets ([`super::figure3::targets`]) of the pair above `eps`.
 fn worst_level(a: &[f64], b: &[f64], eps: f64) -> (f64, f64) {
     if a.iter().chain(b).any(|e| e.is_nan()) {
         return (f64::NAN, f64::NAN);
     }
-    let (la, lb) = (super::figure3::running_minimum(a), super::figure3::running_minimum(b));
+    let least = [super::figure3::running_minimum(a), super::figure3::running_minimum(b)];
     let start = a.first().copied().unwrap_or(f64::NAN).max(b.first().copied().unwrap_or(f64::NAN));
-    let mut levels: Vec<f64> = la.iter().chain(&lb).copied().filter(|e| *e > eps && *e < start).collect();
-    levels.push(eps);
-    levels.into_iter().map(|level| (pair_ratio(rounds_at(&lb, level), rounds_at(&la, level)), level)).fold((f64::NEG_INFINITY, f64::NAN), |w, c| {
+    let levels = super::figure3::targets(&least, eps, start);
+    levels.into_iter().map(|level| (pair_ratio(rounds_at(&least[1], level), rounds_at(&least[0], level)), level)).fold((f64::NEG_INFINITY, f64::NAN), |w, c| {
         if c.0 > w.0 {
             c
         } else {

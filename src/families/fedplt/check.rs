@@ -546,7 +546,7 @@ pub fn residual_sweep(s: &Scenario, factors: &[f64]) -> Result<Vec<ResidualPoint
         let eta = scale * (f / c.l);
         let (psi, w_star) = (&c.compensation.psi, DVector::from_column_slice(&c.w_star));
         let setup = RunSetup { inst: &inst, psi, tau: at.tau, gradient: at.gradient, w_star: &w_star };
-        let steady = steady_distance(&setup, eta);
+        let steady = steady_distance(&setup, eta)?;
         let half_life = steady.and_then(|d| half_life(&setup, eta, d));
         let client_steps = inputs(c, &run, None, true).client_steps;
         let alignment_failure = run.alignment.first_failure;

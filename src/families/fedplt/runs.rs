@@ -405,10 +405,14 @@ fn squared_distance(m: &Moments) -> f64 {
 }
 
 /// The exact steady state of `E||W - W*||^2` at a constant step (see
-/// [`crate::engine::stationary_moments`]), solved for the error `W - W*` ([`exact_run`]).
-pub fn steady_distance(setup: &RunSetup, eta: f64) -> Option<f64> {
-    let (maps, inc, m0) = error_moments(setup, eta)?;
-    Some(squared_distance(&crate::engine::stationary_moments(&maps, &inc, &m0)?))
+/// [`crate::engine::stationary_moments`]), solved for the error `W - W*` ([`exact_run`]); `None`
+/// where there is none.
+///
+/// # Errors
+/// As [`crate::engine::stationary_moments`]: a state too large for the steady state's system.
+pub fn steady_distance(setup: &RunSetup, eta: f64) -> crate::error::Result<Option<f64>> {
+    let Some((maps, inc, m0)) = error_moments(setup, eta) else { return Ok(None) };
+    Ok(crate::engine::stationary_moments(&maps, &inc, &m0)?.map(|m| squared_distance(&m)))
 }
 
 /// The most rounds [`half_life`] propagates before it gives up.
