@@ -143,9 +143,35 @@ pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
     }
 }
 
+/// A search's verdict as its tables print it: a search that found no counterexample among its
+/// candidates has not shown the claim holds, so `holds` reads `none found`; `violated` reads
+/// `found` (the counterexample is the worst instance); `not applicable` says no candidate met the
+/// claim's conditions; `inconclusive` that the worst ratio is not a number. The JSON keeps the
+/// verdict itself.
+pub fn counterexample_text(verdict: VerdictKind) -> &'static str {
+    match verdict {
+        VerdictKind::Holds => "none found",
+        VerdictKind::Violated => "found",
+        VerdictKind::NotApplicable => "no candidate applied",
+        VerdictKind::Inconclusive => "undecided (ratio not a number)",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A search that found no counterexample is printed as such, never as `holds`; each verdict
+    /// has its own text.
+    #[test]
+    fn a_search_without_a_counterexample_is_printed_none_found() {
+        use VerdictKind::*;
+        let texts: Vec<&str> = [Holds, Violated, NotApplicable, Inconclusive].into_iter().map(counterexample_text).collect();
+        assert_eq!(texts[0], "none found");
+        assert!(texts.iter().all(|t| !t.contains("holds")), "{texts:?}");
+        let distinct: std::collections::BTreeSet<&&str> = texts.iter().collect();
+        assert_eq!(distinct.len(), texts.len(), "{texts:?}");
+    }
 
     #[test]
     fn a_search_verdict_is_violated_past_the_tie_and_undecided_on_nan() {

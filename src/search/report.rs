@@ -76,7 +76,7 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
         }
     }
     let rows: Vec<Vec<String>> = searches.iter().flat_map(table_rows).collect();
-    let header = "claim | constants | verdict | worst observed/bound | applicable | step condition | on the worst instance | on any instance";
+    let header = "claim | constants | counterexample | worst observed/bound | applicable | step condition | on the worst instance | on any instance";
     let table = markdown_table(header, &rows);
     let summary_markdown = format!("### Adversarial search: {title}\n\n{table}\n");
     let mut terminal = format!("\nAdversarial search: {title}\n");
@@ -100,10 +100,11 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
 fn table_rows(s: &ClaimSearch) -> Vec<Vec<String>> {
     let ratio = s.worst_ratio.map_or("-".to_string(), |r| format!("{r:.6}"));
     let applicable = format!("{}/{}", s.applicable, s.trace.len());
+    let found = super::counterexample_text(s.verdict);
     let verdict = match s.expected {
-        Some(e) if e == s.verdict && e == VerdictKind::Violated => format!("{} (expected)", s.verdict),
-        Some(e) if e != s.verdict => format!("{} (card: {e})", s.verdict),
-        _ => s.verdict.to_string(),
+        Some(e) if e == s.verdict && e == VerdictKind::Violated => format!("{found} (expected)"),
+        Some(e) if e != s.verdict => format!("{found} (card: {})", super::counterexample_text(e)),
+        _ => found.to_string(),
     };
     let head = [s.claim.to_string(), s.constants.to_string(), verdict, ratio, applicable];
     if s.step_room.is_empty() {

@@ -127,7 +127,7 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
     );
     let _ = writeln!(
         s,
-        "| claim | verdict | worst observed/bound | evaluations (not applicable) | worst instance: bound holds up to gamma x | worst instance: diverges from gamma x | any instance: holds up to gamma x | any instance: broken at gamma x | any instance: holds down to eta / | any instance: broken at eta / | instance |"
+        "| claim | counterexample | worst observed/bound | evaluations (not applicable) | worst instance: bound holds up to gamma x | worst instance: diverges from gamma x | any instance: holds up to gamma x | any instance: broken at gamma x | any instance: holds down to eta / | any instance: broken at eta / | instance |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for r in results {
@@ -135,7 +135,7 @@ pub fn search_markdown(results: &[SearchResult]) -> String {
             s,
             "| {} | {} | {} | {} ({}) | {} | {} |",
             r.claim,
-            r.verdict,
+            crate::search::counterexample_text(r.verdict),
             fmt_num(r.worst_ratio),
             r.trace.len(),
             r.not_applicable,
