@@ -34,8 +34,32 @@ fn verdicts(mask: &[f64], a: &[f64], psi: &[f64], x: &[f64]) -> (PsiStepTally, [
     let inst = instance(mask, a);
     let mut tally = PsiStepTally::new(psi_floors(&inst, psi));
     tally.record(&inst, psi, 0, &DVector::from_column_slice(x), &DVector::zeros(mask.len()), (0, 0));
-    let v = [0, 1].map(|j| evaluation(&tally, j, 1, 1.0).verdict);
+    let v = [0, 1].map(|j| evaluation(&tally, j, 1.0).verdict);
     (tally, v)
+}
+
+/// On sampled (noisy) paths a point where the step holds shows nothing about the states the
+/// samples missed: client 0's form `Q(x) = 2 x_2^2 + 3 x_2` (psi = (1, 3), `H = I`, `W* = 0`,
+/// `a = (-1, -1.5)`) is negative for `x_2` in `(-1.5, 0)`, so the point `x = (1, 1)` (where `Q =
+/// 5`) leaves the step inconclusive, where it had held. With a shared optimum (`a = 0`) the form
+/// `2 x_2^2` is `>= 0` at every state and the step holds; a deterministic path is decided on its
+/// own points; a scaled-down bound (`psi_` doubled) makes the form indefinite, never holds.
+#[test]
+fn sampled_paths_hold_only_where_the_form_is_nonnegative_at_every_state() {
+    let sampled = |a: &[f64], scale: f64| {
+        let (tally, _) = verdicts(&[1.0, 1.0], a, &[1.0, 3.0], &[1.0, 1.0]);
+        let inst = instance(&[1.0, 1.0], a);
+        let e = evaluation(&tally.from_paths(16, &inst, &[1.0, 3.0], &DVector::zeros(2)), 0, scale);
+        (e.verdict, e.notes.join(" "))
+    };
+    let (v, notes) = sampled(&[-1.0, -1.5], 1.0);
+    assert_eq!(v, VerdictKind::Inconclusive, "{notes}");
+    assert!(notes.contains("client 0's form") && notes.contains("A < B at 0"), "{notes}");
+    let (v, notes) = sampled(&[0.0, 0.0], 1.0);
+    assert_eq!(v, VerdictKind::Holds, "{notes}");
+    assert!(notes.contains("holds at every state"), "{notes}");
+    assert_eq!(verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[1.0, 3.0], &[1.0, 1.0]).1, [VerdictKind::Holds; 2], "one deterministic path");
+    assert_eq!(sampled(&[0.0, 0.0], 0.5).0, VerdictKind::Inconclusive, "psi_ = 2: the form 2 x_2^2 - x_1^2 is indefinite");
 }
 
 /// The referee's counterexample: psi = (1, 3), x = (1, -1), g = (2, 0.5): `<x, m .* g> = 1.5 > 0`
@@ -57,7 +81,7 @@ fn mixed_signs_with_psi_varying_fail() {
 fn a_tally_without_points_is_inconclusive() {
     let inst = instance(&[1.0, 1.0], &[-1.0, -1.5]);
     let empty = PsiStepTally::new(psi_floors(&inst, &[2.0, 2.0]));
-    let e = evaluation(&empty, 0, 1, 1.0);
+    let e = evaluation(&empty, 0, 1.0);
     assert_eq!(e.verdict, VerdictKind::Inconclusive);
     assert!(e.notes.iter().any(|n| n.starts_with("nothing compared")), "{:?}", e.notes);
     assert_eq!(verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[2.0, 2.0], &[1.0, -1.0]).1, [VerdictKind::Holds; 2]);
@@ -69,10 +93,10 @@ fn psi_constant_on_the_mask_holds_despite_mixed_signs() {
     let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[2.0, 2.0], &[1.0, -1.0]);
     assert_eq!(v, [VerdictKind::Holds; 2]);
     assert_eq!(tally.sign_failures, 1, "the sign condition failed and is only logged");
-    let notes = evaluation(&tally, 0, 1, 1.0).notes.join(" ");
+    let notes = evaluation(&tally, 0, 1.0).notes.join(" ");
     assert!(notes.contains("x_i g_i < 0 on some masked coordinate at 1"), "{notes}");
     // Negative control: psi_ raised by 1/0.5 (the bound scaled down) fails, by the factor 2.
-    let scaled = evaluation(&tally, 0, 1, 0.5);
+    let scaled = evaluation(&tally, 0, 0.5);
     assert_eq!(scaled.verdict, VerdictKind::Violated);
     assert!((scaled.slack.unwrap() - 0.5).abs() < 1e-12, "{:?}", scaled.slack);
 }
@@ -83,7 +107,7 @@ fn agreeing_signs_hold_with_room() {
     let (tally, v) = verdicts(&[1.0, 1.0], &[-1.0, 0.5], &[1.0, 3.0], &[1.0, 1.0]);
     assert_eq!(v, [VerdictKind::Holds; 2]);
     assert_eq!(tally.sign_failures, 0);
-    assert!((evaluation(&tally, 0, 1, 1.0).slack.unwrap() - 1.4).abs() < 1e-12);
+    assert!((evaluation(&tally, 0, 1.0).slack.unwrap() - 1.4).abs() < 1e-12);
 }
 
 /// An uncovered coordinate (psi = 1 there) lowers psi_ as printed to 1 below the covered psi = 2:
@@ -105,13 +129,13 @@ fn a_failure_where_b_is_negative_has_a_slack_below_1() {
     // A = -2 - 1.5 = -3.5 < B = -2.5.
     let (tally, v) = verdicts(&[1.0, 1.0], &[3.0, -1.5], &[1.0, 3.0], &[1.0, -1.0]);
     assert_eq!(v, [VerdictKind::Violated; 2]);
-    let e = evaluation(&tally, 0, 1, 1.0);
+    let e = evaluation(&tally, 0, 1.0);
     assert!((e.slack.unwrap() - 2.5 / 3.5).abs() < 1e-12, "{:?}", e.slack);
     // Control: terms x_i g_i = (1, -3) with psi = (3, 1): A = 0 >= B = -2 holds, and a point
     // that holds with B < 0 gives no slack.
     let (tally, v) = verdicts(&[1.0, 1.0], &[0.0, -4.0], &[3.0, 1.0], &[1.0, -1.0]);
     assert_eq!(v, [VerdictKind::Holds; 2]);
-    assert_eq!(evaluation(&tally, 0, 1, 1.0).slack, None);
+    assert_eq!(evaluation(&tally, 0, 1.0).slack, None);
 }
 
 #[test]

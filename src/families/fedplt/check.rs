@@ -319,9 +319,7 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
             Evaluation { slack: None, ..inequality(1, &|_| Some(vec![(x.limit_gap, rhs)])) }
         }
         FedPltClaim::AssumptionSix => a6_evaluation(&run.a6_for_all_w),
-        FedPltClaim::PsiStep { updated_only } => {
-            super::psi_step::evaluation(&run.alignment.psi_step, usize::from(updated_only), run.alignment.replicates, bound_scale)
-        }
+        FedPltClaim::PsiStep { updated_only } => super::psi_step::evaluation(&run.alignment.psi_step, usize::from(updated_only), bound_scale),
         FedPltClaim::UpdateVariance => {
             let v = &run.steps;
             inequality(rounds, &|t| {

@@ -3,8 +3,16 @@
 //! `g = grad F_k(W_k^t)`, checked at every point of the sample paths where a gradient is taken.
 //! Dividing by `-eta c_k < 0`, it is `A >= B` with `A = <x, psi .* m_k .* g>` and
 //! `B = psi_ <x, m_k .* g>`, i.e. `sum_{i in mask_k} (psi_i - psi_) x_i g_i >= 0`.
+//!
+//! A failure at a sampled point is a counterexample. Sampled points alone never show the step
+//! holds on noisy paths, so a "holds" there is decided on the step's quadratic form
+//! ([`ClientForm`]): with `g = H_k (x + delta_k)`, `delta_k = W* - a_k`, the left side is
+//! `Q_k(x) = x^T S x + b^T x` (`S = sym(D H_k)`, `b = D H_k delta_k`, `D = diag((psi_i - psi_)
+//! m_k,i)`), which is `>= 0` at every `x` iff `S` is PSD and `b = 0`: then the step holds at every
+//! state, wherever a path goes. A deterministic path (full gradients or no noise) is decided on
+//! its own points.
 
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector};
 
 use crate::claim::fmt_num;
 use crate::engine::Estimator;
@@ -52,6 +60,75 @@ pub struct PsiStepTally {
     /// Points where `x_i g_i < 0` on some masked coordinate (sufficient-condition failures;
     /// information only, the step needs the weighted sum alone).
     pub sign_failures: usize,
+    /// The paths the points come from ([`PsiStepTally::from_paths`]); `None`: one deterministic
+    /// path, decided on its own points.
+    pub paths: Option<SampledPaths>,
+}
+
+/// Sampled (noisy) paths: how many, and every client's quadratic form, which decides a "holds"
+/// that the points alone cannot.
+#[derive(Debug, Clone)]
+pub struct SampledPaths {
+    /// Sample paths run.
+    pub count: usize,
+    /// [`ClientForm`] per client.
+    pub forms: Vec<ClientForm>,
+}
+
+/// Client `k`'s step as a quadratic form of `x = W - W*`, split by `psi_` (see the module doc):
+/// at the floor `f`, `S = psi_part - f plain_part` and `b = psi_linear - f plain_linear`.
+#[derive(Debug, Clone)]
+pub struct ClientForm {
+    /// `sym(diag(psi .* m_k) H_k)`.
+    pub psi_part: DMatrix<f64>,
+    /// `sym(diag(m_k) H_k)`.
+    pub plain_part: DMatrix<f64>,
+    /// `diag(psi .* m_k) H_k delta_k`.
+    pub psi_linear: DVector<f64>,
+    /// `diag(m_k) H_k delta_k`.
+    pub plain_linear: DVector<f64>,
+    /// `(max |H_k|, max |psi .* m_k|, max(||W*||, ||a_k||))` (max norms): the scales the form's
+    /// zero is judged at ([`ClientForm::nonnegative`]).
+    scales: (f64, f64, f64),
+}
+
+impl ClientForm {
+    /// Client `k`'s form on `inst` with compensation `psi` and the optimum `w_star`.
+    pub fn new(inst: &Instance, psi: &[f64], k: usize, w_star: &DVector<f64>) -> Self {
+        let (h, m) = (&inst.hessians[k], &inst.masks[k]);
+        let weighted = DVector::from_fn(m.len(), |i, _| psi[i] * m[i]);
+        let sym = |w: &DVector<f64>| {
+            let a = DMatrix::from_diagonal(w) * h;
+            (&a + a.transpose()) * 0.5
+        };
+        let h_delta = h * (w_star - &inst.optima[k]);
+        let optimum = w_star.amax().max(inst.optima[k].amax());
+        Self {
+            psi_part: sym(&weighted),
+            plain_part: sym(m),
+            psi_linear: weighted.component_mul(&h_delta),
+            plain_linear: m.component_mul(&h_delta),
+            scales: (h.amax(), weighted.amax(), optimum),
+        }
+    }
+
+    /// Whether `Q(x) >= 0` at every `x` with `psi_ = floor`: `lambda_min(S) >= -z s` and
+    /// `max |b| <= z s max(||W*||, ||a_k||)`, `s = max |H_k| (max |psi .* m_k| + |floor|)`,
+    /// `z` = [`super::prec::PSI_FORM_ZERO`] (the rounding of a form that is exactly PSD, or of an
+    /// exactly shared optimum); otherwise `(lambda_min(S), max |b_i|)`, why it is not.
+    pub fn nonnegative(&self, floor: f64) -> std::result::Result<(), (f64, f64)> {
+        let s = &self.psi_part - &self.plain_part * floor;
+        let b = &self.psi_linear - &self.plain_linear * floor;
+        let lambda = s.symmetric_eigenvalues().min();
+        let (h_max, psi_max, optimum) = self.scales;
+        let scale = h_max * (psi_max + floor.abs());
+        let zero = super::prec::PSI_FORM_ZERO;
+        if lambda >= -zero * scale && b.amax() <= zero * scale * optimum {
+            Ok(())
+        } else {
+            Err((lambda, b.amax()))
+        }
+    }
 }
 
 /// The step's record over the points for one reading at one scale of `psi_`.
@@ -70,9 +147,24 @@ pub struct PsiOutcome {
 }
 
 impl PsiStepTally {
-    /// An empty tally with the floors `psi_` of both readings.
+    /// An empty tally of one deterministic path with the floors `psi_` of both readings.
     pub fn new(floors: [f64; READINGS]) -> Self {
-        Self { floors, points: Vec::new(), sign_failures: 0 }
+        Self { floors, points: Vec::new(), sign_failures: 0, paths: None }
+    }
+
+    /// The same points from `count` sampled (noisy) paths on `inst`: a "holds" is then decided on
+    /// the clients' forms ([`ClientForm`]).
+    pub fn from_paths(self, count: usize, inst: &Instance, psi: &[f64], w_star: &DVector<f64>) -> Self {
+        let forms = (0..inst.clients()).map(|k| ClientForm::new(inst, psi, k, w_star)).collect();
+        Self { paths: Some(SampledPaths { count, forms }), ..self }
+    }
+
+    /// The first client whose form is negative somewhere at `psi_ = floor`, with its smallest
+    /// eigenvalue and largest linear coefficient; `None` when every form is `>= 0` everywhere or
+    /// the path is deterministic.
+    fn negative_form(&self, floor: f64) -> Option<(usize, (f64, f64))> {
+        let paths = self.paths.as_ref()?;
+        paths.forms.iter().enumerate().find_map(|(k, f)| f.nonnegative(floor).err().map(|e| (k, e)))
     }
 
     /// Records the point `w` of client `k` at round `t`, replicate `r`.
@@ -128,13 +220,16 @@ impl PsiStepTally {
 }
 
 /// The verdict of reading `j` ([`psi_floors`]) with `psi_` divided by `bound_scale`
-/// ([`PsiStepTally::outcome`]): holds iff `A >= B` (within rounding) at every point, else
-/// violated with the first failure in the notes; slack [`PsiOutcome::min_ratio`], so the
-/// search's `observed / bound = 1 / slack` exceeds 1 exactly on a violation. The notes log how
-/// often the coordinate-sign condition `x_i g_i >= 0` on every masked coordinate failed:
-/// sufficient for the step, not necessary, so information only.
-pub fn evaluation(tally: &PsiStepTally, j: usize, replicates: usize, bound_scale: f64) -> Evaluation {
+/// ([`PsiStepTally::outcome`]): violated where `A < B` beyond rounding at some point (the first
+/// failure in the notes). Otherwise a deterministic path holds on its own points; sampled paths
+/// hold only where every client's form is `>= 0` at every state ([`ClientForm::nonnegative`]),
+/// and are inconclusive where a form is negative somewhere the samples did not reach. Slack
+/// [`PsiOutcome::min_ratio`], so the search's `observed / bound = 1 / slack` exceeds 1 exactly on
+/// a violation. The notes log how often the coordinate-sign condition `x_i g_i >= 0` on every
+/// masked coordinate failed: sufficient for the step, not necessary, so information only.
+pub fn evaluation(tally: &PsiStepTally, j: usize, bound_scale: f64) -> Evaluation {
     let o = tally.outcome(j, bound_scale);
+    let replicates = tally.paths.as_ref().map_or(1, |p| p.count);
     let mut notes = vec![format!(
         "{} points over {replicates} sample path(s); A < B at {} of them; x_i g_i < 0 on some masked coordinate at {} \
          (the sign condition, sufficient but not necessary: information only)",
@@ -155,9 +250,32 @@ pub fn evaluation(tally: &PsiStepTally, j: usize, replicates: usize, bound_scale
     } else if o.failures > 0 {
         VerdictKind::Violated
     } else {
-        VerdictKind::Holds
+        unviolated(tally, tally.floors[j] / bound_scale, &mut notes)
     };
-    let estimator = if replicates == 1 { Estimator::Deterministic } else { Estimator::MonteCarlo };
+    let estimator = if tally.paths.is_none() { Estimator::Deterministic } else { Estimator::MonteCarlo };
     let slack = Some(o.min_ratio).filter(|v| v.is_finite());
     Evaluation { verdict, slack, decisive: None, checks: Vec::new(), failed: Vec::new(), notes, estimator, series: Vec::new(), beyond_steps: None }
+}
+
+/// The verdict where no point failed: holds on a deterministic path (its points are all there
+/// is) or where every client's form is `>= 0` at every state; inconclusive where sampled paths
+/// missed a state at which a form is negative.
+fn unviolated(tally: &PsiStepTally, floor: f64, notes: &mut Vec<String>) -> VerdictKind {
+    if tally.paths.is_none() {
+        return VerdictKind::Holds;
+    }
+    match tally.negative_form(floor) {
+        None => {
+            notes.push("holds at every state, not only the sampled points: every client's S = sym(D H_k) is PSD and b = D H_k (W* - a_k) = 0".into());
+            VerdictKind::Holds
+        }
+        Some((k, (lambda, b))) => {
+            notes.push(format!(
+                "not decided: no sampled point fails, but client {k}'s form x^T S x + b^T x is negative at some state (lambda_min(S) = {}, max |b_i| = {}); samples cannot show the step holds there",
+                fmt_num(lambda),
+                fmt_num(b)
+            ));
+            VerdictKind::Inconclusive
+        }
+    }
 }

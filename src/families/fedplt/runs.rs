@@ -316,6 +316,9 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
     let within_rounding = paths.iter().map(|p| p.3).sum();
     let mut psi_step = PsiStepTally::new(psi_floors(inst, psi));
     paths.iter().for_each(|p| psi_step.merge(&p.4));
+    if !deterministic {
+        psi_step = psi_step.from_paths(replicates, inst, psi, w_star);
+    }
     Alignment {
         per_round_min,
         per_round_client_min,
