@@ -872,8 +872,8 @@ impl RandomAffineRound for HalvingRound {
     }
 }
 
-/// The steady state's covariance system has `(D(D+1)/2)^2` entries: at `D = 200` about 9.7e9
-/// bytes a copy, which had been allocated (and aborted the process on a machine without them).
+/// The steady state's covariance system has `(D(D+1)/2)^2` entries: at `D = 200` about 3.2e9
+/// bytes a copy, 9.7e9 for the three the solve holds, which had been allocated (and aborted the process on a machine without them).
 /// It is bad input naming the state dimension, refused before anything is allocated. Control: a
 /// small state of the same round has its steady state.
 #[test]
@@ -885,6 +885,11 @@ fn a_steady_state_too_large_for_memory_is_refused_not_allocated() {
     let maps = RoundMaps::probe(&HalvingRound { dim });
     let e = stationary_moments(&maps, &inc, &Moments::point(DVector::zeros(dim))).unwrap_err();
     assert!(e.is_bad_input() && e.to_string().contains("state dimension D") && e.to_string().contains("GiB"), "{e}");
+    // Within memory, a system too long to factor (D = 80: u = 3240 unknowns, about 6.8e10
+    // multiply-adds) is refused too.
+    assert!(stationary_system_bytes(80, 0) < fedbounds::error::MEMORY_LIMIT_BYTES);
+    let e = stationary_moments(&RoundMaps::probe(&HalvingRound { dim: 80 }), &inc, &Moments::point(DVector::zeros(80))).unwrap_err();
+    assert!(e.is_bad_input() && e.to_string().contains("multiply-adds"), "{e}");
     let maps = RoundMaps::probe(&HalvingRound { dim: 3 });
     let steady = stationary_moments(&maps, &inc, &Moments::point(DVector::from_element(3, 1.0))).unwrap().expect("a contracting round");
     assert!(steady.mean.amax() < 1e-14 && (&steady.cov - DMatrix::identity(3, 3) * (4.0 / 3.0)).amax() < 1e-13, "{steady:?}");

@@ -11,7 +11,7 @@ use fedbounds::families::fedplt::claims::FedPltClaim;
 use fedbounds::families::fedplt::family::embedded_card;
 use fedbounds::families::fedplt::formulas::Claim;
 use fedbounds::families::fedplt::problem::Instance;
-use fedbounds::families::fedplt::psi_step::{evaluation, psi_floors, PsiStepTally};
+use fedbounds::families::fedplt::psi_step::{evaluation, psi_floors, ClientForm, PsiStepTally};
 use fedbounds::verdict::VerdictKind;
 
 /// One client with `H = I` and optimum `a`, so `g = grad F(W) = W - a` at `W = x` (`W* = 0`).
@@ -60,6 +60,24 @@ fn sampled_paths_hold_only_where_the_form_is_nonnegative_at_every_state() {
     assert!(notes.contains("holds at every state"), "{notes}");
     assert_eq!(verdicts(&[1.0, 1.0], &[-1.0, -1.5], &[1.0, 3.0], &[1.0, 1.0]).1, [VerdictKind::Holds; 2], "one deterministic path");
     assert_eq!(sampled(&[0.0, 0.0], 0.5).0, VerdictKind::Inconclusive, "psi_ = 2: the form 2 x_2^2 - x_1^2 is indefinite");
+}
+
+/// A client's optimum off `W*` by more than rounding makes the form's linear term count, however
+/// small against `||W*||`: at `W* = (1e6, 1e6)`, `a = W* - (0, 1e-7)` gives `Q(x) = 2 x_2^2 +
+/// 2e-7 x_2`, negative at `x_2 = -5e-8` (a tolerance of 1e-12 relative to `||W*||` had certified
+/// it). Controls: the optimum shared exactly, or off by a rounding of `W*` (1e-9 < 8 eps (|W*_i| +
+/// |a_i|)), is `>= 0` at every state.
+#[test]
+fn an_optimum_off_w_star_by_more_than_rounding_is_no_certificate() {
+    let w_star = DVector::from_column_slice(&[1e6, 1e6]);
+    let form = |offset: f64| {
+        let inst = instance(&[1.0, 1.0], &[1e6, 1e6 - offset]);
+        ClientForm::new(&inst, &[1.0, 3.0], 0, &w_star).nonnegative(1.0)
+    };
+    let (_, b) = form(1e-7).unwrap_err();
+    assert!((b - 2e-7).abs() < 1e-9, "{b}");
+    assert_eq!(form(0.0), Ok(()));
+    assert_eq!(form(1e-9), Ok(()), "an offset within rounding of W*");
 }
 
 /// The referee's counterexample: psi = (1, 3), x = (1, -1), g = (2, 0.5): `<x, m .* g> = 1.5 > 0`

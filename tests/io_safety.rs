@@ -178,7 +178,7 @@ fn a_search_names_its_replay_file_under_out_and_only_when_it_was_written() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("X");
     let got = run(&["search", "--claim", "CCYW-T3.7", "--budget", "2", "--room-budget", "0", "--no-plots", "--out", s(&out)]);
-    assert_code("no instance found", &got, 1, &["CCYW-T3.7 (search: not-applicable"]);
+    assert_code("no instance found", &got, 1, &["CCYW-T3.7 (search: not applicable, no admissible instance"]);
     assert!(!got.2.contains("replay with") && !out.join("search/CCYW-T3.7.toml").exists(), "{}", got.2);
     // Negative control: a violated search writes the replay file and names it under --out.
     let got = run(&["search", "--claim", "CCYW-T3.7", "--budget", "4", "--room-budget", "0", "--bound-scale", "0.001", "--no-plots", "--out", s(&out)]);

@@ -859,12 +859,23 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// # Errors
 /// [`crate::error::Error::InvalidField`] naming the state dimension when the covariance system (its
 /// `D(D+1)/2` unknowns squared, held three times over: [`stationary_system_bytes`]) needs more
-/// than [`crate::error::MEMORY_LIMIT_BYTES`]: refused before it is allocated, first without the
-/// conserved directions' equations (before any work of order `D^3`), then with them.
+/// than [`crate::error::MEMORY_LIMIT_BYTES`], or its factorization more multiply-adds than
+/// [`crate::budget::WORK_BUDGET`] ([`stationary_system_work`]): refused before it is allocated,
+/// first without the conserved directions' equations (before any work of order `D^3`), then with
+/// them.
 pub fn stationary_moments(maps: &RoundMaps, inc: &InclusionMoments, m0: &Moments) -> Result<Option<Moments>> {
     let fits = |conserved: usize| {
         let what = format!("the steady state's covariance system at D = {} with {conserved} conserved directions", maps.dim);
-        crate::error::require_memory("the state dimension D", stationary_system_bytes(maps.dim, conserved), &what)
+        crate::error::require_memory("the state dimension D", stationary_system_bytes(maps.dim, conserved), &what)?;
+        let work = stationary_system_work(maps.dim, conserved);
+        if work <= crate::budget::WORK_BUDGET {
+            return Ok(());
+        }
+        Err(crate::error::Error::field(
+            "the state dimension D",
+            format!("the steady state's covariance system at D = {} needs about {work:.3e} multiply-adds to factor", maps.dim),
+            format!("a state whose system needs at most {:.0e} (2 u^2 (u + k D), u = D(D+1)/2 unknowns, k conserved directions)", crate::budget::WORK_BUDGET),
+        ))
     };
     fits(0)?;
     let a0 = maps.base_matrix();
@@ -884,7 +895,16 @@ pub fn stationary_system_bytes(d: usize, conserved: usize) -> f64 {
     3.0 * 8.0 * (unknowns + k * d) * unknowns
 }
 
-/// [`stationary_moments`] once its memory is known to fit, from `A_eff = A0 + p Abar` and the
+/// The multiply-adds of the Householder QR [`stationary_moments`] factors its covariance system
+/// with at state dimension `d` with `conserved` conserved directions: about `2 u^2 (u + conserved
+/// d)`, `u = d(d+1)/2`, in `f64`.
+pub fn stationary_system_work(d: usize, conserved: usize) -> f64 {
+    let (d, k) = (d as f64, conserved as f64);
+    let unknowns = d * (d + 1.0) / 2.0;
+    2.0 * unknowns * unknowns * (unknowns + k * d)
+}
+
+/// [`stationary_moments`] once its memory and work are known to fit, from `A_eff = A0 + p Abar` and the
 /// conserved directions.
 fn stationary_moments_with(maps: &RoundMaps, inc: &InclusionMoments, m0: &Moments, a_eff: &DMatrix<f64>, conserved: &[DVector<f64>]) -> Option<Moments> {
     if non_contracting_modes(a_eff)? > conserved.len() {

@@ -17,7 +17,7 @@ mod rows;
 pub mod series;
 mod structured;
 
-pub use affine::{stationary_moments, stationary_system_bytes, ComponentTerm, Products, RandomAffineRound, RoundMaps};
+pub use affine::{stationary_moments, stationary_system_bytes, stationary_system_work, ComponentTerm, Products, RandomAffineRound, RoundMaps};
 pub use design::{Design, InclusionMoments, Outcome, MAX_ENUMERATED_OUTCOMES};
 pub use interval::{running_average, student_t_interval, Estimator, Interval};
 pub use moments::{Moments, RankOne};

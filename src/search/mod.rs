@@ -145,15 +145,15 @@ pub fn search_verdict(any_applicable: bool, worst_ratio: f64) -> VerdictKind {
 
 /// A search's verdict as its tables print it: a search that found no counterexample among its
 /// candidates has not shown the claim holds, so `holds` reads `none found`; `violated` reads
-/// `found` (the counterexample is the worst instance); `not applicable` says no candidate met the
-/// claim's conditions; `inconclusive` that the worst ratio is not a number. The JSON keeps the
-/// verdict itself.
+/// `found` (the counterexample is the worst instance); `not applicable` and `inconclusive` (no
+/// candidate met the claim's conditions, or the worst one's check did not decide) keep their
+/// words. The JSON and the CSV keep the verdict itself.
 pub fn counterexample_text(verdict: VerdictKind) -> &'static str {
     match verdict {
         VerdictKind::Holds => "none found",
         VerdictKind::Violated => "found",
-        VerdictKind::NotApplicable => "no candidate applied",
-        VerdictKind::Inconclusive => "undecided (ratio not a number)",
+        VerdictKind::NotApplicable => "not applicable",
+        VerdictKind::Inconclusive => "undecided",
     }
 }
 

@@ -91,7 +91,8 @@ pub fn family_report(title: &str, searches: &[ClaimSearch], meta: &ReportMeta) -
         .iter()
         .filter(|s| !s.matches_expected())
         .map(|s| {
-            format!("{} (search, {}: {}, expected {}): search/{}.toml", s.claim, s.constants, s.verdict, s.expected.unwrap_or(VerdictKind::Holds), stem(s))
+            let (found, expected) = (super::counterexample_text(s.verdict), s.expected.unwrap_or(VerdictKind::Holds));
+            format!("{} (search, {}: counterexample {found}, the card expects {expected}): search/{}.toml", s.claim, s.constants, stem(s))
         })
         .collect();
     Ok(FamilyReport { summary_markdown, files, terminal, mismatches, searches: searches.iter().flat_map(lines).collect(), ..Default::default() })

@@ -205,9 +205,10 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let alg = s.algorithm.build(params);
     let inc = InclusionMoments::without_replacement(n, s.m);
     let metric_of = claim.metric();
-    let metric = exact_metric_series(&inst, alg.as_ref(), s.rounds, &inc, metric_of);
+    // The steady state first: a state too large for its system is refused before the series runs.
     let stationary =
         stationary_summary(&inst, alg.as_ref(), &inc)?.ok_or_else(|| Error::Numerical(format!("{}: the moment recursion has no steady state", s.label)))?;
+    let metric = exact_metric_series(&inst, alg.as_ref(), s.rounds, &inc, metric_of);
     let steady_state = metric_of.value(&stationary, s.m, n);
     // Descent: the round from which the curve stays within 10% of its steady state (a NaN round
     // is outside, so a curve that ends in NaN never settles).

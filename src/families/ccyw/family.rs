@@ -90,19 +90,19 @@ fn statements_table(e: &Experiments) -> String {
 
 fn searches_table(results: &[SearchResult]) -> String {
     let mut s = format!(
-        "\n{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}\n",
-        "searched claim", "verdict", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken", "eta: holds", "eta: broken"
+        "\n{:<24} {:<14} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}\n",
+        "searched claim", "counterexample", "worst o/b", "worst: holds", "worst: diverg", "any: holds", "any: broken", "eta: holds", "eta: broken"
     );
     s.push_str(&format!(
-        "{:<24} {:<8} {:>10}  {:>27}  {:>27}  {:>23}\n",
+        "{:<24} {:<14} {:>10}  {:>27}  {:>27}  {:>23}\n",
         "", "", "", "(gamma multiple, worst inst.)", "(gamma multiple, any inst.)", "(eta divisor, any inst.)"
     ));
     for r in results {
         let [a, b, c, d, e, f] = report::step_multiple_cells(r);
         s.push_str(&format!(
-            "{:<24} {:<8} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}\n",
+            "{:<24} {:<14} {:>10}  {:>13} {:>13}  {:>13} {:>13}  {:>11} {:>11}\n",
             r.claim,
-            r.verdict.to_string(),
+            crate::search::counterexample_text(r.verdict),
             fmt_num(r.worst_ratio),
             a,
             b,
@@ -171,8 +171,14 @@ fn search_mismatches(results: &[SearchResult], cards: Option<&Cards>, out: Optio
         .iter()
         .filter(|r| r.verdict != expected(r.claim))
         .map(|r| match &r.scenario {
-            Some(_) => format!("{} (search: {}, replay with `cargo run --release -- run {}`)", r.claim, r.verdict, replay(r.claim)),
-            None => format!("{} (search: {}, no admissible instance to replay)", r.claim, r.verdict),
+            Some(_) => format!(
+                "{} (search: counterexample {}, the card expects {}; replay with `cargo run --release -- run {}`)",
+                r.claim,
+                crate::search::counterexample_text(r.verdict),
+                expected(r.claim),
+                replay(r.claim)
+            ),
+            None => format!("{} (search: {}, no admissible instance to replay)", r.claim, crate::search::counterexample_text(r.verdict)),
         })
         .collect()
 }

@@ -66,12 +66,12 @@ pub const WEIGHT_SUM: f64 = RELATIVE_IDENTITY;
 /// rounding relative to themselves, so a smaller excess is their difference's rounding.
 pub const HALF_LIFE_RESOLUTION: f64 = RELATIVE_IDENTITY;
 
-/// A client's psi-step form `x^T S x + b^T x` is `>= 0` at every state when `lambda_min(S) >=
-/// -PSI_FORM_ZERO s` and `max |b| <= PSI_FORM_ZERO s max(||W*||, ||a_k||)`, `s = max |H_k|
-/// (max |psi .* m_k| + psi_)`: `S` of a diagonal `H_k` or of `psi` constant on the mask is PSD or 0
-/// exactly, and `b` of a shared optimum is the rounding of `W* - a_k`; either can show as a tiny
-/// value of either sign.
-pub const PSI_FORM_ZERO: f64 = ABSOLUTE_ZERO;
+/// A client's psi-step form `x^T S x + b^T x` is `>= 0` at every state when `lambda_min(S)` and
+/// every `b_i` are within `PSI_FORM_ROUNDING d` (`d^2` for the eigenvalue) of 0 relative to the
+/// terms they are computed from: as strict as the points' own allowance ([`WITHIN_ROUNDING`]), so a
+/// form certified is one no point test could fail. `S` of a diagonal `H_k` or of `psi` constant
+/// on the mask is PSD or 0 exactly, up to this rounding.
+pub const PSI_FORM_ROUNDING: f64 = 8.0 * f64::EPSILON;
 
 crate::prec::policy_test!(
     include_str!("prec.rs"),
@@ -89,5 +89,5 @@ crate::prec::policy_test!(
     PSD_FLOOR = 1e-12,
     WEIGHT_SUM = 1e-9,
     HALF_LIFE_RESOLUTION = 1e-9,
-    PSI_FORM_ZERO = 1e-12,
+    PSI_FORM_ROUNDING = 8.0 * f64::EPSILON,
 );

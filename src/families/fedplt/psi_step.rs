@@ -77,6 +77,9 @@ pub struct SampledPaths {
 
 /// Client `k`'s step as a quadratic form of `x = W - W*`, split by `psi_` (see the module doc):
 /// at the floor `f`, `S = psi_part - f plain_part` and `b = psi_linear - f plain_linear`.
+/// `delta_k = W* - a_k` is taken coordinate by coordinate, 0 where it is within rounding of `W*`
+/// and `a_k` (`|delta_i| <= WITHIN_ROUNDING (|W*_i| + |a_k,i|)`, as the points near `W*` are
+/// skipped): an exactly shared optimum gives `b = 0` exactly, any other offset counts.
 #[derive(Debug, Clone)]
 pub struct ClientForm {
     /// `sym(diag(psi .* m_k) H_k)`.
@@ -87,43 +90,55 @@ pub struct ClientForm {
     pub psi_linear: DVector<f64>,
     /// `diag(m_k) H_k delta_k`.
     pub plain_linear: DVector<f64>,
-    /// `(max |H_k|, max |psi .* m_k|, max(||W*||, ||a_k||))` (max norms): the scales the form's
-    /// zero is judged at ([`ClientForm::nonnegative`]).
-    scales: (f64, f64, f64),
+    /// `diag(psi .* m_k) |H_k| |delta_k|` and `diag(m_k) |H_k| |delta_k|`: the sizes of the terms
+    /// `b_i` is computed from, its rounding's scale.
+    linear_terms: (DVector<f64>, DVector<f64>),
+    /// `max |H_k| max |psi .* m_k|` and `max |H_k|`: the scale of `S`'s rounding.
+    part_scales: (f64, f64),
 }
 
 impl ClientForm {
     /// Client `k`'s form on `inst` with compensation `psi` and the optimum `w_star`.
     pub fn new(inst: &Instance, psi: &[f64], k: usize, w_star: &DVector<f64>) -> Self {
-        let (h, m) = (&inst.hessians[k], &inst.masks[k]);
+        let (h, m, a) = (&inst.hessians[k], &inst.masks[k], &inst.optima[k]);
         let weighted = DVector::from_fn(m.len(), |i, _| psi[i] * m[i]);
         let sym = |w: &DVector<f64>| {
-            let a = DMatrix::from_diagonal(w) * h;
-            (&a + a.transpose()) * 0.5
+            let p = DMatrix::from_diagonal(w) * h;
+            (&p + p.transpose()) * 0.5
         };
-        let h_delta = h * (w_star - &inst.optima[k]);
-        let optimum = w_star.amax().max(inst.optima[k].amax());
+        let delta = DVector::from_fn(m.len(), |i, _| {
+            let d = w_star[i] - a[i];
+            if d.abs() <= super::prec::WITHIN_ROUNDING * (w_star[i].abs() + a[i].abs()) {
+                0.0
+            } else {
+                d
+            }
+        });
+        let (h_delta, h_delta_size) = (h * &delta, h.abs() * delta.abs());
         Self {
             psi_part: sym(&weighted),
             plain_part: sym(m),
             psi_linear: weighted.component_mul(&h_delta),
             plain_linear: m.component_mul(&h_delta),
-            scales: (h.amax(), weighted.amax(), optimum),
+            linear_terms: (weighted.abs().component_mul(&h_delta_size), m.abs().component_mul(&h_delta_size)),
+            part_scales: (h.amax() * weighted.amax(), h.amax()),
         }
     }
 
-    /// Whether `Q(x) >= 0` at every `x` with `psi_ = floor`: `lambda_min(S) >= -z s` and
-    /// `max |b| <= z s max(||W*||, ||a_k||)`, `s = max |H_k| (max |psi .* m_k| + |floor|)`,
-    /// `z` = [`super::prec::PSI_FORM_ZERO`] (the rounding of a form that is exactly PSD, or of an
-    /// exactly shared optimum); otherwise `(lambda_min(S), max |b_i|)`, why it is not.
+    /// Whether `Q(x) >= 0` at every `x` with `psi_ = floor`, to rounding `r = d`
+    /// [`super::prec::PSI_FORM_ROUNDING`]: `lambda_min(S) >= -r d (max |H_k| (max |psi .* m_k| +
+    /// |floor|))` and every `|b_i| <= r (psi_i m_i + |floor| m_i) (|H_k| |delta_k|)_i`; otherwise
+    /// `(lambda_min(S), max |b_i|)`, why it is not.
     pub fn nonnegative(&self, floor: f64) -> std::result::Result<(), (f64, f64)> {
+        let d = self.psi_part.nrows() as f64;
+        let rounding = super::prec::PSI_FORM_ROUNDING * d;
         let s = &self.psi_part - &self.plain_part * floor;
         let b = &self.psi_linear - &self.plain_linear * floor;
         let lambda = s.symmetric_eigenvalues().min();
-        let (h_max, psi_max, optimum) = self.scales;
-        let scale = h_max * (psi_max + floor.abs());
-        let zero = super::prec::PSI_FORM_ZERO;
-        if lambda >= -zero * scale && b.amax() <= zero * scale * optimum {
+        let s_scale = self.part_scales.0 + floor.abs() * self.part_scales.1;
+        let b_tolerance = (&self.linear_terms.0 + &self.linear_terms.1 * floor.abs()) * rounding;
+        let b_within = b.iter().zip(b_tolerance.iter()).all(|(v, tol)| v.abs() <= *tol);
+        if lambda >= -rounding * d * s_scale && b_within {
             Ok(())
         } else {
             Err((lambda, b.amax()))
@@ -271,7 +286,7 @@ fn unviolated(tally: &PsiStepTally, floor: f64, notes: &mut Vec<String>) -> Verd
         }
         Some((k, (lambda, b))) => {
             notes.push(format!(
-                "not decided: no sampled point fails, but client {k}'s form x^T S x + b^T x is negative at some state (lambda_min(S) = {}, max |b_i| = {}); samples cannot show the step holds there",
+                "not decided: no sampled point fails, but client {k}'s form x^T S x + b^T x is negative somewhere in R^d (lambda_min(S) = {}, max |b_i| = {}), which the paths may or may not reach; samples cannot show the step holds",
                 fmt_num(lambda),
                 fmt_num(b)
             ));
