@@ -205,6 +205,12 @@ pub trait Plugin: Sync + Send + 'static {
     fn work(&self, _scenario: &Self::Scenario) -> Option<crate::budget::Work> {
         None
     }
+    /// The estimated work of `scenario` once prepared, where a size the scenario does not state
+    /// follows from its instance (a step count computed from a condition number); `None` (the
+    /// default) when [`Plugin::work`] says all.
+    fn prepared_work(&self, _scenario: &Self::Scenario, _prepared: &Self::Prepared) -> Option<crate::budget::Work> {
+        None
+    }
     /// Whether `scenario` concerns any of `claims` (a scenario of another algorithm does not).
     fn concerns(&self, _scenario: &Self::Scenario, _claims: &[Self::Claim]) -> bool {
         true
@@ -427,6 +433,11 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         costs.push(work.map_or(0.0, |w| w.total));
     }
     let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(s.name()))).collect::<Result<Vec<_>>>()?;
+    for (s, p) in selection.scenarios.iter().zip(&prepared) {
+        if let Some(work) = plugin.prepared_work(s, p) {
+            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(s.name()))?;
+        }
+    }
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
     // Scenarios run in parallel, the costliest estimate first, collected in card order (the
     // first failure in that order is the one reported), so nothing depends on the number of

@@ -1098,3 +1098,73 @@ fn clup_features_missing_l_and_recipe_ranges() {
     assert_bad_scenario("l = 1e200", &clup_with("l = 1.0", "l = 1e200"), &["model.l", "(0, 1e100]"]);
     assert_bad_scenario("lambda_grid = []", &format!("{CLUP_VALID}lambda_grid = []\n"), &["lambda_grid", "a list of 0 entries", "a list of 1 to"]);
 }
+
+// ------------------------------------------------------------------------------------------------
+// Work the sizes alone did not show: refused before it runs, never a run of hours.
+
+/// Two clients whose features make `kappa` about 2e10: without `steps.k`, Corollary 2's `K` of
+/// (134) at `lambda = 1e-10` is about 1e12 local steps, which the sizes alone (counted as `K = 1`)
+/// did not show, and the run did not end. Once the designs are drawn the work is estimated with
+/// that `K` and refused. Control: at `lambda = 0.5` (`K` = 166) the same file runs.
+const CLUP_ILL_CONDITIONED: &str = r#"family = "clup"
+name = "ill-conditioned"
+lambda = 1e-10
+rounds = 10
+batch = 2
+
+[model]
+noise = 0.3
+
+[[model.draws]]
+
+[[model.draws.clients]]
+features = [[1.0, 0.0], [1.0, 0.0], [0.0, 1e-5], [0.0, 1e-5]]
+labels = [1.0, 1.0, 0.0, 0.0]
+ground_truth = [1.0, 0.5]
+
+[[model.draws.clients]]
+features = [[1.0, 0.0], [1.0, 0.0], [0.0, 1e-5], [0.0, 1e-5]]
+labels = [1.0, 1.0, 0.0, 0.0]
+ground_truth = [1.0, 0.5]
+"#;
+
+#[test]
+fn clup_local_steps_of_134_at_a_huge_condition_number_are_refused() {
+    assert_bad_scenario("clup K of (134) ~ 1e12", CLUP_ILL_CONDITIONED, &["steps.k (or lambda: K of (134))", "over the budget"]);
+    let (_dir, file) = scenario_file(&CLUP_ILL_CONDITIONED.replace("lambda = 1e-10", "lambda = 0.5"));
+    assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "lambda = 0.5: K = 166 runs");
+}
+
+/// A swept lambda runs Figure 2's six `K` (twice) and Corollary 2's to eps, each up to 200,000
+/// rounds of a `D x D` map: on `m = d = 16` (`D = 272`) one swept lambda is about 1.9e11
+/// multiply-adds, which `rounds = 1` had hidden (the run did not end). Control: without the sweep
+/// the scenario is within the budget; `m = 64` is refused for memory naming the model's sizes.
+#[test]
+fn clup_a_lambda_sweep_is_counted_at_its_round_cap() {
+    let text = "family = \"clup\"\nname = \"sweep-heavy\"\nmodel = { m = 16, n = 16, d = 16, r = 0.05, l = 1.0, noise = 0.5, seed = 1 }\nlambda = 0.5\nrounds = 1\nlambda_sweep = [0.5]\n";
+    assert_bad_scenario("clup lambda sweep at m = d = 16", text, &["lambda_sweep", "over the budget"]);
+    let (_dir, file) = scenario_file(&text.replace("lambda_sweep = [0.5]\n", "").replace("m = 16, n = 16, d = 16", "m = 4, n = 16, d = 4"));
+    assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "no sweep, a small model: runs");
+    let big = text.replace("m = 16,", "m = 64,");
+    assert_bad_scenario("clup m = 64", &big, &["model.m", "model.d", "GiB"]);
+}
+
+/// The lemmas' exact sides read about `m (k_u + k_v + 2)(du + dv)` rows against the covariance
+/// every round, which grows like `k^2` with the round's noise: 64 clients with `k_u = k_v = 100`
+/// over 200 rounds (about 2.2e11 multiply-adds) had been estimated at 3% of the budget and did not
+/// end. Control: the same clients with `k_u = k_v = 2` run.
+#[test]
+fn dpgp_many_local_steps_on_many_clients_are_refused() {
+    let big = DPGP_VALID.replacen("m = 4\ndu = 2\ndv = 2", "m = 64\ndu = 1\ndv = 1", 1).replacen(
+        "rounds = 20\nsweep = [5, 10, 20]",
+        "rounds = 200\nsweep = [50, 100, 200]",
+        1,
+    );
+    assert_bad_scenario(
+        "dpgp m = 64, k = 200",
+        &big.replacen("k_u = 2\nk_v = 2", "k_u = 100\nk_v = 100", 1),
+        &["k_u, k_v", "R = m (k + 2) p", "over the budget"],
+    );
+    let (_dir, file) = scenario_file(&big.replacen("rounds = 200\nsweep = [50, 100, 200]", "rounds = 20\nsweep = [5, 10, 20]", 1));
+    assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "64 clients, k = 4: runs");
+}

@@ -250,7 +250,8 @@ impl Scenario {
         let d = (self.model.m() + 1) * self.model.d();
         let bytes = 8.0 * (self.rounds as f64 + 1.0) * d as f64 * 2.0
             + 8.0 * (d * d) as f64 * (self.model.m() * MAX_BATCH_OUTCOMES.min(1 + self.model.n() * self.model.n())) as f64;
-        crate::error::require_memory(&format!("{field}.rounds"), bytes, "the trajectories and batch maps")?;
+        let fields = format!("{field}.rounds, {field}.model.m, {field}.model.n, {field}.model.d");
+        crate::error::require_memory(&fields, bytes, "the trajectories (rounds x (m + 1) d) and batch maps (m min(5000, 1 + n^2) x ((m + 1) d)^2)")?;
         Ok(())
     }
 
@@ -296,27 +297,48 @@ impl Scenario {
         }
     }
 
-    /// The estimated work (see [`crate::budget`]): with `m` clients, `n` samples each, `d` the
-    /// dimension, `D = (m + 1) d` the state, `T` rounds, `S` lambdas swept (each run up to
-    /// [`SWEEP_ROUND_CAP`] rounds, counted as `T`), `K` the local steps when given (Corollary
-    /// 2's `K` of (134) grows like the log of the condition number; counted as 1 otherwise) and
-    /// `C` the batches enumerated (`C(n, B)` when the one-batch reading runs, 0 otherwise) and `G`
-    /// a given `lambda_grid`'s length (0 without one): the runs of every design `designs (1 + S)
-    /// T (D^2 + K m d^2)`, the data `designs m n d^2`, Algorithm 2's batch maps `designs T C m
-    /// D^2` (measured: 5000 rounds of the card's `low-r` take about 13 s), the statistical
-    /// errors over a given grid `designs G m^2 d^4`.
+    /// The estimated work (see [`crate::budget`]) from the sizes alone, with `K` the local steps
+    /// when given and 1 otherwise ([`Self::work_with_k`] with the `K` of (134) once the designs are
+    /// drawn).
     pub fn work(&self) -> crate::budget::Work {
+        self.work_with_k(self.steps.k.unwrap_or(1))
+    }
+
+    /// The estimated work with `k` local steps per round: with `m` clients, `n` samples each, `d`
+    /// the dimension, `D = (m + 1) d` the state, `T` rounds, `S` lambdas swept, `C` the batches
+    /// enumerated (`C(n, B)` when the one-batch reading runs, 0 otherwise) and `G` a given
+    /// `lambda_grid`'s length (0 without one): the runs of every design `designs (1 + S) T (D^2 +
+    /// K m d^2)`, the data `designs m n d^2`, Algorithm 2's batch maps `designs T C m D^2`
+    /// (measured: 5000 rounds of the card's `low-r` take about 13 s), the statistical errors over a
+    /// given grid `designs G m^2 d^4`, and per swept lambda the rounds to eps of Figure 2's six `K`
+    /// (twice: one eps and every level) and of Corollary 2's `K`, each up to [`SWEEP_ROUND_CAP`]
+    /// rounds of a `D x D` map built from `K` local steps: `S (13 CAP D^2 + (126 + K) D m d^2)`.
+    pub fn work_with_k(&self, k: usize) -> crate::budget::Work {
         let (model, grid) = (&self.model, self.lambda_grid.as_ref().map_or(0, Vec::len));
-        let [m, n, d, t, designs, s, g] = [model.m(), model.n(), model.d(), self.rounds, self.designs(), self.lambda_sweep.len(), grid].map(|x| x as f64);
-        let k = self.steps.k.unwrap_or(1) as f64;
+        let [m, n, d, t, designs, s, g, k] = [model.m(), model.n(), model.d(), self.rounds, self.designs(), self.lambda_sweep.len(), grid, k].map(|x| x as f64);
         let state = (m + 1.0) * d;
         let batches = self.batch.filter(|_| self.one_batch_runs()).map_or(0.0, |b| per_round_outcomes(model.n(), b));
+        let cap = SWEEP_ROUND_CAP as f64;
         let total = designs * (1.0 + s) * t * (state * state + k * m * d * d)
             + designs * m * n * d * d
             + designs * t * batches * m * state * state
-            + designs * g * m * m * d * d * d * d;
-        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 (D = (m + 1) d, S lambdas swept, G lambdas of a given grid)";
-        crate::budget::Work::new("rounds, designs, lambda_sweep, steps.k, batch and model.m, model.n, model.d", formula, total)
+            + designs * g * m * m * d * d * d * d
+            + s * (13.0 * cap * state * state + (126.0 + k) * state * m * d * d);
+        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 + S (13 CAP D^2 + (126 + K) D m d^2) (D = (m + 1) d, S lambdas swept, G lambdas of a given grid, CAP = 200000 rounds to eps at most, K the local steps: steps.k or (134)'s)";
+        crate::budget::Work::new("rounds, designs, lambda_sweep, steps.k (or lambda: K of (134)), batch and model.m, model.n, model.d", formula, total)
+    }
+
+    /// The work once the designs are drawn: [`Self::work_with_k`] at the largest `K` a run takes,
+    /// `steps.k` or, without it, Corollary 2's `K` of (134) at `lambda` and at every swept lambda on
+    /// every design (it grows like `kappa ln kappa` as lambda falls: 1e12 local steps at `kappa =
+    /// 2e10`, which the sizes alone do not show).
+    pub fn prepared_work(&self, draws: &[Instance]) -> crate::budget::Work {
+        let lambdas = || std::iter::once(self.lambda).chain(self.lambda_sweep.iter().copied());
+        let k = match self.steps.k {
+            Some(k) => k,
+            None => draws.iter().flat_map(|inst| lambdas().map(|l| bounds::k_134(inst.constants.mu, inst.constants.l_sample, l))).max().unwrap_or(1),
+        };
+        self.work_with_k(k.max(super::figures::LOCAL_STEPS[super::figures::LOCAL_STEPS.len() - 1]))
     }
 
     /// The steps at `lambda` with the per-sample `L` and this draw's `mu`.

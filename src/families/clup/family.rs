@@ -9,7 +9,7 @@ use crate::family::{CardText, ClaimSummary, FamilyReport, Given, Progress, RunOp
 use crate::formula::user::{compile_card_claims, conditions_text, UserClaim};
 use crate::paper_card::PaperCard;
 
-use super::check::{draw_designs, run_drawn, run_scenario, Scenario, ScenarioRun};
+use super::check::{draw_designs, run_drawn, Scenario, ScenarioRun};
 use super::claims::{ClupClaim, Statement, ALL};
 use super::explicit::ModelInput;
 use super::formulas::{card_claim, SYMBOLS};
@@ -117,6 +117,11 @@ impl Plugin for Clup {
         draw_designs(s)
     }
 
+    /// Corollary 2's `K` of (134) follows from each design's condition number.
+    fn prepared_work(&self, s: &Scenario, draws: &Vec<Instance>) -> Option<crate::budget::Work> {
+        Some(s.prepared_work(draws))
+    }
+
     fn run(&self, _card: &Card, s: &Scenario, draws: Vec<Instance>, claims: &[ClupClaim], settings: &RunSettings) -> Result<ScenarioRun> {
         run_drawn(s, draws, claims, settings.bound_scale)
     }
@@ -149,7 +154,9 @@ impl Plugin for Clup {
     fn run_file(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
         let scenario = scenario_file(text, what)?;
         crate::budget::require(&scenario.work(), options.max_work)?;
-        let run = crate::engine::monte_carlo::in_pool(options.threads, || run_scenario(&scenario, &ALL, 1.0))??;
+        let draws = draw_designs(&scenario)?;
+        crate::budget::require(&scenario.prepared_work(&draws), options.max_work)?;
+        let run = crate::engine::monte_carlo::in_pool(options.threads, || run_drawn(&scenario, draws, &ALL, 1.0))??;
         let verdicts: Vec<serde_json::Value> = run
             .results
             .iter()
