@@ -310,9 +310,10 @@ impl Scenario {
     /// `lambda_grid`'s length (0 without one): the runs of every design `designs (1 + S) T (D^2 +
     /// K m d^2)`, the data `designs m n d^2`, Algorithm 2's batch maps `designs T C m D^2`
     /// (measured: 5000 rounds of the card's `low-r` take about 13 s), the statistical errors over a
-    /// given grid `designs G m^2 d^4`, and per swept lambda the rounds to eps of Figure 2's six `K`
-    /// (twice: one eps and every level) and of Corollary 2's `K`, each up to [`SWEEP_ROUND_CAP`]
-    /// rounds of a `D x D` map built from `K` local steps: `S (13 CAP D^2 + (126 + K) D m d^2)`.
+    /// given grid `designs G m^2 d^4`, per swept lambda the rounds to eps of Figure 2's six `K` and
+    /// of Corollary 2's `K`, each up to [`SWEEP_ROUND_CAP`] rounds of a `D x D` map built from `K`
+    /// local steps, `S (7 CAP D^2 + (63 + K) D m d^2)`, and Figure 3's study of `S + 2` methods
+    /// over its 1000 rounds with their covariance `(S + 2) 1000 D^2 m d`.
     pub fn work_with_k(&self, k: usize) -> crate::budget::Work {
         let (model, grid) = (&self.model, self.lambda_grid.as_ref().map_or(0, Vec::len));
         let [m, n, d, t, designs, s, g, k] = [model.m(), model.n(), model.d(), self.rounds, self.designs(), self.lambda_sweep.len(), grid, k].map(|x| x as f64);
@@ -323,21 +324,22 @@ impl Scenario {
             + designs * m * n * d * d
             + designs * t * batches * m * state * state
             + designs * g * m * m * d * d * d * d
-            + s * (13.0 * cap * state * state + (126.0 + k) * state * m * d * d);
-        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 + S (13 CAP D^2 + (126 + K) D m d^2) (D = (m + 1) d, S lambdas swept, G lambdas of a given grid, CAP = 200000 rounds to eps at most, K the local steps: steps.k or (134)'s)";
+            + s * (7.0 * cap * state * state + (63.0 + k) * state * m * d * d)
+            + if s > 0.0 { (s + 2.0) * super::figure3::HORIZON as f64 * state * state * m * d } else { 0.0 };
+        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 + S (7 CAP D^2 + (63 + K) D m d^2) + (S + 2) 1000 D^2 m d (D = (m + 1) d, S lambdas swept, G lambdas of a given grid, CAP = 200000 rounds to eps at most, K the local steps: steps.k or (134)'s)";
         crate::budget::Work::new("rounds, designs, lambda_sweep, steps.k (or lambda: K of (134)), batch and model.m, model.n, model.d", formula, total)
     }
 
-    /// The work once the designs are drawn: [`Self::work_with_k`] at the largest `K` a run takes,
-    /// `steps.k` or, without it, Corollary 2's `K` of (134) at `lambda` and at every swept lambda on
-    /// every design (it grows like `kappa ln kappa` as lambda falls: 1e12 local steps at `kappa =
-    /// 2e10`, which the sizes alone do not show).
+    /// The work once the designs are drawn: [`Self::work_with_k`] at the largest `K` a run takes:
+    /// `steps.k`, and Corollary 2's `K` of (134) (its claims run at it whatever `steps.k` says) at
+    /// `lambda`, at every swept lambda and, with a sweep, at Figure 3's LocalTrain (lambda = 0), on
+    /// every design. Corollary 2's `K` grows like `kappa ln kappa` as lambda falls (1e12 local
+    /// steps at `kappa = 2e10`), which the sizes alone do not show.
     pub fn prepared_work(&self, draws: &[Instance]) -> crate::budget::Work {
-        let lambdas = || std::iter::once(self.lambda).chain(self.lambda_sweep.iter().copied());
-        let k = match self.steps.k {
-            Some(k) => k,
-            None => draws.iter().flat_map(|inst| lambdas().map(|l| bounds::k_134(inst.constants.mu, inst.constants.l_sample, l))).max().unwrap_or(1),
-        };
+        let local_train = (!self.lambda_sweep.is_empty()).then_some(0.0);
+        let lambdas: Vec<f64> = std::iter::once(self.lambda).chain(self.lambda_sweep.iter().copied()).chain(local_train).collect();
+        let k_134 = draws.iter().flat_map(|inst| lambdas.iter().map(|&l| bounds::k_134(inst.constants.mu, inst.constants.l_sample, l))).max();
+        let k = self.steps.k.unwrap_or(1).max(k_134.unwrap_or(1));
         self.work_with_k(k.max(super::figures::LOCAL_STEPS[super::figures::LOCAL_STEPS.len() - 1]))
     }
 
@@ -666,12 +668,7 @@ fn init_state(inst: &Instance, init: &Init, lambda: f64) -> DVector<f64> {
 /// z~`: the deviation is never the difference of an iterate and the fixed point, which keeps only
 /// `eps ||z~||` of absolute accuracy (with `||z~||^2 = 1e7` an `eps = 1e-8` is below it).
 fn rounds_to_eps(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> f64 {
-    let curve = error_curve(inst, p, z0, eps);
-    match curve.last() {
-        Some(e) if e.is_nan() => f64::NAN,
-        Some(e) if *e <= eps => curve.len() as f64,
-        _ => f64::INFINITY,
-    }
+    super::figures::rounds_of_curve(&error_curve(inst, p, z0, eps), eps)
 }
 
 /// The error `max(||w_t^(g) - w~^(g)||^2, max_i ||w_{t,0}^(i) - w~^(i)||^2)` at rounds `t = 1, 2,
@@ -734,7 +731,10 @@ struct Prepared<'a> {
     remark: std::sync::OnceLock<(Params, Alg2Run)>,
     /// Figure 3's study over the sweep, computed once for both of its rows when one is selected.
     figure3: std::sync::OnceLock<super::figure3::Study>,
-    /// Figure 2's rounds per lambda and `K`, computed once when its claim is selected.
+    /// Figure 2's error curves per lambda and `K`, computed once for both of its readings.
+    k_curves: std::sync::OnceLock<Vec<super::figures::KCurve>>,
+    /// Figure 2's rounds per lambda and `K` (from [`Prepared::k_curves`]), when its primary
+    /// reading is selected.
     k_sweep: std::sync::OnceLock<Vec<super::figures::KPoint>>,
     /// Theorem 3's ball sweeps over `m` and over `B` (in that order), each computed once.
     ball_sweeps: [std::sync::OnceLock<Option<ball_scaling::BallSweep>>; 2],
@@ -800,6 +800,7 @@ impl<'a> Prepared<'a> {
             run2_one,
             remark: std::sync::OnceLock::new(),
             figure3: std::sync::OnceLock::new(),
+            k_curves: std::sync::OnceLock::new(),
             k_sweep: std::sync::OnceLock::new(),
             ball_sweeps: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sweep,
@@ -931,15 +932,16 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
             let x = Inputs { batch: ball_scaling::checked_batch(sw, b) as f64, ..base_inputs(c.stat0, c.o) };
             Some(ball_scaling::evaluate(sw, ball_scaling::EXPONENT, claim.checks(&x), scale))
         }),
-        Statement::Figure2LocalSteps { every_eps: false } if !s.lambda_sweep.is_empty() => {
-            let rounds = |l: f64, k: usize| rounds_to_eps(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
-            let points = c.k_sweep.get_or_init(|| super::figures::k_sweep(&s.lambda_sweep, rounds));
-            Some(super::figures::evaluate_local_steps(points, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
-        }
-        Statement::Figure2LocalSteps { every_eps: true } if !s.lambda_sweep.is_empty() => {
+        Statement::Figure2LocalSteps { every_eps } if !s.lambda_sweep.is_empty() => {
             let curve = |l: f64, k: usize| error_curve(c.inst(), &Params { k, ..c2_params(&c.c0, l) }, &init_state(c.inst(), &s.init, l), s.epsilon);
-            let curves = super::figures::k_curves(&s.lambda_sweep, curve);
-            Some(super::figures::evaluate_every_eps(&curves, s.epsilon, claim.checks(&base_inputs(c.stat0, c.o_c2)), scale))
+            let curves = c.k_curves.get_or_init(|| super::figures::k_curves(&s.lambda_sweep, curve));
+            let checks = claim.checks(&base_inputs(c.stat0, c.o_c2));
+            Some(if every_eps {
+                super::figures::evaluate_every_eps(curves, s.epsilon, checks, scale)
+            } else {
+                let points = c.k_sweep.get_or_init(|| super::figures::k_points(curves, s.epsilon));
+                super::figures::evaluate_local_steps(points, checks, scale)
+            })
         }
         Statement::Figure3Lambda { every_eps } if !s.lambda_sweep.is_empty() => {
             let study = c.figure3.get_or_init(|| super::figure3::study(c.inst(), &s.lambda_sweep, &|l| init_state(c.inst(), &s.init, l)));

@@ -70,6 +70,22 @@ pub struct KCurve {
     pub curve: Vec<f64>,
 }
 
+/// Rounds to `eps` of an error curve that stops at the first entry at most `eps` (rounds count
+/// from 1): its length when it got there, NaN when it ends in NaN, `inf` when it stopped short (the
+/// round cap).
+pub fn rounds_of_curve(curve: &[f64], eps: f64) -> f64 {
+    match curve.last() {
+        Some(e) if e.is_nan() => f64::NAN,
+        Some(e) if *e <= eps => curve.len() as f64,
+        _ => f64::INFINITY,
+    }
+}
+
+/// The primary reading's points, each curve's rounds to `eps` ([`rounds_of_curve`]).
+pub fn k_points(curves: &[KCurve], eps: f64) -> Vec<KPoint> {
+    curves.iter().map(|c| KPoint { lambda: c.lambda, k: c.k, rounds: rounds_of_curve(&c.curve, eps) }).collect()
+}
+
 /// The curves at every lambda of `lambdas` and `K in` [`LOCAL_STEPS`].
 pub fn k_curves(lambdas: &[f64], curve: impl Fn(f64, usize) -> Vec<f64>) -> Vec<KCurve> {
     lambdas.iter().flat_map(|&lambda| LOCAL_STEPS.iter().map(move |&k| (lambda, k))).map(|(lambda, k)| KCurve { lambda, k, curve: curve(lambda, k) }).collect()
