@@ -1152,7 +1152,9 @@ fn clup_a_lambda_sweep_is_counted_at_its_round_cap() {
 /// The lemmas' exact sides read about `m (k_u + k_v + 2)(du + dv)` rows against the covariance
 /// every round, which grows like `k^2` with the round's noise: 64 clients with `k_u = k_v = 100`
 /// over 200 rounds (about 2.2e11 multiply-adds) had been estimated at 3% of the budget and did not
-/// end. Control: the same clients with `k_u = k_v = 2` run.
+/// end; it is now refused for its noise maps' memory first. With `k_u = k_v = 25` (about 22 s,
+/// estimated 3.1e10) the memory fits and the work is over the budget. Control: the same clients
+/// with `k_u = k_v = 2` run.
 #[test]
 fn dpgp_many_local_steps_on_many_clients_are_refused() {
     let big = DPGP_VALID.replacen("m = 4\ndu = 2\ndv = 2", "m = 64\ndu = 1\ndv = 1", 1).replacen(
@@ -1160,11 +1162,33 @@ fn dpgp_many_local_steps_on_many_clients_are_refused() {
         "rounds = 200\nsweep = [50, 100, 200]",
         1,
     );
-    assert_bad_scenario(
-        "dpgp m = 64, k = 200",
-        &big.replacen("k_u = 2\nk_v = 2", "k_u = 100\nk_v = 100", 1),
-        &["k_u, k_v", "R = m (k + 2) p", "over the budget"],
-    );
+    assert_bad_scenario("dpgp m = 64, k = 200", &big.replacen("k_u = 2\nk_v = 2", "k_u = 100\nk_v = 100", 1), &["k_u, k_v", "GiB"]);
+    assert_bad_scenario("dpgp m = 64, k = 50", &big.replacen("k_u = 2\nk_v = 2", "k_u = 25\nk_v = 25", 1), &["k_u, k_v", "R = m (k + 2) p", "over the budget"]);
     let (_dir, file) = scenario_file(&big.replacen("rounds = 200\nsweep = [50, 100, 200]", "rounds = 20\nsweep = [5, 10, 20]", 1));
     assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "64 clients, k = 4: runs");
+}
+
+/// Corollary 2's claims at their multiples run `K of (134) / k_divisor` local steps: a divisor of
+/// 1e-6 made a run of minutes estimated at 1.6e3. Control: the divisor 1 runs.
+#[test]
+fn clup_a_tiny_k_divisor_is_counted() {
+    let text = "family = \"clup\"\nname = \"c2-multiples\"\nlambda = 0.5\nrounds = 20\ndesigns = 1\nstatistics = false\nmodel = { m = 3, n = 6, d = 2, r = 0.1, l = 1.0, noise = 0.5, seed = 1 }\ncorollary2_multiples = { gamma = 1.0, eta = 1.0, k_divisor = 1e-6 }\n";
+    assert_bad_scenario("clup k_divisor = 1e-6", text, &["steps.k (or lambda: K of (134))", "over the budget"]);
+    let (_dir, file) = scenario_file(&text.replace("k_divisor = 1e-6", "k_divisor = 1.0"));
+    assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "k_divisor = 1 runs");
+}
+
+/// On a time-varying topology the lemmas' noise maps (about `R x m k p` numbers, for the local
+/// sides and the differences) are rebuilt every round and kept for up to 8 graphs: 24 clients with
+/// `du = 8`, `k_u = 100` had been estimated at 49 MB and were killed at 24 GB. Control: the same
+/// topology with `k_u = 2` runs.
+#[test]
+fn dpgp_the_lemmas_noise_maps_are_counted_in_memory() {
+    let text = DPGP_VALID
+        .replacen("topology = { kind = \"ring\" }", "topology = { kind = \"random-out\", k = 3 }", 1)
+        .replacen("m = 4\ndu = 2\ndv = 2", "m = 24\ndu = 8\ndv = 1", 1)
+        .replacen("rounds = 20\nsweep = [5, 10, 20]", "rounds = 11\nsweep = [9, 10, 11]", 1);
+    assert_bad_scenario("dpgp noise maps", &text.replacen("k_u = 2", "k_u = 100", 1).replacen("k_v = 2", "k_v = 1", 1), &["k_u, k_v", "GiB"]);
+    let (_dir, file) = scenario_file(&text);
+    assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "k_u = 2 runs");
 }

@@ -312,8 +312,12 @@ impl Scenario {
     /// (measured: 5000 rounds of the card's `low-r` take about 13 s), the statistical errors over a
     /// given grid `designs G m^2 d^4`, per swept lambda the rounds to eps of Figure 2's six `K` and
     /// of Corollary 2's `K`, each up to [`SWEEP_ROUND_CAP`] rounds of a `D x D` map built from `K`
-    /// local steps, `S (7 CAP D^2 + (63 + K) D m d^2)`, and Figure 3's study of `S + 2` methods
-    /// over its 1000 rounds with their covariance `(S + 2) 1000 D^2 m d`.
+    /// local steps, `S (7 CAP D^2 + (63 + K) D m d^2)`, Figure 3's study of `S + 2` methods over
+    /// its 1000 rounds with their covariance `(S + 2) 1000 D^2 m d`, the search of the least `K`
+    /// that attains each rate (a round's map and its Schur form at every `K` up to (134)'s: `2 K
+    /// (D^3 + K D m d^2)`), and, with a batch, Algorithm 2's runs (the theorem's two, the remark's
+    /// and up to 16 of the ball sweeps), each local step propagating the moments of every client:
+    /// `20 designs T K m d D^2`.
     pub fn work_with_k(&self, k: usize) -> crate::budget::Work {
         let (model, grid) = (&self.model, self.lambda_grid.as_ref().map_or(0, Vec::len));
         let [m, n, d, t, designs, s, g, k] = [model.m(), model.n(), model.d(), self.rounds, self.designs(), self.lambda_sweep.len(), grid, k].map(|x| x as f64);
@@ -325,8 +329,10 @@ impl Scenario {
             + designs * t * batches * m * state * state
             + designs * g * m * m * d * d * d * d
             + s * (7.0 * cap * state * state + (63.0 + k) * state * m * d * d)
-            + if s > 0.0 { (s + 2.0) * super::figure3::HORIZON as f64 * state * state * m * d } else { 0.0 };
-        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 + S (7 CAP D^2 + (63 + K) D m d^2) + (S + 2) 1000 D^2 m d (D = (m + 1) d, S lambdas swept, G lambdas of a given grid, CAP = 200000 rounds to eps at most, K the local steps: steps.k or (134)'s)";
+            + if s > 0.0 { (s + 2.0) * super::figure3::HORIZON as f64 * state * state * m * d } else { 0.0 }
+            + 2.0 * k * (state * state * state + k * state * m * d * d)
+            + if self.batch.is_some() { 20.0 * designs * t * k * m * d * state * state } else { 0.0 };
+        let formula = "designs (1 + S) T (D^2 + K m d^2) + designs m n d^2 + designs T C(n, B) m D^2 + designs G m^2 d^4 + S (7 CAP D^2 + (63 + K) D m d^2) + (S + 2) 1000 D^2 m d + 2 K (D^3 + K D m d^2) + [batch] 20 designs T K m d D^2 (D = (m + 1) d, S lambdas swept, G lambdas of a given grid, CAP = 200000 rounds to eps at most, K the local steps: steps.k or (134)'s)";
         crate::budget::Work::new("rounds, designs, lambda_sweep, steps.k (or lambda: K of (134)), batch and model.m, model.n, model.d", formula, total)
     }
 
@@ -338,8 +344,12 @@ impl Scenario {
     pub fn prepared_work(&self, draws: &[Instance]) -> crate::budget::Work {
         let local_train = (!self.lambda_sweep.is_empty()).then_some(0.0);
         let lambdas: Vec<f64> = std::iter::once(self.lambda).chain(self.lambda_sweep.iter().copied()).chain(local_train).collect();
-        let k_134 = draws.iter().flat_map(|inst| lambdas.iter().map(|&l| bounds::k_134(inst.constants.mu, inst.constants.l_sample, l))).max();
-        let k = self.steps.k.unwrap_or(1).max(k_134.unwrap_or(1));
+        let k_134 = |inst: &Instance, l: f64| bounds::k_134(inst.constants.mu, inst.constants.l_sample, l);
+        let largest = draws.iter().flat_map(|inst| lambdas.iter().map(move |&l| k_134(inst, l))).max();
+        // Corollary 2's claims at its multiples run K of (134) / k_divisor local steps.
+        let multiples = self.corollary2_multiples.unwrap_or_default();
+        let divided = draws.iter().map(|inst| multiples.apply(c2_params(&inst.constants, self.lambda)).k).max();
+        let k = self.steps.k.unwrap_or(1).max(largest.unwrap_or(1)).max(divided.unwrap_or(1));
         self.work_with_k(k.max(super::figures::LOCAL_STEPS[super::figures::LOCAL_STEPS.len() - 1]))
     }
 
