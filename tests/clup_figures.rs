@@ -6,7 +6,7 @@
 use fedbounds::families::clup::check::{run_scenario, Scenario};
 use fedbounds::families::clup::claims::ALL;
 use fedbounds::families::clup::family::embedded_card;
-use fedbounds::families::clup::figures::{evaluate_local_steps, k_sweep, LOCAL_STEPS};
+use fedbounds::families::clup::figures::{evaluate_local_steps, k_curves, k_points, LOCAL_STEPS};
 use fedbounds::verdict::VerdictKind;
 
 fn scenario(name: &str) -> Scenario {
@@ -38,9 +38,11 @@ fn more_local_steps_never_cost_rounds_on_the_card_sweep() {
     // Negative controls: a tie fails a strict reading (the side x 0.9), and rounds that grow with K fail.
     let strict = run_scenario(&s, &claim, 0.9).unwrap();
     assert_eq!(strict.results[0].evaluation.verdict, VerdictKind::Violated);
-    let growing = k_sweep(&[0.5], |_, k| k as f64);
+    // Curves that reach eps = 0 at round r (their last entry) give r rounds.
+    let reaching = |rounds: f64| vec![0.0; rounds.ceil() as usize];
+    let growing = k_points(&k_curves(&[0.5], |_, k| reaching(k as f64)), 0.0);
     assert_eq!(evaluate_local_steps(&growing, Vec::new(), 1.0).0.verdict, VerdictKind::Violated);
-    let falling = k_sweep(&[0.5, 2.0], |l, k| l * 100.0 / k as f64);
+    let falling = k_points(&k_curves(&[0.5, 2.0], |l, k| reaching(l * 100.0 / k as f64)), 0.0);
     assert_eq!(evaluate_local_steps(&falling, Vec::new(), 1.0).0.verdict, VerdictKind::Holds, "pairs never cross lambdas");
     // No sweep: nothing to compare.
     assert_eq!(evaluate_local_steps(&[], Vec::new(), 1.0).0.verdict, VerdictKind::NotApplicable);

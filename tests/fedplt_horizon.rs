@@ -15,7 +15,8 @@ use fedbounds::verdict::VerdictKind;
 /// `(scenario, claim, reading)` pairs whose verdict changes when the horizon doubles, and why.
 const EXPLAINED: &[(&str, &str, &str, &str)] = &[];
 
-type Key = (String, String, String);
+/// `(scenario, claim, reading or constants source)`.
+pub(crate) type Key = (String, String, String);
 
 fn verdicts(run: &ScenarioRun) -> BTreeMap<Key, VerdictKind> {
     let name = &run.scenario.name;
@@ -23,7 +24,7 @@ fn verdicts(run: &ScenarioRun) -> BTreeMap<Key, VerdictKind> {
 }
 
 /// The pairs whose verdict differs between `short` and `long`, with both verdicts.
-fn changed(short: &BTreeMap<Key, VerdictKind>, long: &BTreeMap<Key, VerdictKind>) -> Vec<(Key, VerdictKind, VerdictKind)> {
+pub(crate) fn changed(short: &BTreeMap<Key, VerdictKind>, long: &BTreeMap<Key, VerdictKind>) -> Vec<(Key, VerdictKind, VerdictKind)> {
     assert_eq!(short.keys().collect::<Vec<_>>(), long.keys().collect::<Vec<_>>(), "the same pairs at both horizons");
     short.iter().filter(|(k, v)| long[*k] != **v).map(|(k, v)| (k.clone(), *v, long[k])).collect()
 }

@@ -32,16 +32,6 @@ pub struct KPoint {
     pub rounds: f64,
 }
 
-/// The rounds at every lambda of `lambdas` and `K in` [`LOCAL_STEPS`], `rounds(lambda, K)` the
-/// family's count at Corollary 2's `gamma` and `eta` from the scenario's start.
-pub fn k_sweep(lambdas: &[f64], rounds: impl Fn(f64, usize) -> f64) -> Vec<KPoint> {
-    lambdas
-        .iter()
-        .flat_map(|&lambda| LOCAL_STEPS.iter().map(move |&k| (lambda, k)))
-        .map(|(lambda, k)| KPoint { lambda, k, rounds: rounds(lambda, k) })
-        .collect()
-}
-
 /// The ordering: at each lambda, every consecutive pair `K_j < K_{j+1}` as
 /// `rounds(K_{j+1}) / rounds(K_j) <= 1`, with what each pair is.
 pub fn evaluate_local_steps(points: &[KPoint], checks: Vec<ConditionCheck>, bound_scale: f64) -> (Evaluation, Vec<String>) {

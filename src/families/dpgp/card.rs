@@ -274,8 +274,8 @@ impl TryFrom<ScenarioFile> for Scenario {
 /// `R = m (k + 2) p` rows each read against the state's covariance and the round's noise: `T R (D^2
 /// + R)` (measured: 64 clients with `k = 50` take about 20 s, time growing like `k^2`); holding
 /// `8 m (D + k p) D` bytes, and the lemmas' noise maps, about `R x m k p` numbers each for the
-/// local sides and the differences, kept for up to 8 graphs of a time-varying topology:
-/// `2 * 8 * 8 R m k p` bytes.
+/// local sides and the differences, kept for up to `GRAPHS_KEPT` (8) graphs of a time-varying
+/// topology: `2 * GRAPHS_KEPT * 8 R m k p` bytes.
 pub fn work(s: &Scenario) -> crate::budget::Work {
     let [m, du, dv, ku, kv, t] = [s.m, s.du, s.dv, s.k_u, s.k_v, s.rounds].map(|x| x as f64);
     let horizons = t + s.sweep.iter().map(|h| *h as f64).sum::<f64>();
@@ -285,7 +285,7 @@ pub fn work(s: &Scenario) -> crate::budget::Work {
     let total = horizons * m * d * d + m * (d + k * p) * k * p * p + t * rows * (d * d + rows);
     let formula =
         "H m D^2 + m (D + k p) k p^2 + T R (D^2 + R) (p = du + dv, D = m p + du, k = k_u + k_v, R = m (k + 2) p, T = rounds, H = rounds + sum(sweep))";
-    let noise_maps = 2.0 * 8.0 * 8.0 * rows * m * k * p;
+    let noise_maps = 2.0 * super::round::GRAPHS_KEPT as f64 * 8.0 * rows * m * k * p;
     crate::budget::Work::new("rounds, sweep, m, du, dv, k_u, k_v", formula, total).holding(8.0 * m * (d + k * p) * d + noise_maps)
 }
 

@@ -306,7 +306,7 @@ impl Trajectory {
 
 /// How many recent rounds' maps [`exact_trajectory`] keeps for reuse: a periodic sequence of
 /// graphs within this period (exponential graphs: `ceil(log2 m)`) has its maps formed once.
-const GRAPHS_KEPT: usize = 8;
+pub(crate) const GRAPHS_KEPT: usize = 8;
 
 /// Exact moments of `rounds` rounds of DFedPGP on the graph sequence `seq` (at least `rounds`
 /// graphs), from the deterministic initial state.
