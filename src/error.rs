@@ -9,7 +9,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[derive(Debug, Error)]
 pub enum Error {
     /// A parameter or scenario field is outside its allowed range.
-    #[error("invalid `{field}`: {message} (allowed: {allowed})")]
+    #[error("invalid `{field}`: {} (allowed: {})", compact_numbers(message), compact_numbers(allowed))]
     InvalidField {
         /// Dotted path of the field, e.g. `scenarios[2].algorithm.m`.
         field: String,
@@ -19,7 +19,7 @@ pub enum Error {
         allowed: String,
     },
     /// The instance has no finite infimum or no unique minimizer.
-    #[error("instance is not admissible: {0}")]
+    #[error("instance is not admissible: {}", compact_numbers(.0))]
     Instance(String),
     /// A scenario or claim card could not be parsed.
     #[error("cannot parse {what}: {message}")]
@@ -50,7 +50,7 @@ pub enum Error {
     },
     /// A numerical routine failed on an admissible input: a factorization of a matrix that should
     /// be positive definite, a recursion with no steady state, an overflow.
-    #[error("numerical failure: {0}")]
+    #[error("numerical failure: {}", compact_numbers(.0))]
     Numerical(String),
     /// A report, a scenario or a set of constants could not be serialized (JSON or TOML).
     #[error("cannot serialize {what}: {message}")]
@@ -67,7 +67,7 @@ pub enum Error {
     #[error("cannot start worker threads: {0} (ask for fewer with --threads)")]
     ThreadPool(String),
     /// An invariant of the crate does not hold: a bug, never the input's fault.
-    #[error("internal error: {0} (a bug: please report it with the command that gave it)")]
+    #[error("internal error: {} (a bug: please report it with the command that gave it)", compact_numbers(.0))]
     Internal(String),
     /// An error in one scenario of a card, with the scenario's name.
     #[error("scenario `{scenario}`: {source}")]
@@ -124,6 +124,68 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64> {
         Ok(value)
     } else {
         Err(Error::field(field, format!("got {value}"), "a finite number"))
+    }
+}
+
+/// Longest run of digits (with its point) a message shows as written. A decimal longer than this is
+/// a float Rust's `Display` wrote out in full (`1e-300` as 302 characters); an integer type holds at
+/// most 20 digits (`u64::MAX`), so no integer is longer.
+const LONGEST_PLAIN_NUMBER: usize = 20;
+
+/// `text` with every decimal number longer than [`LONGEST_PLAIN_NUMBER`] characters written in
+/// exponent form, with the same value: `Display` writes the shortest digits that read back as the
+/// same `f64`, so reading the number and writing it with `{:e}` loses nothing
+/// (`0.000...01` -> `1e-300`, `1000...0` -> `1e300`). Shorter numbers and the rest of the text are
+/// unchanged. Messages of [`Error`] are shown through it, so no value echoed from an input runs to
+/// hundreds of characters.
+pub fn compact_numbers(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let is_number_byte = |b: u8| b.is_ascii_digit() || b == b'.';
+    let mut out: Option<String> = None;
+    let (mut i, mut copied) = (0, 0);
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_number_byte(bytes[i]) {
+            i += 1;
+        }
+        // A trailing point ends a sentence, not the number.
+        let end = if bytes[i - 1] == b'.' { i - 1 } else { i };
+        let token = &text[start..end];
+        if token.len() > LONGEST_PLAIN_NUMBER {
+            if let Ok(x) = token.parse::<f64>() {
+                let o = out.get_or_insert_with(String::new);
+                o.push_str(&text[copied..start]);
+                o.push_str(&format!("{x:e}"));
+                copied = end;
+            }
+        }
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+    }
+}
+
+/// Checks a step size or step constant: finite and in `[INPUT_MAGNITUDE_MIN, INPUT_MAGNITUDE_MAX]`
+/// (`[1e-100, 1e100]`), the range of an instance's scalar inputs, so that products and squares of
+/// steps and constants stay finite and normal. A step of `1e-320` is subnormal: `gamma_u eta_u`
+/// no longer equals `gamma` and the verdict would speak of rounding, not of the claim.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field`, the value and the range.
+pub fn require_step(field: &str, value: f64) -> Result<f64> {
+    use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
+    if value.is_finite() && (INPUT_MAGNITUDE_MIN..=INPUT_MAGNITUDE_MAX).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::field(field, format!("got {value}"), format!("a finite number > 0 in [{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}]")))
     }
 }
 
@@ -248,6 +310,34 @@ mod tests {
         assert!(bad.is_bad_input());
         assert!(bad.in_scenario("s").is_bad_input());
         assert!(Error::Instance("F is not strongly convex".into()).is_bad_input());
+    }
+
+    #[test]
+    fn numbers_written_out_in_full_are_shown_in_exponent_form_with_the_same_value() {
+        let tiny = Error::field("instance.mu", format!("got {}", 1e-300), "a number in [1e-100, 1e100]").to_string();
+        assert_eq!(tiny, "invalid `instance.mu`: got 1e-300 (allowed: a number in [1e-100, 1e100])");
+        let huge = Error::Numerical(format!("the metric reached {} at round 3.", -1.5e300)).to_string();
+        assert_eq!(huge, "numerical failure: the metric reached -1.5e300 at round 3.");
+        // Every float survives the round trip exactly.
+        for x in [1e-300, 1.2345678901234567e-25, 5e-324, f64::MAX, 123456789012345678901234.0] {
+            let shown = compact_numbers(&format!("{x}")).into_owned();
+            assert_eq!(shown.parse::<f64>().unwrap(), x, "{shown}");
+            assert!(shown.len() <= 24, "{shown}");
+        }
+        // Controls: integers up to u64::MAX, short decimals and the text around them are unchanged.
+        for text in [format!("seed {} of {}", u64::MAX, i64::MIN), "got 0.0001 and 3.5.".into(), "no numbers".into(), "1e-300".into()] {
+            assert_eq!(compact_numbers(&text), text.as_str());
+        }
+    }
+
+    #[test]
+    fn steps_outside_the_input_range_are_refused() {
+        assert_eq!(require_step("steps.gamma", 0.5).unwrap(), 0.5);
+        assert_eq!(require_step("steps.gamma", 1e-100).unwrap(), 1e-100);
+        for bad in [1e-320, 1e-101, 1e101, 0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = require_step("steps.gamma", bad).unwrap_err().to_string();
+            assert!(e.contains("steps.gamma") && e.contains("[1e-100, 1e100]"), "{e}");
+        }
     }
 
     #[test]

@@ -892,8 +892,52 @@ fn clup_steps_outside_zero_infinity() {
         ("eta = 0.6", "eta = inf", "steps.eta"),
         ("eta = 0.6", "eta = -0.1", "steps.eta"),
     ] {
-        assert_bad_scenario(&format!("clup {to}"), &clup_with(from, to), &[field, "(0, inf)"]);
+        assert_bad_scenario(&format!("clup {to}"), &clup_with(from, to), &[field, "a finite number > 0 in [1e-100, 1e100]"]);
     }
+}
+
+#[test]
+fn steps_below_or_above_the_input_range_are_refused_in_every_family() {
+    // A subnormal step (1e-320) had run: its products lose their digits, and CCYW's verdicts then
+    // said "gamma_v eta_v = gamma_u eta_u: given 9.9999e-321 != required 1.0005e-320".
+    let range = "[1e-100, 1e100]";
+    assert_bad_scenario("ccyw gamma = 1e-320", &mutate(&[("gamma = 0.05\n", "gamma = 1e-320\n")]), &["algorithm.gamma", "got 1e-320", range]);
+    assert_bad_scenario("ccyw eta_u = 1e101", &mutate(&[("eta_u = 1.0\n", "eta_u = 1e101\n")]), &["algorithm.eta_u", "got 1e101", range]);
+    let factor = mutate(&[("gamma = 0.05\n", "gamma = { admissible = \"CCYW-T3.7\", factor = 1e-320 }\n")]);
+    assert_bad_scenario("ccyw factor = 1e-320", &factor, &["algorithm.gamma.factor", range]);
+    assert_bad_scenario("clup gamma = 1e-320", &clup_with("gamma = 1.5", "gamma = 1e-320"), &["steps.gamma", "got 1e-320", range]);
+    assert_bad_scenario(
+        "fedplt step = 1e-320",
+        &fedplt_with("constant_over_l = 0.5", "constant_over_l = 1e-320"),
+        &["step.constant_over_l", "got 1e-320", range],
+    );
+    assert_bad_scenario("dpgp c_u = 1e-320", &DPGP_VALID.replacen("c_u = 0.4", "c_u = 1e-320", 1), &["c_u", "got 1e-320", range]);
+    // Controls: the smallest step in range runs in each family's file.
+    for (what, text) in [
+        ("ccyw gamma = 1e-100", mutate(&[("gamma = 0.05\n", "gamma = 1e-100\n")])),
+        ("clup gamma = 1e-100", clup_with("gamma = 1.5", "gamma = 1e-100")),
+        ("dpgp c_u = 1e-100", DPGP_VALID.replacen("c_u = 0.4", "c_u = 1e-100", 1)),
+    ] {
+        let (_dir, file) = scenario_file(&text);
+        let (code, _, stderr) = run(&["run", file.to_str().unwrap()]);
+        assert!(code == 0 || code == 1, "{what}: exit {code}\n{stderr}");
+    }
+}
+
+#[test]
+fn a_value_far_outside_its_range_is_echoed_in_exponent_form() {
+    // Rust prints 1e-300 in full (302 characters); the message shows it as written.
+    let text = "name = \"tiny-mu\"\nrounds = 5\nreplicates = 2\nseed = 1\n\
+                instance.generated = { n = 3, du = 1, dv = 1, l = 1.0, mu = 1e-300, sigma_u = 0.1, sigma_v = 0.1, b = 0.0, coupling = \"decoupled\", init_distance = 1.0, seed = 1 }\n\
+                algorithm = { k = 2, m = 2, gamma = 0.01, eta_u = 2.0, eta_v = 2.0 }\n";
+    let (_dir, file) = scenario_file(text);
+    let got = run(&["run", file.to_str().unwrap()]);
+    assert_bad_input("mu = 1e-300", &got, &["instance.mu", "got 1e-300", "[1e-100, 1e100]"]);
+    assert!(got.2.len() < 300, "the message is short: {} characters\n{}", got.2.len(), got.2);
+    // Control: the same file with mu in range is not refused for mu.
+    let (_dir, file) = scenario_file(&text.replacen("mu = 1e-300", "mu = 0.5", 1));
+    let control = run(&["run", file.to_str().unwrap()]);
+    assert!(!control.2.contains("instance.mu"), "{}", control.2);
 }
 
 #[test]

@@ -251,18 +251,15 @@ impl Scenario {
         ];
         for (name, spec) in steps.into_iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
             match spec {
-                StepSpec::Value(v) if !(v.is_finite() && *v > 0.0) => {
-                    return Err(Error::field(format!("{field}.algorithm.{name}"), format!("got {v}"), "a finite number > 0"));
+                StepSpec::Value(v) => {
+                    crate::error::require_step(&format!("{field}.algorithm.{name}"), *v)?;
                 }
                 StepSpec::Admissible { admissible, factor } => {
                     if !ids.contains(&admissible.as_str()) {
                         return Err(Error::field(format!("{field}.algorithm.{name}.admissible"), format!("unknown claim `{admissible}`"), ids.join(", ")));
                     }
-                    if !(factor.is_finite() && *factor > 0.0) {
-                        return Err(Error::field(format!("{field}.algorithm.{name}.factor"), format!("got {factor}"), "a finite number > 0"));
-                    }
+                    crate::error::require_step(&format!("{field}.algorithm.{name}.factor"), *factor)?;
                 }
-                StepSpec::Value(_) => {}
             }
         }
         crate::card::require_known_claims(field, self.expected.keys().chain(self.expected_empirical.keys()), &ids)

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::claim::Horizon;
 use crate::claim::{BoundClaim, ConditionCheck, ConditionKind, Relation};
 use crate::engine::Estimator;
-use crate::error::{require_positive, Error, Result};
+use crate::error::{require_step, Error, Result};
 use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::algorithm::{
@@ -210,12 +210,10 @@ impl Scenario {
             _ => {}
         }
         if let Some(g) = self.steps.gamma {
-            require_positive(&format!("{field}.steps.gamma"), g)
-                .map_err(|_| Error::field(format!("{field}.steps.gamma"), format!("got {g}"), "a finite number in (0, inf)"))?;
+            require_step(&format!("{field}.steps.gamma"), g)?;
         }
         if let Some(e) = self.steps.eta {
-            require_positive(&format!("{field}.steps.eta"), e)
-                .map_err(|_| Error::field(format!("{field}.steps.eta"), format!("got {e}"), "a finite number in (0, inf)"))?;
+            require_step(&format!("{field}.steps.eta"), e)?;
         }
         if let Some(k) = self.steps.k {
             if k == 0 || k > MAX_K {
@@ -236,7 +234,7 @@ impl Scenario {
         self.check_grid(field)?;
         if let Some(c) = &self.corollary2_multiples {
             for (name, v) in [("gamma", c.gamma), ("eta", c.eta), ("k_divisor", c.k_divisor)] {
-                require_positive(&format!("{field}.corollary2_multiples.{name}"), v)?;
+                require_step(&format!("{field}.corollary2_multiples.{name}"), v)?;
             }
         }
         for (j, l) in self.lambda_sweep.iter().enumerate() {

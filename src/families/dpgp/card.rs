@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::parse_toml;
 use crate::claim::BoundClaim;
-use crate::error::{require_memory, require_positive, Error, Result};
+use crate::error::{require_memory, require_step, Error, Result};
 use crate::formula::user::ReadCard;
 use crate::paper_card::PaperCard;
 use crate::verdict::VerdictKind;
@@ -455,8 +455,8 @@ impl Scenario {
                 return Err(Error::field(f(n), format!("got {k}"), "an integer in [1, 100]"));
             }
         }
-        require_positive(&f("c_u"), self.c_u)?;
-        require_positive(&f("c_v"), self.c_v)?;
+        require_step(&f("c_u"), self.c_u)?;
+        require_step(&f("c_v"), self.c_v)?;
         if self.rounds == 0 || self.rounds > MAX_ROUNDS {
             return Err(Error::field(f("rounds"), format!("got {}", self.rounds), format!("an integer in [1, {MAX_ROUNDS}]")));
         }

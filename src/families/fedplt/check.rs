@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, BoundClaim};
 use crate::engine::Estimator;
-use crate::error::{require_count, require_memory, require_positive, Error, Result};
+use crate::error::{require_count, require_memory, require_step, Error, Result};
 use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::a6::A6ForAllW;
@@ -126,7 +126,7 @@ impl Scenario {
             StepSpec::Decaying { beta, offset } => vec![("decaying.beta", beta), ("decaying.offset", offset)],
         };
         for (name, v) in steps {
-            require_positive(&format!("{field}.step.{name}"), v)?;
+            require_step(&format!("{field}.step.{name}"), v)?;
         }
         let d = self.instance.dim() as f64;
         require_memory(&format!("{field}.instance.dim"), 64.0 * d * d, "the instance's dim x dim matrices")?;
