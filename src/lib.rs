@@ -32,6 +32,7 @@ pub mod kinds;
 pub mod outcome;
 pub mod paper_card;
 pub mod prec;
+pub mod progress_lines;
 pub mod registry;
 pub mod report;
 pub mod rng;

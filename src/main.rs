@@ -16,6 +16,7 @@ use fedbounds::error::require_bound_scale;
 use fedbounds::families::registry;
 use fedbounds::family::{self, CardText, CheckRequest, EstimatorChoice, FamilyReport, Given, Progress, ReportFile, RunOptions, SearchRequest};
 use fedbounds::outcome::CheckOutcome;
+use fedbounds::progress_lines::ProgressLines;
 use fedbounds::registry::Registry;
 use fedbounds::report::{require_file_target, require_folder_target, write_atomic, ReportMeta};
 use fedbounds::Error;
@@ -436,39 +437,82 @@ fn write_out(out: &mut impl std::io::Write, text: &str) -> Result<(), i32> {
     }
 }
 
-/// Progress bars on standard error (indicatif draws nothing when it is not a terminal).
-struct Bars {
-    bar: std::sync::Mutex<Option<ProgressBar>>,
+/// The environment variable that sets the seconds between progress lines when standard error is
+/// not a terminal.
+const PROGRESS_INTERVAL_VAR: &str = "FEDBOUNDS_PROGRESS_INTERVAL";
+
+/// Seconds between progress lines in a log unless [`PROGRESS_INTERVAL_VAR`] says otherwise.
+const DEFAULT_PROGRESS_INTERVAL_SECONDS: u64 = 30;
+
+/// Progress on standard error: a bar on a terminal; in a log (CI, a batch job, a pipe) a line
+/// every [`DEFAULT_PROGRESS_INTERVAL_SECONDS`] (or `FEDBOUNDS_PROGRESS_INTERVAL`; 0: none) while a
+/// phase runs ([`ProgressLines`]), so a long search or sweep is seen to be alive.
+enum Bars {
+    Terminal(std::sync::Mutex<Option<ProgressBar>>),
+    Log(ProgressLines),
+    Quiet,
 }
 
 impl Bars {
-    fn new() -> Self {
-        Self { bar: std::sync::Mutex::new(None) }
+    /// # Errors
+    /// `FEDBOUNDS_PROGRESS_INTERVAL` set to anything but a whole number of seconds.
+    fn new() -> Result<Self, Error> {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            return Ok(Bars::Terminal(std::sync::Mutex::new(None)));
+        }
+        let seconds = match std::env::var(PROGRESS_INTERVAL_VAR) {
+            Err(_) => DEFAULT_PROGRESS_INTERVAL_SECONDS,
+            Ok(v) => v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|s| *s <= 86_400)
+                .ok_or_else(|| Error::field(PROGRESS_INTERVAL_VAR, format!("got `{v}`"), "whole seconds in [0, 86400] between progress lines (0: none)"))?,
+        };
+        Ok(match seconds {
+            0 => Bars::Quiet,
+            s => Bars::Log(ProgressLines::on_stderr(std::time::Duration::from_secs(s))),
+        })
     }
 }
 
 impl Progress for Bars {
     fn start(&self, len: usize, label: &str) {
-        let bar = ProgressBar::new(len as u64);
-        let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} {label}  {{elapsed}} (eta {{eta}})"))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style);
-        if let Ok(mut slot) = self.bar.lock() {
-            *slot = Some(bar);
+        match self {
+            Bars::Terminal(slot) => {
+                let bar = ProgressBar::new(len as u64);
+                let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} {label}  {{elapsed}} (eta {{eta}})"))
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
+                bar.set_style(style);
+                if let Ok(mut slot) = slot.lock() {
+                    *slot = Some(bar);
+                }
+            }
+            Bars::Log(lines) => lines.start(len, label),
+            Bars::Quiet => {}
         }
     }
     fn step(&self) {
-        if let Ok(slot) = self.bar.lock() {
-            if let Some(bar) = slot.as_ref() {
-                bar.inc(1);
+        match self {
+            Bars::Terminal(slot) => {
+                if let Some(bar) = slot.lock().ok().as_ref().and_then(|s| s.as_ref()) {
+                    bar.inc(1);
+                }
             }
+            Bars::Log(lines) => lines.step(),
+            Bars::Quiet => {}
         }
     }
     fn finish(&self) {
-        if let Ok(mut slot) = self.bar.lock() {
-            if let Some(bar) = slot.take() {
-                bar.finish_and_clear();
+        match self {
+            Bars::Terminal(slot) => {
+                if let Some(bar) = slot.lock().ok().and_then(|mut s| s.take()) {
+                    bar.finish_and_clear();
+                }
             }
+            Bars::Log(lines) => lines.finish(),
+            Bars::Quiet => {}
         }
     }
 }
@@ -640,7 +684,7 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
         meta: ReportMeta::new(canonical_command(&a)),
         max_work: a.max_work,
     };
-    let outcome = families.check(&request, &Bars::new())?;
+    let outcome = families.check(&request, &Bars::new()?)?;
     let written = fedbounds::outcome::write_files(&a.out, &outcome.files(&request.meta))?;
     finish(&outcome, written.len(), &a.out, a.full, a.format)
 }
@@ -832,7 +876,7 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         let own_card = card.as_ref().filter(|_| card_family == Some(f.id()));
         let concerned = a.claims.is_empty() || f.claims_with(own_card)?.iter().any(|c| a.claims.iter().any(|id| id == c.id));
         if concerned {
-            if let Some(r) = f.search(&request, &Bars::new())? {
+            if let Some(r) = f.search(&request, &Bars::new()?)? {
                 reports.push((f.id(), r));
             }
         }
@@ -876,7 +920,7 @@ fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<Ex
     let meta = ReportMeta::new("cargo run --release -- experiments");
     let mut reports = Vec::new();
     for f in families.families() {
-        if let Some(r) = f.experiments(a.threads, &meta, !a.no_plots, &Bars::new())? {
+        if let Some(r) = f.experiments(a.threads, &meta, !a.no_plots, &Bars::new()?)? {
             reports.push((f.id(), r));
         }
     }
@@ -915,7 +959,7 @@ fn run_sweep(families: &Registry, a: SweepArgs) -> anyhow::Result<ExitCode> {
     let plan = fedbounds::sweep::Plan::load(&a.file, families)?;
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("sweeps").join(&plan.sweep.name));
     require_folder_target("--out", &out)?;
-    let done = plan.run_share(shard, &out, a.threads, &Bars::new())?;
+    let done = plan.run_share(shard, &out, a.threads, &Bars::new()?)?;
     emit(&format!(
         "share {shard} of sweep {}: {} scenarios, {} checked now, {} kept from an earlier run\n",
         plan.sweep.name, done.owned, done.ran, done.reused

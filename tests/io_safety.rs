@@ -186,3 +186,36 @@ fn a_search_names_its_replay_file_under_out_and_only_when_it_was_written() {
     assert_code("violated", &got, 1, &[&format!("replay with `cargo run --release -- run {}`", replay.display())]);
     assert!(replay.is_file());
 }
+
+/// Runs the binary with `FEDBOUNDS_PROGRESS_INTERVAL` set to `interval` (standard error is a pipe,
+/// as in a log).
+fn run_with_interval(args: &[&str], interval: Option<&str>) -> (i32, String, String) {
+    let mut command = Command::new(BIN);
+    command.args(args).env_remove("RUST_BACKTRACE").env_remove("FEDBOUNDS_PROGRESS_INTERVAL");
+    if let Some(i) = interval {
+        command.env("FEDBOUNDS_PROGRESS_INTERVAL", i);
+    }
+    let out = command.output().expect("the fedbounds binary starts");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_phase_longer_than_the_interval_prints_progress_lines_in_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    // About 4 s of search: at a 1 s interval it prints its count, then its end.
+    let long = run_with_interval(&["search", "--claim", "CCYW-T3.7", "--budget", "5000", "--no-plots", "--out", out], Some("1"));
+    assert_code("search, interval 1 s", &long, 0, &["fedbounds: claims searched: 0/1 after ", "fedbounds: claims searched: 1/1 done in "]);
+    // Controls: a run shorter than the default interval keeps the log clean; 0 turns the lines off.
+    let short = ["search", "--claim", "CCYW-T3.7", "--budget", "50", "--no-plots", "--out", out];
+    for interval in [None, Some("0")] {
+        let got = run_with_interval(&short, interval);
+        assert_code(&format!("short search, interval {interval:?}"), &got, 0, &[]);
+        assert!(!got.2.contains("fedbounds: claims searched"), "{interval:?}: {}", got.2);
+    }
+    // An interval that is no number of seconds is bad input, refused before anything is written.
+    let fresh = tempfile::tempdir().unwrap();
+    let bad = run_with_interval(&["search", "--claim", "CCYW-T3.7", "--out", fresh.path().to_str().unwrap()], Some("soon"));
+    assert_code("interval `soon`", &bad, 2, &["FEDBOUNDS_PROGRESS_INTERVAL", "got `soon`", "[0, 86400]"]);
+    assert!(!fresh.path().join("search").exists(), "nothing written");
+}
