@@ -351,6 +351,16 @@ pub fn prepare(s: &Scenario) -> Result<Prepared> {
     let instance = s.instance.build()?;
     require_run_memory(s, &instance)?;
     let constants = ProblemConstants::compute(&instance)?;
+    prepare_built(s, (instance, constants))
+}
+
+/// [`prepare`] given `s`'s instance and its constants, built already (the search builds them to
+/// decode a candidate's steps): the same result, without building them again.
+///
+/// # Errors
+/// As [`prepare`].
+pub fn prepare_built(s: &Scenario, (instance, constants): (QuadraticInstance, ProblemConstants)) -> Result<Prepared> {
+    require_run_memory(s, &instance)?;
     let params = resolve_params(s, &instance, &constants)?;
     Ok(Prepared { instance, constants, params })
 }

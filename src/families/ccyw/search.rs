@@ -54,7 +54,7 @@ pub use crate::families::ccyw::claims::LemmaClaim;
 use crate::families::ccyw::claims::{AdmissibleSteps, Claim, ClaimInputs, ConditionCheck, ConditionKind, EtaRule, GammaRule, Metric};
 use crate::families::ccyw::exact::exact_metric_series;
 use crate::families::ccyw::lemma_estimates::check_quantities;
-use crate::families::ccyw::problem::{Coupling, InstanceSpec};
+use crate::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants, QuadraticInstance};
 use crate::search::{maximize, Maximum};
 pub use crate::search::{search_verdict, Candidate, Evaluated};
 use crate::verdict::{Checkpoint, Evaluation, VerdictKind};
@@ -288,6 +288,15 @@ pub fn decode(claim: &'static dyn Claim, st: &Structure, c: &Candidate, name: &s
 /// # Errors
 /// As [`decode`].
 pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -> Result<Scenario> {
+    decode_built(claim, st, c, name).map(|(s, _)| s)
+}
+
+/// [`decode_target`] with the instance and constants it builds to find the admissible steps: the
+/// ones the scenario's run reads ([`check::prepare_built`]), so they are not built twice.
+///
+/// # Errors
+/// As [`decode`].
+fn decode_built(claim: Target, st: &Structure, c: &Candidate, name: &str) -> Result<(Scenario, (QuadraticInstance, ProblemConstants))> {
     let x = &c.x;
     let n = pick(&N_CHOICES, x[8]);
     let k = if st.single_step { 1 } else { pick(&K_CHOICES, x[6]) };
@@ -308,7 +317,7 @@ pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -
         seed: c.instance_seed,
     };
     let instance = spec.build()?;
-    let constants = crate::families::ccyw::problem::ProblemConstants::compute(&instance)?;
+    let constants = ProblemConstants::compute(&instance)?;
     let inputs = check::base_inputs(&instance, &constants, k, m, rounds);
     let admissible = claim.admissible(&inputs);
     let eta = |rule: EtaRule, knob: f64| rule.value() * if rule.is_exact() { 1.0 } else { 10f64.powf(knob) };
@@ -322,7 +331,7 @@ pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -
             return Err(Error::field(format!("algorithm.{field}"), format!("the claim admits {v} at this instance"), "a finite number > 0"));
         }
     }
-    Ok(Scenario {
+    let scenario = Scenario {
         family: None,
         catalog: Default::default(),
         name: name.to_string(),
@@ -345,7 +354,8 @@ pub fn decode_target(claim: Target, st: &Structure, c: &Candidate, name: &str) -
         },
         expected: Default::default(),
         expected_empirical: Default::default(),
-    })
+    };
+    Ok((scenario, (instance, constants)))
 }
 
 /// `observed / bound` of `claim` on a scenario: `Ok(None)` when a condition fails.
@@ -453,8 +463,8 @@ fn failed_in(claim: Target, s: &Scenario, prepared: &Prepared) -> Option<String>
 }
 
 fn evaluate(claim: Target, st: &Structure, c: &Candidate, opts: &SearchOptions) -> (Option<f64>, Option<String>) {
-    let at = |s: Scenario| -> Result<(Option<f64>, Option<String>)> {
-        let prepared = check::prepare(&s)?;
+    let at = |(s, built): (Scenario, (QuadraticInstance, ProblemConstants))| -> Result<(Option<f64>, Option<String>)> {
+        let prepared = check::prepare_built(&s, built)?;
         if opts.gamma_multiple == 1.0 && opts.eta_divisor == 1.0 {
             return match claim {
                 Target::Bound(b) => ratio_prepared(b, &s, prepared, opts.bound_scale),
@@ -468,7 +478,7 @@ fn evaluate(claim: Target, st: &Structure, c: &Candidate, opts: &SearchOptions) 
         let relax = Relaxation { gamma: opts.gamma_multiple, eta: opts.eta_divisor };
         Ok((Some(trial(claim, &s, &prepared, relax, opts.bound_scale, false).ratio), None))
     };
-    match decode_target(claim, st, c, "candidate").and_then(at) {
+    match decode_built(claim, st, c, "candidate").and_then(at) {
         Ok(r) => r,
         Err(e) => (None, Some(e.to_string())),
     }
