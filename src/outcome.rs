@@ -494,14 +494,14 @@ pub fn claim_files<X: Serialize + Clone>(meta: &ReportMeta, claims: &[ClaimSumma
 
 /// The verdicts of a run as the `run` command prints them: per claim as stated, its verdict,
 /// failed conditions and notes (a numerical failure says where the run stopped being comparable),
-/// then the verdict and slack of its empirical evaluation (null without one).
+/// then the verdict, slack and notes of its empirical evaluation (null without one).
 pub fn run_verdicts(results: &[ClaimResult]) -> Vec<serde_json::Value> {
     let of = |id: &str, c| results.iter().find(|r| r.claim == id && r.constants == c);
     let exact = results.iter().filter(|c| c.constants == ConstantsSource::Exact);
     exact
         .map(|c| {
             let e = of(c.claim, ConstantsSource::Empirical).map(|e| &e.evaluation);
-            serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "failed": c.evaluation.failed, "notes": c.evaluation.notes, "empirical_verdict": e.map(|e| e.verdict), "empirical_slack": e.and_then(|e| e.slack)})
+            serde_json::json!({"claim": c.claim, "verdict": c.evaluation.verdict, "failed": c.evaluation.failed, "notes": c.evaluation.notes, "empirical_verdict": e.map(|e| e.verdict), "empirical_slack": e.and_then(|e| e.slack), "empirical_notes": e.map(|e| &e.notes)})
         })
         .collect()
 }

@@ -925,6 +925,26 @@ fn steps_below_or_above_the_input_range_are_refused_in_every_family() {
 }
 
 #[test]
+fn explicit_ccyw_numbers_beyond_the_input_magnitudes_are_refused() {
+    // A noise covariance of 1e308 had run: its noise was lost to overflow in the moments (the
+    // rounds matched a noise of 0.01) and CCYW-L3.5 "held" with an estimate outside its interval.
+    let range = "at most 1e100";
+    for (what, from, to, field) in [
+        ("noise 1e308", "noise_u_cov = [[0.01]]", "noise_u_cov = [[1e308]]", "instance.noise_u_cov[0][0]"),
+        ("hessian 1e101", "hessian = [[2.0, 0.5], [0.5, 1.0]]", "hessian = [[2.0, 0.5], [0.5, 1e101]]", "instance.clients[0].hessian[1][1]"),
+        ("linear -1e200", "linear = [1.0, -1.0]", "linear = [1.0, -1e200]", "instance.clients[0].linear[1]"),
+        ("u0 1e101", "u0 = [1.0]", "u0 = [1e101]", "instance.u0[0]"),
+        ("v0 1e101", "v0 = [0.5]", "v0 = [1e101]", "instance.clients[0].v0[0]"),
+    ] {
+        assert_bad_scenario(what, &mutate(&[(from, to)]), &[field, range]);
+    }
+    // Control: the largest magnitude allowed runs.
+    let (_dir, file) = scenario_file(&mutate(&[("noise_u_cov = [[0.01]]", "noise_u_cov = [[1e100]]")]));
+    let (code, _, stderr) = run(&["run", file.to_str().unwrap()]);
+    assert!(code == 0 || code == 1, "noise 1e100: exit {code}\n{stderr}");
+}
+
+#[test]
 fn a_value_far_outside_its_range_is_echoed_in_exponent_form() {
     // Rust prints 1e-300 in full (302 characters); the message shows it as written.
     let text = "name = \"tiny-mu\"\nrounds = 5\nreplicates = 2\nseed = 1\n\

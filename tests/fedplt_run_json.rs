@@ -51,3 +51,53 @@ fn the_run_json_has_the_limit_point_the_masks_and_rho_k_per_round() {
         assert!((r - 1.0).abs() <= 1e-12, "rho_k = {r} on a full mask");
     }
 }
+
+/// The verdicts of `examples/fedplt-explicit.toml` with its step set to `constant_over_l` for
+/// `rounds` rounds: (claim, empirical verdict, its notes).
+fn empirical_verdicts(constant_over_l: f64, rounds: usize) -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fedplt-explicit.toml")).unwrap();
+    let edited: Vec<String> = text
+        .lines()
+        .map(|l| match l {
+            l if l.starts_with("rounds = ") => format!("rounds = {rounds}"),
+            l if l.starts_with("constant_over_l = ") => format!("constant_over_l = {constant_over_l}"),
+            l => l.to_string(),
+        })
+        .collect();
+    assert!(edited.iter().any(|l| l.contains(&format!("constant_over_l = {constant_over_l}"))), "the step was set");
+    let v: Value = serde_json::from_str(&FAMILY.run(&edited.join("\n"), "diverging", &RunOptions::default()).expect("the scenario runs")).unwrap();
+    v["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["claim"].as_str().unwrap().to_string(), r["empirical_verdict"].as_str().unwrap_or("").to_string(), r["empirical_notes"].to_string()))
+        .collect()
+}
+
+#[test]
+fn an_empirical_holds_on_a_diverging_run_is_inconclusive() {
+    // eta = 10/L: D^t grows to about 1e305 in 160 rounds, and G^2 measured on the run with it, so
+    // the recursion "held" with the run's own constant.
+    let diverging = empirical_verdicts(10.0, 160);
+    let rec: Vec<&(String, String, String)> = diverging.iter().filter(|(c, _, _)| c.starts_with("FEDPLT-REC")).collect();
+    assert!(!rec.is_empty());
+    for (claim, verdict, notes) in &rec {
+        assert_eq!(verdict, "inconclusive", "{claim}: {notes}");
+        assert!(notes.contains("the run diverges"), "{claim}: {notes}");
+    }
+    assert!(diverging.iter().all(|(_, v, _)| v != "holds"), "{diverging:?}");
+    // Control: at the example's own step the recursion holds with the measured constant.
+    let stable = empirical_verdicts(0.1, 160);
+    assert!(stable.iter().any(|(c, v, _)| c == "FEDPLT-REC" && v == "holds"), "{stable:?}");
+}
+
+#[test]
+fn divergence_is_growth_past_the_first_half_not_noise_filling_up() {
+    use fedbounds::families::fedplt::check::diverges;
+    let geometric: Vec<f64> = (0..60).map(|t| 2f64.powi(t)).collect();
+    assert!(diverges(&geometric));
+    assert!(diverges(&[1.0, 2.0, f64::NAN, 1.0]), "a value that is not a number");
+    // Controls: a run that starts at W* and fills with noise levels off; a converging run; zeros.
+    let filling: Vec<f64> = (0..40).map(|t| 1e-6 * (1.0 - 0.5f64.powi(t))).collect();
+    assert!(!diverges(&filling) && !diverges(&[4.0, 2.0, 1.0, 0.5]) && !diverges(&[0.0; 5]));
+}

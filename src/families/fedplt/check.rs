@@ -482,7 +482,37 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     }
     run.results = results;
     note_vacuous(&mut run);
+    undecide_on_divergence(&mut run);
     Ok(run)
+}
+
+/// Whether the run's `D^t = E||W^t - W*||^2` diverges: a value that is not finite, or a last value
+/// above [`crate::prec::RUN_DIVERGENCE_GROWTH`] times the largest of the first half of the run (a
+/// run that starts at `W*` and fills with noise levels off, one that blows up keeps growing).
+pub fn diverges(distance: &[f64]) -> bool {
+    let (Some(last), first_half) = (distance.last(), &distance[..distance.len().div_ceil(2)]) else { return false };
+    let early = first_half.iter().copied().fold(0.0, f64::max);
+    distance.iter().any(|d| !d.is_finite()) || (early > 0.0 && *last > crate::prec::RUN_DIVERGENCE_GROWTH * early)
+}
+
+/// On a diverging run an empirical constant (`G^2` measured on the run) grows with the horizon,
+/// so a bound built from it keeps up with the run and "holds" says nothing: such a "holds" is
+/// inconclusive, with a note (a diverged run is violated or inconclusive, never holds).
+fn undecide_on_divergence(run: &mut ScenarioRun) {
+    let distance = run.distance.as_slice();
+    if !diverges(distance) {
+        return;
+    }
+    let note = format!(
+        "the run diverges (D^t = E||W^t - W*||^2 from {} to {} over {} rounds): the empirical constant measured on it grows with the horizon, so \"holds\" says nothing",
+        fmt_num(distance[0]),
+        fmt_num(distance[distance.len() - 1]),
+        run.scenario.rounds
+    );
+    for r in run.results.iter_mut().filter(|r| r.constants == ConstantsSource::Empirical && r.evaluation.verdict == VerdictKind::Holds) {
+        r.evaluation.verdict = VerdictKind::Inconclusive;
+        r.evaluation.notes.push(note.clone());
+    }
 }
 
 /// Whether a "holds" is vacuous: slack above [`super::prec::VACUOUS_SLACK`] while `rho_` is

@@ -253,10 +253,21 @@ impl ExplicitInstance {
         if let Some((i, c)) = self.clients.iter().enumerate().find(|(_, c)| c.v0.len() != self.dv) {
             return Err(Error::field(format!("instance.clients[{i}].v0"), format!("length {}", c.v0.len()), format!("length dv = {}", self.dv)));
         }
-        // The starting point by the names the file gives it (the instance checks it as one vector).
-        require_all_finite(self.u0.iter(), |k| format!("instance.u0[{k}]"))?;
+        // Every number of the file finite and at most INPUT_MAGNITUDE_MAX in magnitude, named as
+        // the file names it: a noise covariance of 1e308 had run, its noise lost to overflow in
+        // the moments, and a lemma had "held" on the noise-free values.
+        crate::explicit::finite("instance.u0", &self.u0)?;
+        for (name, rows) in [("instance.noise_u_cov", &self.noise_u_cov), ("instance.noise_v_cov", &self.noise_v_cov)] {
+            for (r, row) in rows.iter().enumerate() {
+                crate::explicit::finite(&format!("{name}[{r}]"), row)?;
+            }
+        }
         for (i, c) in self.clients.iter().enumerate() {
-            require_all_finite(c.v0.iter(), |k| format!("instance.clients[{i}].v0[{k}]"))?;
+            crate::explicit::finite(&format!("instance.clients[{i}].v0"), &c.v0)?;
+            crate::explicit::finite(&format!("instance.clients[{i}].linear"), &c.linear)?;
+            for (r, row) in c.hessian.iter().enumerate() {
+                crate::explicit::finite(&format!("instance.clients[{i}].hessian[{r}]"), row)?;
+            }
         }
         let layout = Layout { n, du: self.du, dv: self.dv };
         let d = layout.local_dim();
