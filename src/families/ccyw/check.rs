@@ -446,6 +446,7 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
     let empirical_b2 = runs.empirical_b2.unwrap_or(f64::NAN);
     let scale = opts.bound_scale.unwrap_or(1.0);
     let label = format!("empirical b^2 = {}", fmt_num(empirical_b2));
+    let floor = super::resolution::metric_floor(&inst, &constants, params.k, s.rounds);
     let results = claims
         .iter()
         .filter(|claim| claim.algorithm() == s.algorithm.kind)
@@ -453,11 +454,14 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
             let metric: Vec<Vec<f64>> =
                 runs.summaries.iter().map(|series| series.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect()).collect();
             let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
+            super::resolution::undecide_below_resolution(&mut evaluation, floor);
             let bgd_fails = inputs.b2.is_none() && evaluation.checks.iter().any(|c| c.name.starts_with("A2.3") && !c.holds);
             let empirical = if bgd_fails {
                 explain_infinite_bgd(&mut evaluation.failed, &constants);
                 let emp_inputs = ClaimInputs { b2: Some(empirical_b2), ..inputs };
-                Some(evaluate(*claim, &emp_inputs, &metric, runs.estimator, s.confidence, scale))
+                let mut e = evaluate(*claim, &emp_inputs, &metric, runs.estimator, s.confidence, scale);
+                super::resolution::undecide_below_resolution(&mut e, floor);
+                Some(e)
             } else {
                 None
             };

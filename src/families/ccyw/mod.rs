@@ -20,5 +20,6 @@ pub mod monte_carlo;
 pub mod prec;
 pub mod problem;
 pub mod report;
+pub mod resolution;
 pub mod search;
 pub use family::{Ccyw, FAMILY, FAMILY_ID};
