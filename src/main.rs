@@ -617,6 +617,13 @@ fn canonical_command(a: &CheckArgs) -> String {
     for s in &a.scenarios {
         cmd.push_str(&format!(" --scenario '{s}'"));
     }
+    cmd + &verdict_options(a)
+}
+
+/// The options of a check that change its verdicts (card, bound scale, work limit, estimator), as
+/// they are typed, for replay commands.
+fn verdict_options(a: &CheckArgs) -> String {
+    let mut cmd = String::new();
     if let Some(c) = &a.card {
         cmd.push_str(&format!(" --card '{}'", c.display()));
     }
@@ -636,13 +643,14 @@ fn canonical_command(a: &CheckArgs) -> String {
 }
 
 /// Prints what a check produced and returns its exit code: 1 when anything differs from the
-/// cards, with the reason on the last line.
-fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: bool, format: OutputFormat) -> anyhow::Result<ExitCode> {
+/// cards, with the reason on the last line. `replay` is the command up to its filters, for the
+/// replay lines of the text summary.
+fn finish(outcome: &CheckOutcome, written: usize, out: &std::path::Path, full: bool, format: OutputFormat, replay: &str) -> anyhow::Result<ExitCode> {
     match format {
         OutputFormat::Json => emit(&format!("{}\n", serde_json::to_string_pretty(&outcome.rows().collect::<Vec<_>>())?)),
         OutputFormat::Csv => emit(&outcome.summary_csv()),
         OutputFormat::Text if full => emit(&outcome.terminal_table()),
-        OutputFormat::Text => emit(&outcome.terminal_summary(&replay_prefix())),
+        OutputFormat::Text => emit(&outcome.terminal_summary(replay)),
     }
     let mismatches = outcome.mismatches();
     if format == OutputFormat::Text {
@@ -686,7 +694,8 @@ fn run_check(families: &Registry, a: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let outcome = families.check(&request, &Bars::new()?)?;
     let written = fedbounds::outcome::write_files(&a.out, &outcome.files(&request.meta))?;
-    finish(&outcome, written.len(), &a.out, a.full, a.format)
+    let replay = format!("{} check{}", replay_prefix(), verdict_options(&a));
+    finish(&outcome, written.len(), &a.out, a.full, a.format, &replay)
 }
 
 fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode> {

@@ -142,7 +142,8 @@ impl CheckOutcome {
     }
 
     /// The terminal summary (see [`crate::summary::terminal`]); `replay` is how the tool was
-    /// invoked, for the replay commands.
+    /// invoked up to its filters (program, `check` and the options that change verdicts), for the
+    /// replay commands.
     pub fn terminal_summary(&self, replay: &str) -> String {
         let other: Vec<String> = self.families.iter().flat_map(|f| f.report.mismatches.iter().cloned()).collect();
         crate::summary::terminal(&self.family_summaries(), &other, replay)

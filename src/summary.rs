@@ -216,9 +216,10 @@ fn fit(s: &str, n: usize) -> String {
 }
 
 /// The command that replays one claim on one scenario, as the tool was invoked (`replay` is the
-/// program part, e.g. `fedbounds` or `cargo run --release --`).
+/// command up to its filters: the program, `check` and the options that change verdicts, e.g.
+/// `fedbounds check --bound-scale 0.1`).
 fn replay_command(replay: &str, claim: &str, scenario: &str) -> String {
-    format!("{replay} check --claim '{claim}' --scenario '{scenario}'")
+    format!("{replay} --claim '{claim}' --scenario '{scenario}'")
 }
 
 /// A row's claim with its constants source when that is not the exact one: `X-T1 (empirical)`.
@@ -340,8 +341,8 @@ fn write_family(s: &mut String, rows: &[VerdictRow], searches: &[SearchLine]) {
 /// The terminal summary, at most [`TERMINAL_WIDTH`] columns: what decides the exit code first
 /// (the disagreements with the cards, or that there are none), the counterexamples, then one line
 /// per claim for each family (with its search's lines, if any), each family's extra tables when
-/// they fit, and the totals. `replay` is how the tool was invoked (`fedbounds`, `cargo run
-/// --release --`), for the replay commands.
+/// they fit, and the totals. `replay` is how the tool was invoked up to its filters (`fedbounds
+/// check`, `cargo run --release -- check --bound-scale 0.1`), for the replay commands.
 pub fn terminal(families: &[FamilySummary<'_>], other_mismatches: &[String], replay: &str) -> String {
     let all: Vec<&VerdictRow> = families.iter().flat_map(|f| f.rows.iter()).collect();
     let mut s = String::new();
@@ -532,7 +533,7 @@ mod tests {
         assert_eq!(l.short_verdicts(), "holds 2, n/a 1 of 3");
         assert_eq!(l.reasons_in_words(), "gamma <= 1/L on 1 scenario");
         // The mismatch (d) comes first, with its replay command as invoked, and the totals last.
-        let text = terminal(&[FamilySummary::rows("test", "A test family", &rows)], &[], "fedbounds");
+        let text = terminal(&[FamilySummary::rows("test", "A test family", &rows)], &[], "fedbounds check");
         assert!(
             text.starts_with("DIFFERS FROM THE CARDS (1): these decide the exit code (1)\n  T-1 on d: not-applicable, but the card expects holds\n    replay: fedbounds check --claim 'T-1' --scenario 'd'\n"),
             "{text}"
@@ -548,7 +549,7 @@ mod tests {
                 r
             })
             .collect();
-        let text = terminal(&[FamilySummary::rows("test", "A test family", &agreeing)], &[], "fedbounds");
+        let text = terminal(&[FamilySummary::rows("test", "A test family", &agreeing)], &[], "fedbounds check");
         assert!(text.starts_with("Every verdict is the one its card expects: 3 claim-scenario pairs, 0 violated as expected."), "{text}");
     }
 
@@ -561,10 +562,10 @@ mod tests {
         assert_eq!(fit("abc", 4), "abc");
         let rows = vec![row("a", VerdictKind::Holds, Vec::new(), Some(3.0), Some(VerdictKind::Holds))];
         let wide = format!("{}\n", "x".repeat(TERMINAL_WIDTH + 1));
-        let text = terminal(&[FamilySummary { extra: &wide, ..FamilySummary::rows("test", "A test family", &rows) }], &[], "fedbounds");
+        let text = terminal(&[FamilySummary { extra: &wide, ..FamilySummary::rows("test", "A test family", &rows) }], &[], "fedbounds check");
         assert!(text.contains("(1 lines of further test tables: `--full` prints them") && !text.contains(&wide), "{text}");
         let narrow = "narrow table\n";
-        assert!(terminal(&[FamilySummary { extra: narrow, ..FamilySummary::rows("test", "A test family", &rows) }], &[], "fedbounds").contains(narrow));
+        assert!(terminal(&[FamilySummary { extra: narrow, ..FamilySummary::rows("test", "A test family", &rows) }], &[], "fedbounds check").contains(narrow));
     }
 
     #[test]

@@ -819,12 +819,14 @@ fn check_summary_lists_disagreements_first_and_ends_with_the_exit_reason() {
     // `cargo run --release --` when the binary under test is a release build.
     let release = if BIN.contains("/release/") { " --release" } else { "" };
     // The summary wraps at 100 columns: compared with its words joined by single spaces.
-    let replay = format!("replay: cargo run{release} -- check --claim 'FEDPLT-DECAY' --scenario 'decaying-one-dimensional'");
+    // The replay keeps the options that change verdicts (it had dropped `--bound-scale`, and
+    // replayed a "holds").
+    let replay = format!("replay: cargo run{release} -- check --bound-scale 0.01 --claim 'FEDPLT-DECAY' --scenario 'decaying-one-dimensional'");
     assert!(stdout.split_whitespace().collect::<Vec<_>>().join(" ").contains(&replay), "{stdout}");
     assert!(stdout.trim_end().lines().last().unwrap().starts_with("exit 1: "), "{stdout}");
     let direct = Command::new(BIN).args(&shrunk).env_remove("CARGO_MANIFEST_DIR").output().unwrap();
     let direct = String::from_utf8_lossy(&direct.stdout);
-    assert!(direct.contains(&format!("replay: {BIN} check --claim 'FEDPLT-DECAY'")), "{direct}");
+    assert!(direct.contains(&format!("replay: {BIN} check --bound-scale 0.01 --claim 'FEDPLT-DECAY'")), "{direct}");
     // Machines get JSON or CSV instead.
     let mut json = args.to_vec();
     json.extend(["--format", "json"]);
