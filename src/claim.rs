@@ -128,7 +128,20 @@ impl fmt::Display for ConditionCheck {
             (Relation::Above, true) => ">",
             (Relation::Above, false) => "<=",
         };
-        write!(f, "{}: given {} {op} required {}", self.name, fmt_num(self.given), fmt_num(self.required))
+        let (given, required) = fmt_pair(self.given, self.required);
+        write!(f, "{}: given {given} {op} required {required}", self.name)
+    }
+}
+
+/// Two numbers compared in one message: as [`fmt_num`], or, where that prints two different
+/// numbers alike (`given 0.003125 > required 0.003125`), each in full, the shortest digits that
+/// read back as it (`3.12500000625e-3` against `3.125e-3`).
+pub fn fmt_pair(a: f64, b: f64) -> (String, String) {
+    let (x, y) = (fmt_num(a), fmt_num(b));
+    if x == y && a.to_bits() != b.to_bits() {
+        (format!("{a:e}"), format!("{b:e}"))
+    } else {
+        (x, y)
     }
 }
 
@@ -376,5 +389,19 @@ mod tests {
         // Control: the wrapper's failing assumption is what tells it apart from the inner claim.
         assert!(inner.checks(&AtT(4)).iter().all(|c| c.holds));
         assert!(!tagged.checks(&AtT(4))[0].holds);
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::*;
+
+    #[test]
+    fn two_numbers_that_print_alike_are_shown_in_full() {
+        let c = ConditionCheck::compare("gamma <= 1/(32 L K)", ConditionKind::StepSize, 0.00312500000625, Relation::AtMost, 0.003125);
+        assert_eq!(c.to_string(), "gamma <= 1/(32 L K): given 3.12500000625e-3 > required 3.125e-3");
+        // Controls: numbers that print apart, and equal numbers, keep the compact form.
+        assert_eq!(fmt_pair(0.0032, 0.003125), ("0.0032".to_string(), "0.003125".to_string()));
+        assert_eq!(fmt_pair(1.0, 1.0), ("1".to_string(), "1".to_string()));
     }
 }

@@ -18,7 +18,7 @@ use crate::families::ccyw::algorithm::{AlgorithmKind, RoundConfig};
 use crate::families::ccyw::check;
 use crate::families::ccyw::claims::fedavg_p::CcywClaim;
 use crate::families::ccyw::claims::scaffold_p::ScaffoldClaim;
-use crate::families::ccyw::claims::{fmt_num, Claim, ConditionKind};
+use crate::families::ccyw::claims::{Claim, ConditionKind};
 use crate::families::ccyw::exact::{exact_metric_series, stationary_summary};
 use crate::families::ccyw::problem::{Coupling, InstanceSpec, ProblemConstants};
 use crate::verdict::VerdictKind;
@@ -226,7 +226,8 @@ pub fn curve(s: &Setting) -> Result<Curve> {
     let mut failed: Vec<String> = Vec::new();
     for (checks, when) in [(claim.checks(&x), ""), (claim.checks(&x.at_horizon(usize::MAX)), " as T -> infinity")] {
         for k in checks.iter().filter(|k| !k.holds && k.kind != ConditionKind::Implicit) {
-            let line = format!("{}{when} (given {}, required {})", k.name, fmt_num(k.given), fmt_num(k.required));
+            let (given, required) = crate::claim::fmt_pair(k.given, k.required);
+            let line = format!("{}{when} (given {given}, required {required})", k.name);
             if !failed.iter().any(|f| f.starts_with(&k.name)) {
                 failed.push(line);
             }
