@@ -947,6 +947,24 @@ fn explicit_ccyw_numbers_beyond_the_input_magnitudes_are_refused() {
 }
 
 #[test]
+fn a_generated_mu_lost_to_rounding_is_refused_naming_mu() {
+    // mu = 1e-100 L is in [1e-100, 1e100] but its rotated Hessian's smallest eigenvalue came out
+    // 0, refused as "instance is not admissible" without naming mu.
+    let text = |mu: &str| {
+        format!(
+            "name = \"tiny-ratio\"\nrounds = 5\nreplicates = 2\nseed = 1\n\
+             instance.generated = {{ n = 3, du = 2, dv = 1, l = 1.0, mu = {mu}, sigma_u = 0.1, sigma_v = 0.1, b = 0.0, coupling = \"coupled\", init_distance = 1.0, seed = 1 }}\n\
+             algorithm = {{ k = 2, m = 2, gamma = 0.01, eta_u = 2.0, eta_v = 2.0 }}\n"
+        )
+    };
+    assert_bad_scenario("mu = 1e-100", &text("1e-100"), &["instance.mu", "condition number 1e100", "mu >= 1e-12 l"]);
+    // Control: the smallest ratio allowed runs.
+    let (_dir, file) = scenario_file(&text("1e-12"));
+    let (code, _, stderr) = run(&["run", file.to_str().unwrap()]);
+    assert!(code == 0 || code == 1, "mu = 1e-12: exit {code}\n{stderr}");
+}
+
+#[test]
 fn a_value_far_outside_its_range_is_echoed_in_exponent_form() {
     // Rust prints 1e-300 in full (302 characters); the message shows it as written.
     let text = "name = \"tiny-mu\"\nrounds = 5\nreplicates = 2\nseed = 1\n\

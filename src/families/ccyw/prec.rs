@@ -20,4 +20,17 @@ pub const STEADY_STATE_BAND: f64 = 0.10;
 /// divergence in the step-room search.
 pub const DIVERGENCE_GROWTH: f64 = 1e6;
 
-crate::prec::policy_test!(include_str!("prec.rs"), GRID_END = 1e-12, INDEPENDENCE_TOLERANCE = 0.10, STEADY_STATE_BAND = 0.10, DIVERGENCE_GROWTH = 1e6,);
+/// Smallest `mu / L` a generated instance may have: its Hessians are rotated, and a rotation of
+/// `diag(L, ..., mu)` is exact only to about `eps L` per entry, so a smaller `mu` would be lost to
+/// rounding (`mu = 1e-100 L` came out as a smallest eigenvalue of 0). At `1e-12` the rounding is
+/// a thousandth of `mu`.
+pub const MIN_CURVATURE_RATIO: f64 = 1e-12;
+
+crate::prec::policy_test!(
+    include_str!("prec.rs"),
+    GRID_END = 1e-12,
+    INDEPENDENCE_TOLERANCE = 0.10,
+    STEADY_STATE_BAND = 0.10,
+    DIVERGENCE_GROWTH = 1e6,
+    MIN_CURVATURE_RATIO = 1e-12,
+);

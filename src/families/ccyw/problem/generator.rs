@@ -143,6 +143,14 @@ impl InstanceSpec {
         if self.mu > self.l {
             return Err(Error::field("instance.mu", format!("got {} > l = {}", self.mu, self.l), "0 < mu <= l"));
         }
+        let least = super::super::prec::MIN_CURVATURE_RATIO;
+        if self.mu < least * self.l {
+            return Err(Error::field(
+                "instance.mu",
+                format!("got {} with l = {} (condition number {:e})", self.mu, self.l, self.l / self.mu),
+                format!("mu >= {least:e} l: a rotated Hessian of a larger condition number loses its smallest eigenvalue to rounding"),
+            ));
+        }
         require_non_negative("instance.sigma_u", self.sigma_u)?;
         require_non_negative("instance.sigma_v", self.sigma_v)?;
         require_non_negative("instance.b", self.b)?;
