@@ -335,8 +335,11 @@ pub fn numerical_note(decisive: Option<&Checkpoint>) -> Option<String> {
         "the metric overflowed: the run diverged"
     } else if e.mean.is_infinite() {
         "the run diverged"
-    } else {
+    } else if p.bound.is_some_and(|b| !b.is_finite()) {
         "the bound cannot be evaluated"
+    } else {
+        // A finite mean and bound with an infinite limit: the replicates' spread overflowed.
+        "the estimate's interval overflowed: the replicates spread beyond double precision"
     };
     Some(format!("{NUMERICAL_NOTE} at T'={}: {} ({why})", p.rounds, bad.join(", ")))
 }
@@ -506,6 +509,19 @@ mod tests {
         let (verdict, _, decisive) = aggregate(vec![point(1, 0.5, 1.0)].into_iter());
         assert_eq!(verdict, VerdictKind::Holds);
         assert_eq!(numerical_note(decisive.as_ref()), None);
+    }
+
+    #[test]
+    fn the_numerical_note_blames_what_is_not_finite() {
+        let inf = f64::INFINITY;
+        let at = |mean: f64, lower: f64, upper: f64, bound: f64| Checkpoint { rounds: 7, estimate: Interval { mean, lower, upper }, bound: Some(bound) };
+        let note = |p: Checkpoint| numerical_note(Some(&p)).expect("a note");
+        // An interval that overflowed around a finite mean is not the bound's fault (it had read
+        // "the bound cannot be evaluated" beside a bound of 1.5e298).
+        assert!(note(at(0.5, -inf, inf, 1.5e298)).contains("the estimate's interval overflowed"));
+        // Controls: an infinite bound, an infinite mean.
+        assert!(note(at(0.5, 0.4, 0.6, inf)).contains("the bound cannot be evaluated"));
+        assert!(note(at(inf, inf, inf, 1.0)).contains("(the run diverged)"));
     }
 
     #[test]

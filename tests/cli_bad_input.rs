@@ -757,6 +757,22 @@ fn conditions_names_a_missing_value_and_reaches_other_families() {
     let (code, _, stderr) = run(&["conditions", "--family", "dpgp"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("missing"), "{stderr}");
+    // The values are read by the names `list --symbols` gives (`L_u`, `C`); they had been read
+    // only as `l-u`, `c`, and a missing one named flags that do not exist (`--l-u`).
+    let dpgp = |values: &[&str]| {
+        let mut args = vec!["conditions", "--family", "dpgp", "--eta-u", "0.01", "--eta-v", "0.01"];
+        for v in values {
+            args.extend(["--set", v]);
+        }
+        run(&args)
+    };
+    let (code, stdout, stderr) = dpgp(&["delta=1", "L_u=1", "L_v=1", "C=1", "q=0.5", "K_u=2", "K_v=2"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("admissible eta_u"), "{stdout}");
+    // The other spelling reads the same symbol; a missing value is named as it is given.
+    assert_eq!(dpgp(&["delta=1", "l-u=1", "L_v=1", "C=1", "q=0.5", "K_u=2", "K_v=2"]).0, 0, "--set l-u reads L_u");
+    let without_c = dpgp(&["delta=1", "L_u=1", "L_v=1", "q=0.5", "K_u=2", "K_v=2"]);
+    assert_bad_input("dpgp conditions without C", &without_c, &["`--set C`", "missing", "--set C=VALUE"]);
 }
 
 #[test]

@@ -248,27 +248,39 @@ impl Plugin for DpgpFamily {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
             return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
         }
-        let get = |name: &str| -> Result<f64> {
-            let v = given
-                .get(name)
-                .copied()
-                .ok_or_else(|| Error::field(format!("--{name}"), "missing", "a value (`--eta-u`, `--eta-v`, or `--set NAME=VALUE`)"))?;
-            require_positive(&format!("--{name}"), v)
+        // A value is found by its symbol as `list --symbols` names it (`L_u`), whatever its case
+        // and `-`/`_` (`--set l-u`, `--eta-u`), and a missing one is named as it is given.
+        let symbols = super::formulas::SYMBOLS.symbols();
+        let read = |key: &str| crate::formula::symbols::symbol_read(symbols, key);
+        let flag = |symbol: &str| match symbol {
+            "eta_u" | "eta_v" => format!("--{}", symbol.replace('_', "-")),
+            _ => format!("--set {symbol}"),
         };
-        let whole = |name: &str| -> Result<usize> {
-            let v = get(name)?;
+        let lookup = |symbol: &str| -> Result<f64> {
+            let found = given.iter().find(|(k, _)| read(k) == read(symbol)).map(|(_, v)| *v);
+            found.ok_or_else(|| {
+                Error::field(
+                    flag(symbol),
+                    "missing",
+                    format!("a value, as `{}`", if symbol.starts_with("eta") { format!("{} VALUE", flag(symbol)) } else { format!("--set {symbol}=VALUE") }),
+                )
+            })
+        };
+        let get = |symbol: &str| -> Result<f64> { require_positive(&flag(symbol), lookup(symbol)?) };
+        let whole = |symbol: &str| -> Result<usize> {
+            let v = get(symbol)?;
             if v.fract() == 0.0 && v <= 1e6 {
                 Ok(v as usize)
             } else {
-                Err(Error::field(format!("--{name}"), format!("got {v}"), "a whole number in [1, 1e6]"))
+                Err(Error::field(flag(symbol), format!("got {v}"), "a whole number in [1, 1e6]"))
             }
         };
-        let (eta_u, eta_v, delta, l_u, l_v, c) = (get("eta-u")?, get("eta-v")?, get("delta")?, get("l-u")?, get("l-v")?, get("c")?);
-        let q = given.get("q").copied().ok_or_else(|| Error::field("--q", "missing", "a value in [0, 1) via --set q=..."))?;
+        let (eta_u, eta_v, delta, l_u, l_v, c) = (get("eta_u")?, get("eta_v")?, get("delta")?, get("L_u")?, get("L_v")?, get("C")?);
+        let q = lookup("q")?;
         if !(0.0..1.0).contains(&q) {
-            return Err(Error::field("--q", format!("got {q}"), "a number in [0, 1)"));
+            return Err(Error::field("--set q", format!("got {q}"), "a number in [0, 1)"));
         }
-        let params = Params { eta_u, eta_v, k_u: whole("k-u")?, k_v: whole("k-v")?, noise_draws: Default::default() };
+        let params = Params { eta_u, eta_v, k_u: whole("K_u")?, k_v: whole("K_v")?, noise_draws: Default::default() };
         let proof = step_checks_for(l_u, l_v, delta, c, q, &params, false);
         let printed = step_checks_for(l_u, l_v, delta, c, q, &params, true);
         let admissible = proof.iter().filter(|c| c.name.starts_with("eta_u")).map(|c| c.required).fold(f64::INFINITY, f64::min);
