@@ -132,11 +132,11 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64> {
 /// most 20 digits (`u64::MAX`), so no integer is longer.
 const LONGEST_PLAIN_NUMBER: usize = 20;
 
-/// `text` with every decimal number longer than [`LONGEST_PLAIN_NUMBER`] characters written in
+/// `text` with every decimal number longer than 20 characters (`LONGEST_PLAIN_NUMBER`) written in
 /// exponent form, with the same value: `Display` writes the shortest digits that read back as the
 /// same `f64`, so reading the number and writing it with `{:e}` loses nothing
 /// (`0.000...01` -> `1e-300`, `1000...0` -> `1e300`). Shorter numbers and the rest of the text are
-/// unchanged. Messages of [`Error`] are shown through it, so no value echoed from an input runs to
+/// unchanged. Messages of [`enum@Error`] are shown through it, so no value echoed from an input runs to
 /// hundreds of characters.
 pub fn compact_numbers(text: &str) -> std::borrow::Cow<'_, str> {
     let bytes = text.as_bytes();
