@@ -480,7 +480,8 @@ fn step_conditions_report_given_and_required() {
     let text = family.conditions(&given, &[], false, None).unwrap();
     assert!(text.contains("[FAILS] eta_u < delta/(8 L_u K_u)"), "{text}");
     given.insert("q".into(), 1.0);
-    assert!(family.conditions(&given, &[], false, None).err().unwrap().to_string().contains("--q"));
+    let q = family.conditions(&given, &[], false, None).err().unwrap().to_string();
+    assert!(q.contains("`--set q`") && q.contains("[0, 1)"), "{q}");
 }
 
 #[test]
