@@ -252,27 +252,26 @@ impl Plugin for DpgpFamily {
         // and `-`/`_` (`--set l-u`, `--eta-u`), and a missing one is named as it is given.
         let symbols = super::formulas::SYMBOLS.symbols();
         let read = |key: &str| crate::formula::symbols::symbol_read(symbols, key);
+        // The option a symbol is given by, and how it is typed.
         let flag = |symbol: &str| match symbol {
-            "eta_u" | "eta_v" => format!("--{}", symbol.replace('_', "-")),
-            _ => format!("--set {symbol}"),
+            "eta_u" | "eta_v" => {
+                let option = format!("--{}", symbol.replace('_', "-"));
+                (option.clone(), format!("{option} VALUE"))
+            }
+            _ => (format!("--set {symbol}"), format!("--set {symbol}=VALUE")),
         };
         let lookup = |symbol: &str| -> Result<f64> {
             let found = given.iter().find(|(k, _)| read(k) == read(symbol)).map(|(_, v)| *v);
-            found.ok_or_else(|| {
-                Error::field(
-                    flag(symbol),
-                    "missing",
-                    format!("a value, as `{}`", if symbol.starts_with("eta") { format!("{} VALUE", flag(symbol)) } else { format!("--set {symbol}=VALUE") }),
-                )
-            })
+            let (option, typed) = flag(symbol);
+            found.ok_or_else(|| Error::field(option, "missing", format!("a value, as `{typed}`")))
         };
-        let get = |symbol: &str| -> Result<f64> { require_positive(&flag(symbol), lookup(symbol)?) };
+        let get = |symbol: &str| -> Result<f64> { require_positive(&flag(symbol).0, lookup(symbol)?) };
         let whole = |symbol: &str| -> Result<usize> {
             let v = get(symbol)?;
             if v.fract() == 0.0 && v <= 1e6 {
                 Ok(v as usize)
             } else {
-                Err(Error::field(flag(symbol), format!("got {v}"), "a whole number in [1, 1e6]"))
+                Err(Error::field(flag(symbol).0, format!("got {v}"), "a whole number in [1, 1e6]"))
             }
         };
         let (eta_u, eta_v, delta, l_u, l_v, c) = (get("eta_u")?, get("eta_v")?, get("delta")?, get("L_u")?, get("L_v")?, get("C")?);

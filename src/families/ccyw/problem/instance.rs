@@ -227,10 +227,15 @@ pub struct ExplicitClient {
     pub v0: Vec<f64>,
 }
 
+/// `rows` as a `dim x dim` matrix, each entry finite and at most `INPUT_MAGNITUDE_MAX` in
+/// magnitude ([`crate::explicit::finite`]), naming `field` or the entry otherwise.
 fn rows_to_matrix(field: &str, rows: &[Vec<f64>], dim: usize) -> Result<DMatrix<f64>> {
     if rows.len() != dim || rows.iter().any(|r| r.len() != dim) {
         let shape: Vec<usize> = rows.iter().map(Vec::len).collect();
         return Err(Error::field(field, format!("row lengths {shape:?}"), format!("{dim} rows of length {dim}")));
+    }
+    for (r, row) in rows.iter().enumerate() {
+        crate::explicit::finite(&format!("{field}[{r}]"), row)?;
     }
     Ok(DMatrix::from_fn(dim, dim, |r, c| rows[r][c]))
 }
@@ -256,18 +261,11 @@ impl ExplicitInstance {
         // Every number of the file finite and at most INPUT_MAGNITUDE_MAX in magnitude, named as
         // the file names it: a noise covariance of 1e308 had run, its noise lost to overflow in
         // the moments, and a lemma had "held" on the noise-free values.
+        // (The matrices' entries are checked as they are read, by `rows_to_matrix`.)
         crate::explicit::finite("instance.u0", &self.u0)?;
-        for (name, rows) in [("instance.noise_u_cov", &self.noise_u_cov), ("instance.noise_v_cov", &self.noise_v_cov)] {
-            for (r, row) in rows.iter().enumerate() {
-                crate::explicit::finite(&format!("{name}[{r}]"), row)?;
-            }
-        }
         for (i, c) in self.clients.iter().enumerate() {
             crate::explicit::finite(&format!("instance.clients[{i}].v0"), &c.v0)?;
             crate::explicit::finite(&format!("instance.clients[{i}].linear"), &c.linear)?;
-            for (r, row) in c.hessian.iter().enumerate() {
-                crate::explicit::finite(&format!("instance.clients[{i}].hessian[{r}]"), row)?;
-            }
         }
         let layout = Layout { n, du: self.du, dv: self.dv };
         let d = layout.local_dim();
