@@ -545,3 +545,28 @@ fn algorithm_2s_samples_state_their_rank_one_maps_as_the_step_computes_them() {
         assert!(off > 1e-6, "sample {j}: another sample's factors match ({off:e})");
     }
 }
+
+/// q1 of (70) as printed, over every lambda > 0 (CLUP-Q-MONOTONE~unguarded): on low-r's grid q1
+/// jumps from positive to negative where 1/q1 crosses 0 below the pole of Gq, a decrease, so the
+/// printed statement is violated at that pair. Negative control: the guarded reading (the pairs
+/// where g(lambda) <= 1/(8 L^2) at both lambdas) holds on the same run; and on each pair that
+/// fails, the two values are of opposite signs or decrease, read from the run's own points.
+#[test]
+fn q1_as_printed_is_not_monotone_across_the_pole_but_is_under_its_guard() {
+    let run = run_scenario(&scenario("low-r"), &ALL, 1.0).unwrap();
+    let eval = |id: &str| &run.results.iter().find(|c| c.claim == id).unwrap().evaluation;
+    let printed = eval("CLUP-Q-MONOTONE~unguarded");
+    assert_eq!(printed.verdict, VerdictKind::Violated, "{printed:?}");
+    assert_eq!(eval("CLUP-Q-MONOTONE").verdict, VerdictKind::Holds);
+    let points = &run.points.iter().find(|p| p.0 == "CLUP-Q-MONOTONE~unguarded").unwrap().1;
+    let values = |p: &String| -> (f64, f64) {
+        let (a, b) = p.rsplit_once(": ").unwrap().1.split_once(" vs ").unwrap();
+        (a.parse().unwrap(), b.parse().unwrap())
+    };
+    let decreasing: Vec<(f64, f64)> = points.iter().filter(|p| p.contains("q1")).map(values).filter(|(a, b)| a > b).collect();
+    assert!(!decreasing.is_empty() && decreasing.iter().any(|(a, b)| *a > 0.0 && *b < 0.0), "{decreasing:?}");
+    // Negative q1 values that increase (below the band edge, toward the pole) are not counted
+    // as decreases: every decreasing pair crosses from + to -.
+    assert!(decreasing.iter().all(|(a, b)| *a > 0.0 && *b < 0.0), "{decreasing:?}");
+    assert!(points.iter().filter(|p| p.contains("q1")).map(values).any(|(a, b)| a < 0.0 && b < 0.0 && a < b), "two negative q1 that increase");
+}

@@ -60,7 +60,10 @@ fn each_metric_reads_the_series_of_its_built_in_claims() {
             (Some(x), Some(y)) => assert!((x - y).abs() <= 1e-9 * x.abs(), "{id} on {metric}: slack {x} built in, {y} as a card claim"),
             (x, y) => assert_eq!((x, y), (None, None), "{id} on {metric}"),
         }
-        assert_eq!(b.verdict, VerdictKind::Holds, "{id}");
+        // Corollary 4's rate is faster than the run on low-r (I-CLUP1): violated there, by the
+        // built-in claim and its twin alike; every other claim holds.
+        let expected = if *id == "CLUP-C3~c4" { VerdictKind::Violated } else { VerdictKind::Holds };
+        assert_eq!(b.verdict, expected, "{id}");
     }
 }
 

@@ -171,3 +171,43 @@ fn exact_lemma_sides_agree_with_seeded_sampling() {
         }
     }
 }
+
+/// Lemma 3 and the u-step (26) rest on Lemmas 2 and 3 only (004:L545, L589-603): past Lemma 1's
+/// `eta_v <= 1/(2 K_v L_v)` (eta-v-past) they are checked and hold, no condition of theirs naming
+/// `eta_v`. Negative control: the v-step (31) and (32), which use Lemma 1, are not applicable
+/// there and name it.
+#[test]
+fn lemma_3_and_the_u_step_carry_no_condition_on_eta_v() {
+    let req = CheckRequest { scenarios: vec!["eta-v-past".into()], ..Default::default() };
+    let outcome = registry().check(&req, &Silent).unwrap();
+    let row = |id: &str| outcome.rows().find(|r| r.claim == id && r.scenario == "eta-v-past").unwrap_or_else(|| panic!("{id}")).evaluation.clone();
+    for id in ["DPGP-L3", "DPGP-L3~printed", "DPGP-EQ26", "DPGP-EQ26~bracket-aa"] {
+        let e = row(id);
+        assert_eq!(e.verdict, VerdictKind::Holds, "{id}: {e:?}");
+        assert!(e.checks.iter().all(|c| !c.name.contains("eta_v")), "{id}: {:?}", e.checks);
+    }
+    for id in ["DPGP-EQ31", "DPGP-REC32"] {
+        let e = row(id);
+        assert_eq!(e.verdict, VerdictKind::NotApplicable, "{id}");
+        assert!(e.failed.iter().any(|f| f.contains("eta_v <= 1/(2 K_v L_v)")), "{id}: {:?}", e.failed);
+    }
+}
+
+/// Lemma 3 as printed, (13), needs its own denominator positive, `eta_u < (1-q)/(L_u C sqrt(8
+/// K_u))`, not the proof's `(K_u+1)` one: a step between the two admits the printed reading only.
+/// Control: below both, both readings admit it.
+#[test]
+fn lemma_3_as_printed_is_admitted_up_to_its_own_denominator() {
+    use fedbounds::families::dpgp::claims::{lemma3_steps_for, AaReading};
+    let (l_u, delta, c, q, k_u) = (1.0, 1.0, 1.0, 0.5, 4);
+    let proof_limit = (1.0 - q) / (l_u * c * (8.0 * k_u as f64 * (k_u as f64 + 1.0)).sqrt());
+    let printed_limit = (1.0 - q) / (l_u * c * (8.0 * k_u as f64).sqrt());
+    let at = |eta_u: f64, reading: AaReading| {
+        let p = Params { eta_u, eta_v: 1.0, k_u, k_v: 1, noise_draws: Default::default() };
+        lemma3_steps_for(l_u, delta, c, q, &p, reading).into_iter().find(|c| c.name.contains("1-q")).expect("the positivity check").holds
+    };
+    let between = (proof_limit * printed_limit).sqrt();
+    assert!(at(between, AaReading::Printed) && !at(between, AaReading::Proof));
+    assert!(at(0.5 * proof_limit, AaReading::Printed) && at(0.5 * proof_limit, AaReading::Proof));
+    assert!(!at(1.01 * printed_limit, AaReading::Printed));
+}

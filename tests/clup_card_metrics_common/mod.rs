@@ -23,7 +23,7 @@ pub fn card(entry: &ClaimCard, id: String, formula: &FormulaCard, metric: &str) 
 /// seven spectral inequalities compare Lemma 1's constants the family computes; the twin's bound
 /// is the ratio's `1`) and CLUP-T2~expgamma (at gamma = 1/L_g its `V_1` is infinite, `c1` dividing
 /// by `1 - gamma L_g = 0`, so no round is compared: no card metric).
-pub const CLAIM_METRICS: [(&str, &str); 28] = [
+pub const CLAIM_METRICS: [(&str, &str); 29] = [
     ("CLUP-T1", "statistical-error"),
     ("CLUP-T1~n2", "statistical-error"),
     ("CLUP-T1~printed-4", "statistical-error"),
@@ -37,6 +37,7 @@ pub const CLAIM_METRICS: [(&str, &str); 28] = [
     ("CLUP-T2-LYAPUNOV", "lyapunov-ratio"),
     ("CLUP-C2", "corollary2-global-error"),
     ("CLUP-C3", "corollary3-local-error"),
+    ("CLUP-C3~no-split", "corollary3-local-error"),
     ("CLUP-C3~c4", "corollary3-local-error"),
     ("CLUP-T3", "alg2-error"),
     ("CLUP-T3~ball-corrected", "alg2-error"),

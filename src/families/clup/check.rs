@@ -932,7 +932,7 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         }
         Statement::Corollary2Computation if !c.sweep.is_empty() => Some(corollary2_computation(c, claim, scale)),
         Statement::Corollary2Monotone if c.sweep.len() >= 2 => Some(corollary2_monotone(c, claim, scale)),
-        Statement::QMonotone if s.statistics => Some(q_monotone(c, claim, scale)),
+        Statement::QMonotone { guard } if s.statistics => Some(q_monotone(c, claim, guard, scale)),
         Statement::Theorem3BallScaling => s.batch.map(|_| t3_ball_scaling(c, claim, scale)),
         Statement::Theorem3BallSlope(axis) => s.batch.and_then(|b| {
             let slot = &c.ball_sweeps[usize::from(axis == ball_scaling::BallAxis::Batch)];
@@ -995,28 +995,40 @@ fn corollary2_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 }
 
 /// `q1` and `q2` at consecutive positive lambdas of the grid on every draw, each pair as
-/// `q(lambda_j) <= q(lambda_{j+1})` (003:L114, L207); `q1 = 1/(1/q1)` of (70) only where the
-/// first branch's guard holds at both lambdas (I-CLUP6).
-fn q_monotone(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
+/// `q(lambda_j) <= q(lambda_{j+1})` ([`increasing_pair`]) (003:L114, L207); `q1 = 1/(1/q1)` of
+/// (70) only where `guard` holds at both lambdas (I-CLUP6; every pair when unguarded).
+fn q_monotone(c: &Prepared, claim: &ClupClaim, guard: bounds::FirstBranchGuard, scale: f64) -> Outcome {
     let (mut sides, mut points) = (Vec::new(), Vec::new());
     let positive: Vec<f64> = c.grid.iter().copied().filter(|l| *l > 0.0).collect();
     let mut per_draw = Vec::new();
     for (di, d) in c.draws.iter().enumerate() {
         let st = stat_of(&d.constants, &c.s.model, false);
         per_draw.push(claim.checks(&base_inputs(st, c.o)));
-        let guarded = |l: f64| bounds::first_branch_valid(&st, l, bounds::FirstBranchGuard::EightL2);
+        let guarded = |l: f64| bounds::first_branch_valid(&st, l, guard);
         for w in positive.windows(2) {
             let (q2a, q2b) = (bounds::q2(&st, w[0]), bounds::q2(&st, w[1]));
-            sides.push((q2a, q2b));
+            sides.push(increasing_pair(q2a, q2b));
             points.push(format!("draw {di}, q2 at lambda {:.4e} -> {:.4e}: {q2a:.6e} vs {q2b:.6e}", w[0], w[1]));
             if guarded(w[0]) && guarded(w[1]) {
                 let (q1a, q1b) = (1.0 / bounds::q1_inv(&st, w[0], false), 1.0 / bounds::q1_inv(&st, w[1], false));
-                sides.push((q1a, q1b));
+                sides.push(increasing_pair(q1a, q1b));
                 points.push(format!("draw {di}, q1 at lambda {:.4e} -> {:.4e}: {q1a:.6e} vs {q1b:.6e}", w[0], w[1]));
             }
         }
     }
     (per_point(every_draw(per_draw), &sides, scale), points)
+}
+
+/// `a <= b` as sides `(l, r)` of [`per_point`], whose ratio `l/r` is at most 1 exactly when
+/// `a <= b`, for `a` and `b` of any sign: `(a, b)` when `a >= 0` (`b < 0` is the largest ratio),
+/// `(-b, -a)` when both are negative (`a <= b` is `|b| <= |a|`), and `(0, 1)` for `a < 0 <= b`,
+/// which holds with room to spare. NaN stays NaN (undecided).
+fn increasing_pair(a: f64, b: f64) -> (f64, f64) {
+    match (a < 0.0, b < 0.0) {
+        (true, true) => (-b, -a),
+        (true, false) if !b.is_nan() => (0.0, 1.0),
+        _ => (a, b),
+    }
 }
 
 /// The batch sizes of Theorem 3's ball sweep: `{1, 2, 4, 8}` below `n` (at `B = n` there is no
@@ -1501,6 +1513,28 @@ mod tests {
     use crate::verdict::VerdictKind;
 
     /// A diverged or undefined side never holds; the finite cases read as the inequality does.
+    /// `a <= b` for values of any sign: the ratio of [`increasing_pair`] is at most 1 exactly
+    /// then; NaN is undecided.
+    #[test]
+    fn an_increasing_pair_is_decided_for_values_of_any_sign() {
+        let holds = |a: f64, b: f64| per_point(Vec::new(), &[increasing_pair(a, b)], 1.0).verdict;
+        for (a, b, expected) in [
+            (1.0, 2.0, VerdictKind::Holds),
+            (2.0, 1.0, VerdictKind::Violated),
+            (-3.0, -1.0, VerdictKind::Holds),
+            (-1.0, -3.0, VerdictKind::Violated),
+            (-1.0, 2.0, VerdictKind::Holds),
+            (-1.0, 0.0, VerdictKind::Holds),
+            (2.0, -1.0, VerdictKind::Violated),
+            (0.0, -1.0, VerdictKind::Violated),
+            (1.0, f64::NAN, VerdictKind::Inconclusive),
+            (-1.0, f64::NAN, VerdictKind::Inconclusive),
+            (f64::NAN, 1.0, VerdictKind::Inconclusive),
+        ] {
+            assert_eq!(holds(a, b), expected, "{a} <= {b}");
+        }
+    }
+
     #[test]
     fn side_ratios_never_hold_on_nan_or_a_diverged_side() {
         let (inf, nan) = (f64::INFINITY, f64::NAN);

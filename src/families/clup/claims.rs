@@ -76,8 +76,9 @@ pub enum Statement {
     Corollary2Computation,
     /// The rounds measured over the sweep do not decrease as lambda increases (003:L192).
     Corollary2Monotone,
-    /// `q1` and `q2` increase in lambda (003:L114, L207), on the grid.
-    QMonotone,
+    /// `q1` and `q2` increase in lambda (003:L114, L207), on the grid; `q1` compared where the
+    /// guard holds at both lambdas of a pair (every pair when [`FirstBranchGuard::Unguarded`]).
+    QMonotone { guard: FirstBranchGuard },
     /// Theorem 3's noise floor shrinks at least like `1/B` (003:L194, L1320), over a `B` sweep.
     Theorem3BallScaling,
     /// Theorem 3's noise floor against `m` or `B` as a log-log slope at most `-1` (003:L194,
@@ -134,6 +135,10 @@ pub enum Statement {
     Corollary3 {
         /// Corollary 4's reading (I-CLUP1).
         c4: bool,
+        /// The first term bounds `2 ||w_{T,K} - w~||^2`, as the paper's decomposition `||w_t -
+        /// w*||^2 <= 2 ||w_t - w~||^2 + 2 ||w~ - w*||^2` (003:L69) puts it; without, it bounds
+        /// `||w_{T,K} - w~||^2` itself (I-CLUP23).
+        split: bool,
     },
     /// Theorem 3's noise ball.
     Theorem3 {
@@ -226,7 +231,7 @@ const STAT_T1: &str = "max_i E||w~^(i) - w*^(i)||^2 over the label noise, every 
 pub const T2_METRIC: &str = "||w_t^(g) - w~^(g)||^2 per round (exact)";
 
 /// Every claim, in report order.
-pub const ALL: [ClupClaim; 47] = [
+pub const ALL: [ClupClaim; 49] = [
     ClupClaim { id: "CLUP-L1", title: "Lemma 1: mu_g, L_g, mu_l, L_l, L_w against the instance's curvatures", source: "003:L159; proof L918-951", metric: "extreme eigenvalues of the Moreau envelopes' Hessians lambda A_i (A_i + lambda I)^-1, of A_i + lambda I, and the norm of the prox Jacobian, over clients and the average F", kind: ClaimKind::Lemma, reading: "primary", why: "L of Assumption 1 as printed (per-sample); the constants are attained with the empirical-Hessian L", statement: Statement::Lemma1 },
     ClupClaim { id: "CLUP-T1", title: "Theorem 1: statistical error of the solution of (2), for every lambda >= 0", source: "003:L108-114; (70) L721; proof L452-725", metric: STAT_T1, kind: ClaimKind::Bound, reading: "primary", why: "rho^2/n in (70) (I-CLUP4), 16 rho^2 lambda/(mu^3 n) in the second branch (I-CLUP5), first branch +inf unless g(lambda) <= 1/(8 L^2) (I-CLUP6)", statement: Statement::Theorem1 { reading: T1_PROOF, empirical_l: false } },
     ClupClaim { id: "CLUP-T1~n2", title: "Theorem 1 with (70) as printed: rho^2/n^2", source: "003:L721", metric: STAT_T1, kind: ClaimKind::Bound, reading: "n2", why: "I-CLUP4: (70) prints 2 rho^2/n^2 where (52) has 2 rho^2/n", statement: Statement::Theorem1 { reading: T1Reading { n_squared: true, printed_four: false, guard: FirstBranchGuard::EightL2 }, empirical_l: false } },
@@ -243,8 +248,9 @@ pub const ALL: [ClupClaim; 47] = [
     ClupClaim { id: "CLUP-T2-LYAPUNOV", title: "The proof's (114): V_{t+1} <= r V_t", source: "003:L1049-1071", metric: "V_t = ||w_t^(g) - w~^(g)||^2 + c1 (1/m) sum_i ||w_{t,K}^(i) - w*^(i)(w_t^(g))||^2", kind: ClaimKind::Lemma, reading: "primary", why: "c1 of L1049 (factor 2), eps = 1, eps_g = (mu_g/2)(1 - gamma mu_g)", statement: Statement::Theorem2Lyapunov },
     ClupClaim { id: "CLUP-C2", title: "Corollary 2: rate 1 - (lambda+L)/(4 kappa (lambda+mu)) at eta = 1/(lambda+L), gamma = 1/(2 L_g), K of (134)", source: "003:L185-190; (134) L1164", metric: T2_METRIC, kind: ClaimKind::Bound, reading: "primary", why: "the printed rate, an upper bound on r (I-CLUP2); constant V_1", statement: Statement::Corollary2 },
     ClupClaim { id: "CLUP-C2-ROUNDS", title: "Corollary 2: rounds to an eps-solution against those its rate implies, over a lambda sweep", source: "003:L187-192", metric: "first t with ||w_t^(g) - w~^(g)||^2 <= eps and max_i ||w_{t,0}^(i) - w~^(i)||^2 <= eps", kind: ClaimKind::Lemma, reading: "primary", why: "O(kappa (lambda+mu)/(lambda+L) log 1/eps) made explicit by the printed rate and T2's constants", statement: Statement::Corollary2Rounds },
-    ClupClaim { id: "CLUP-C3", title: "Corollary 3's optimization term: ||w_{T,K}^(i) - w~^(i)||^2 <= 2 (1 - (lambda+L)/(4 kappa (lambda+mu)))^T ||w_{0,K}^(i) - w~^(i)||^2", source: "003:L200-207", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "primary", why: "the O[.] statistical term is Theorem 1's; the optimization term is checkable as printed (I-CLUP3: the proof gives a constant times V_1 instead)", statement: Statement::Corollary3 { c4: false } },
-    ClupClaim { id: "CLUP-C3~c4", title: "Corollary 4's optimization term: (1 - 1/kappa - (L-mu)/(kappa (lambda+mu)))^T ||w_{0,0}^(i) - w~^(i)||^2", source: "003:L1324-1331", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "c4", why: "I-CLUP1: the appendix restatement has a 4x stronger contraction and no factor 2", statement: Statement::Corollary3 { c4: true } },
+    ClupClaim { id: "CLUP-C3", title: "Corollary 3's optimization term: ||w_{T,K}^(i) - w~^(i)||^2 <= (1 - (lambda+L)/(4 kappa (lambda+mu)))^T ||w_{0,0}^(i) - w~^(i)||^2", source: "003:L69, L200-207", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "primary", why: "the O[.] statistical term is Theorem 1's; the optimization term 2 r^T ||w_{0,0} - w~||^2 of (15) bounds 2 ||w_{T,K} - w~||^2, the optimization error of the decomposition at L69 (I-CLUP23; I-CLUP3: the proof gives a constant times V_1 instead)", statement: Statement::Corollary3 { c4: false, split: true } },
+    ClupClaim { id: "CLUP-C3~no-split", title: "Corollary 3's optimization term bounding the optimization error itself: ||w_{T,K}^(i) - w~^(i)||^2 <= 2 (1 - (lambda+L)/(4 kappa (lambda+mu)))^T ||w_{0,0}^(i) - w~^(i)||^2", source: "003:L200-207", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "no-split", why: "I-CLUP23: the first term of (15) read as a bound on ||w_{T,K} - w~||^2 itself, factor 2 included; with the decomposition at L69 the total would then be 4 r^T ||w_{0,0} - w~||^2, not (15)'s", statement: Statement::Corollary3 { c4: false, split: false } },
+    ClupClaim { id: "CLUP-C3~c4", title: "Corollary 4's optimization term: ||w_{T,K}^(i) - w~^(i)||^2 <= (1 - 1/kappa - (L-mu)/(kappa (lambda+mu)))^T ||w_{0,0}^(i) - w~^(i)||^2 / 2", source: "003:L69, L1324-1331", metric: "||w_{T,K}^(i) - w~^(i)||^2, worst client, per round", kind: ClaimKind::Bound, reading: "c4", why: "I-CLUP1: the appendix restatement has a 4x stronger contraction and no factor 2; its first term bounds 2 ||w_{T,K} - w~||^2 as in CLUP-C3 (I-CLUP23)", statement: Statement::Corollary3 { c4: true, split: true } },
     ClupClaim { id: "CLUP-T3", title: "Theorem 3: Algorithm 2 converges at 1 - gamma mu_g/2 into the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m)", source: "003:L1245-1251; (148) L1277; L1316", metric: "E||w_t^(g) - w~^(g)||^2 over fresh batches per local step (exact moments)", kind: ClaimKind::Bound, reading: "primary", why: "the proof's rate (148) and the printed ball; sigma^2 of Assumption 4 (variance reading, I-CLUP17) at the visited iterates; fresh batches (I-CLUP19); g_1 of V_1 after round 1's K local steps, as e_t of (100) (I-CLUP21)", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: false, v1_initial: false } },
     ClupClaim { id: "CLUP-T3~ball-corrected", title: "Theorem 3 with the ball 16 lambda^2 eta sigma^2/(gamma mu_g^3 mu_l B m)", source: "003:L1313-1316", metric: "E||w_t^(g) - w~^(g)||^2", kind: ClaimKind::Bound, reading: "ball-corrected", why: "I-CLUP16: the product of the two geometric sums", statement: Statement::Theorem3 { corrected_ball: true, stated_rate: false, empirical_l: false, one_batch: false, v1_initial: false } },
     ClupClaim { id: "CLUP-T3~stated-rate", title: "Theorem 3 at the statement's rate 1 - a/2 - a^2/2", source: "003:L1249", metric: "E||w_t^(g) - w~^(g)||^2", kind: ClaimKind::Bound, reading: "stated-rate", why: "I-CLUP16: the statement's rate is faster than the proof's (148)", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: true, empirical_l: false, one_batch: false, v1_initial: false } },
@@ -253,7 +259,8 @@ pub const ALL: [ClupClaim; 47] = [
     ClupClaim { id: "CLUP-T3~v1-initial", title: "Theorem 3 with V_1 from the initial local models w_{0,K}^(i)", source: "003:L1316", metric: "E||w_t^(g) - w~^(g)||^2", kind: ClaimKind::Bound, reading: "v1-initial", why: "I-CLUP21: L1316 starts the recursion at g_0 with the initial local models; e_t of (100)/(108) (L957, L1010), which Theorem 3's proof follows 'in analogy' (L1255), pairs w_t^(g) with the local models after the round's K steps", statement: Statement::Theorem3 { corrected_ball: false, stated_rate: false, empirical_l: false, one_batch: false, v1_initial: true } },
     ClupClaim { id: "CLUP-C2-COMPUTE", title: "Corollary 2 (ii): gradient evaluations K x rounds below a bound free of lambda, over a lambda sweep", source: "003:L190-192; (134) L1164", metric: "K of (134) times the rounds measured to an eps-solution, per lambda of the sweep", kind: ClaimKind::Lemma, reading: "primary", why: "O~(kappa log 1/eps) made explicit: K <= 3 + rho ln(1056 kappa^2) and the rounds the printed rate implies <= 2 + (4 kappa/rho) ln(C/eps), rho = (lambda+L)/(lambda+mu) in [1, kappa], so K x rounds <= 6 + 12 kappa ln(C/eps) + 2 kappa ln(1056 kappa^2) + 4 kappa ln(1056 kappa^2) ln(C/eps) at every lambda, C the sweep's largest constant of the implied rounds", statement: Statement::Corollary2Computation },
     ClupClaim { id: "CLUP-C2-MONOTONE", title: "Corollary 2: the rounds to an eps-solution increase with lambda", source: "003:L192", metric: "rounds measured at consecutive lambdas of the sweep: rounds(lambda_j) <= rounds(lambda_{j+1})", kind: ClaimKind::Lemma, reading: "primary", why: "as lambda increases from 0 to inf the communication complexity increases from O(log 1/eps) to O(kappa log 1/eps) (L192): measured, not the O(.)'s shape", statement: Statement::Corollary2Monotone },
-    ClupClaim { id: "CLUP-Q-MONOTONE", title: "q1 and q2 of Theorem 1 increase in lambda", source: "003:L114, L207; (67) L710, (70) L721", metric: "q1 = 1/(1/q1) of (70) where g(lambda) <= 1/(8 L^2) and q2 of (67), at consecutive positive lambdas of the grid, every draw", kind: ClaimKind::Lemma, reading: "primary", why: "Corollary 3 (L207) states both monotonically increasing; q1 only where its guard holds (I-CLUP6), below the guard 1/q1 has the pole of Gq", statement: Statement::QMonotone },
+    ClupClaim { id: "CLUP-Q-MONOTONE", title: "q1 and q2 of Theorem 1 increase in lambda", source: "003:L114, L207; (67) L710, (70) L721", metric: "q1 = 1/(1/q1) of (70) where g(lambda) <= 1/(8 L^2) and q2 of (67), at consecutive positive lambdas of the grid, every draw", kind: ClaimKind::Lemma, reading: "primary", why: "Corollary 3 (L207) states both monotonically increasing; q1 only where its guard holds (I-CLUP6), below the guard 1/q1 has the pole of Gq", statement: Statement::QMonotone { guard: FirstBranchGuard::EightL2 } },
+    ClupClaim { id: "CLUP-Q-MONOTONE~unguarded", title: "q1 of (70) increases in lambda over every lambda > 0, as printed", source: "003:L114, L207; (70) L721", metric: "q1 = 1/(1/q1) of (70) and q2 of (67) at consecutive positive lambdas of the grid, every draw", kind: ClaimKind::Lemma, reading: "unguarded", why: "I-CLUP6: L114 and L207 state q1 increasing with no condition on lambda; below the pole of Gq (4 L^2 g(lambda) > 1) 1/q1 of (70) changes sign, where q1 jumps from +inf to -inf", statement: Statement::QMonotone { guard: FirstBranchGuard::Unguarded } },
     ClupClaim { id: "CLUP-T3-BALL-B", title: "Theorem 3: the noise ball scales like 1/(B m): Algorithm 2's floor at B is at most its floor at B = 1 over B", source: "003:L194, L1251, L1320", metric: "E||w_T^(g) - w~^(g)||^2 of Algorithm 2 started at the solution (the noise floor alone), B in {1, 2, 4, 8} below n: floor(B) <= floor(1)/B", kind: ClaimKind::Lemma, reading: "primary", why: "the ball 8/min(gamma mu_g/2, mu_l eta) lambda^2 eta^2 sigma^2/(mu_g^2 B m) and the text (L194, L1320) put the batch size in the denominator: the floor at B is compared with the floor at B = 1 divided by B (sampling without replacement shrinks it by (n - B)/(B (n - 1)) <= 1/B)", statement: Statement::Theorem3BallScaling },
     ClupClaim { id: "CLUP-L2", title: "Lemma 2: grad F_i(w_g) = lambda (w_g - w_*^(i)(w_g))", source: "003:L161", metric: "the Moreau envelope's gradient a = lambda A_i (A_i + lambda I)^-1 (w_g - A_i^-1 b_i) against b = lambda (w_g - prox(w_g)), as ||a||^2 <= <a, b> and ||b||^2 <= <a, b> (both together: a = b), every draw, client, positive lambda of the grid, w_g in {0, w*_g}", kind: ClaimKind::Lemma, reading: "primary", why: "F_i of a quadratic L_i is the quadratic with Hessian lambda A_i (A_i + lambda I)^-1 (Lemma 1's object) minimized where L_i is: its gradient from these, independent of the prox", statement: Statement::Lemma2 },
     ClupClaim { id: "CLUP-L3", title: "Lemma 3: ||w~^(g) - w~^(i)|| <= 2 ||grad L_i(w~^(g), S_i)||/(mu + lambda)", source: "003:L394-398; (21) L416", metric: "||w~^(g) - w~^(i)|| on each draw's labels, every client, positive lambda of the grid", kind: ClaimKind::Lemma, reading: "primary", why: "as printed (Assumption 2 only; deterministic given the data)", statement: Statement::Lemma3 },
@@ -368,7 +375,7 @@ impl BoundClaim for ClupClaim {
             Statement::Lemma1
             | Statement::Theorem1 { .. }
             | Statement::Corollary1 { .. }
-            | Statement::QMonotone
+            | Statement::QMonotone { .. }
             | Statement::Figure2LocalSteps { .. }
             | Statement::Figure3Lambda { .. }
             | Statement::Lemma2
@@ -425,7 +432,7 @@ impl BoundClaim for ClupClaim {
             Statement::Corollary2Rounds
             | Statement::Corollary2Computation
             | Statement::Corollary2Monotone
-            | Statement::QMonotone
+            | Statement::QMonotone { .. }
             | Statement::Theorem3BallScaling
             | Statement::Theorem3BallSlope(_)
             | Statement::Figure2LocalSteps { .. }
@@ -442,8 +449,15 @@ impl BoundClaim for ClupClaim {
             Statement::Global79 => bounds::global_79(&x.stat),
             Statement::Theorem3Remark { at_steps: false } => bounds::t3_remark_ball(o, x.sigma2, x.batch),
             Statement::Theorem3Remark { at_steps: true } => bounds::t3_ball(o, x.sigma2, x.batch),
-            Statement::Corollary3 { c4: false } => 2.0 * bounds::c2_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
-            Statement::Corollary3 { c4: true } => bounds::c4_rate(o.mu, o.l, o.lambda).powf(t) * x.init_local,
+            Statement::Corollary3 { c4, split } => {
+                // The printed first term: 2 r^T (Corollary 3) or r4^T (Corollary 4) times the start.
+                let printed = if c4 { bounds::c4_rate(o.mu, o.l, o.lambda).powf(t) } else { 2.0 * bounds::c2_rate(o.mu, o.l, o.lambda).powf(t) } * x.init_local;
+                if split {
+                    printed / 2.0
+                } else {
+                    printed
+                }
+            }
             Statement::Theorem3 { corrected_ball, stated_rate, .. } => {
                 let ball = if corrected_ball { bounds::t3_ball_corrected(o, x.sigma2, x.batch) } else { bounds::t3_ball(o, x.sigma2, x.batch) };
                 bounds::t3_rate(o, stated_rate).powf(t - 1.0) * x.v1 + ball

@@ -92,7 +92,7 @@ pub const METRICS: [CardMetric; 20] = [
     CardMetric {
         name: "corollary3-local-error",
         measures: "||w_{t,K}^(i) - w~^(i)||^2 of Algorithm 1 at Corollary 2's steps, per round t = 1..T, the client whose ratio to the bound is largest, init_local = ||w_{0,K}^(i) - w~^(i)||^2 of that client (Corollary 3, 003:L200-207)",
-        reads: Statement::Corollary3 { c4: false },
+        reads: Statement::Corollary3 { c4: false, split: true },
     },
     CardMetric {
         name: "alg2-error",
@@ -210,7 +210,7 @@ pub fn card_claim(entry: &ClaimCard) -> Result<ClupClaim> {
 }
 
 /// Claims without a formula, with the reason.
-pub const WITHOUT_FORMULA: [(&str, &str); 17] = [
+pub const WITHOUT_FORMULA: [(&str, &str); 18] = [
     (
         "CLUP-T1~unguarded",
         "its first branch divides by 1 - 4 L^2 g(lambda), which changes sign at the pole; the formula language refuses a division that can be zero \
@@ -231,6 +231,10 @@ pub const WITHOUT_FORMULA: [(&str, &str); 17] = [
     (
         "CLUP-Q-MONOTONE",
         "compares q1 and q2 at consecutive lambdas of the grid with each other: an ordering of one function's values, not a bound of one point's inputs",
+    ),
+    (
+        "CLUP-Q-MONOTONE~unguarded",
+        "compares q1 and q2 at consecutive lambdas of the grid with each other, as CLUP-Q-MONOTONE: an ordering of one function's values, not a bound of one point's inputs",
     ),
     (
         "CLUP-L2",
@@ -272,93 +276,19 @@ fn checks_at<const I: usize>(x: &Inputs) -> Vec<ConditionCheck> {
 type BoundFn = fn(&Inputs) -> f64;
 type ChecksFn = fn(&Inputs) -> Vec<ConditionCheck>;
 
+/// One function per claim of [`ALL`], `$f::<i>` for the claim at index `i`; the arrays are typed
+/// with `ALL.len()`, so a claim added without its index does not compile.
+macro_rules! per_claim {
+    ($f:ident; $($i:literal)*) => {
+        [$($f::<$i>),*]
+    };
+}
+
 /// Every claim's built-in bound, in the order of [`ALL`].
-const BOUNDS: [BoundFn; 40] = [
-    bound_at::<0>,
-    bound_at::<1>,
-    bound_at::<2>,
-    bound_at::<3>,
-    bound_at::<4>,
-    bound_at::<5>,
-    bound_at::<6>,
-    bound_at::<7>,
-    bound_at::<8>,
-    bound_at::<9>,
-    bound_at::<10>,
-    bound_at::<11>,
-    bound_at::<12>,
-    bound_at::<13>,
-    bound_at::<14>,
-    bound_at::<15>,
-    bound_at::<16>,
-    bound_at::<17>,
-    bound_at::<18>,
-    bound_at::<19>,
-    bound_at::<20>,
-    bound_at::<21>,
-    bound_at::<22>,
-    bound_at::<23>,
-    bound_at::<24>,
-    bound_at::<25>,
-    bound_at::<26>,
-    bound_at::<27>,
-    bound_at::<28>,
-    bound_at::<29>,
-    bound_at::<30>,
-    bound_at::<31>,
-    bound_at::<32>,
-    bound_at::<33>,
-    bound_at::<34>,
-    bound_at::<35>,
-    bound_at::<36>,
-    bound_at::<37>,
-    bound_at::<38>,
-    bound_at::<39>,
-];
+const BOUNDS: [BoundFn; ALL.len()] = per_claim!(bound_at; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48);
 
 /// Every claim's built-in condition list, in the order of [`ALL`].
-const CHECKS: [ChecksFn; 40] = [
-    checks_at::<0>,
-    checks_at::<1>,
-    checks_at::<2>,
-    checks_at::<3>,
-    checks_at::<4>,
-    checks_at::<5>,
-    checks_at::<6>,
-    checks_at::<7>,
-    checks_at::<8>,
-    checks_at::<9>,
-    checks_at::<10>,
-    checks_at::<11>,
-    checks_at::<12>,
-    checks_at::<13>,
-    checks_at::<14>,
-    checks_at::<15>,
-    checks_at::<16>,
-    checks_at::<17>,
-    checks_at::<18>,
-    checks_at::<19>,
-    checks_at::<20>,
-    checks_at::<21>,
-    checks_at::<22>,
-    checks_at::<23>,
-    checks_at::<24>,
-    checks_at::<25>,
-    checks_at::<26>,
-    checks_at::<27>,
-    checks_at::<28>,
-    checks_at::<29>,
-    checks_at::<30>,
-    checks_at::<31>,
-    checks_at::<32>,
-    checks_at::<33>,
-    checks_at::<34>,
-    checks_at::<35>,
-    checks_at::<36>,
-    checks_at::<37>,
-    checks_at::<38>,
-    checks_at::<39>,
-];
+const CHECKS: [ChecksFn; ALL.len()] = per_claim!(checks_at; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48);
 
 const N2: T1Reading = T1Reading { n_squared: true, ..T1_PROOF };
 const G64: T1Reading = T1Reading { guard: FirstBranchGuard::SixtyFourL2, ..T1_PROOF };

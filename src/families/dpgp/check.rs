@@ -17,7 +17,8 @@ use crate::kinds::rate::{evaluate_rate, fit_slope, sweep_series, SlopeFit};
 
 use super::card_claims::{constants_label, per_round_metric, CardClaim, CardInputs, WithAssumptions};
 use super::claims::{
-    aa, assumption_checks, step_checks, theorem1_shape, visited_assumption_checks, Lemma2Reading, Rec32, Rec32Reading, C1_EXPONENT, INV_T_EXPONENT,
+    aa, assumption_checks, lemma3_steps, step_checks, theorem1_shape, visited_assumption_checks, AaReading, Lemma2Reading, Rec32, Rec32Reading, C1_EXPONENT,
+    INV_T_EXPONENT,
 };
 use super::formulas::Inputs;
 use super::lemmas::LemmaRun;
@@ -183,7 +184,7 @@ pub fn run_scenario_with(s: &Scenario, prepared: (Instance, Constants), bound_sc
         results.extend(rates);
     }
     results.extend(setup.visited_results(&params, (&sources, estimator), &traj, reads.sweep.then_some(&sweep[..]), bound_scale));
-    let aa_primary = aa(&params, &setup.conn, setup.k.l_u, true);
+    let aa_primary = aa(&params, &setup.conn, setup.k.l_u, AaReading::Proof);
     let lemma3_bound: Vec<f64> = traj.delta_ubar.iter().map(|d| aa_primary * (setup.sigma() + d)).collect();
     Ok(ScenarioRun {
         scenario: s.name.clone(),
@@ -315,25 +316,34 @@ impl<'a> Setup<'a> {
         let (s, conn) = (self.s, &self.conn);
         let k = &self.constants(a4);
         let sigma = sigma_sum(k);
-        let mut checks = self.assumptions(a4, s.rounds);
-        checks.extend(step_checks(k, conn, params, false));
-        let lemma3 = |plus_one: bool| {
-            let a = aa(params, conn, k.l_u, plus_one);
+        let assumptions = self.assumptions(a4, s.rounds);
+        // Lemma 3 rests on Lemma 2 alone (004:L545): no condition on eta_v.
+        let lemma3 = |reading: AaReading| {
+            let mut checks = assumptions.clone();
+            checks.extend(lemma3_steps(k, conn, params, reading));
+            let a = aa(params, conn, k.l_u, reading);
             let sides = |t: usize| Some(sources.iter().map(|tr| (tr.consensus[t], a * (sigma + tr.delta_ubar[t]))).collect());
-            evaluate_inequality(checks.clone(), s.rounds, &sides, estimator, CONFIDENCE, bound_scale)
+            evaluate_inequality(checks, s.rounds, &sides, estimator, CONFIDENCE, bound_scale)
         };
         let mut results = vec![
-            ClaimResult { claim: "DPGP-L3", reading: "primary", constants: ConstantsSource::Estimated, evaluation: lemma3(true), label: None, expected: None },
+            ClaimResult {
+                claim: "DPGP-L3",
+                reading: "primary",
+                constants: ConstantsSource::Estimated,
+                evaluation: lemma3(AaReading::Proof),
+                label: None,
+                expected: None,
+            },
             ClaimResult {
                 claim: "DPGP-L3~printed",
                 reading: "printed",
                 constants: ConstantsSource::Estimated,
-                evaluation: lemma3(false),
+                evaluation: lemma3(AaReading::Printed),
                 label: None,
                 expected: None,
             },
         ];
-        results.extend(self.descent_results(params, (sources, estimator), bound_scale, k, &checks));
+        results.extend(self.descent_results(params, (sources, estimator), bound_scale, k, &assumptions));
         results
     }
 
@@ -350,9 +360,14 @@ impl<'a> Setup<'a> {
         (sources, estimator): (&[&Trajectory], Estimator),
         bound_scale: f64,
         k: &Constants,
-        checks: &[ConditionCheck],
+        assumptions: &[ConditionCheck],
     ) -> Vec<ClaimResult> {
         let sigma = sigma_sum(k);
+        // The u-step (26) rests on Lemmas 2 and 3 (004:L589-603); (31) and (32) add Lemma 1.
+        let steps = |part: Part| match part {
+            Part::U => lemma3_steps(k, &self.conn, params, AaReading::Proof),
+            Part::V | Part::Whole => step_checks(k, &self.conn, params, false),
+        };
         let rounds = self.s.rounds;
         let halves = sources.iter().all(|tr| tr.local.len() >= rounds);
         let mut results = Vec::new();
@@ -370,7 +385,8 @@ impl<'a> Setup<'a> {
                 }
             };
             let sides = |t: usize| Some(sources.iter().map(|tr| side(tr, t)).collect());
-            let evaluation = evaluate_inequality(checks.to_vec(), rounds, &sides, estimator, CONFIDENCE, bound_scale);
+            let checks = assumptions.iter().cloned().chain(steps(part)).collect();
+            let evaluation = evaluate_inequality(checks, rounds, &sides, estimator, CONFIDENCE, bound_scale);
             results.push(ClaimResult { claim: id, reading, constants: ConstantsSource::Estimated, evaluation, label: None, expected: None });
         }
         results

@@ -50,13 +50,13 @@ pub const C1_EXPONENT: f64 = -0.5;
 /// The negative control's rate, `1/T`, which the paper does not claim.
 pub const INV_T_EXPONENT: f64 = -1.0;
 
-/// Lemma 3's `AA`. With `plus_one` (proof, (19), 004:L556, and (24), L590):
-/// `AA = 8 K_u^2 eta_u^2 C^2 (K_u+1) / ((1-q)^2 K_u - 8 K_u^2 eta_u^2 L_u^2 C^2 (K_u+1))`;
-/// without (statement (13), 004:L522) both `(K_u+1)` factors are dropped. `+inf` when the
-/// denominator is not positive (the bound says nothing).
-pub fn aa(params: &Params, conn: &Connectivity, l_u: f64, plus_one: bool) -> f64 {
+/// Lemma 3's `AA`. As the proof reads it ([`AaReading::Proof`]: (19), 004:L556, and (24), L590):
+/// `AA = 8 K_u^2 eta_u^2 C^2 (K_u+1) / ((1-q)^2 K_u - 8 K_u^2 eta_u^2 L_u^2 C^2 (K_u+1))`; as
+/// printed ([`AaReading::Printed`]: statement (13), 004:L522) both `(K_u+1)` factors are dropped.
+/// `+inf` when the denominator is not positive (the bound says nothing).
+pub fn aa(params: &Params, conn: &Connectivity, l_u: f64, reading: AaReading) -> f64 {
     let k = params.k_u as f64;
-    let f = if plus_one { k + 1.0 } else { 1.0 };
+    let f = if reading == AaReading::Proof { k + 1.0 } else { 1.0 };
     let num = 8.0 * k * k * params.eta_u.powi(2) * conn.c.powi(2) * f;
     let den = (1.0 - conn.q).powi(2) * k - num * l_u * l_u;
     if den > 0.0 {
@@ -113,7 +113,7 @@ pub struct Rec32 {
 impl Rec32 {
     /// The coefficients for a reading.
     pub fn new(k: &Constants, conn: &Connectivity, p: &Params, reading: Rec32Reading) -> Self {
-        let aa = aa(p, conn, k.l_u, true);
+        let aa = aa(p, conn, k.l_u, AaReading::Proof);
         let (ku, kv) = (p.k_u as f64, p.k_v as f64);
         let (eu, ev) = (p.eta_u, p.eta_v);
         let tail = if reading == Rec32Reading::BracketAa { aa } else { k.l_u * k.l_u * aa };
@@ -224,16 +224,58 @@ pub fn step_checks(k: &Constants, conn: &Connectivity, p: &Params, printed: bool
 
 /// [`step_checks`] from the bare values (`L_u`, `L_v`, `delta`, `C`, `q`), for `conditions`.
 pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Params, printed: bool) -> Vec<ConditionCheck> {
-    let ku = p.k_u as f64;
     if printed {
         return vec![ConditionCheck::compare(
             "eta_u < delta/(4 sqrt(2 L_u K_u)) (Theorem 1 as printed)",
             ConditionKind::StepSize,
             p.eta_u,
             Relation::Below,
-            delta / (4.0 * (2.0 * l_u * ku).sqrt()),
+            delta / (4.0 * (2.0 * l_u * p.k_u as f64).sqrt()),
         )];
     }
+    let mut checks = lemma3_steps_for(l_u, delta, c, q, p, AaReading::Proof);
+    checks.push(lemma1_step(l_v, p));
+    checks
+}
+
+/// Which AA a claim reads: the proof's (19) with both `(K_u+1)` factors, or (13) as printed
+/// without them (I-DPGP3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AaReading {
+    /// (19), 004:L556, as (24) uses it (L590).
+    Proof,
+    /// (13), 004:L522.
+    Printed,
+}
+
+/// The step conditions of Lemma 3 (and of the u-step (26), built on Lemmas 2 and 3 only):
+/// Lemma 2's `eta_u < delta/(8 L_u K_u)` (used in (16), 004:L545), Lemma 3's own `eta_u <
+/// delta/(4 sqrt(2) K_u L_u)` (004:L554) and the positivity of the denominator of the AA read
+/// (unstated, I-DPGP3): `eta_u < (1-q)/(L_u C sqrt(8 K_u (K_u+1)))` for (19), `eta_u <
+/// (1-q)/(L_u C sqrt(8 K_u))` for (13). No condition on `eta_v`: neither proof uses Lemma 1.
+pub fn lemma3_steps(k: &Constants, conn: &Connectivity, p: &Params, reading: AaReading) -> Vec<ConditionCheck> {
+    lemma3_steps_for(k.l_u, conn.delta, conn.c, conn.q, p, reading)
+}
+
+/// [`lemma3_steps`] from the bare values (`L_u`, `delta`, `C`, `q`).
+pub fn lemma3_steps_for(l_u: f64, delta: f64, c: f64, q: f64, p: &Params, reading: AaReading) -> Vec<ConditionCheck> {
+    let ku = p.k_u as f64;
+    let positivity = match reading {
+        AaReading::Proof => ConditionCheck::compare(
+            "eta_u < (1-q)/(L_u C sqrt(8 K_u (K_u+1))) (AA > 0, estimated C, q)",
+            ConditionKind::StepSize,
+            p.eta_u,
+            Relation::Below,
+            (1.0 - q) / (l_u * c * (8.0 * ku * (ku + 1.0)).sqrt()),
+        ),
+        AaReading::Printed => ConditionCheck::compare(
+            "eta_u < (1-q)/(L_u C sqrt(8 K_u)) (AA of (13) > 0, estimated C, q)",
+            ConditionKind::StepSize,
+            p.eta_u,
+            Relation::Below,
+            (1.0 - q) / (l_u * c * (8.0 * ku).sqrt()),
+        ),
+    };
     vec![
         lemma2_step(l_u, delta, p),
         ConditionCheck::compare(
@@ -243,14 +285,7 @@ pub fn step_checks_for(l_u: f64, l_v: f64, delta: f64, c: f64, q: f64, p: &Param
             Relation::Below,
             delta / (4.0 * 2f64.sqrt() * ku * l_u),
         ),
-        ConditionCheck::compare(
-            "eta_u < (1-q)/(L_u C sqrt(8 K_u (K_u+1))) (AA > 0, estimated C, q)",
-            ConditionKind::StepSize,
-            p.eta_u,
-            Relation::Below,
-            (1.0 - q) / (l_u * c * (8.0 * ku * (ku + 1.0)).sqrt()),
-        ),
-        lemma1_step(l_v, p),
+        positivity,
     ]
 }
 

@@ -78,6 +78,11 @@ fn proof_steps(x: &Inputs) -> Vec<crate::claim::ConditionCheck> {
     claims::step_checks(&x.constants, &x.connectivity, &x.params, false)
 }
 
+/// The step conditions of Lemma 3 and the u-step (26): no `eta_v` ([`claims::lemma3_steps`]).
+fn lemma3_steps(x: &Inputs, reading: claims::AaReading) -> Vec<crate::claim::ConditionCheck> {
+    claims::lemma3_steps(&x.constants, &x.connectivity, &x.params, reading)
+}
+
 /// Every built-in bound and condition of the family beside the name of its formula.
 pub fn claim_twins() -> TwinTable<Inputs> {
     let fields: Vec<Twin<Inputs>> = vec![
@@ -85,8 +90,8 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "DPGP-L1", field: "let.B", builtin: |x| claims::lemma1_bound(&x.params, x.constants.sigma_v, 0.0) },
         Twin { claim: "DPGP-L2", field: "let.f", builtin: |x| claims::lemma2_factor(&x.params, Lemma2Reading::Proof) },
         Twin { claim: "DPGP-L2~printed", field: "let.f", builtin: |x| claims::lemma2_factor(&x.params, Lemma2Reading::Printed) },
-        Twin { claim: "DPGP-L3", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, true) },
-        Twin { claim: "DPGP-L3~printed", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, false) },
+        Twin { claim: "DPGP-L3", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, claims::AaReading::Proof) },
+        Twin { claim: "DPGP-L3~printed", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, claims::AaReading::Printed) },
         Twin { claim: "DPGP-REC32", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::Primary).cu },
         Twin { claim: "DPGP-REC32", field: "let.Cv", builtin: |x| rec32(x, Rec32Reading::Primary).cv },
         Twin { claim: "DPGP-REC32", field: "let.Sv", builtin: |x| rec32(x, Rec32Reading::Primary).sv },
@@ -111,7 +116,7 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "DPGP-C1~rate-inv-T", field: "bound", builtin: |_| claims::INV_T_EXPONENT },
         // The restricted readings of Assumption 4: the same functions, sigma_g2 bound to the
         // supremum over the proof's points.
-        Twin { claim: "DPGP-L3~visited-sg", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, true) },
+        Twin { claim: "DPGP-L3~visited-sg", field: "let.AA", builtin: |x| claims::aa(&x.params, &x.connectivity, x.constants.l_u, claims::AaReading::Proof) },
         Twin { claim: "DPGP-REC32~visited-sg", field: "let.Cu", builtin: |x| rec32(x, Rec32Reading::Primary).cu },
         Twin { claim: "DPGP-REC32~visited-sg", field: "let.Su", builtin: |x| rec32(x, Rec32Reading::Primary).su },
         Twin { claim: "DPGP-T1~visited-sg", field: "bound", builtin: |x| claims::theorem1_shape(&x.constants, &x.connectivity, x.params.k_u, x.f0, x.t) },
@@ -122,13 +127,13 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         ConditionTwin { claim: "DPGP-L1", builtin: |x: &Inputs| vec![claims::lemma1_step(x.constants.l_v, &x.params)] },
         ConditionTwin { claim: "DPGP-L2", builtin: lemma2_steps },
         ConditionTwin { claim: "DPGP-L2~printed", builtin: lemma2_steps },
-        ConditionTwin { claim: "DPGP-L3", builtin: proof_steps },
-        ConditionTwin { claim: "DPGP-L3~printed", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-L3", builtin: |x| lemma3_steps(x, claims::AaReading::Proof) },
+        ConditionTwin { claim: "DPGP-L3~printed", builtin: |x| lemma3_steps(x, claims::AaReading::Printed) },
         ConditionTwin { claim: "DPGP-REC32", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-REC32~printed-sv", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-REC32~bracket-aa", builtin: proof_steps },
-        ConditionTwin { claim: "DPGP-EQ26", builtin: proof_steps },
-        ConditionTwin { claim: "DPGP-EQ26~bracket-aa", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-EQ26", builtin: |x| lemma3_steps(x, claims::AaReading::Proof) },
+        ConditionTwin { claim: "DPGP-EQ26~bracket-aa", builtin: |x| lemma3_steps(x, claims::AaReading::Proof) },
         ConditionTwin { claim: "DPGP-EQ31", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-EQ31~printed-sv", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-T1", builtin: proof_steps },
@@ -136,7 +141,7 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         ConditionTwin { claim: "DPGP-C1", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-C1~debiased-z", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-C1~rate-inv-T", builtin: proof_steps },
-        ConditionTwin { claim: "DPGP-L3~visited-sg", builtin: proof_steps },
+        ConditionTwin { claim: "DPGP-L3~visited-sg", builtin: |x| lemma3_steps(x, claims::AaReading::Proof) },
         ConditionTwin { claim: "DPGP-REC32~visited-sg", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-T1~visited-sg", builtin: proof_steps },
         ConditionTwin { claim: "DPGP-C1~visited-sg", builtin: proof_steps },
