@@ -292,6 +292,10 @@ pub trait Plugin: Sync + Send + 'static {
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &[]
     }
+    /// See [`Family::condition_flags`].
+    fn condition_flags(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The family's adversarial search, a capability of its own: `None` (the default) for a
     /// family without one. Every search space of the core's search ([`crate::search::space`]) is
     /// a [`Searcher`]; a family with a search of its own implements [`Searcher`] for it. It serves
@@ -561,6 +565,9 @@ impl<P: Plugin> Family for Plugged<P> {
     }
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         self.0.symbols()
+    }
+    fn condition_flags(&self) -> &'static [&'static str] {
+        self.0.condition_flags()
     }
     fn card_claims(&self, card: &CardText) -> Result<Vec<ClaimSummary>> {
         let card = self.0.read_card(card)?;

@@ -329,6 +329,13 @@ pub trait Family: Sync + Send {
     fn estimators(&self) -> &'static [EstimatorChoice] {
         &[EstimatorChoice::Exact]
     }
+    /// The named flags of `fedbounds conditions` (without dashes: `n`, `eta-u`) this family's
+    /// `conditions` reads besides its symbols (`--set NAME=VALUE`, or a flag named as a
+    /// symbol); the command refuses any other, so no value given is silently ignored. None by
+    /// default.
+    fn condition_flags(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The names a card's formulas may use for this family (empty when it reads none).
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &[]

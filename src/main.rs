@@ -288,13 +288,14 @@ struct ConditionsArgs {
     /// BGD constant b^2; omit when infinite.
     #[arg(long, allow_negative_numbers = true)]
     b2: Option<f64>,
-    /// sigma_u^2.
+    /// sigma_u^2 (omitted: refused if a selected claim reads it; 0 for no noise).
     #[arg(long, allow_negative_numbers = true)]
     sigma_u2: Option<f64>,
-    /// sigma_v^2.
+    /// sigma_v^2 (omitted: as sigma_u^2).
     #[arg(long, allow_negative_numbers = true)]
     sigma_v2: Option<f64>,
-    /// B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2 (Theorem 3.11).
+    /// B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2 (Theorem 3.11; omitted: refused if a selected claim
+    /// reads it).
     #[arg(long, allow_negative_numbers = true)]
     b0: Option<f64>,
     /// Dimension of u (0: no shared variable).
@@ -303,13 +304,14 @@ struct ConditionsArgs {
     /// Dimension of v_i (0: no personal variable).
     #[arg(long)]
     dv: Option<usize>,
-    /// Effective step gamma = gamma_u eta_u = gamma_v eta_v (omit to only print admissible steps).
+    /// Effective step gamma = gamma_u eta_u = gamma_v eta_v (omitted: each claim is checked at its own
+    /// admissible gamma, its largest or the one it prescribes).
     #[arg(long, allow_negative_numbers = true)]
     gamma: Option<f64>,
-    /// Outer step eta_u.
+    /// Outer step eta_u (omitted: each claim's smallest admissible one, or the one it prescribes).
     #[arg(long, allow_negative_numbers = true)]
     eta_u: Option<f64>,
-    /// Outer step eta_v.
+    /// Outer step eta_v (omitted: as eta_u).
     #[arg(long, allow_negative_numbers = true)]
     eta_v: Option<f64>,
     /// Only these claims (repeatable).
@@ -706,6 +708,35 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         (None, None) => families.default_family(),
     };
     let mut given = Given::new();
+    // A named flag the family reads neither as one of its flags nor as a symbol would be
+    // silently ignored: refused, naming what the family does read.
+    let reads = |name: &str| target.condition_flags().contains(&name) || fedbounds::formula::symbols::reads_symbol(target.symbols(), name);
+    let named = [("n", a.n.is_some()), ("m", a.m.is_some()), ("k", a.k.is_some()), ("rounds", a.t.is_some()), ("du", a.du.is_some()), ("dv", a.dv.is_some())]
+        .into_iter()
+        .chain(
+            [
+                ("l", a.l),
+                ("f0", a.f0),
+                ("b2", a.b2),
+                ("sigma-u2", a.sigma_u2),
+                ("sigma-v2", a.sigma_v2),
+                ("b0", a.b0),
+                ("gamma", a.gamma),
+                ("eta-u", a.eta_u),
+                ("eta-v", a.eta_v),
+            ]
+            .map(|(n, v)| (n, v.is_some())),
+        );
+    if let Some((name, _)) = named.filter(|(_, given)| *given).find(|(name, _)| !reads(name)) {
+        let flags: Vec<String> = target.condition_flags().iter().map(|f| format!("--{f}")).collect();
+        let allowed = if flags.is_empty() { String::new() } else { format!("{}, or ", flags.join(", ")) };
+        return Err(Error::field(
+            format!("--{name}"),
+            format!("{}'s conditions do not read it", target.id()),
+            format!("{allowed}--set NAME=VALUE with NAME from `fedbounds list --symbols`"),
+        )
+        .into());
+    }
     // Only the values given reach the family, which names any it needs and lacks.
     let count = |v: Option<usize>| v.map(|v| v as f64);
     for (name, v) in [("n", count(a.n)), ("m", count(a.m)), ("k", count(a.k)), ("rounds", count(a.t)), ("du", count(a.du)), ("dv", count(a.dv))] {

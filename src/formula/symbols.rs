@@ -164,6 +164,12 @@ fn find_symbol<'a>(symbols: &'a [Symbol], key: &str) -> Option<&'a Symbol> {
     symbols.iter().find(|s| s.name == key).or_else(|| symbols.iter().find(|s| folded(s.name) == folded(key)))
 }
 
+/// Whether a name given on the command line reads one of `symbols` (exactly, or ignoring case and
+/// `-`/`_`).
+pub fn reads_symbol(symbols: &[Symbol], key: &str) -> bool {
+    find_symbol(symbols, key).is_some()
+}
+
 /// The symbol a given value named `key` reads (the exact name, else one matching ignoring case
 /// and `-`/`_`), else `key` itself folded (a name no symbol reads).
 pub fn symbol_read(symbols: &[Symbol], key: &str) -> String {

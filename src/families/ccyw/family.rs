@@ -408,6 +408,11 @@ impl Plugin for Ccyw {
         &super::formulas::SYMBOLS
     }
 
+    /// Every flag the `conditions` command's inputs are read from.
+    fn condition_flags(&self) -> &'static [&'static str] {
+        &["n", "m", "k", "rounds", "du", "dv", "l", "f0", "b2", "sigma-u2", "sigma-v2", "b0", "gamma", "eta-u", "eta-v"]
+    }
+
     fn bench(&self, request: &crate::bench::BenchRequest) -> Result<Vec<crate::bench::Measurement>> {
         super::bench::bench(request)
     }
@@ -439,6 +444,7 @@ fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> R
     let mut text = String::new();
     for c in chosen {
         let at = ClaimAtSteps::new(c, &base, steps);
+        require_read_values(&at, &base, steps, given)?;
         rows.push(at.json());
         at.write_text(&mut text);
     }
@@ -447,6 +453,41 @@ fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> R
     } else {
         Ok(text)
     }
+}
+
+/// Sets one value of the claim inputs.
+type SetValue = fn(&mut ClaimInputs, f64);
+
+/// The values `conditions` reads as 0 when they are not given: the noise and `B^0`, each with how
+/// to set it into the claim inputs.
+const OPTIONAL_VALUES: [(&str, SetValue); 3] = [
+    ("sigma-u2", |x, v| x.sigma_u2 = v),
+    ("sigma-v2", |x, v| x.sigma_v2 = v),
+    ("b0", |x, v| {
+        x.b0 = v;
+        x.b0_literal = v;
+    }),
+];
+
+/// Refuses a claim that reads a value not given: `at` (computed with it at 0) would otherwise be
+/// decided on a 0 the user never wrote (Theorem 3.11's `eta_u` condition reads `B^0`). A claim
+/// reads it when setting it to 1 or to 1e6 changes its admissible steps, a check or its bound.
+///
+/// # Errors
+/// [`Error::InvalidField`] naming the flag and the claim that reads it.
+fn require_read_values(at: &ClaimAtSteps, base: &ClaimInputs, steps: GivenSteps, given: &Given) -> Result<()> {
+    let row = at.json();
+    for (name, set) in OPTIONAL_VALUES.iter().filter(|(name, _)| value(given, name).is_none()) {
+        let changes = |v: f64| {
+            let mut x = *base;
+            set(&mut x, v);
+            ClaimAtSteps::new(at.claim, &x, steps).json() != row
+        };
+        if changes(1.0) || changes(1e6) {
+            return Err(Error::field(format!("--{name}"), format!("missing, and {} reads it", at.claim.id()), "a number >= 0; 0 for none"));
+        }
+    }
+    Ok(())
 }
 
 /// The steps given on the command line (`None`: the claim's admissible one).

@@ -316,6 +316,10 @@ impl Plugin for DpgpFamily {
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &super::formulas::SYMBOLS
     }
+    /// The steps, also symbols (`eta_u`, `eta_v`), given as their flags.
+    fn condition_flags(&self) -> &'static [&'static str] {
+        &["eta-u", "eta-v"]
+    }
 }
 
 /// One JSON file per claim with its rows (the checker's, in its order).

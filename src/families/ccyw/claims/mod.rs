@@ -244,8 +244,15 @@ pub fn by_id(id: &str) -> Option<&'static dyn Claim> {
     all_claims().into_iter().find(|c| c.id() == id)
 }
 
-/// A step-size condition.
+/// A step-size condition. A prescribed step (`=`) is positive in real arithmetic: where it
+/// computes to 0, a subnormal or no finite number (its terms overflow or underflow at these
+/// inputs' scales), it cannot be compared, and the condition is unevaluated (it fails) rather
+/// than matched against a rounded-away zero.
 pub(super) fn step(name: &str, given: f64, relation: Relation, required: f64) -> ConditionCheck {
+    if relation == Relation::Equal && !(required.is_normal() && required > 0.0) {
+        let why = format!("the prescribed step computes to {} at these inputs' scales (overflow or underflow)", crate::claim::fmt_num(required));
+        return ConditionCheck::unevaluated(name, ConditionKind::StepSize, relation, why);
+    }
     ConditionCheck::compare(name, ConditionKind::StepSize, given, relation, required)
 }
 
