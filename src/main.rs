@@ -708,26 +708,23 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         (None, None) => families.default_family(),
     };
     let mut given = Given::new();
+    let count = |v: Option<usize>| v.map(|v| v as f64);
+    let counts = [("n", count(a.n)), ("m", count(a.m)), ("k", count(a.k)), ("rounds", count(a.t)), ("du", count(a.du)), ("dv", count(a.dv))];
+    let values = [
+        ("l", a.l),
+        ("f0", a.f0),
+        ("b2", a.b2),
+        ("sigma-u2", a.sigma_u2),
+        ("sigma-v2", a.sigma_v2),
+        ("b0", a.b0),
+        ("gamma", a.gamma),
+        ("eta-u", a.eta_u),
+        ("eta-v", a.eta_v),
+    ];
     // A named flag the family reads neither as one of its flags nor as a symbol would be
     // silently ignored: refused, naming what the family does read.
     let reads = |name: &str| target.condition_flags().contains(&name) || fedbounds::formula::symbols::reads_symbol(target.symbols(), name);
-    let named = [("n", a.n.is_some()), ("m", a.m.is_some()), ("k", a.k.is_some()), ("rounds", a.t.is_some()), ("du", a.du.is_some()), ("dv", a.dv.is_some())]
-        .into_iter()
-        .chain(
-            [
-                ("l", a.l),
-                ("f0", a.f0),
-                ("b2", a.b2),
-                ("sigma-u2", a.sigma_u2),
-                ("sigma-v2", a.sigma_v2),
-                ("b0", a.b0),
-                ("gamma", a.gamma),
-                ("eta-u", a.eta_u),
-                ("eta-v", a.eta_v),
-            ]
-            .map(|(n, v)| (n, v.is_some())),
-        );
-    if let Some((name, _)) = named.filter(|(_, given)| *given).find(|(name, _)| !reads(name)) {
+    if let Some((name, _)) = counts.iter().chain(&values).find(|(name, v)| v.is_some() && !reads(name)) {
         let flags: Vec<String> = target.condition_flags().iter().map(|f| format!("--{f}")).collect();
         let allowed = if flags.is_empty() { String::new() } else { format!("{}, or ", flags.join(", ")) };
         return Err(Error::field(
@@ -738,23 +735,12 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         .into());
     }
     // Only the values given reach the family, which names any it needs and lacks.
-    let count = |v: Option<usize>| v.map(|v| v as f64);
-    for (name, v) in [("n", count(a.n)), ("m", count(a.m)), ("k", count(a.k)), ("rounds", count(a.t)), ("du", count(a.du)), ("dv", count(a.dv))] {
+    for (name, v) in counts {
         if let Some(v) = v {
             given.insert(name.to_string(), v);
         }
     }
-    for (name, v) in [
-        ("l", a.l),
-        ("f0", a.f0),
-        ("b2", a.b2),
-        ("sigma-u2", a.sigma_u2),
-        ("sigma-v2", a.sigma_v2),
-        ("b0", a.b0),
-        ("gamma", a.gamma),
-        ("eta-u", a.eta_u),
-        ("eta-v", a.eta_v),
-    ] {
+    for (name, v) in values {
         if let Some(v) = v {
             given.insert(name.to_string(), require_magnitude(name, v)?);
         }

@@ -796,72 +796,30 @@ fn conditions_names_a_missing_value_and_reaches_other_families() {
     assert_bad_input("dpgp conditions without C", &without_c, &["`--set C`", "missing", "--set C=VALUE"]);
 }
 
+/// The words of a command line.
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 /// A value `conditions` reads as 0 when omitted (`--sigma-u2`, `--sigma-v2`, `--b0`) is refused
 /// when a selected claim reads it: Theorem 3.11's eta_u condition reads B^0, and without `--b0`
 /// it had been called applicable at eta_u = 2000, which `--b0 1e12` makes 4.7e6. Controls: with
 /// `--b0` given it runs; a claim whose result does not depend on the value runs without it.
 #[test]
 fn conditions_refuses_a_claim_that_reads_an_omitted_value() {
-    let t311 = [
-        "conditions",
-        "--n",
-        "10",
-        "--m",
-        "10",
-        "--k",
-        "25",
-        "--rounds",
-        "1000",
-        "--l",
-        "1",
-        "--f0",
-        "4.5",
-        "--sigma-u2",
-        "0.25",
-        "--sigma-v2",
-        "0.25",
-        "--gamma",
-        "0.0004",
-        "--eta-u",
-        "2000",
-        "--eta-v",
-        "1.06",
-        "--claim",
-        "CCYW-T3.11",
-    ];
-    assert_bad_input("conditions T3.11 without --b0", &run(&t311), &["--b0", "missing, and CCYW-T3.11 reads it", "a number >= 0"]);
-    let with_b0 = |b0: &str| run(&[&t311[..], &["--b0", b0]].concat());
+    let t311 = "conditions --n 10 --m 10 --k 25 --rounds 1000 --l 1 --f0 4.5 --sigma-u2 0.25 --sigma-v2 0.25 --gamma 0.0004 --eta-u 2000 --eta-v 1.06 --claim CCYW-T3.11";
+    assert_bad_input("conditions T3.11 without --b0", &run(&words(t311)), &["--b0", "missing, and CCYW-T3.11 reads it", "a number >= 0"]);
+    let with_b0 = |b0: &str| run(&words(&format!("{t311} --b0 {b0}")));
     let (code, stdout, stderr) = with_b0("0");
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains(": applicable"), "{stdout}");
     assert!(with_b0("1e12").1.contains("NOT applicable"), "B^0 = 1e12 asks eta_u >= 4.7e6");
-    let no_noise = [
-        "conditions",
-        "--n",
-        "10",
-        "--m",
-        "9",
-        "--k",
-        "25",
-        "--rounds",
-        "1000",
-        "--l",
-        "1",
-        "--f0",
-        "4.5",
-        "--b2",
-        "1",
-        "--eta-u",
-        "3",
-        "--eta-v",
-        "1.06",
-        "--claim",
-        "CCYW-T3.7",
-        "--gamma",
-    ];
-    let (code, stdout, _) = run(&[&no_noise[..], &["0.002"]].concat());
+    let no_noise = |gamma: &str| {
+        run(&words(&format!("conditions --n 10 --m 9 --k 25 --rounds 1000 --l 1 --f0 4.5 --b2 1 --eta-u 3 --eta-v 1.06 --claim CCYW-T3.7 --gamma {gamma}")))
+    };
+    let (code, stdout, _) = no_noise("0.002");
     assert!(code == 0 && stdout.contains("NOT applicable"), "not applicable at gamma 0.002, whatever the noise: {stdout}");
-    assert_bad_input("conditions T3.7 applicable without the noise", &run(&[&no_noise[..], &["0.001"]].concat()), &["--sigma-u2", "CCYW-T3.7 reads it"]);
+    assert_bad_input("conditions T3.7 applicable without the noise", &no_noise("0.001"), &["--sigma-u2", "CCYW-T3.7 reads it"]);
 }
 
 /// A prescribed step that computes to 0 (its terms overflow at these scales) cannot be compared:
@@ -869,62 +827,13 @@ fn conditions_refuses_a_claim_that_reads_an_omitted_value() {
 /// applicable, with a bound. Control: the prescribed step at ordinary scales is compared.
 #[test]
 fn conditions_do_not_match_a_step_against_a_prescribed_step_lost_to_overflow() {
-    let huge = [
-        "conditions",
-        "--n",
-        "10",
-        "--m",
-        "10",
-        "--k",
-        "4294967295",
-        "--rounds",
-        "4294967295",
-        "--l",
-        "1e100",
-        "--f0",
-        "1e-100",
-        "--b2",
-        "1",
-        "--sigma-u2",
-        "1e100",
-        "--sigma-v2",
-        "1e100",
-        "--gamma",
-        "1e-10",
-        "--eta-u",
-        "1e100",
-        "--eta-v",
-        "1e100",
-        "--claim",
-    ];
+    let huge = "conditions --n 10 --m 10 --k 4294967295 --rounds 4294967295 --l 1e100 --f0 1e-100 --b2 1 --sigma-u2 1e100 --sigma-v2 1e100 --b0 1 --gamma 1e-10 --eta-u 1e100 --eta-v 1e100 --claim";
     for claim in ["CCYW-C3.8", "CCYW-T3.11-RATE", "CCYW-C4.6"] {
-        let (code, stdout, stderr) = run(&[&huge[..], &[claim, "--b0", "1"]].concat());
+        let (code, stdout, stderr) = run(&words(&format!("{huge} {claim}")));
         assert_eq!(code, 0, "{stderr}");
         assert!(stdout.contains("NOT applicable") && stdout.contains("cannot be evaluated (the prescribed step computes to 0"), "{claim}: {stdout}");
     }
-    let (code, stdout, _) = run(&[
-        "conditions",
-        "--n",
-        "10",
-        "--m",
-        "9",
-        "--k",
-        "25",
-        "--rounds",
-        "1000",
-        "--l",
-        "1",
-        "--f0",
-        "4.5",
-        "--b2",
-        "1",
-        "--sigma-u2",
-        "0.25",
-        "--sigma-v2",
-        "0.25",
-        "--claim",
-        "CCYW-C3.8",
-    ]);
+    let (code, stdout, _) = run(&words("conditions --n 10 --m 9 --k 25 --rounds 1000 --l 1 --f0 4.5 --b2 1 --sigma-u2 0.25 --sigma-v2 0.25 --claim CCYW-C3.8"));
     assert!(code == 0 && stdout.contains(": applicable"), "{stdout}");
 }
 
@@ -932,36 +841,14 @@ fn conditions_do_not_match_a_step_against_a_prescribed_step_lost_to_overflow() {
 /// ignored `--k 100 --l 50 --n 3`. Control: its own `--eta-u`, `--eta-v` and `--set` values run.
 #[test]
 fn conditions_refuse_a_flag_the_family_does_not_read() {
-    let base = [
-        "conditions",
-        "--family",
-        "dpgp",
-        "--eta-u",
-        "0.01",
-        "--eta-v",
-        "0.01",
-        "--set",
-        "delta=1",
-        "--set",
-        "L_u=1",
-        "--set",
-        "L_v=1",
-        "--set",
-        "C=1",
-        "--set",
-        "q=0.5",
-        "--set",
-        "K_u=2",
-        "--set",
-        "K_v=2",
-    ];
-    assert_eq!(run(&base).0, 0);
+    let base = "conditions --family dpgp --eta-u 0.01 --eta-v 0.01 --set delta=1 --set L_u=1 --set L_v=1 --set C=1 --set q=0.5 --set K_u=2 --set K_v=2";
+    assert_eq!(run(&words(base)).0, 0);
     assert_bad_input(
         "dpgp conditions --k",
-        &run(&[&base[..], &["--k", "100"]].concat()),
+        &run(&words(&format!("{base} --k 100"))),
         &["--k", "dpgp's conditions do not read it", "--eta-u, --eta-v, or --set NAME=VALUE"],
     );
-    assert_bad_input("dpgp conditions --gamma", &run(&[&base[..], &["--gamma", "5"]].concat()), &["--gamma", "do not read it"]);
+    assert_bad_input("dpgp conditions --gamma", &run(&words(&format!("{base} --gamma 5"))), &["--gamma", "do not read it"]);
 }
 
 #[test]
