@@ -97,15 +97,25 @@ fn shrunk_bounds_are_violated() {
 #[test]
 fn heterogeneous_partial_masks_do_not_converge_to_the_optimum() {
     // The small-step limit is the zero of the masked field psi .* sum_k c_k m_k .* grad F_k, not
-    // W*; with full masks it is W*.
-    let partial = run_scenario(&scenario("disjoint-masks-heterogeneous"), &[Claim::Builtin(FedPltClaim::Limit)], 1.0).unwrap();
+    // W*; with full masks it is W*. As printed, with no assumption (L24, L710), that is a
+    // violation; Case 2, which concludes it (L708-713), assumes A6, which fails along the run
+    // there: not applicable, naming it.
+    let limit = |unconditional| [Claim::Builtin(FedPltClaim::Limit { unconditional })];
+    let partial = run_scenario(&scenario("disjoint-masks-heterogeneous"), &limit(true), 1.0).unwrap();
     assert!(partial.measured.limit_gap > 0.1, "{}", partial.measured.limit_gap);
     assert_eq!(partial.results[0].evaluation.verdict, VerdictKind::Violated);
-    let full = run_scenario(&scenario("full-masks-heterogeneous"), &[Claim::Builtin(FedPltClaim::Limit)], 1.0).unwrap();
+    let under_a6 = run_scenario(&scenario("disjoint-masks-heterogeneous"), &limit(false), 1.0).unwrap();
+    let e = &under_a6.results[0].evaluation;
+    assert_eq!(e.verdict, VerdictKind::NotApplicable);
+    assert!(e.failed.iter().any(|f| f.contains("A6 positive masked alignment, along the run")), "{:?}", e.failed);
+    let full = run_scenario(&scenario("full-masks-heterogeneous"), &limit(false), 1.0).unwrap();
     assert!(full.measured.limit_gap < 1e-12, "{}", full.measured.limit_gap);
-    // Uncovered coordinates never move.
-    let uncovered = run_scenario(&scenario("uncovered-coordinates"), &[Claim::Builtin(FedPltClaim::Limit)], 1.0).unwrap();
+    assert_eq!(full.results[0].evaluation.verdict, VerdictKind::Holds);
+    // Uncovered coordinates never move: violated under A6 too (the claim can fail where it
+    // applies).
+    let uncovered = run_scenario(&scenario("uncovered-coordinates"), &limit(false), 1.0).unwrap();
     assert_eq!(uncovered.constants.compensation.uncovered, 2);
+    assert_eq!(uncovered.results[0].evaluation.verdict, VerdictKind::Violated);
     let inst = scenario("uncovered-coordinates").instance.build().unwrap();
     for i in [4, 5] {
         assert_eq!(uncovered.limit_point[i], inst.initial[i]);

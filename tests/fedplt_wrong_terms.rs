@@ -261,7 +261,7 @@ fn the_least_slack_of_c_equal_b_over_z2_is_two_exactly() {
 
 /// The claims with a formula twin not tested here, and why: a card can define a bound on D^t,
 /// not a per-round inequality of a proof (`lhs`/`rhs`), which the card reader refuses; and
-/// FEDPLT-LIMIT's bound is 0, which scaling leaves 0.
+/// FEDPLT-LIMIT's bound (and its `~unconditional` variant's) is 0, which scaling leaves 0.
 #[test]
 fn the_formula_twins_left_out_are_refused_as_card_claims_or_have_nothing_to_scale() {
     for claim in ["FEDPLT-REC", "FEDPLT-REC~tau-steps", "FEDPLT-REC~alpha-sqrt-r", "FEDPLT-DECAY-INDUCTION", "FEDPLT-DECAY-RECURSION"] {
@@ -273,14 +273,16 @@ fn the_formula_twins_left_out_are_refused_as_card_claims_or_have_nothing_to_scal
         let err = registry.check(&request, &Silent).expect_err("a per-round inequality is built in only").to_string();
         assert!(err.contains("built in only"), "{claim}: {err}");
     }
-    let limit = formula("FEDPLT-LIMIT");
-    let wrong = wrong_terms(&limit, 0.5).unwrap();
-    assert_eq!(limit.bound.as_deref(), Some("0"));
-    assert_eq!(wrong.len(), 1);
-    // Control: the one version scales the one term 0.
-    assert_eq!(wrong[0].card.bound.as_deref(), Some("(0.5*(0))"));
+    for claim in ["FEDPLT-LIMIT", "FEDPLT-LIMIT~unconditional"] {
+        let limit = formula(claim);
+        let wrong = wrong_terms(&limit, 0.5).unwrap();
+        assert_eq!(limit.bound.as_deref(), Some("0"));
+        assert_eq!(wrong.len(), 1);
+        // Control: the one version scales the one term 0.
+        assert_eq!(wrong[0].card.bound.as_deref(), Some("(0.5*(0))"));
+    }
     // Every claim with a formula twin is either tested above or listed here.
     let card = embedded();
     let twins: Vec<&str> = card["claims"].as_array().unwrap().iter().filter(|c| c.get("formula").is_some()).map(|c| c["id"].as_str().unwrap()).collect();
-    assert_eq!(twins.len(), TIGHT.len() + 6, "{twins:?}");
+    assert_eq!(twins.len(), TIGHT.len() + 7, "{twins:?}");
 }

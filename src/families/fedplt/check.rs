@@ -314,7 +314,7 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
         // The bound is 0 (convergence to W* exactly), met up to the rounding of the two solves
         // that give W_lim and W*: ||W_lim - W*||^2 against 0 + (LIMIT_IDENTITY max(||W_lim||,
         // ||W*||))^2. A ratio bound/observed says nothing.
-        FedPltClaim::Limit => {
+        FedPltClaim::Limit { .. } => {
             let rhs = claim.bound(&Inputs { t: 1, ..*x }) + run.measured.limit_rounding.powi(2);
             Evaluation { slack: None, ..inequality(1, &|_| Some(vec![(x.limit_gap, rhs)])) }
         }

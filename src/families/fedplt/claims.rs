@@ -218,8 +218,13 @@ pub enum FedPltClaim {
     DecayInduction,
     /// FEDPLT-DECAY-RECURSION: the recursion with equality against `C/(t+1)`.
     DecayRecursion,
-    /// FEDPLT-LIMIT: with vanishing steps the iterates converge to `W*` (001:L708-713).
-    Limit,
+    /// FEDPLT-LIMIT: with vanishing steps the iterates converge to `W*` (001:L708-713), under
+    /// Case 2's Assumption 6 for all `W`; `unconditional`: with no assumption, as the introduction
+    /// states it for any static mask scheme (001:L24).
+    Limit {
+        /// No assumption (the variant).
+        unconditional: bool,
+    },
     /// FEDPLT-A6: Assumption 6 as stated, `rho_k(W) > 0` for every client and every `W`
     /// (001:L151-155), decided exactly per mask and Hessian ([`super::a6::decide`]).
     AssumptionSix,
@@ -245,7 +250,7 @@ pub enum FedPltClaim {
 }
 
 /// Every claim, in report order.
-pub const ALL: [FedPltClaim; 16] = [
+pub const ALL: [FedPltClaim; 17] = [
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: true, sqrt_r: false },
     FedPltClaim::Recursion { tau_steps: false, sqrt_r: true },
@@ -255,7 +260,8 @@ pub const ALL: [FedPltClaim; 16] = [
     FedPltClaim::DecayingCorrected,
     FedPltClaim::DecayInduction,
     FedPltClaim::DecayRecursion,
-    FedPltClaim::Limit,
+    FedPltClaim::Limit { unconditional: false },
+    FedPltClaim::Limit { unconditional: true },
     FedPltClaim::AssumptionSix,
     FedPltClaim::PsiStep { updated_only: false },
     FedPltClaim::PsiStep { updated_only: true },
@@ -336,7 +342,11 @@ impl FedPltClaim {
                 "(C t + B/z^2)/(t+1)^2 vs C/(t+2), C = B/z^2"),
             DecayRecursion => ("FEDPLT-DECAY-RECURSION", "Case 2's recursion, solved with equality, stays below C/(t+1)", "001:L659-704", AS_PRINTED,
                 "(B/z^2) H_t / t (the recursion with equality) vs C/(t+1)"),
-            Limit => ("FEDPLT-LIMIT", "With vanishing steps the global model converges to W*", "001:L24, L708-713", AS_PRINTED,
+            Limit { unconditional: false } => ("FEDPLT-LIMIT", "With vanishing steps the global model converges to W* (Case 2, under A6)", "001:L708-713",
+                Reading::primary("Case 2's conclusion where Case 2's alignment A6 holds, checked along the run as for FEDPLT-DECAY (A6 as printed, for all W, fails on every partial mask; A5 bounds the ball, not the limit)"),
+                "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics"),
+            Limit { unconditional: true } => ("FEDPLT-LIMIT~unconditional", "Any static mask scheme converges to W*", "001:L24, L710",
+                Reading::variant("unconditional", "as the introduction (L24) and the summary (L710) state it, with no assumption: where A6 fails the limit can differ from W*"),
                 "||W_lim - W*||^2, W_lim the small-step limit of the masked dynamics"),
             AssumptionSix => ("FEDPLT-A6", "Assumption 6 for all W: rho_k(W) > 0 for every client k and every W != W*", "001:L151-155",
                 Reading::primary("as stated, for all W (not only along a run); decided in closed form per mask and Hessian"),
@@ -377,7 +387,7 @@ impl FedPltClaim {
     /// Whether an empirical evaluation (`G^2` measured on the run) is reported beside the claim
     /// as stated.
     pub fn needs_g2(&self) -> bool {
-        !matches!(self, FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance)
+        !matches!(self, FedPltClaim::Limit { .. } | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } | FedPltClaim::UpdateVariance)
     }
 
     /// The step conditions (a)-(d) at every step of the schedule (001:L504-510, I-PLT6), with the
@@ -507,7 +517,10 @@ impl BoundClaim for FedPltClaim {
                 ),
                 None => Self::a5_check(x),
             }),
-            FedPltClaim::Limit | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } => {}
+            // Case 2's conclusion where its alignment holds, A6 along the run as FEDPLT-DECAY checks
+            // it; A5 bounds the noise ball, not the limit, and fails on every strongly convex F.
+            FedPltClaim::Limit { unconditional: false } => out.extend(Self::assumption_checks(x).into_iter().skip(1)),
+            FedPltClaim::Limit { unconditional: true } | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } => {}
         }
         out
     }
@@ -519,7 +532,7 @@ impl BoundClaim for FedPltClaim {
             (FedPltClaim::ConstantStep, _) => constant_step_bound(x, x.schedule.eta(0), t),
             (FedPltClaim::DecayingStep { any_c }, _) => decaying_constant(x, !any_c) / (t as f64 + 1.0),
             (FedPltClaim::DecayingCorrected, Schedule::Decaying { offset, .. }) => corrected_constant(x) / (t as f64 + offset),
-            (FedPltClaim::Limit, _) => 0.0,
+            (FedPltClaim::Limit { .. }, _) => 0.0,
             // Per-round inequalities are evaluated from their two sides, not from a bound here;
             // the corrected bound needs a decaying schedule; A6 is decided in closed form.
             _ => f64::NAN,

@@ -136,7 +136,8 @@ pub fn claim_twins() -> TwinTable<Inputs> {
         Twin { claim: "FEDPLT-DECAY~any-c", field: "bound", builtin: |x| FedPltClaim::DecayingStep { any_c: true }.bound(x) },
         Twin { claim: "FEDPLT-DECAY~corrected", field: "bound", builtin: |x| FedPltClaim::DecayingCorrected.bound(x) },
         Twin { claim: "FEDPLT-DECAY~corrected", field: "let.v", builtin: claims::corrected_constant },
-        Twin { claim: "FEDPLT-LIMIT", field: "bound", builtin: |x| FedPltClaim::Limit.bound(x) },
+        Twin { claim: "FEDPLT-LIMIT", field: "bound", builtin: |x| FedPltClaim::Limit { unconditional: false }.bound(x) },
+        Twin { claim: "FEDPLT-LIMIT~unconditional", field: "bound", builtin: |x| FedPltClaim::Limit { unconditional: true }.bound(x) },
     ];
     let of: [fn(&Inputs) -> Vec<crate::claim::ConditionCheck>; 10] =
         [nth::<0>, nth::<1>, nth::<2>, nth::<3>, nth::<4>, nth::<5>, nth::<6>, nth::<7>, nth::<8>, nth::<9>];

@@ -80,7 +80,7 @@ fn not_searched(claim: &FedPltClaim) -> Option<&'static str> {
             "the proof's algebra (001:L659-704), the recursion solved with equality in closed form ((B/z^2) H_t / t against C/(t+1), \
              t up to 10^6); it depends on an instance only through D^0 z^2 / B, no run or step for an instance search to vary",
         ),
-        FedPltClaim::Limit => Some(
+        FedPltClaim::Limit { .. } => Some(
             "a limit statement (001:L708-713): ||W_lim - W*||^2 of the small-step limit point against 0, a bound of 0 with no ratio \
              observed / bound to maximize",
         ),
