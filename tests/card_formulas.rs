@@ -209,6 +209,26 @@ fn a_fedplt_card_defined_claim_is_checked_listed_and_queried() {
     assert!(stderr.contains("nothing to write"), "{stderr}");
 }
 
+/// A search of a built-in claim with a user card that has no `[search]` table reads what the
+/// family's own card expects: FEDPLT-PSI-STEP's search is expected violated (I-PLT4), and with
+/// `--card` it had been expected to hold, exit 1. Control: a search whose verdict differs from
+/// the family card's expectation (FEDPLT-REC with its bound scaled to 0.01) still exits 1.
+#[test]
+fn a_search_with_a_user_card_expects_what_the_family_card_expects_of_a_built_in_claim() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let search = |claim: &str, extra: &[&str]| {
+        run(&[&["search", "--card", FEDPLT_EXAMPLE, "--claim", claim, "--budget", "5", "--room-budget", "0", "--out", out, "--no-plots"][..], extra].concat())
+    };
+    let (code, _, stderr) = search("FEDPLT-PSI-STEP", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("search").join("FEDPLT-PSI-STEP.json")).unwrap()).unwrap();
+    let row = &json["search"];
+    assert_eq!((row["verdict"].as_str(), row["expected"].as_str()), (Some("violated"), Some("violated")), "{row}");
+    let (code, _, stderr) = search("FEDPLT-REC", &["--bound-scale", "0.01"]);
+    assert_eq!(code, 1, "{stderr}");
+}
+
 #[test]
 fn a_dpgp_card_defined_claim_is_checked_listed_and_queried() {
     let dir = out_dir();

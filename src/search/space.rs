@@ -277,6 +277,17 @@ pub struct Target<'a, P: Plugin> {
 }
 
 impl<P: Plugin> Target<'_, P> {
+    /// What the family's own card expects of a built-in claim's search, for a card given with
+    /// `--card` that says nothing of it (a user card rarely has a `[search]` table; its silence
+    /// would otherwise expect "holds" of a claim the family's card knows is violated).
+    fn builtin_expectation(&self, claim: &P::Claim) -> Option<VerdictKind> {
+        let id = self.plugin.claim_id(claim);
+        if !self.plugin.builtin_claims().iter().any(|c| self.plugin.claim_id(c) == id) {
+            return None;
+        }
+        self.plugin.embedded_card().ok().and_then(|card| self.space.expected(&card, claim, self.settings.source))
+    }
+
     /// `observed / bound` of the claim on `scenario` as the family's own check computes it, or
     /// why there is none. With `past_steps`, a row not applicable only because step-size
     /// conditions fail gives the comparison made anyway.
@@ -372,7 +383,7 @@ impl<P: Plugin> Target<'_, P> {
             applicable,
             worst_ratio,
             verdict,
-            expected: space.expected(self.card, claim, settings.source),
+            expected: space.expected(self.card, claim, settings.source).or_else(|| self.builtin_expectation(claim)),
             worst,
             not_applicable: most_frequent_reason(&found.trace),
             step_room,
