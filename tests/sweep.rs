@@ -322,3 +322,30 @@ fn the_command_line_runs_shares_and_merges_them_to_the_bytes_of_one_run() {
     let missing = fedbounds(&["merge", "det.toml", "nowhere"]);
     assert_eq!(missing.status.code(), Some(2), "{}", String::from_utf8_lossy(&missing.stderr));
 }
+
+/// A scenario whose records in two folders differ is refused naming both (the first folder had
+/// won silently), and so is a folder that does not exist (it had been passed over). Control: the
+/// same share in two folders, byte for byte, merges.
+#[test]
+fn merging_refuses_differing_copies_of_a_record_and_absent_folders() {
+    let p = plan(&grid40());
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    run(&p, Shard::ALL, &a, 1);
+    let b = tmp.path().join("b");
+    std::fs::create_dir_all(b.join("scenarios")).unwrap();
+    for entry in std::fs::read_dir(a.join("scenarios")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), b.join("scenarios").join(entry.file_name())).unwrap();
+    }
+    assert_eq!(report::collect(&p, &[a.clone(), b.clone()]).unwrap().len(), 40, "identical copies merge");
+    let first =
+        std::fs::read_dir(b.join("scenarios")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).min().unwrap();
+    let text = std::fs::read_to_string(&first).unwrap();
+    assert!(text.contains("\"verdict\": \"holds\""), "{text}");
+    std::fs::write(&first, text.replacen("\"verdict\": \"holds\"", "\"verdict\": \"violated\"", 1)).unwrap();
+    let err = report::collect(&p, &[a.clone(), b.clone()]).unwrap_err().to_string();
+    assert!(err.contains("differing records") && err.contains(&a.display().to_string()) && err.contains(&b.display().to_string()), "{err}");
+    let err = report::collect(&p, &[a, tmp.path().join("nowhere")]).unwrap_err().to_string();
+    assert!(err.contains("nowhere") && err.contains("is not a folder"), "{err}");
+}

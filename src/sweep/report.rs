@@ -97,21 +97,35 @@ struct Report<'a> {
     scenarios: &'a [Record],
 }
 
-/// Every record of the sweep, in index order, from the first of `dirs` that holds it with the
-/// right inputs.
+/// Every record of the sweep, in index order, from the folders of `dirs` that hold it with the
+/// right inputs (a scenario may be in several: shares written to one folder and copied).
 ///
 /// # Errors
-/// [`Error::InvalidField`] naming how many scenarios have no record, and the first few.
+/// [`Error::InvalidField`] naming a folder that does not exist, a scenario whose records in two
+/// folders differ (neither may be taken over the other), or how many scenarios have no record,
+/// and the first few.
 pub fn collect(plan: &Plan, dirs: &[PathBuf]) -> Result<Vec<Record>> {
+    if let Some(absent) = dirs.iter().find(|d| !d.is_dir()) {
+        return Err(Error::field("merge", format!("`{}` is not a folder", absent.display()), "the folders the shares were written to"));
+    }
     let mut records = Vec::with_capacity(plan.len);
     let mut missing = Vec::new();
     for j in 0..plan.len {
         let point = plan.point(j)?;
         let inputs = plan.inputs_hash(&point);
-        match dirs.iter().find_map(|d| read_record(d, &point, &inputs)) {
-            Some(r) => records.push(r),
-            None => missing.push(point.id),
+        let mut found = dirs.iter().filter_map(|d| read_record(d, &point, &inputs).map(|r| (d, r)));
+        let Some((first_dir, first)) = found.next() else {
+            missing.push(point.id);
+            continue;
+        };
+        if let Some((other_dir, _)) = found.find(|(_, r)| *r != first) {
+            return Err(Error::field(
+                "merge",
+                format!("scenario {} has differing records in {} and {}", point.id, first_dir.display(), other_dir.display()),
+                "one result per scenario (the same inputs give the same bytes: one of the two was changed or written by another version)",
+            ));
         }
+        records.push(first);
     }
     if !missing.is_empty() {
         let first: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
