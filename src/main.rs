@@ -84,7 +84,8 @@ enum Command {
     Experiments(ExperimentsArgs),
     /// Search admissible quadratic instances for the one closest to a claim's bound (largest
     /// observed / bound; above 1 is a counterexample), and measure how far gamma can grow past its
-    /// condition on it. Writes OUT/search/<ID>.{json,toml,png}; the .toml replays with `run`.
+    /// condition on it. Writes OUT/search/<ID>.{json,toml,png}; the .toml replays with `check --card`
+    /// (CCYW's, a scenario file, with `run`), with the `--bound-scale` the search was given.
     Search(SearchArgs),
     /// Run a sweep file (a base scenario and axes over its keys, as a grid or random draws; see
     /// README "Sweeps"): one record per scenario under OUT/scenarios/, written as each finishes, so

@@ -229,6 +229,26 @@ fn a_search_with_a_user_card_expects_what_the_family_card_expects_of_a_built_in_
     assert_eq!(code, 1, "{stderr}");
 }
 
+/// A replay card found with `--bound-scale` says so in its first line, with the option that
+/// reproduces its expected verdict: replayed with it the check agrees with the card (exit 0);
+/// replayed without it (the control) the unscaled bound holds where the card expects violated.
+#[test]
+fn a_replay_found_with_a_scaled_bound_names_the_scale_that_reproduces_it() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let (code, _, stderr) =
+        run(&["search", "--claim", "FEDPLT-REC", "--bound-scale", "0.01", "--budget", "5", "--room-budget", "0", "--out", out, "--no-plots"]);
+    assert_eq!(code, 1, "the scaled bound is violated, which the card does not expect: {stderr}");
+    let replay = dir.path().join("search").join("FEDPLT-REC@empirical.toml");
+    let text = std::fs::read_to_string(&replay).unwrap();
+    assert!(text.starts_with("# Found with --bound-scale 0.01:"), "{}", &text[..200]);
+    let replay = replay.to_str().unwrap();
+    let again = dir.path().join("again");
+    let again = again.to_str().unwrap();
+    assert_eq!(run(&["check", "--card", replay, "--bound-scale", "0.01", "--out", again, "--no-plots"]).0, 0);
+    assert_eq!(run(&["check", "--card", replay, "--out", again, "--no-plots"]).0, 1);
+}
+
 #[test]
 fn a_dpgp_card_defined_claim_is_checked_listed_and_queried() {
     let dir = out_dir();

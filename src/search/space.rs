@@ -166,6 +166,16 @@ impl CardSearch {
     }
 }
 
+/// A replay card found with a bound scaled by `scale` (a negative control), headed by the option
+/// that reproduces its expected verdict: the card itself has no bound scale, and a check without
+/// it compares the unscaled bound.
+fn with_bound_scale(card: String, scale: f64) -> String {
+    if scale == 1.0 {
+        return card;
+    }
+    format!("# Found with --bound-scale {scale:?}: its expected verdict is reproduced by `fedbounds check --card <this file> --bound-scale {scale:?}`.\n{card}")
+}
+
 /// A card made of `card`'s text before its first `[[scenarios]]` (its family, claims and
 /// readings) and `scenario` as its only scenario.
 ///
@@ -370,7 +380,9 @@ impl<P: Plugin> Target<'_, P> {
             None => Vec::new(),
         };
         let replay = match &worst {
-            Some(c) => Some(space.replay_card(claim, &space.decode(self.card, claim, c, None)?, settings.source, verdict)?),
+            Some(c) => {
+                Some(with_bound_scale(space.replay_card(claim, &space.decode(self.card, claim, c, None)?, settings.source, verdict)?, settings.bound_scale))
+            }
             None => None,
         };
         Ok(ClaimSearch {

@@ -27,8 +27,17 @@ pub fn scenario_file(r: &SearchResult) -> Result<Option<String>> {
     } else {
         String::new()
     };
+    // `run` compares the unscaled bound: a ratio found against a scaled one says so.
+    let scaled = if r.options.bound_scale == 1.0 {
+        String::new()
+    } else {
+        format!(
+            "# The ratio is against the bound scaled by --bound-scale {:?}; `run` compares the unscaled bound (its ratio is {:?} times this one).\n",
+            r.options.bound_scale, r.options.bound_scale
+        )
+    };
     Ok(Some(format!(
-        "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n{lemma}\
+        "# Worst admissible instance found for {} (observed / bound = {}), search seed {}, budget {}.\n{lemma}{scaled}\
          # Replay: cargo run --release -- run <this file>\n\n{body}",
         r.claim, r.worst_ratio, r.options.seed, r.options.budget,
     )))
