@@ -453,15 +453,18 @@ pub fn evaluate_runs(s: &Scenario, prepared: Prepared, runs: &Runs, claims: &[&'
         .flat_map(|claim| {
             let metric: Vec<Vec<f64>> =
                 runs.summaries.iter().map(|series| series.iter().map(|g| claim.metric().value(g, params.m, params.n)).collect()).collect();
-            let mut evaluation = evaluate(*claim, &inputs, &metric, runs.estimator, s.confidence, scale);
-            super::resolution::undecide_below_resolution(&mut evaluation, floor);
+            // Every evaluation, as stated or with the empirical b^2, undecided below the resolution.
+            let resolved = |inputs: &ClaimInputs| {
+                let mut e = evaluate(*claim, inputs, &metric, runs.estimator, s.confidence, scale);
+                super::resolution::undecide_below_resolution(&mut e, floor);
+                e
+            };
+            let mut evaluation = resolved(&inputs);
             let bgd_fails = inputs.b2.is_none() && evaluation.checks.iter().any(|c| c.name.starts_with("A2.3") && !c.holds);
             let empirical = if bgd_fails {
                 explain_infinite_bgd(&mut evaluation.failed, &constants);
                 let emp_inputs = ClaimInputs { b2: Some(empirical_b2), ..inputs };
-                let mut e = evaluate(*claim, &emp_inputs, &metric, runs.estimator, s.confidence, scale);
-                super::resolution::undecide_below_resolution(&mut e, floor);
-                Some(e)
+                Some(resolved(&emp_inputs))
             } else {
                 None
             };

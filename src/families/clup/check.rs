@@ -1512,7 +1512,6 @@ mod tests {
     use super::*;
     use crate::verdict::VerdictKind;
 
-    /// A diverged or undefined side never holds; the finite cases read as the inequality does.
     /// `a <= b` for values of any sign: the ratio of [`increasing_pair`] is at most 1 exactly
     /// then; NaN is undecided.
     #[test]
@@ -1535,6 +1534,7 @@ mod tests {
         }
     }
 
+    /// A diverged or undefined side never holds; the finite cases read as the inequality does.
     #[test]
     fn side_ratios_never_hold_on_nan_or_a_diverged_side() {
         let (inf, nan) = (f64::INFINITY, f64::NAN);

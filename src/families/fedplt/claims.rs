@@ -218,9 +218,9 @@ pub enum FedPltClaim {
     DecayInduction,
     /// FEDPLT-DECAY-RECURSION: the recursion with equality against `C/(t+1)`.
     DecayRecursion,
-    /// FEDPLT-LIMIT: with vanishing steps the iterates converge to `W*` (001:L708-713), under
-    /// Case 2's Assumption 6 for all `W`; `unconditional`: with no assumption, as the introduction
-    /// states it for any static mask scheme (001:L24).
+    /// FEDPLT-LIMIT: with vanishing steps the iterates converge to `W*` (001:L708-713), where
+    /// Case 2's Assumption 6 holds along the run; `unconditional`: with no assumption, as the
+    /// introduction states it for any static mask scheme (001:L24).
     Limit {
         /// No assumption (the variant).
         unconditional: bool,
@@ -428,7 +428,11 @@ impl FedPltClaim {
 
     /// Assumptions 5 and 6 as this run meets them.
     fn assumption_checks(x: &Inputs) -> Vec<ConditionCheck> {
-        let a5 = Self::a5_check(x);
+        vec![Self::a5_check(x), Self::a6_check(x)]
+    }
+
+    /// Assumption 6 along the run: `rho_k > 0` at every point the sample paths visit.
+    fn a6_check(x: &Inputs) -> ConditionCheck {
         let rho = fmt_num(x.rho_min);
         let (holds, detail) = match (x.alignment_failure, x.alignment_within_rounding) {
             (None, 0) => (true, format!("rho_ = {rho} (measured)")),
@@ -440,7 +444,7 @@ impl FedPltClaim {
             }
             (Some((t, k, r, v)), _) => (false, format!("rho_k = {} <= 0 at round {t}, client {k}, sample path {r}", fmt_num(v))),
         };
-        vec![a5, ConditionCheck::assumption("A6 positive masked alignment, along the run", holds, detail)]
+        ConditionCheck::assumption("A6 positive masked alignment, along the run", holds, detail)
     }
 }
 
@@ -519,7 +523,7 @@ impl BoundClaim for FedPltClaim {
             }),
             // Case 2's conclusion where its alignment holds, A6 along the run as FEDPLT-DECAY checks
             // it; A5 bounds the noise ball, not the limit, and fails on every strongly convex F.
-            FedPltClaim::Limit { unconditional: false } => out.extend(Self::assumption_checks(x).into_iter().skip(1)),
+            FedPltClaim::Limit { unconditional: false } => out.push(Self::a6_check(x)),
             FedPltClaim::Limit { unconditional: true } | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } => {}
         }
         out
