@@ -176,8 +176,7 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Res
             }
             None => String::new(),
         };
-        let at = if path.is_empty() { String::new() } else { format!("at `{path}`: ") };
-        Error::Parse { what: what.to_string(), message: format!("{place}{at}{message}") }
+        Error::Parse { what: what.to_string(), place, path, message: message.into_owned() }
     })
 }
 

@@ -424,7 +424,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
         Some(b) => require_bound_scale("--bound-scale", b)?,
         None => 1.0,
     };
-    crate::family::require_estimator(plugin.id(), plugin.estimators(), request.estimator)?;
+    crate::family::require_estimator("--estimator", plugin.id(), plugin.estimators(), request.estimator)?;
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
@@ -537,7 +537,7 @@ impl<P: Plugin> Family for Plugged<P> {
         check(&self.0, request, progress)
     }
     fn run(&self, text: &str, what: &str, options: &RunOptions) -> Result<String> {
-        crate::family::require_estimator(self.0.id(), self.0.estimators(), options.estimator)?;
+        crate::family::require_estimator("--estimator", self.0.id(), self.0.estimators(), options.estimator)?;
         self.0.run_file(text, what, options)
     }
     fn estimators(&self) -> &'static [EstimatorChoice] {

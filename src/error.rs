@@ -22,10 +22,14 @@ pub enum Error {
     #[error("instance is not admissible: {}", compact_numbers(.0))]
     Instance(String),
     /// A scenario or claim card could not be parsed.
-    #[error("cannot parse {what}: {message}")]
+    #[error("cannot parse {what}: {place}{}{message}", at_path(.path))]
     Parse {
         /// Which document.
         what: String,
+        /// Where in its text, `line L, column C (`source line`): `, or empty.
+        place: String,
+        /// The dotted path of the value at fault (`instance.clients[1].hessian`), or empty.
+        path: String,
         /// The parser's message (names the unknown or mistyped key).
         message: String,
     },
@@ -90,6 +94,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// [`Error::Parse`] of `what` with the parser's `message` alone (no place in the text, no
+    /// path).
+    pub fn parse(what: impl Into<String>, message: impl ToString) -> Self {
+        Error::Parse { what: what.into(), place: String::new(), path: String::new(), message: message.to_string() }
+    }
+
     /// Shorthand for [`Error::InvalidField`].
     pub fn field(field: impl Into<String>, message: impl Into<String>, allowed: impl Into<String>) -> Self {
         Error::InvalidField { field: field.into(), message: message.into(), allowed: allowed.into() }
@@ -131,6 +141,15 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64> {
 /// a float Rust's `Display` wrote out in full (`1e-300` as 302 characters); an integer type holds at
 /// most 20 digits (`u64::MAX`), so no integer is longer.
 const LONGEST_PLAIN_NUMBER: usize = 20;
+
+/// `` at `path`: `` before a parser's message, or nothing for an empty path.
+fn at_path(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("at `{path}`: ")
+    }
+}
 
 /// `text` with every decimal number longer than 20 characters (`LONGEST_PLAIN_NUMBER`) written in
 /// exponent form, with the same value: `Display` writes the shortest digits that read back as the

@@ -91,13 +91,14 @@ impl EstimatorChoice {
 /// own estimator while the command asked for another.
 ///
 /// # Errors
-/// [`Error::InvalidField`] `--estimator`, naming the family and the estimators it offers.
-pub fn require_estimator(family: &str, offered: &[EstimatorChoice], asked: Option<EstimatorChoice>) -> Result<()> {
+/// [`Error::InvalidField`] `field` (`--estimator` on the command line, `estimator` in a sweep
+/// file), naming the family and the estimators it offers.
+pub fn require_estimator(field: &str, family: &str, offered: &[EstimatorChoice], asked: Option<EstimatorChoice>) -> Result<()> {
     match asked {
         Some(e) if !offered.contains(&e) => {
             let names: Vec<&str> = offered.iter().map(|o| o.name()).collect();
             Err(Error::field(
-                "--estimator",
+                field,
                 format!("`{}`: the `{family}` family does not offer it", e.name()),
                 format!("for `{family}`: {} (select another family's claims, scenarios or card to use `{}`)", names.join(", "), e.name()),
             ))

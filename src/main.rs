@@ -349,8 +349,8 @@ struct RunArgs {
     #[arg(long)]
     max_work: Option<f64>,
     /// Also write the scenario's instance (matrices, noise, initial point, graphs per round) in the
-    /// family's explicit scenario-file form to this file; running it gives the same results. A
-    /// family without an explicit scenario form refuses it (exit 2, nothing written).
+    /// family's explicit scenario-file form to this file (every family has one); running it gives
+    /// the same results, the scenario hash aside. Written only when the run succeeds.
     #[arg(long)]
     export_instance: Option<PathBuf>,
 }
@@ -758,7 +758,8 @@ fn conditions(families: &Registry, a: ConditionsArgs) -> anyhow::Result<ExitCode
         if let Some(other) = given.keys().find(|k| reads(k) == reads(name.trim())) {
             let first =
                 if a.set.iter().any(|p| p.split_once('=').is_some_and(|(n, _)| n.trim() == other)) { format!("--set {other}") } else { format!("--{other}") };
-            return Err(Error::field(format!("--set {}", name.trim()), format!("{first} gives the same value"), "each value given once").into());
+            let message = format!("got {v}, but {first} already gives this symbol the value {}", given[other]);
+            return Err(Error::field(format!("--set {}", name.trim()), message, "one value for each symbol").into());
         }
         given.insert(name.trim().to_string(), v);
     }
@@ -879,6 +880,9 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
     }
     if a.bound_scale != 1.0 {
         cmd.push_str(&format!(" --bound-scale {}", a.bound_scale));
+    }
+    if a.room_budget != fedbounds::search::space::DEFAULT_ROOM_BUDGET {
+        cmd.push_str(&format!(" --room-budget {}", a.room_budget));
     }
     let card_family = card.as_ref().map(|c| families.family_of(&c.text, &c.what)).transpose()?.map(|f| f.id());
     if a.room_budget > MAX_BUDGET {

@@ -142,7 +142,7 @@ impl Registry {
             };
             if selected {
                 // Before any family runs: an estimator one of them does not offer is bad input.
-                crate::family::require_estimator(f.id(), f.estimators(), request.estimator)?;
+                crate::family::require_estimator("--estimator", f.id(), f.estimators(), request.estimator)?;
                 concerned.push(f);
             }
         }

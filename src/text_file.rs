@@ -27,9 +27,9 @@ pub fn read_text(path: &Path) -> Result<String> {
     let file = std::fs::File::open(path).map_err(|e| Error::InputFile { path: what.clone(), source: e })?;
     file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(Error::Parse { what, message: format!("larger than {} MiB (allowed: a TOML file up to that size)", MAX_INPUT_BYTES >> 20) });
+        return Err(Error::parse(what, format!("larger than {} MiB (allowed: a TOML file up to that size)", MAX_INPUT_BYTES >> 20)));
     }
-    String::from_utf8(bytes).map_err(|_| Error::Parse { what, message: "not UTF-8 text (a TOML file is expected)".into() })
+    String::from_utf8(bytes).map_err(|_| Error::parse(what, "not UTF-8 text (a TOML file is expected)"))
 }
 
 #[cfg(test)]

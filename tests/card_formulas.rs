@@ -242,6 +242,10 @@ fn a_replay_found_with_a_scaled_bound_names_the_scale_that_reproduces_it() {
     let replay = dir.path().join("search").join("FEDPLT-REC@empirical.toml");
     let text = std::fs::read_to_string(&replay).unwrap();
     assert!(text.starts_with("# Found with --bound-scale 0.01:"), "{}", &text[..200]);
+    // The report's command repeats every option that changes what the search finds (it had left
+    // out `--room-budget`).
+    let json = std::fs::read_to_string(dir.path().join("search").join("FEDPLT-REC@empirical.json")).unwrap();
+    assert!(json.contains("search --budget 5 --seed") && json.contains("--bound-scale 0.01 --room-budget 0\""), "{json}");
     let replay = replay.to_str().unwrap();
     let again = dir.path().join("again");
     let again = again.to_str().unwrap();

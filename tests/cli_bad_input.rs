@@ -854,12 +854,16 @@ fn conditions_refuse_a_flag_the_family_does_not_read() {
 #[test]
 fn conditions_refuses_a_value_given_twice() {
     // `--set L=5` beside `--l 1` had been accepted, and the built-in claims read `--l` alone.
-    assert_bad_input("conditions --set L=5", &conditions_extra(&["--set", "L=5"]), &["--set L", "--l gives the same value", "each value given once"]);
+    assert_bad_input(
+        "conditions --set L=5",
+        &conditions_extra(&["--set", "L=5"]),
+        &["--set L", "got 5, but --l already gives this symbol the value 1", "one value for each symbol"],
+    );
     assert_bad_input("conditions --set eta_u", &conditions_extra(&["--eta-u", "1", "--set", "eta_u=2"]), &["--set eta_u", "--eta-u"]);
     assert_bad_input(
         "conditions --set q twice",
         &run(&["conditions", "--family", "dpgp", "--set", "q=0.5", "--set", "Q=0.6"]),
-        &["--set Q", "--set q gives the same value"],
+        &["--set Q", "got 0.6, but --set q already gives this symbol the value 0.5"],
     );
     // Control: a name given once is read; FedPLT's distinct symbols `T` and `t` are two values.
     assert_eq!(conditions_extra(&["--set", "b0=1"]).0, 0);

@@ -294,14 +294,12 @@ fn parse_scenario(text: &str) -> Result<(), Error> {
     match family.id() {
         "ccyw" => fedbounds::families::ccyw::card::parse_scenario(text, "fuzzed scenario").map(drop),
         "fedplt" => {
-            let s: fedbounds::families::fedplt::check::Scenario =
-                toml::from_str(text).map_err(|e| Error::Parse { what: "fuzzed scenario".into(), message: e.to_string() })?;
+            let s: fedbounds::families::fedplt::check::Scenario = toml::from_str(text).map_err(|e| Error::parse("fuzzed scenario", e.to_string()))?;
             s.check("scenario", &fedbounds::families::fedplt::formulas::builtin_ids())
         }
         "dpgp" => fedbounds::families::dpgp::card::parse_scenario(text, "fuzzed scenario").map(drop),
         "clup" => {
-            let s: fedbounds::families::clup::check::Scenario =
-                toml::from_str(text).map_err(|e| Error::Parse { what: "fuzzed scenario".into(), message: e.to_string() })?;
+            let s: fedbounds::families::clup::check::Scenario = toml::from_str(text).map_err(|e| Error::parse("fuzzed scenario", e.to_string()))?;
             s.check("scenario")
         }
         _ => Ok(()),

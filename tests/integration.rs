@@ -10,6 +10,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bad_inputs;
 mod card_formulas;
 mod ccyw_horizon;
+mod ccyw_instance;
 mod ccyw_lemma_search;
 mod ccyw_wrong_terms;
 mod claim_kinds;

@@ -123,7 +123,7 @@ impl Plugin for Gd2 {
         self.read_card(&CardText { what: "gd2 card".into(), text: "[[scenarios]]\nname = \"s\"\ngamma_times_l = 0.5\ntheta = 0.3\n".into() })
     }
     fn read_card(&self, card: &CardText) -> Result<Card> {
-        toml::from_str(&card.text).map_err(|e| Error::Parse { what: card.what.clone(), message: e.to_string() })
+        toml::from_str(&card.text).map_err(|e| Error::parse(card.what.clone(), e))
     }
     fn builtin_claims(&self) -> Vec<&'static str> {
         vec![Rate.id()]

@@ -219,6 +219,23 @@ fn a_corner_the_family_refuses_is_recorded_with_its_field_and_the_rest_runs() {
 }
 
 #[test]
+fn a_value_of_the_wrong_type_is_named_by_its_axis_not_by_the_generated_card() {
+    // The error had read `line 838, column 5 (`k = -1`): at `scenarios[13].algorithm.k``, a place
+    // in the card text the sweep generates, which the user never sees.
+    let text = grid40().replace("key = \"algorithm.k\"\nvalues = [1, 2]", "key = \"algorithm.k\"\nvalues = [1, -1]");
+    let p = plan(&text);
+    let tmp = tempfile::tempdir().unwrap();
+    run(&p, Shard::ALL, tmp.path(), 2);
+    let records = report::collect(&p, &[tmp.path().to_path_buf()]).unwrap();
+    let refused = records.iter().find(|r| r.status == Status::BadInput).expect("the k = -1 corner is refused");
+    let error = refused.error.as_deref().unwrap();
+    assert!(error.contains("algorithm.k = -1") && error.contains("at `algorithm.k`: invalid value: integer `-1`"), "{error}");
+    assert!(!error.contains("line ") && !error.contains("scenarios["), "{error}");
+    // Control: the k = 1 corners are checked.
+    assert!(records.iter().any(|r| r.status == Status::Checked && r.parameters.iter().any(|q| q.key == "algorithm.k")), "{records:?}");
+}
+
+#[test]
 fn expected_verdicts_of_the_base_are_checked_on_every_scenario() {
     // Negative control: the base expects T3.7 violated; every scenario where it holds differs.
     let text = grid40()
@@ -265,8 +282,15 @@ fn every_family_sweeps_through_its_own_card() {
 
 #[test]
 fn bad_sweep_files_name_the_field() {
-    let cases: [(&str, &str, &str); 10] = [
+    let cases: [(&str, &str, &str); 14] = [
         ("points = 10\n", "points = 11\n", "would repeat values"),
+        // An integer axis takes integer ends: [1.4, 3.4] had given the value 1, outside the range.
+        ("range = [1, 10]\npoints = 10", "range = [1.4, 3.4]\npoints = 2", "axes[2].range"),
+        // Rounded points of a log scale repeat where the linear count would not.
+        ("range = [1, 10]\npoints = 10", "range = [1, 100]\npoints = 40\nscale = \"log\"", "would repeat values"),
+        // An empty list had meant every claim; a claim listed twice had been checked twice.
+        ("claims = [\"CCYW-T3.7\", \"CCYW-L3.5\"]", "claims = []", "an empty list selects no claim"),
+        ("claims = [\"CCYW-T3.7\", \"CCYW-L3.5\"]", "claims = [\"CCYW-T3.7\", \"CCYW-T3.7\"]", "claims[1]"),
         ("axes]]\nkey = \"seed\"\nrange = [1, 10]\npoints = 10\ninteger = true", "axes]]\nkey = \"seed\"\nrange = [1, 10]\ninteger = true", "axes[2].points"),
         ("key = \"algorithm.k\"", "key = \"algorithm.gamma.factor.x\"", "axes[1].key"),
         ("key = \"algorithm.k\"", "key = \"algorithm\"", "overlap"),
@@ -292,6 +316,25 @@ fn bad_sweep_files_name_the_field() {
             }
         };
         assert!(err.is_bad_input() && err.to_string().contains(field), "{to}: {err}");
+    }
+    // An estimator the family does not offer is refused before any scenario runs, naming the
+    // sweep's field (it had been recorded on every scenario as bad input of `--estimator`).
+    let clup = |estimator: &str| {
+        let text = format!(
+            "name = \"cl\"\ncard = \"{}\"\nbase = \"low-r\"\nestimator = \"{estimator}\"\n[[axes]]\nkey = \"rounds\"\nvalues = [50]\n",
+            card("clup.toml")
+        );
+        let sweep = Sweep::parse(&text, "test sweep").unwrap();
+        Plan::new(sweep, &std::fs::read_to_string(card("clup.toml")).unwrap(), "card", &registry()).map(drop)
+    };
+    let err = clup("monte-carlo").unwrap_err().to_string();
+    assert!(err.contains("invalid `estimator`") && err.contains("for `clup`: exact"), "{err}");
+    clup("exact").expect("the estimator the family offers");
+    // Controls: integer ends on a log scale with distinct rounded points, one claim.
+    for (from, to) in [("range = [1, 10]\npoints = 10", "range = [1, 100]\npoints = 5\nscale = \"log\""), ("\"CCYW-T3.7\", \"CCYW-L3.5\"", "\"CCYW-T3.7\"")] {
+        let text = grid40().replace(from, to);
+        assert_ne!(text, grid40(), "{from}");
+        Sweep::parse(&text, "test sweep").unwrap_or_else(|e| panic!("{to}: {e}"));
     }
     assert!(Shard::parse("0/4").is_err() && Shard::parse("5/4").is_err() && Shard::parse("1/0").is_err() && Shard::parse("a/b").is_err());
     assert_eq!(Shard::parse("4/4").unwrap(), Shard { index: 4, count: 4 });

@@ -44,7 +44,7 @@ impl Family for Probe {
     }
     fn check(&self, request: &CheckRequest, _progress: &dyn Progress) -> fedbounds::Result<FamilyReport> {
         let card = request.card.as_ref().ok_or_else(|| Error::field("card", "missing", "a card"))?;
-        let table: toml::Table = toml::from_str(&card.text).map_err(|e| Error::Parse { what: card.what.clone(), message: e.to_string() })?;
+        let table: toml::Table = toml::from_str(&card.text).map_err(|e| Error::parse(card.what.clone(), e))?;
         let mut rows = Vec::new();
         for s in table["scenarios"].as_array().into_iter().flatten().filter_map(|s| s.as_table()) {
             let name = s["name"].as_str().unwrap_or_default().to_string();

@@ -99,20 +99,9 @@ fn number(x: f64, integer: bool) -> toml::Value {
     }
 }
 
-/// The `k`-th of `points` grid points over `[lo, hi]`.
+/// The `k`-th of `points` grid points over `[lo, hi]` ([`Axis::grid_point`]).
 fn grid_value(axis: &Axis, lo: f64, hi: f64, k: usize, points: usize) -> toml::Value {
-    let x = if points <= 1 || k == 0 {
-        lo
-    } else if k + 1 == points {
-        hi
-    } else {
-        let t = k as f64 / (points - 1) as f64;
-        match axis.scale {
-            Scale::Linear => lo + t * (hi - lo),
-            Scale::Log => (lo.ln() + t * (hi.ln() - lo.ln())).exp(),
-        }
-    };
-    number(x, axis.integer)
+    number(axis.grid_point(lo, hi, k, points), axis.integer)
 }
 
 /// A draw from `[lo, hi]` (integers: each of `lo..=hi` equally likely on a linear scale).
@@ -143,6 +132,7 @@ impl Plan {
                 return Err(Error::field("family", format!("`{f}` but the card `{card_what}` is of family `{}`", family.id()), family.id()));
             }
         }
+        crate::family::require_estimator("estimator", family.id(), family.estimators(), sweep.estimator)?;
         let known: Vec<&'static str> = family.claims().iter().map(|c| c.id).collect();
         if let Some(c) = sweep.claims.iter().find(|c| !known.contains(&c.as_str())) {
             return Err(Error::Unknown { kind: "claim", name: c.clone(), known: known.join(", ") });

@@ -48,6 +48,19 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "no message".into())
 }
 
+/// A parse error in the scenario a sweep appended to its card (`scenarios[appended]`) as the
+/// user reads it: the path inside the scenario, without the line and column of a text the
+/// sweep generated (the error's `what` names the sweep's values instead).
+fn in_point(e: Error, appended: usize) -> Error {
+    match e {
+        Error::Parse { what, path, message, .. } if path.starts_with(&format!("scenarios[{appended}]")) => {
+            let inner = path[format!("scenarios[{appended}]").len()..].trim_start_matches('.').to_string();
+            Error::Parse { what, place: String::new(), path: inner, message }
+        }
+        other => other,
+    }
+}
+
 impl Plan {
     /// The hash of what scenario `point`'s result depends on.
     pub fn inputs_hash(&self, point: &Point) -> String {
@@ -88,12 +101,16 @@ impl Plan {
 
     fn check_rows(&self, point: &Point) -> Result<(Vec<Row>, serde_json::Value)> {
         let mut card = self.card.clone();
-        match card.entry("scenarios").or_insert_with(|| toml::Value::Array(Vec::new())) {
-            toml::Value::Array(a) => a.push(toml::Value::Table(point.table.clone())),
+        let appended = match card.entry("scenarios").or_insert_with(|| toml::Value::Array(Vec::new())) {
+            toml::Value::Array(a) => {
+                a.push(toml::Value::Table(point.table.clone()));
+                a.len() - 1
+            }
             other => return Err(Error::field("card.scenarios", format!("a {}", other.type_str()), "an array of scenario tables")),
-        }
-        let what = format!("sweep `{}`, scenario `{}`", self.sweep.name, point.id);
-        let text = toml::to_string(&card).map_err(|e| Error::Parse { what: what.clone(), message: e.to_string() })?;
+        };
+        let values: Vec<String> = point.parameters.iter().map(|(key, value)| format!("{key} = {value}")).collect();
+        let what = format!("sweep `{}`, scenario `{}` ({})", self.sweep.name, point.id, values.join(", "));
+        let text = toml::to_string(&card).map_err(|e| Error::parse(what.clone(), e))?;
         let request = CheckRequest {
             claims: self.sweep.claims.clone(),
             scenarios: vec![point.id.clone()],
@@ -106,9 +123,9 @@ impl Plan {
             meta: ReportMeta::new("cargo run --release -- sweep"),
             max_work: None,
         };
-        let report = self.family.check(&request, &Silent).map_err(|e| e.in_scenario(&point.id))?;
+        let report = self.family.check(&request, &Silent).map_err(|e| in_point(e, appended).in_scenario(&point.id))?;
         let rows = report.rows.iter().filter(|r| r.scenario == point.id).map(Row::of).collect();
-        let scenario = toml::to_string(&point.table).map_err(|e| Error::Parse { what: what.clone(), message: e.to_string() })?;
+        let scenario = toml::to_string(&point.table).map_err(|e| Error::parse(what.clone(), e))?;
         let constants = self.family.scenario_constants(&scenario, &what).map_err(|e| e.in_scenario(&point.id))?;
         Ok((rows, constants))
     }

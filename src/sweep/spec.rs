@@ -114,8 +114,9 @@ pub struct Sweep {
     /// Keys of the base removed before the axes apply (e.g. its expected verdicts).
     #[serde(default)]
     pub unset: Vec<String>,
-    /// Only these claims (all of the family's when empty).
-    #[serde(default)]
+    /// Only these claims (all of the family's when the key is absent; an empty list is refused,
+    /// since it would select nothing).
+    #[serde(default, deserialize_with = "non_empty_claims")]
     pub claims: Vec<String>,
     /// Overrides every scenario's estimator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,15 +171,16 @@ impl Axis {
                 if self.scale == Scale::Log && *lo <= 0.0 {
                     return Err(Error::field(format!("{field}.range"), format!("got [{lo}, {hi}] with scale = \"log\""), "0 < lo <= hi"));
                 }
-                if self.integer && (lo.abs() > 2f64.powi(53) || hi.abs() > 2f64.powi(53)) {
+                if self.integer && (lo.abs() > 2f64.powi(53) || hi.abs() > 2f64.powi(53) || lo.fract() != 0.0 || hi.fract() != 0.0) {
                     return Err(Error::field(format!("{field}.range"), format!("got [{lo}, {hi}] with integer = true"), "integers of magnitude <= 2^53"));
                 }
+                let repeats = |p: usize| (1..p).any(|k| self.grid_point(*lo, *hi, k, p).round() == self.grid_point(*lo, *hi, k - 1, p).round());
                 match (design, self.points) {
-                    (Design::Grid, Some(p)) if self.integer && p > 1 && ((hi - lo) / (p - 1) as f64) < 1.0 => {
+                    (Design::Grid, Some(p)) if self.integer && p > 1 && p <= MAX_AXIS_VALUES && repeats(p) => {
                         return Err(Error::field(
                             format!("{field}.points"),
                             format!("{p} integer points in [{lo}, {hi}] would repeat values"),
-                            "at most hi - lo + 1 points on an integer range",
+                            "points whose rounded values differ (at most hi - lo + 1 on a linear scale, fewer on a log scale)",
                         ))
                     }
                     (Design::Grid, Some(p)) if (1..=MAX_AXIS_VALUES).contains(&p) => {}
@@ -200,6 +202,23 @@ impl Axis {
         Ok(())
     }
 
+    /// The `k`-th of `points` grid points over `[lo, hi]`, both ends exact: `lo + t (hi - lo)`
+    /// on a linear scale, `exp(ln lo + t (ln hi - ln lo))` on a log scale, `t = k / (points - 1)`
+    /// (before rounding, for an integer axis).
+    pub fn grid_point(&self, lo: f64, hi: f64, k: usize, points: usize) -> f64 {
+        if points <= 1 || k == 0 {
+            lo
+        } else if k + 1 == points {
+            hi
+        } else {
+            let t = k as f64 / (points - 1) as f64;
+            match self.scale {
+                Scale::Linear => lo + t * (hi - lo),
+                Scale::Log => (lo.ln() + t * (hi.ln() - lo.ln())).exp(),
+            }
+        }
+    }
+
     /// How many values a grid takes along this axis.
     pub fn grid_len(&self) -> usize {
         match (&self.values, self.points) {
@@ -208,6 +227,15 @@ impl Axis {
             (None, None) => 1,
         }
     }
+}
+
+/// `claims` as given: a list of at least one claim id.
+fn non_empty_claims<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Vec<String>, D::Error> {
+    let claims = Vec::<String>::deserialize(deserializer)?;
+    if claims.is_empty() {
+        return Err(serde::de::Error::custom("an empty list selects no claim (allowed: one or more claim ids, or no `claims` key for every claim)"));
+    }
+    Ok(claims)
 }
 
 impl Sweep {
@@ -246,6 +274,9 @@ impl Sweep {
         }
         for (i, k) in self.unset.iter().enumerate() {
             check_key(&format!("unset[{i}]"), k)?;
+        }
+        if let Some((i, c)) = self.claims.iter().enumerate().find(|(i, c)| self.claims[..*i].contains(c)) {
+            return Err(Error::field(format!("claims[{i}]"), format!("`{c}` listed twice"), "distinct claim ids"));
         }
         if self.axes.is_empty() {
             return Err(Error::field("axes", "none", "at least one [[axes]] entry"));

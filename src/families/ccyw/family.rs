@@ -381,6 +381,19 @@ impl Plugin for Ccyw {
         report::run_report(&scenario, options.threads, options.estimator)
     }
 
+    /// The scenario file with its instance written out by its matrices
+    /// ([`ExplicitInstance::from_instance`](super::problem::ExplicitInstance::from_instance)):
+    /// it builds the same instance bit for bit, so it runs to the same results (the scenario
+    /// hash aside, which covers the instance as written).
+    fn export_instance(&self, text: &str, what: &str) -> Result<String> {
+        let scenario = card::parse_scenario(text, what)?;
+        let inst = scenario.instance.build().map_err(|e| e.in_scenario(&scenario.name))?;
+        let explicit = Scenario { instance: card::InstanceSource::Explicit(super::problem::ExplicitInstance::from_instance(&inst)), ..scenario };
+        let file = toml::to_string(&explicit).map_err(|e| Error::serialization("the explicit instance", e))?;
+        let head = format!("# The instance of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.", explicit.name);
+        Ok(format!("{head}\nfamily = \"{}\"\n{file}", super::FAMILY_ID))
+    }
+
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {
         let scenario = card::parse_scenario(text, what)?;
         let prepared = check::prepare(&scenario)?;
