@@ -404,8 +404,10 @@ pub const NOTHING_COMPARED: &str = "nothing compared: no round or horizon of the
 /// `None` where the inequality says nothing (a recursion at `t = 0`).
 ///
 /// At each round the interval is that of `lhs - rhs` (Bonferroni-corrected over the rounds
-/// compared), shifted by the mean of `rhs`: the checkpoint's estimate is then below its bound
-/// exactly when the difference is below zero. `bound_scale` multiplies `rhs` (negative controls).
+/// compared), placed around the mean of `lhs` with its own half-widths, `[lhs + (d_lower -
+/// d_mean), lhs + (d_upper - d_mean)]`: the checkpoint's estimate lies inside its interval (an
+/// exact one, of width 0, is the estimate itself) and is below its bound when the difference is
+/// below zero, up to the rounding of the two means (a tie, see [`decide`]). `bound_scale` multiplies `rhs` (negative controls).
 pub fn evaluate_inequality(
     checks: Vec<ConditionCheck>,
     rounds: usize,
@@ -440,7 +442,8 @@ fn compare_sides(
         let rhs = bound_scale * sides.iter().map(|s| s.1).sum::<f64>() / r;
         let diffs: Vec<f64> = sides.iter().map(|(a, b)| a - bound_scale * b).collect();
         let d = student_t_interval(&diffs, per_round_confidence);
-        Some(Checkpoint { rounds: t, estimate: Interval { mean: lhs, lower: rhs + d.lower, upper: rhs + d.upper }, bound: Some(rhs) })
+        let estimate = Interval { mean: lhs, lower: lhs + (d.lower - d.mean), upper: lhs + (d.upper - d.mean) };
+        Some(Checkpoint { rounds: t, estimate, bound: Some(rhs) })
     };
     let series = report_checkpoints(rounds).into_iter().filter_map(|t| point_at(t - 1)).collect();
     let (verdict, slack, decisive) = aggregate(compared.into_iter().filter_map(point_at));
@@ -537,6 +540,28 @@ mod tests {
         let e = evaluate_inequality(Vec::new(), 5, &one, Estimator::Exact, 0.99, 1.0);
         assert_eq!(e.verdict, VerdictKind::Holds);
         assert!(e.notes.is_empty(), "{:?}", e.notes);
+    }
+
+    /// A lemma's estimate lies inside its own interval: exact (one replicate) the interval is
+    /// the estimate itself, with replicates it spans it. It had been `rhs + (lhs - rhs)`, which
+    /// rounds away from `lhs` (2.542301210811698 + (0.13436424411240122 - 2.542301210811698) is
+    /// 0.1343642441124011): 437 rows of the main
+    /// job's report showed an estimate outside its interval.
+    #[test]
+    fn an_inequality_estimate_lies_inside_its_interval() {
+        let (lhs, rhs) = (0.13436424411240122, 2.542301210811698);
+        assert_ne!(rhs + (lhs - rhs), lhs, "the rounding the test relies on");
+        let exact = |_: usize| Some(vec![(lhs, rhs)]);
+        let e = evaluate_inequality(Vec::new(), 3, &exact, Estimator::Exact, 0.99, 1.0);
+        let d = e.decisive.expect("a decisive checkpoint").estimate;
+        assert_eq!((e.verdict, d.lower, d.mean, d.upper), (VerdictKind::Holds, lhs, lhs, lhs));
+        let replicates = |_: usize| Some(vec![(0.1, 0.3), (0.7, 0.3), (0.4, 0.9)]);
+        let e = evaluate_inequality(Vec::new(), 3, &replicates, Estimator::Exact, 0.99, 1.0);
+        let d = e.decisive.expect("a decisive checkpoint").estimate;
+        assert!(d.lower < d.mean && d.mean < d.upper, "{d:?}");
+        // Control: a difference above zero at every replicate is violated.
+        let above = |_: usize| Some(vec![(1.1, 0.3), (1.11, 0.3), (1.12, 0.3)]);
+        assert_eq!(evaluate_inequality(Vec::new(), 3, &above, Estimator::Exact, 0.99, 1.0).verdict, VerdictKind::Violated);
     }
 
     /// An exact estimate is tied with its bound relative to the two values, at every scale: near
