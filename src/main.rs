@@ -292,7 +292,7 @@ struct ConditionsArgs {
     /// sigma_u^2 (omitted: refused if a selected claim reads it; 0 for no noise).
     #[arg(long, allow_negative_numbers = true)]
     sigma_u2: Option<f64>,
-    /// sigma_v^2 (omitted: as sigma_u^2).
+    /// sigma_v^2 (omitted: refused if a selected claim reads it; 0 for no noise).
     #[arg(long, allow_negative_numbers = true)]
     sigma_v2: Option<f64>,
     /// B^0 = sum_i ||grad_u f_i(u^0, v_i^0)||^2 (Theorem 3.11; omitted: refused if a selected claim
@@ -312,7 +312,7 @@ struct ConditionsArgs {
     /// Outer step eta_u (omitted: each claim's smallest admissible one, or the one it prescribes).
     #[arg(long, allow_negative_numbers = true)]
     eta_u: Option<f64>,
-    /// Outer step eta_v (omitted: as eta_u).
+    /// Outer step eta_v (omitted: each claim's smallest admissible one, or the one it prescribes).
     #[arg(long, allow_negative_numbers = true)]
     eta_v: Option<f64>,
     /// Only these claims (repeatable).
@@ -582,6 +582,23 @@ fn list(families: &Registry, json: bool, card: Option<&std::path::Path>, symbols
     let card = load_card(families, card)?;
     let card_family = card.as_ref().map(|c| families.family_of(&c.text, &c.what)).transpose()?.map(|f| f.id());
     let own = |f: &&dyn fedbounds::family::Family| card.as_ref().filter(|_| card_family == Some(f.id()));
+    if symbols && json {
+        let rows: Vec<serde_json::Value> = families
+            .families()
+            .iter()
+            .filter(|f| !f.symbols().is_empty())
+            .map(|f| {
+                let symbols: Vec<serde_json::Value> = f
+                    .symbols()
+                    .iter()
+                    .map(|s| serde_json::json!({ "name": s.name, "range": s.range.to_string(), "meaning": s.meaning, "assumption": s.assumption, "per_round": s.per_round }))
+                    .collect();
+                serde_json::json!({ "family": f.id(), "title": f.title(), "symbols": symbols })
+            })
+            .collect();
+        emit(&format!("{}\n", serde_json::to_string_pretty(&serde_json::json!({ "families": rows }))?));
+        return Ok(ExitCode::SUCCESS);
+    }
     if symbols {
         list_symbols(families);
         return Ok(ExitCode::SUCCESS);
@@ -811,7 +828,11 @@ fn require_magnitude(name: &str, v: f64) -> Result<f64, Error> {
     if !v.is_finite() || v == 0.0 || (v.abs() >= INPUT_MAGNITUDE_MIN && v.abs() <= INPUT_MAGNITUDE_MAX) {
         return Ok(v);
     }
-    Err(Error::field(format!("--{name}"), format!("got {v:e}"), format!("0, or a magnitude in [{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}]")))
+    Err(Error::field(
+        format!("--{name}"),
+        format!("got {v:e}"),
+        format!("a magnitude in [{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}], or 0 where the value may be 0"),
+    ))
 }
 
 /// Whether two paths name the same file: equal once resolved (links and `..` followed where

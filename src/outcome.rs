@@ -10,6 +10,7 @@ use crate::checker::ClaimResult;
 use crate::claim::{fmt_num, Reading};
 use crate::error::{Error, Result};
 use crate::family::{ClaimSummary, FamilyReport, ReportFile, VerdictRow};
+use crate::report::csv_field;
 use crate::report::{describe, reproduce_command, to_json, ReportMeta};
 use crate::summary::FamilySummary;
 use crate::verdict::{ConstantsSource, Evaluation, VerdictKind};
@@ -166,10 +167,10 @@ impl CheckOutcome {
             let _ = writeln!(
                 s,
                 "{},{},{},{},{},{},{},{},{},{},{},{}",
-                r.claim,
-                r.reading,
-                r.scenario,
-                r.constants,
+                csv_field(r.claim),
+                csv_field(r.reading),
+                csv_field(&r.scenario),
+                csv_field(&r.constants.to_string()),
                 e.verdict,
                 r.expected.map(|v| v.to_string()).unwrap_or_default(),
                 e.slack.map(|x| x.to_string()).unwrap_or_default(),
@@ -241,7 +242,7 @@ pub fn write_subfolder(out: &Path, folder: &str, files: &[ReportFile]) -> Result
                 return Err(Error::field(
                     "--out",
                     format!(
-                        "`{}` holds `{}`, which the `{folder}` report does not write (a report replaces its folder as a whole)",
+                        "`{}` holds `{}`, which is not a file of an earlier `{folder}` report (a report replaces its folder as a whole and writes only regular files)",
                         dir.display(),
                         foreign.to_string_lossy()
                     ),

@@ -343,3 +343,64 @@ fn a_check_that_selects_nothing_fails_with_exit_2() {
     let (code, _, stderr) = run(&["check", "--claim", "CCYW-T3.7", "--scenario", "paper-default", "--out", out, "--no-plots"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// A scenario name may hold a comma, a quote or a line break (a card accepts any name): the CSV
+/// quotes such a field (RFC 4180), so every row still has the header's columns. It had been
+/// written bare, splitting one row into fields of other columns and over two lines.
+#[test]
+fn csv_rows_quote_a_scenario_name_with_a_comma_or_a_quote() {
+    let dir = out_dir();
+    let text = std::fs::read_to_string(EXAMPLE).unwrap().replace("name = \"local-sgd-heterogeneous-k5\"", "name = \"het,k5 \\\"q\\\"\"");
+    let card = dir.path().join("comma.toml");
+    std::fs::write(&card, text).unwrap();
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(&["check", "--card", card.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-plots", "--format", "csv"]);
+    assert_eq!(code, 0, "{stderr}");
+    let columns = |line: &str| {
+        let (mut fields, mut quoted) = (1, false);
+        for c in line.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => fields += 1,
+                _ => {}
+            }
+        }
+        fields
+    };
+    let header = stdout.lines().next().unwrap();
+    assert!(stdout.lines().all(|l| columns(l) == columns(header)), "{stdout}");
+    assert!(stdout.contains("\"het,k5 \"\"q\"\"\""), "{stdout}");
+    // Control: a plain name is written as it is.
+    assert!(stdout.contains(",local-sgd-heterogeneous-k20,"), "{stdout}");
+}
+
+/// `list --symbols --json` is JSON, as `--json` promises (it had printed the table): every family
+/// with symbols, each symbol with its name, range and meaning. Control: without `--json`, the table.
+#[test]
+fn listed_symbols_are_json_when_asked() {
+    let (code, stdout, stderr) = run(&["list", "--symbols", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    let families = json["families"].as_array().expect("families");
+    assert!(families.iter().any(|f| f["family"] == "ccyw" && f["symbols"].as_array().is_some_and(|s| s.iter().any(|s| s["name"] == "gamma"))), "{stdout}");
+    let (code, table, _) = run(&["list", "--symbols"]);
+    assert!(code == 0 && table.contains("names a card formula may use") && serde_json::from_str::<serde_json::Value>(&table).is_err());
+}
+
+/// A card formula with a `bound` and the sides `lhs`/`rhs` is refused, naming the formula: the
+/// sides had been read and never compared. Control: the bound alone is checked.
+#[test]
+fn a_formula_with_a_bound_and_sides_is_refused() {
+    let dir = out_dir();
+    let text = std::fs::read_to_string(EXAMPLE).unwrap();
+    let line = "bound = \"4*F0/(T*K*gamma) + 4*L*gamma*sigma_u2/n + drift\"";
+    assert!(text.contains(line));
+    let card = dir.path().join("both.toml");
+    std::fs::write(&card, text.replacen(line, &format!("{line}\nlhs = \"1\"\nrhs = \"2\""), 1)).unwrap();
+    let out = dir.path().join("out");
+    let (code, _, stderr) = run(&["check", "--card", card.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-plots"]);
+    assert!(code == 2 && stderr.contains(".formula") && stderr.contains("not both"), "{code}: {stderr}");
+    assert!(!out.exists(), "nothing written");
+    let (code, _, stderr) = run(&["check", "--card", EXAMPLE, "--out", out.to_str().unwrap(), "--no-plots"]);
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -851,6 +851,25 @@ fn conditions_refuse_a_flag_the_family_does_not_read() {
     assert_bad_input("dpgp conditions --gamma", &run(&words(&format!("{base} --gamma 5"))), &["--gamma", "do not read it"]);
 }
 
+/// `--claim` selects what `conditions` evaluates, or is refused: DFedPGP's had printed Theorem
+/// 1's step sizes for any id, a lemma's and another family's included; FedAvg-P's had called a
+/// lemma it lists elsewhere "unknown". Controls: the theorem's own ids run.
+#[test]
+fn conditions_refuse_a_claim_whose_conditions_they_do_not_evaluate() {
+    let base = "conditions --family dpgp --eta-u 0.01 --eta-v 0.01 --set delta=1 --set L_u=1 --set L_v=1 --set C=1 --set q=0.5 --set K_u=2 --set K_v=2";
+    for claim in ["CCYW-T3.7", "DPGP-L1"] {
+        assert_bad_input(claim, &run(&words(&format!("{base} --claim {claim}"))), &["--claim", claim, "DPGP-T1, DPGP-C1"]);
+    }
+    for claim in ["DPGP-T1", "DPGP-T1~printed-step", "DPGP-C1~rate-inv-T"] {
+        let (code, stdout, stderr) = run(&words(&format!("{base} --claim {claim}")));
+        assert!(code == 0 && stdout.contains("Theorem 1 step sizes"), "{claim}: {stderr}");
+    }
+    let lemma = conditions_extra(&["--b0", "1", "--claim", "CCYW-L3.5"]);
+    assert_bad_input("CCYW-L3.5", &lemma, &["--claim", "`CCYW-L3.5` is not one of the claims whose step conditions", "CCYW-T3.7"]);
+    assert!(!lemma.2.contains("unknown"), "{}", lemma.2);
+    assert_eq!(conditions_extra(&["--b0", "1", "--claim", "CCYW-T3.7"]).0, 0);
+}
+
 #[test]
 fn conditions_refuses_a_value_given_twice() {
     // `--set L=5` beside `--l 1` had been accepted, and the built-in claims read `--l` alone.

@@ -227,13 +227,7 @@ impl ClaimFormulas {
         let bound = one("bound", &card.bound)?;
         let lhs = one("lhs", &card.lhs)?;
         let rhs = one("rhs", &card.rhs)?;
-        if bound.is_none() && (lhs.is_none() || rhs.is_none()) {
-            return Err(Error::field(
-                format!("claims[{claim}].formula"),
-                "neither `bound` nor both `lhs` and `rhs`",
-                "a `bound`, or `lhs` and `rhs` of a per-round inequality",
-            ));
-        }
+        require_one_form(claim, bound.is_some(), lhs.is_some(), rhs.is_some())?;
         let mut conditions = Vec::new();
         for (field, text, kind, c) in parsed {
             // A guard narrows the ranges within its own condition (`1/x^2 ... if x > 0`).
@@ -474,4 +468,20 @@ impl Limit {
     pub fn is_exact(self) -> bool {
         matches!(self, Limit::Exactly(_))
     }
+}
+
+/// A card formula is a `bound`, or the sides `lhs` and `rhs` of a per-round inequality: one
+/// form, whole. Both at once would leave one unread (the bound was compared, the sides ignored).
+///
+/// # Errors
+/// [`Error::InvalidField`] `claims[ID].formula`, naming what was given.
+fn require_one_form(claim: &str, bound: bool, lhs: bool, rhs: bool) -> Result<()> {
+    let field = format!("claims[{claim}].formula");
+    if bound && (lhs || rhs) {
+        return Err(Error::field(field, "both a `bound` and the sides `lhs`/`rhs` of a per-round inequality", "a `bound`, or `lhs` and `rhs`, not both"));
+    }
+    if !(bound || lhs && rhs) {
+        return Err(Error::field(field, "neither `bound` nor both `lhs` and `rhs`", "a `bound`, or `lhs` and `rhs` of a per-round inequality"));
+    }
+    Ok(())
 }

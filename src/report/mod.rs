@@ -145,6 +145,16 @@ pub fn reproduce_command(claim: &str, scenario: &str) -> String {
     format!("cargo run --release -- check --claim '{claim}' --scenario '{scenario}'")
 }
 
+/// A CSV field (RFC 4180), quoted when it holds a comma, a quote or a line break, its quotes
+/// doubled; any other text as it is.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// A number, or `-` when absent.
 pub fn opt_num(x: Option<f64>) -> String {
     x.map(fmt_num).unwrap_or_else(|| "-".into())

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::report::csv_field;
 use crate::verdict::{ConstantsSource, VerdictKind};
 
 /// One line of `search.csv`: a claim's worst case and the room of one of its step-size
@@ -46,9 +47,9 @@ worst_instance_holds_up_to,worst_instance_breaks_at,any_instance_holds_up_to,any
         let num = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
         format!(
             "{},{},{},{},{},{},{},\"{}\",{},{},{},{},{}",
-            self.family,
-            self.claim,
-            self.constants,
+            csv_field(self.family),
+            csv_field(self.claim),
+            csv_field(&self.constants.to_string()),
             self.verdict,
             num(self.worst_ratio),
             self.evaluations,
@@ -58,7 +59,7 @@ worst_instance_holds_up_to,worst_instance_breaks_at,any_instance_holds_up_to,any
             num(self.worst_instance.1),
             num(self.any_instance.0),
             num(self.any_instance.1),
-            self.replay
+            csv_field(&self.replay)
         )
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::report::csv_field as field;
 use crate::report::{to_json, write_atomic, ReportMeta};
 use crate::verdict::VerdictKind;
 
@@ -164,15 +165,6 @@ pub fn json(plan: &Plan, records: &[Record]) -> Result<String> {
         scenarios: records,
     };
     to_json(&report)
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 /// A JSON value as a CSV cell: strings bare, `null` empty, everything else as compact JSON.

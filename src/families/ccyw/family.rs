@@ -38,10 +38,14 @@ fn select_claims(ids: &[String], catalog: &Catalog) -> Result<Vec<&'static dyn C
     }
     ids.iter()
         .map(|id| {
-            catalog.by_id(id).ok_or_else(|| Error::Unknown {
-                kind: "claim",
-                name: id.clone(),
-                known: catalog.claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", "),
+            // A known id without step conditions here (a lemma, another family's claim) is not
+            // "unknown": it is said to be outside what `conditions` evaluates.
+            catalog.by_id(id).ok_or_else(|| {
+                Error::field(
+                    "--claim",
+                    format!("`{id}` is not one of the claims whose step conditions `conditions` evaluates for FedAvg-P and Scaffold-P"),
+                    catalog.claims().iter().map(|c| c.id()).collect::<Vec<_>>().join(", "),
+                )
             })
         })
         .collect()

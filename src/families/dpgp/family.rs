@@ -37,6 +37,10 @@ use super::plot::{comparison_figure, consensus_figure, rate_figure};
 use super::problem::{Constants, Instance};
 use super::round::Params;
 
+/// The claims whose step conditions are Theorem 1's whole (`conditions` prints those), with
+/// their variants (`DPGP-T1~printed-step`, ...).
+const THEOREM_1_CLAIMS: [&str; 2] = ["DPGP-T1", "DPGP-C1"];
+
 /// The family.
 pub struct DpgpFamily;
 
@@ -247,6 +251,17 @@ impl Plugin for DpgpFamily {
         if !card.is_empty() {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
             return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
+        }
+        // The conditions printed are Theorem 1's, which Corollary 1 shares; another claim (a lemma
+        // with a subset of them, another family's claim) had been answered with them silently.
+        if let Some(id) = claims.iter().find(|id| !THEOREM_1_CLAIMS.iter().any(|t| id.as_str() == *t || id.starts_with(&format!("{t}~")))) {
+            return Err(Error::field(
+                "--claim",
+                format!(
+                    "`{id}`: DFedPGP's `conditions` evaluates Theorem 1's step sizes, which only Theorem 1 and Corollary 1 (and their variants) carry whole"
+                ),
+                "DPGP-T1, DPGP-C1 or one of their variants, a claim defined in the card given with --card, or no --claim",
+            ));
         }
         // A value is found by its symbol as `list --symbols` names it (`L_u`), whatever its case
         // and `-`/`_` (`--set l-u`, `--eta-u`), and a missing one is named as it is given.
