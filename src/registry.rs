@@ -151,8 +151,7 @@ impl Registry {
             let claims = f.claims_with(request.card.as_ref().filter(|_| card_family == Some(f.id())))?;
             outcome.families.push(FamilyOutcome { id: f.id(), title: f.title(), claims, report: f.check(request, progress)? });
         }
-        // A row about another setting (a scope condition fails) checks nothing of the claim.
-        if outcome.rows().all(|row| row.out_of_scope()) {
+        if outcome.rows().next().is_none() {
             let mut asked: Vec<String> = request.claims.iter().map(|c| format!("--claim {c}")).collect();
             asked.extend(request.scenarios.iter().map(|s| format!("--scenario {s}")));
             asked.extend(request.card.iter().map(|c| format!("--card {}", c.what)));

@@ -407,7 +407,10 @@ pub const NOTHING_COMPARED: &str = "nothing compared: no round or horizon of the
 /// compared), placed around the mean of `lhs` with its own half-widths, `[lhs + (d_lower -
 /// d_mean), lhs + (d_upper - d_mean)]`: the checkpoint's estimate lies inside its interval (an
 /// exact one, of width 0, is the estimate itself) and is below its bound when the difference is
-/// below zero, up to the rounding of the two means (a tie, see [`decide`]). `bound_scale` multiplies `rhs` (negative controls).
+/// below zero, up to the rounding of the two means (a tie, see [`decide`]). Where the
+/// difference's interval is not finite (a side overflowed) it is shifted by the mean of `rhs`
+/// instead, `[rhs + d_lower, rhs + d_upper]`: an infinite `lhs` is violated, an infinite `rhs`
+/// undecided. `bound_scale` multiplies `rhs` (negative controls).
 pub fn evaluate_inequality(
     checks: Vec<ConditionCheck>,
     rounds: usize,
@@ -442,7 +445,15 @@ fn compare_sides(
         let rhs = bound_scale * sides.iter().map(|s| s.1).sum::<f64>() / r;
         let diffs: Vec<f64> = sides.iter().map(|(a, b)| a - bound_scale * b).collect();
         let d = student_t_interval(&diffs, per_round_confidence);
-        let estimate = Interval { mean: lhs, lower: lhs + (d.lower - d.mean), upper: lhs + (d.upper - d.mean) };
+        // A side that overflowed keeps the shifted form, whose arithmetic with infinities is the
+        // rule of a diverged run: `lhs = inf` against a finite `rhs` is violated, `rhs = inf`
+        // gives NaN (undecided, never a "holds" against an infinite bound).
+        let finite = [d.lower, d.mean, d.upper].iter().all(|x| x.is_finite());
+        let estimate = if finite {
+            Interval { mean: lhs, lower: lhs + (d.lower - d.mean), upper: lhs + (d.upper - d.mean) }
+        } else {
+            Interval { mean: lhs, lower: rhs + d.lower, upper: rhs + d.upper }
+        };
         Some(Checkpoint { rounds: t, estimate, bound: Some(rhs) })
     };
     let series = report_checkpoints(rounds).into_iter().filter_map(|t| point_at(t - 1)).collect();
@@ -559,6 +570,12 @@ mod tests {
         let e = evaluate_inequality(Vec::new(), 3, &replicates, Estimator::Exact, 0.99, 1.0);
         let d = e.decisive.expect("a decisive checkpoint").estimate;
         assert!(d.lower < d.mean && d.mean < d.upper, "{d:?}");
+        // A side that overflowed: an infinite lhs against a finite bound is violated (a diverged
+        // run), an infinite rhs decides nothing (it is never a "holds").
+        let diverged = |_: usize| Some(vec![(f64::INFINITY, 1.0)]);
+        assert_eq!(evaluate_inequality(Vec::new(), 3, &diverged, Estimator::Exact, 0.99, 1.0).verdict, VerdictKind::Violated);
+        let overflowed_bound = |_: usize| Some(vec![(1.0, f64::INFINITY)]);
+        assert_eq!(evaluate_inequality(Vec::new(), 3, &overflowed_bound, Estimator::Exact, 0.99, 1.0).verdict, VerdictKind::Inconclusive);
         // Control: a difference above zero at every replicate is violated.
         let above = |_: usize| Some(vec![(1.1, 0.3), (1.11, 0.3), (1.12, 0.3)]);
         assert_eq!(evaluate_inequality(Vec::new(), 3, &above, Estimator::Exact, 0.99, 1.0).verdict, VerdictKind::Violated);

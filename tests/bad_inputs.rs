@@ -229,12 +229,6 @@ fn cards_that_would_check_nothing_are_refused() {
         2,
         &["nothing checked"],
     );
-    // Only pairs about another setting (a scope condition fails): SC-PSGD needs du = 0 and K = 1.
-    // It had passed with exit 0 and "0 claim-scenario pairs evaluated".
-    let only_out_of_scope = run(&["check", "--claim", "CCYW-SC-PSGD", "--scenario", "paper-default", "--out", out.to_str().unwrap(), "--no-plots"]);
-    assert_exit("SC-PSGD on paper-default", &only_out_of_scope, 2, &["nothing checked", "--claim CCYW-SC-PSGD --scenario paper-default"]);
-    // Control: the scenario in its setting is checked.
-    assert_exit("SC-PSGD on its own scenario", &run(&["check", "--claim", "CCYW-SC-PSGD", "--out", out.to_str().unwrap(), "--no-plots"]), 0, &[]);
     // Negative control: the card unchanged passes.
     let card = write(dir.path(), "c.toml", &ccyw_card("2"));
     assert_exit("the card as written", &check(&card, &out), 0, &[]);

@@ -867,7 +867,21 @@ fn conditions_refuse_a_claim_whose_conditions_they_do_not_evaluate() {
     let lemma = conditions_extra(&["--b0", "1", "--claim", "CCYW-L3.5"]);
     assert_bad_input("CCYW-L3.5", &lemma, &["--claim", "`CCYW-L3.5` is not one of the claims whose step conditions", "CCYW-T3.7"]);
     assert!(!lemma.2.contains("unknown"), "{}", lemma.2);
+    // Refused as such before the values it would read are asked for (it had said `--n`: missing).
+    let bare = run(&["conditions", "--claim", "CCYW-L3.5"]);
+    assert_bad_input("CCYW-L3.5 alone", &bare, &["`CCYW-L3.5` is not one of the claims whose step conditions"]);
     assert_eq!(conditions_extra(&["--b0", "1", "--claim", "CCYW-T3.7"]).0, 0);
+    // Beside a claim a card defines, another id had been dropped without a word (exit 0).
+    for (card, own, other) in [
+        ("examples/theorem1-unit-constant-dpgp-card.toml", "T1-UNIT-CONSTANT", "DPGP-L1"),
+        ("examples/sgd-ball-fedplt-card.toml", "SGD-BALL", "FEDPLT-REC"),
+        ("examples/geometric-rate-clup-card.toml", "CLUP-RATE", "CLUP-T1"),
+    ] {
+        let both = run(&["conditions", "--card", card, "--claim", own, "--claim", other]);
+        assert_bad_input(other, &both, &["--claim", &format!("`{other}` beside claims the card defines"), own]);
+        let (code, stdout, stderr) = run(&["conditions", "--card", card, "--claim", own]);
+        assert!(code == 0 && stdout.contains(own), "{card}: {stderr}");
+    }
 }
 
 #[test]

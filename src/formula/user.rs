@@ -261,7 +261,8 @@ impl<C, D> std::ops::Deref for ReadCard<C, D> {
 }
 
 /// [`conditions_text`] for the card-defined claims of `defined` named in `ids` (each one when
-/// `ids` is empty); `None` when none is chosen (the family answers for its built-in claims).
+/// `ids` is empty); `None` when none is chosen (the family answers for its built-in claims), an
+/// error when some are chosen beside an id the card does not define ([`require_only_defined`]).
 pub fn defined_conditions<I>(
     defined: &[std::sync::Arc<FormulaClaim<I>>],
     ids: &[String],
@@ -270,7 +271,24 @@ pub fn defined_conditions<I>(
     json: bool,
 ) -> Option<Result<String>> {
     let chosen: Vec<&UserClaim> = defined.iter().filter(|c| ids.is_empty() || ids.iter().any(|id| *id == c.claim.id)).map(|c| &c.claim).collect();
-    (!chosen.is_empty()).then(|| conditions_text(&chosen, symbols, given, json))
+    let defined_ids: Vec<&str> = defined.iter().map(|c| c.claim.id).collect();
+    (!chosen.is_empty()).then(|| require_only_defined(ids, &defined_ids).and_then(|()| conditions_text(&chosen, symbols, given, json)))
+}
+
+/// Refuses, beside claims a card defines, an id it does not define: the conditions printed are
+/// those of the card's claims, so another id would be dropped without a word.
+///
+/// # Errors
+/// [`Error::InvalidField`] `--claim`, naming the id and the card's claims.
+pub fn require_only_defined(ids: &[String], defined: &[&str]) -> Result<()> {
+    match ids.iter().find(|id| !defined.contains(&id.as_str())) {
+        Some(id) => Err(Error::field(
+            "--claim",
+            format!("`{id}` beside claims the card defines: their conditions are printed alone (ask for `{id}` in a command of its own)"),
+            defined.join(", "),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Compiles (with `compile`) the entries of a card whose id is not in `builtin`, in card order.

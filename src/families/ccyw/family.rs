@@ -455,8 +455,10 @@ fn count(given: &Given, name: &str, default: Option<usize>) -> Result<usize> {
 
 /// The `conditions` command: admissible steps and every check of each selected claim.
 fn conditions(given: &Given, ids: &[String], json: bool, catalog: &Catalog) -> Result<String> {
-    let (base, steps) = condition_inputs(given)?;
+    // The claims first: one whose conditions are not evaluated here is refused as such, not for
+    // the values it would have needed.
     let chosen = select_claims(ids, catalog)?;
+    let (base, steps) = condition_inputs(given)?;
     let mut rows = Vec::new();
     let mut text = String::new();
     for c in chosen {

@@ -683,7 +683,8 @@ pub struct SearchResult {
     /// it straddles 0.
     pub verdict: VerdictKind,
     /// A lemma's decisive round on the worst instance: `mean lhs` (`estimate.mean`), the interval
-    /// of `E lhs` that decides (`mean rhs` plus the Bonferroni interval of `lhs - rhs`), and
+    /// of `E lhs` that decides (the half-widths of the Bonferroni interval of `lhs - rhs` around
+    /// `mean lhs`, see [`crate::verdict::evaluate_inequality`]), and
     /// `mean rhs` (`bound`); absent for a bound claim (exact).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worst_estimate: Option<Checkpoint>,

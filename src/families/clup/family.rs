@@ -226,6 +226,8 @@ impl Plugin for Clup {
                 "a claim defined in the card given with --card",
             ));
         }
+        let defined: Vec<&str> = chosen.iter().map(|c| c.id).collect();
+        crate::formula::user::require_only_defined(ids, &defined)?;
         conditions_text(&chosen, &SYMBOLS, given, json)
     }
 }

@@ -250,6 +250,8 @@ impl Plugin for DpgpFamily {
         let card: Vec<&CardClaim> = defined.iter().map(|c| c.as_ref()).filter(|c| claims.iter().any(|id| id == c.id())).collect();
         if !card.is_empty() {
             let chosen: Vec<&crate::formula::user::UserClaim> = card.iter().map(|c| &c.claim).collect();
+            let defined: Vec<&str> = chosen.iter().map(|c| c.id).collect();
+            crate::formula::user::require_only_defined(claims, &defined)?;
             return crate::formula::user::conditions_text(&chosen, &super::formulas::SYMBOLS, given, json);
         }
         // The conditions printed are Theorem 1's, which Corollary 1 shares; another claim (a lemma

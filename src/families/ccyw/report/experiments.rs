@@ -76,7 +76,7 @@ fn statements_csv(statements: &[Statement]) -> String {
     for st in statements {
         let evidence: Vec<String> = st.evidence.iter().map(|(k, v)| format!("{k} = {v}")).collect();
         let _ =
-            writeln!(s, "{},{},{},\"{}\"", st.id, st.verdict, st.expected.map(|v| v.to_string()).unwrap_or_default(), evidence.join("; ").replace('"', "'"));
+            writeln!(s, "{},{},{},\"{}\"", st.id, st.verdict, st.expected.map(|v| v.to_string()).unwrap_or_default(), evidence.join("; ").replace('"', "\"\""));
     }
     s
 }
