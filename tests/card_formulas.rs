@@ -404,3 +404,17 @@ fn a_formula_with_a_bound_and_sides_is_refused() {
     let (code, _, stderr) = run(&["check", "--card", EXAMPLE, "--out", out.to_str().unwrap(), "--no-plots"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// A search of claims no search covers says which claims it covers and where the reasons are:
+/// it had named only FedAvg-P's claims, though every family searches some of its own. Control:
+/// a FedPLT claim the search covers writes its report.
+#[test]
+fn a_search_of_an_unsearched_claim_says_where_to_read_why() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let (code, _, stderr) = run(&["search", "--claim", "FEDPLT-LIMIT", "--budget", "2", "--room-budget", "0", "--out", out, "--no-plots"]);
+    assert!(code == 2 && stderr.contains("claims an adversarial search covers") && !stderr.contains("CCYW's"), "{code}: {stderr}");
+    let (code, _, stderr) = run(&["search", "--claim", "FEDPLT-REC", "--budget", "5", "--room-budget", "0", "--out", out, "--no-plots"]);
+    assert!(code == 0 || code == 1, "{stderr}");
+    assert!(dir.path().join("search").join("search.csv").exists());
+}
