@@ -266,7 +266,8 @@ fn totals(rows: &[&VerdictRow]) -> (usize, BTreeMap<String, usize>, usize) {
 fn totals_text(rows: &[&VerdictRow]) -> String {
     let (evaluated, per, out) = totals(rows);
     let parts: Vec<String> = ["holds", "violated", "inconclusive", "not-applicable"].iter().filter_map(|v| per.get(*v).map(|n| format!("{n} {v}"))).collect();
-    format!("{evaluated} claim-scenario pairs evaluated ({}); {out} about another setting, not shown", parts.join(", "))
+    let verdicts = if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
+    format!("{evaluated} claim-scenario pairs evaluated{verdicts}; {out} about another setting, not shown")
 }
 
 /// What decides the exit code, first: the disagreements with the cards, each with the command that
@@ -539,6 +540,9 @@ mod tests {
             "{text}"
         );
         assert!(text.trim_end().ends_with("3 claim-scenario pairs evaluated (2 holds, 1 not-applicable); 1 about another setting, not shown"), "{text}");
+        // Only pairs about another setting: no empty list of verdicts.
+        let outside: Vec<&VerdictRow> = rows.iter().filter(|r| r.out_of_scope()).collect();
+        assert_eq!(totals_text(&outside), "0 claim-scenario pairs evaluated; 1 about another setting, not shown");
         assert!(text.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH), "{text}");
         // Negative control: with the expectation met, the first line says so and nothing differs.
         let agreeing: Vec<VerdictRow> = rows

@@ -231,6 +231,7 @@ fn a_value_of_the_wrong_type_is_named_by_its_axis_not_by_the_generated_card() {
     let error = refused.error.as_deref().unwrap();
     assert!(error.contains("algorithm.k = -1") && error.contains("at `algorithm.k`: invalid value: integer `-1`"), "{error}");
     assert!(!error.contains("line ") && !error.contains("scenarios["), "{error}");
+    assert_eq!(error.matches(&refused.id).count(), 1, "the scenario named once: {error}");
     // Control: the k = 1 corners are checked.
     assert!(records.iter().any(|r| r.status == Status::Checked && r.parameters.iter().any(|q| q.key == "algorithm.k")), "{records:?}");
 }

@@ -109,8 +109,9 @@ impl Plan {
             other => return Err(Error::field("card.scenarios", format!("a {}", other.type_str()), "an array of scenario tables")),
         };
         let values: Vec<String> = point.parameters.iter().map(|(key, value)| format!("{key} = {value}")).collect();
-        let what = format!("sweep `{}`, scenario `{}` ({})", self.sweep.name, point.id, values.join(", "));
-        let text = toml::to_string(&card).map_err(|e| Error::parse(what.clone(), e))?;
+        // The scenario's id is said once, by `in_scenario` below.
+        let what = format!("sweep `{}` at {}", self.sweep.name, values.join(", "));
+        let text = toml::to_string(&card).map_err(|e| Error::parse(what.clone(), e).in_scenario(&point.id))?;
         let request = CheckRequest {
             claims: self.sweep.claims.clone(),
             scenarios: vec![point.id.clone()],
@@ -125,7 +126,7 @@ impl Plan {
         };
         let report = self.family.check(&request, &Silent).map_err(|e| in_point(e, appended).in_scenario(&point.id))?;
         let rows = report.rows.iter().filter(|r| r.scenario == point.id).map(Row::of).collect();
-        let scenario = toml::to_string(&point.table).map_err(|e| Error::parse(what.clone(), e))?;
+        let scenario = toml::to_string(&point.table).map_err(|e| Error::parse(what.clone(), e).in_scenario(&point.id))?;
         let constants = self.family.scenario_constants(&scenario, &what).map_err(|e| e.in_scenario(&point.id))?;
         Ok((rows, constants))
     }
