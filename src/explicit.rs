@@ -9,6 +9,17 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::prec::INPUT_MAGNITUDE_MAX;
 
+/// An exported scenario file (`run --export-instance`): a comment naming the scenario, the file
+/// it came from and what was written out by its numbers (`The instance`, `The design draws`),
+/// the family's line, then `scenario` as TOML.
+///
+/// # Errors
+/// [`Error::Serialization`] naming `serialized` when the scenario cannot be written as TOML.
+pub fn exported_file<T: serde::Serialize>(scenario: &T, name: &str, what: &str, written: &str, family: &str, serialized: &str) -> Result<String> {
+    let file = toml::to_string(scenario).map_err(|e| Error::serialization(serialized, e))?;
+    Ok(format!("# {written} of scenario `{name}` ({what}), written out; `fedbounds run` on this file gives the same results.\nfamily = \"{family}\"\n{file}"))
+}
+
 /// `rows` as an `r x c` matrix of finite numbers, naming `field` (or its entry) otherwise.
 ///
 /// # Errors

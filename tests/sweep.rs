@@ -56,6 +56,13 @@ fn run(plan: &Plan, shard: Shard, out: &Path, threads: usize) -> fedbounds::swee
     plan.run_share(shard, out, Some(threads), &Silent).expect("share runs")
 }
 
+/// Every record of `p`, run whole on 2 threads into a temporary folder.
+fn records(p: &Plan) -> Vec<fedbounds::sweep::Record> {
+    let tmp = tempfile::tempdir().unwrap();
+    run(p, Shard::ALL, tmp.path(), 2);
+    report::collect(p, &[tmp.path().to_path_buf()]).unwrap()
+}
+
 fn report_bytes(plan: &Plan, dirs: &[PathBuf], out: &Path) -> (Vec<u8>, Vec<u8>) {
     report::write_report(plan, dirs, out).expect("report");
     (std::fs::read(out.join("sweep.json")).unwrap(), std::fs::read(out.join("sweep.csv")).unwrap())
@@ -208,9 +215,7 @@ fn merging_names_the_scenarios_of_shares_that_did_not_run() {
 fn a_corner_the_family_refuses_is_recorded_with_its_field_and_the_rest_runs() {
     let text = grid40().replace("key = \"algorithm.k\"\nvalues = [1, 2]", "key = \"algorithm.m\"\nvalues = [3, 5]");
     let p = plan(&text);
-    let tmp = tempfile::tempdir().unwrap();
-    run(&p, Shard::ALL, tmp.path(), 2);
-    let records = report::collect(&p, &[tmp.path().to_path_buf()]).unwrap();
+    let records = records(&p);
     let totals = report::Totals::of(&records);
     assert_eq!((totals.checked, totals.bad_input, totals.failed), (20, 20, 0));
     let refused = records.iter().find(|r| r.status == Status::BadInput).unwrap();
@@ -224,9 +229,7 @@ fn a_value_of_the_wrong_type_is_named_by_its_axis_not_by_the_generated_card() {
     // in the card text the sweep generates, which the user never sees.
     let text = grid40().replace("key = \"algorithm.k\"\nvalues = [1, 2]", "key = \"algorithm.k\"\nvalues = [1, -1]");
     let p = plan(&text);
-    let tmp = tempfile::tempdir().unwrap();
-    run(&p, Shard::ALL, tmp.path(), 2);
-    let records = report::collect(&p, &[tmp.path().to_path_buf()]).unwrap();
+    let records = records(&p);
     let refused = records.iter().find(|r| r.status == Status::BadInput).expect("the k = -1 corner is refused");
     let error = refused.error.as_deref().unwrap();
     assert!(error.contains("algorithm.k = -1") && error.contains("at `algorithm.k`: invalid value: integer `-1`"), "{error}");
@@ -242,9 +245,7 @@ fn expected_verdicts_of_the_base_are_checked_on_every_scenario() {
     let text = grid40()
         .replace("[[axes]]\nkey = \"algorithm.gamma.factor\"", "[base.expected]\n\"CCYW-T3.7\" = \"violated\"\n\n[[axes]]\nkey = \"algorithm.gamma.factor\"");
     let p = plan(&text);
-    let tmp = tempfile::tempdir().unwrap();
-    run(&p, Shard::ALL, tmp.path(), 2);
-    let totals = report::Totals::of(&report::collect(&p, &[tmp.path().to_path_buf()]).unwrap());
+    let totals = report::Totals::of(&records(&p));
     assert_eq!(totals.mismatches, totals.holds.min(40), "{totals:?}");
     assert!(totals.mismatches >= 20, "{totals:?}");
 }
@@ -269,9 +270,7 @@ fn every_family_sweeps_through_its_own_card() {
     let mut families = Vec::new();
     for text in &sweeps {
         let p = plan(text);
-        let tmp = tempfile::tempdir().unwrap();
-        run(&p, Shard::ALL, tmp.path(), 2);
-        let records = report::collect(&p, &[tmp.path().to_path_buf()]).unwrap();
+        let records = records(&p);
         assert!(records.iter().all(|r| r.status == Status::Checked && !r.rows.is_empty() && r.constants.is_object()), "{}", p.family.id());
         families.push(p.family.id());
     }

@@ -393,9 +393,7 @@ impl Plugin for Ccyw {
         let scenario = card::parse_scenario(text, what)?;
         let inst = scenario.instance.build().map_err(|e| e.in_scenario(&scenario.name))?;
         let explicit = Scenario { instance: card::InstanceSource::Explicit(super::problem::ExplicitInstance::from_instance(&inst)), ..scenario };
-        let file = toml::to_string(&explicit).map_err(|e| Error::serialization("the explicit instance", e))?;
-        let head = format!("# The instance of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.", explicit.name);
-        Ok(format!("{head}\nfamily = \"{}\"\n{file}", super::FAMILY_ID))
+        crate::explicit::exported_file(&explicit, &explicit.name, what, "The instance", super::FAMILY_ID, "the explicit instance")
     }
 
     fn scenario_constants(&self, text: &str, what: &str) -> Result<serde_json::Value> {

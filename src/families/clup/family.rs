@@ -192,9 +192,7 @@ impl Plugin for Clup {
         let draws = draw_designs(&s)?;
         let model = ModelInput::Explicit(s.model.explicit(&draws));
         let explicit = Scenario { family: None, designs: None, model, ..s };
-        let file = toml::to_string(&explicit).map_err(|e| Error::serialization("the explicit model", e))?;
-        let head = format!("# The design draws of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.", explicit.name);
-        Ok(format!("{head}\nfamily = \"{FAMILY_ID}\"\n{file}"))
+        crate::explicit::exported_file(&explicit, &explicit.name, what, "The design draws", FAMILY_ID, "the explicit model")
     }
 
     fn searcher(&self) -> Option<&dyn crate::checker::Searcher<Self>> {

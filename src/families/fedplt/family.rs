@@ -113,9 +113,7 @@ impl Plugin for FedPlt {
         let s = scenario_file(text, what)?;
         let (inst, _) = prepare(&s)?;
         let explicit = Scenario { family: None, instance: InstanceInput::Explicit(ExplicitInstance::of(&inst)), ..s };
-        let file = toml::to_string(&explicit).map_err(|e| Error::serialization("the explicit instance", e))?;
-        let head = format!("# The instance of scenario `{}` ({what}), written out; `fedbounds run` on this file gives the same results.", explicit.name);
-        Ok(format!("{head}\nfamily = \"{FAMILY_ID}\"\n{file}"))
+        crate::explicit::exported_file(&explicit, &explicit.name, what, "The instance", FAMILY_ID, "the explicit instance")
     }
     fn symbols(&self) -> &'static [crate::formula::Symbol] {
         &SYMBOLS
