@@ -413,6 +413,11 @@ impl Scenario {
         connectivity_given(&self.topology, self.mixing, self.m, rounds, self.graph_seed, self.push_sum)
     }
 
+    /// [`Scenario::connectivity`] of the scenario's graphs `seq`, realised already.
+    pub fn connectivity_of(&self, seq: &super::topology::GraphSequence) -> Connectivity {
+        super::topology::connectivity_of(seq, &self.topology, self.graph_seed, self.push_sum)
+    }
+
     /// The steps at horizon `t` (`L_u`, `L_v` the instance's constants).
     pub fn params(&self, t: usize, l_u: f64, l_v: f64) -> Params {
         let s = (t as f64).sqrt();

@@ -252,7 +252,7 @@ impl<'a> Setup<'a> {
         let seq = GraphSequence::with_rule(&s.topology, s.mixing, s.m, horizon, s.graph_seed);
         // Connectivity of the whole realised sequence (the longest horizon): B, delta and the
         // estimated C, q of a prefix are no worse, so one estimate serves every horizon.
-        let conn = s.connectivity(horizon);
+        let conn = s.connectivity_of(&seq);
         let u0 = inst.u0.iter().map(|u| u.norm()).fold(0.0, f64::max);
         Self { s, inst, k, seq, conn, horizon, u0 }
     }

@@ -86,9 +86,16 @@ impl RandomAffineRound for DpgpRound<'_> {
     /// with `p_ji != 0`, `v_i^{t+1}` into `v_i` and `u_i^t / m` into `ubar_prev`, each an affine
     /// map of `[u_i^t; v_i^t; xi_i]`.
     fn component_term(&self, i: usize) -> Option<ComponentTerm> {
+        Some(self.term_of(i, &PhaseMap::of(self.inst, &self.params, i, self.weights[i])))
+    }
+}
+
+impl DpgpRound<'_> {
+    /// Client `i`'s term ([`RandomAffineRound::component_term`]) from its phase map `phase`
+    /// (that of `self.params` and `self.weights[i]`).
+    fn term_of(&self, i: usize, phase: &PhaseMap) -> ComponentTerm {
         let lay = Layout::of(self.inst);
         let (du, dv, per) = (lay.du, lay.dv, lay.noise_len(&self.params));
-        let phase = PhaseMap::of(self.inst, &self.params, i, self.weights[i]);
         let targets: Vec<(usize, f64)> = (0..lay.m).map(|j| (j, self.mixing[(j, i)])).filter(|(_, w)| *w != 0.0).collect();
         let mut rows: Vec<usize> = targets.iter().flat_map(|&(j, _)| lay.u(j)..lay.u(j) + du).collect();
         rows.extend(lay.v(i)..lay.v(i) + dv);
@@ -109,7 +116,36 @@ impl RandomAffineRound for DpgpRound<'_> {
         for q in 0..du {
             a[(own + q, q)] = 1.0 / lay.m as f64;
         }
-        Some(ComponentTerm { rows, cols, a, b, w, rank_one: None })
+        ComponentTerm { rows, cols, a, b, w, rank_one: None }
+    }
+}
+
+/// A round whose clients' phase maps are formed already (those [`exact_trajectory_with`] forms
+/// for the round's other quantities): the same maps as the round's own, without forming them again.
+struct WithPhases<'a> {
+    round: DpgpRound<'a>,
+    /// Client `i`'s phase map at `i`, of the round's steps and weights.
+    phases: &'a [PhaseMap],
+}
+
+impl RandomAffineRound for WithPhases<'_> {
+    fn state_dim(&self) -> usize {
+        self.round.state_dim()
+    }
+    fn components(&self) -> usize {
+        self.round.components()
+    }
+    fn noise_per_component(&self) -> usize {
+        self.round.noise_per_component()
+    }
+    fn apply(&self, state: &DVector<f64>, active: &[usize], noise: &[f64]) -> DVector<f64> {
+        self.round.apply(state, active, noise)
+    }
+    fn reads(&self, i: usize) -> Option<Vec<usize>> {
+        self.round.reads(i)
+    }
+    fn component_term(&self, i: usize) -> Option<ComponentTerm> {
+        Some(self.round.term_of(i, &self.phases[i]))
     }
 }
 
@@ -355,7 +391,7 @@ pub fn exact_trajectory_with(inst: &Instance, params: &Params, seq: &GraphSequen
         let phases = std::cell::OnceCell::new();
         let phases = || phases.get_or_init(|| phase_maps(inst, params, weights));
         let (diversity, maps) = graph_maps.get(&[seq.mixing[t].as_slice(), weights.as_slice()], || {
-            let round = DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights };
+            let round = WithPhases { round: DpgpRound { inst, params: *params, mixing: &seq.mixing[t], weights }, phases: phases() };
             (Differences::of(inst, params, weights, phases()), RoundMaps::probe(&round))
         });
         out.diversity.push(diversity.supremum(&m));
@@ -459,6 +495,8 @@ impl Differences {
         let coupled: Vec<Affine> =
             phases.iter().zip(&inst.clients).map(|(ph, c)| Affine { map: &c.b * &ph.v_next().map, offset: &c.b * &ph.v_next().offset }).collect();
         let coupled_mean = coupled[1..].iter().fold(coupled[0].offset.clone(), |acc, c| acc + &c.offset) / m as f64;
+        // `-(1/m) B_j v_j^{t+1}`'s map, the same in every client's rows.
+        let shared: Vec<DMatrix<f64>> = coupled.iter().map(|cj| &cj.map / -(m as f64)).collect();
         let rows = m * p.k_u * du;
         let mut state = DMatrix::zeros(rows, lay.dim());
         let mut noise = DMatrix::zeros(rows, m * per);
@@ -470,8 +508,8 @@ impl Differences {
                 let r = (i * p.k_u + k) * du;
                 let x = &phases[i].u[k];
                 place(r, i, &(&spread * &x.map / weights[i] + &coupled[i].map));
-                for (j, cj) in coupled.iter().enumerate() {
-                    place(r, j, &(&cj.map / -(m as f64)));
+                for (j, block) in shared.iter().enumerate() {
+                    place(r, j, block);
                 }
                 let constant = &spread * &x.offset / weights[i] + &coupled[i].offset - &coupled_mean - (&c.lin_u - &lin_bar);
                 offset.rows_mut(r, du).copy_from(&constant);

@@ -745,10 +745,16 @@ pub fn connectivity_with(topology: &Topology, rule: MixingRule, m: usize, rounds
 /// [`connectivity_with`], with Lemma 3's `C` and `q` the `given` ones when there are (and the
 /// realised deviations measured against them, [`Envelope`]), else estimated.
 pub fn connectivity_given(topology: &Topology, rule: MixingRule, m: usize, rounds: usize, seed: u64, given: Option<PushSumConstants>) -> Connectivity {
-    let seq = GraphSequence::with_rule(topology, rule, m, rounds, seed);
+    connectivity_of(&GraphSequence::with_rule(topology, rule, m, rounds, seed), topology, seed, given)
+}
+
+/// [`connectivity_given`] of the graphs `seq` already realised (those of `topology` and `seed`,
+/// under any mixing rule).
+pub fn connectivity_of(seq: &GraphSequence, topology: &Topology, seed: u64, given: Option<PushSumConstants>) -> Connectivity {
+    let (m, rounds) = (seq.nodes(), seq.rounds());
     let column_stochastic = seq.mixing.iter().all(|p| p.column_iter().all(|c| (c.sum() - 1.0).abs() <= super::prec::COLUMN_SUM));
     let delta = seq.weights.iter().map(|w| w.min()).fold(f64::INFINITY, f64::min);
-    let by_lag = deviation_by_lag(&seq, MAX_ESTIMATION_LAG);
+    let by_lag = deviation_by_lag(seq, MAX_ESTIMATION_LAG);
     let ((c, q), given) = match given {
         Some(g) => ((g.c, g.q), Some(Envelope::measure(&by_lag, g.c, g.q))),
         None => (estimate_c_q(&by_lag), None),
