@@ -208,6 +208,21 @@ pub fn require_step(field: &str, value: f64) -> Result<f64> {
     }
 }
 
+/// Checks a scale of an instance that may be 0 (a noise level, a spread): 0 or in
+/// `[INPUT_MAGNITUDE_MIN, INPUT_MAGNITUDE_MAX]`, the range of the instance's other scalar inputs
+/// ([`require_step`]).
+///
+/// # Errors
+/// [`Error::InvalidField`] naming `field`, the value and the range.
+pub fn require_scale(field: &str, value: f64) -> Result<f64> {
+    use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
+    if value == 0.0 || (value.is_finite() && (INPUT_MAGNITUDE_MIN..=INPUT_MAGNITUDE_MAX).contains(&value)) {
+        Ok(value)
+    } else {
+        Err(Error::field(field, format!("got {value}"), format!("a number >= 0: 0 or in [{INPUT_MAGNITUDE_MIN:e}, {INPUT_MAGNITUDE_MAX:e}]")))
+    }
+}
+
 /// Checks that every one of `values` is finite; the first that is not is named `field_at(k)`
 /// (formatted only then, so a check of many entries costs no text).
 pub fn require_all_finite<'a>(values: impl IntoIterator<Item = &'a f64>, field_at: impl Fn(usize) -> String) -> Result<()> {
@@ -231,15 +246,18 @@ pub fn require_positive(field: &str, value: f64) -> Result<f64> {
 /// magnitudes may overflow to `inf`, and the verdict would say that, not the claim.
 pub const MAX_BOUND_SCALE: f64 = 1e6;
 
-/// Checks a bound's scale factor (`--bound-scale`): finite, `> 0` and at most [`MAX_BOUND_SCALE`].
+/// Checks a bound's scale factor (`--bound-scale`): finite, at least
+/// [`crate::prec::INPUT_MAGNITUDE_MIN`] (a subnormal factor turns bounds into rounding) and at
+/// most [`MAX_BOUND_SCALE`].
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming `field` and the range.
 pub fn require_bound_scale(field: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && value > 0.0 && value <= MAX_BOUND_SCALE {
+    use crate::prec::INPUT_MAGNITUDE_MIN;
+    if value.is_finite() && (INPUT_MAGNITUDE_MIN..=MAX_BOUND_SCALE).contains(&value) {
         Ok(value)
     } else {
-        Err(Error::field(field, format!("got {value}"), format!("a finite number > 0 and at most {MAX_BOUND_SCALE:e}")))
+        Err(Error::field(field, format!("got {value}"), format!("a finite number > 0, at least {INPUT_MAGNITUDE_MIN:e} and at most {MAX_BOUND_SCALE:e}")))
     }
 }
 

@@ -7,7 +7,7 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::prec::INPUT_MAGNITUDE_MAX;
+use crate::prec::{INPUT_MAGNITUDE_MAX, INPUT_MAGNITUDE_MIN};
 
 /// An exported scenario file (`run --export-instance`): a comment naming the scenario, the file
 /// it came from and what was written out by its numbers (`The instance`, `The design draws`),
@@ -69,14 +69,21 @@ where
     }
 }
 
-/// Checks that every entry of `x` is finite and at most [`INPUT_MAGNITUDE_MAX`] in magnitude
-/// (so that the products and sums of the instance stay finite), naming `field[k]` otherwise.
+/// Checks that every entry of `x` is 0 or finite with a magnitude in `[INPUT_MAGNITUDE_MIN,
+/// INPUT_MAGNITUDE_MAX]` (so that the products and sums of the instance stay finite and normal,
+/// and constants and steps derived from them stay in that range too), naming `field[k]`
+/// otherwise.
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming the first entry out of range.
 pub fn finite(field: &str, x: &[f64]) -> Result<()> {
-    match x.iter().enumerate().find(|(_, x)| !x.is_finite() || x.abs() > INPUT_MAGNITUDE_MAX) {
-        Some((k, x)) => Err(Error::field(format!("{field}[{k}]"), format!("got {x}"), format!("a finite number of magnitude at most {INPUT_MAGNITUDE_MAX:e}"))),
+    let in_range = |x: f64| x == 0.0 || (x.is_finite() && (INPUT_MAGNITUDE_MIN..=INPUT_MAGNITUDE_MAX).contains(&x.abs()));
+    match x.iter().enumerate().find(|(_, x)| !in_range(**x)) {
+        Some((k, x)) => Err(Error::field(
+            format!("{field}[{k}]"),
+            format!("got {x}"),
+            format!("0 or a finite number of magnitude at least {INPUT_MAGNITUDE_MIN:e} and at most {INPUT_MAGNITUDE_MAX:e}"),
+        )),
         None => Ok(()),
     }
 }

@@ -180,7 +180,7 @@ struct SearchArgs {
     /// Skip the PNG figures.
     #[arg(long)]
     no_plots: bool,
-    /// A card whose formula-defined claims may be searched too (its scenarios give their starting points).
+    /// A card: the search is then of its family's claims only, its formula-defined claims among them (the card's scenarios give their starting points).
     #[arg(long)]
     card: Option<PathBuf>,
 }
@@ -529,7 +529,7 @@ const MAX_BUDGET: usize = 1_000_000;
 
 fn require_threads(threads: Option<usize>) -> Result<(), Error> {
     match threads {
-        Some(0) => Err(Error::field("--threads", "got 0", "an integer >= 1")),
+        Some(0) => Err(Error::field("--threads", "got 0", format!("an integer >= 1 and <= {MAX_THREADS}"))),
         Some(t) if t > MAX_THREADS => Err(Error::field("--threads", format!("got {t}"), format!("an integer >= 1 and <= {MAX_THREADS}"))),
         _ => Ok(()),
     }
@@ -858,7 +858,10 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
     let mut files = files;
     let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
     if !searches.is_empty() {
-        files.push(ReportFile { path: format!("{folder}/search.csv").into(), bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
+        // Every family's lines in one table, in place of a family's own (FedAvg-P writes one).
+        let table: std::path::PathBuf = format!("{folder}/search.csv").into();
+        files.retain(|f| f.path != table);
+        files.push(ReportFile { path: table, bytes: fedbounds::search::report::search_csv(searches).into_bytes() });
     }
     let written = fedbounds::outcome::write_subfolder(out, folder, &files)?;
     for (_, r) in &reports {
@@ -872,6 +875,28 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
         eprintln!("findings that differ from the cards: {}", mismatches.join(", "));
         Ok(ExitCode::from(EXIT_MISMATCH))
     }
+}
+
+/// Refuses a value of a repeatable option given twice, naming it and its position.
+fn require_distinct(flag: &str, values: &[String]) -> Result<(), Error> {
+    match values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)) {
+        Some((i, v)) => Err(Error::field(flag, format!("`{v}` is asked for twice ({flag} number {})", i + 1), "each value once")),
+        None => Ok(()),
+    }
+}
+
+/// Refuses claims asked for that no search ran (beside claims a search covers, they would
+/// otherwise be dropped unseen).
+fn require_searched(claims: &[String], searches: &[&fedbounds::search::report::SearchLine]) -> Result<(), Error> {
+    let unsearched: Vec<&str> = claims.iter().map(String::as_str).filter(|c| !searches.iter().any(|s| s.claim == *c)).collect();
+    if unsearched.is_empty() {
+        return Ok(());
+    }
+    Err(Error::field(
+        "--claim",
+        format!("no adversarial search covers {}; nothing was written", unsearched.join(", ")),
+        "claims an adversarial search covers (the main job's SUMMARY.md says, per family, which claims are not searched and why; `fedbounds check` checks every claim)",
+    ))
 }
 
 fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
@@ -894,6 +919,7 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     families.require_known_claims(&a.claims, card.as_ref())?;
+    require_distinct("--claim", &a.claims)?;
     let mut cmd = format!("cargo run --release -- search --budget {} --seed {}", a.budget, a.seed);
     if let Some(c) = &a.card {
         cmd.push_str(&format!(" --card '{}'", c.display()));
@@ -936,6 +962,9 @@ fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let searches: Vec<_> = reports.iter().flat_map(|(_, r)| r.searches.iter()).collect();
+    if !searches.is_empty() {
+        require_searched(&a.claims, &searches)?;
+    }
     if !searches.is_empty() && searches.iter().all(|s| s.applicable == 0 && s.any_instance == (None, None)) {
         let evaluated: usize = searches.iter().map(|s| s.evaluations).sum();
         return Err(Error::field(
@@ -982,7 +1011,8 @@ fn run_experiments(families: &Registry, a: ExperimentsArgs) -> anyhow::Result<Ex
 }
 
 /// Prints a sweep's totals and returns its exit code: 2 when a scenario was refused as bad input,
-/// 3 when one failed, 1 when a verdict differs from a scenario's `expected`, else 0.
+/// 3 when one failed, 1 when a verdict differs from a scenario's `expected`, 2 when no claim
+/// applied to any scenario (nothing was checked), else 0.
 fn finish_sweep(totals: &fedbounds::sweep::Totals, out: &std::path::Path) -> ExitCode {
     let t = totals;
     emit(&format!(
@@ -999,6 +1029,9 @@ fn finish_sweep(totals: &fedbounds::sweep::Totals, out: &std::path::Path) -> Exi
     } else if t.mismatches > 0 {
         eprintln!("{} verdicts differ from their scenarios' expected verdicts", t.mismatches);
         ExitCode::from(EXIT_MISMATCH)
+    } else if t.rows == 0 {
+        eprintln!("nothing checked: the sweep's claims apply to none of its {} scenarios (each claim's setting: `fedbounds list`)", t.scenarios);
+        ExitCode::from(EXIT_BAD_INPUT)
     } else {
         ExitCode::SUCCESS
     }

@@ -418,3 +418,47 @@ fn a_search_of_an_unsearched_claim_says_where_to_read_why() {
     assert!(code == 0 || code == 1, "{stderr}");
     assert!(dir.path().join("search").join("search.csv").exists());
 }
+
+/// `search` refuses a claim no search covers even beside one it covers, and a claim asked for
+/// twice, writing nothing; the count of files it reports is the count on disk (FedAvg-P's own
+/// table is replaced by every family's, not counted twice). Control: the covered claim alone.
+#[test]
+fn a_search_names_every_claim_it_drops_and_counts_what_it_writes() {
+    let dir = out_dir();
+    let out = dir.path().to_str().expect("utf-8 path");
+    let base = ["search", "--budget", "4", "--room-budget", "0", "--no-plots", "--out", out];
+    let with = |claims: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        claims.iter().for_each(|c| args.extend(["--claim", c]));
+        run(&args)
+    };
+    let (code, _, stderr) = with(&["CCYW-T3.7", "FEDPLT-LIMIT"]);
+    assert!(code == 2 && stderr.contains("FEDPLT-LIMIT") && !dir.path().join("search").exists(), "{code}: {stderr}");
+    let (code, _, stderr) = with(&["CCYW-T3.7", "CCYW-T3.7"]);
+    assert!(code == 2 && stderr.contains("asked for twice") && !dir.path().join("search").exists(), "{code}: {stderr}");
+    let (code, stdout, stderr) = with(&["CCYW-T3.7"]);
+    assert!(code == 0 || code == 1, "{stderr}");
+    let on_disk = std::fs::read_dir(dir.path().join("search")).unwrap().count();
+    assert!(stdout.contains(&format!("wrote {on_disk} files under")), "{on_disk} files: {stdout}");
+}
+
+/// `search --room-budget` sets FedAvg-P's rooms over any instance as it does every family's: 0
+/// measures none (the room on the worst instance only), 2 searches each multiple with 2
+/// evaluations (FedAvg-P's rooms had taken 60 whatever was asked).
+#[test]
+fn a_fedavg_p_search_takes_the_room_budget_it_is_given() {
+    let rooms = |budget: &str| {
+        let dir = out_dir();
+        let out = dir.path().to_str().expect("utf-8 path").to_string();
+        let (code, _, stderr) = run(&["search", "--claim", "CCYW-T3.7", "--budget", "4", "--room-budget", budget, "--no-plots", "--out", &out]);
+        assert!(code == 0 || code == 1, "{stderr}");
+        let text = std::fs::read_to_string(dir.path().join("search").join("CCYW-T3.7.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        (json["result"]["room"].clone(), json["result"]["eta_room"].clone())
+    };
+    let (gamma, eta) = rooms("0");
+    assert!(gamma.is_null() && eta.is_null(), "{gamma} {eta}");
+    let (gamma, eta) = rooms("2");
+    assert_eq!(gamma["budget"], 2, "{gamma}");
+    assert_eq!(eta["budget"], 2, "{eta}");
+}

@@ -1406,3 +1406,42 @@ fn dpgp_the_lemmas_noise_maps_are_counted_in_memory() {
     let (_dir, file) = scenario_file(&text);
     assert_eq!(run(&["run", file.to_str().unwrap()]).0, 0, "k_u = 2 runs");
 }
+
+/// Numbers outside the instance's input range `[1e-100, 1e100]` (0 allowed where a value may be
+/// 0) are refused in every family, as each family's other inputs are: a Hessian entry of
+/// `1e-300` (FedAvg-P, DFedPGP), FedCLUP's `lambda = 1e300`, DFedPGP's `sigma_u = 1e300`. Each
+/// had been accepted and run into overflowed constants and steps. Control: the same files at the
+/// range's ends run.
+#[test]
+fn an_instance_number_outside_the_input_range_is_bad_input_in_every_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = |name: &str| std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)).unwrap();
+    let cases = [
+        (
+            "explicit.toml",
+            "hessian = [[2.0, 0.3], [0.3, 1.0]]",
+            "hessian = [[1e-300, 0.0], [0.0, 1.0]]",
+            "hessian = [[1e-100, 0.0], [0.0, 1.0]]",
+            "hessian[0][0]",
+        ),
+        ("clup-explicit.toml", "lambda = 0.5", "lambda = 1e300", "lambda = 1e100", "lambda"),
+        ("dpgp-explicit.toml", "sigma_u = 0.3", "sigma_u = 1e300", "sigma_u = 1e-100", "sigma_u"),
+    ];
+    for (file, from, bad, edge, field) in cases {
+        let text = example(file);
+        assert!(text.contains(from), "{file} has `{from}`");
+        for (to, refused) in [(bad, true), (edge, false)] {
+            let path = dir.path().join(file);
+            std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+            let out = dir.path().join("out.json");
+            let _ = std::fs::remove_file(&out);
+            let got = run(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+            if refused {
+                assert_bad_input(&format!("{file} with {to}"), &got, &[field, "1e-100", "1e100"]);
+                assert!(!out.exists(), "{file} with {to}: nothing written");
+            } else {
+                assert!(got.0 == 0 || got.0 == 1, "{file} with {to}: {}", got.2);
+            }
+        }
+    }
+}

@@ -488,3 +488,18 @@ fn lyapunov_from_deviations_matches_a_256_bit_reference_at_1e_minus_20_of_v1() {
     // loses about six of them.
     assert!(old > 1e-8, "subtraction form unexpectedly accurate: {old:e}");
 }
+
+/// Lemma 5 on a scenario whose `K` local steps bring every `e_t^(i)` to the rounding floor
+/// compares no round: the row is inconclusive with that reason, never left out of the report.
+/// Control: a scenario with rounds above the floor holds.
+#[test]
+fn lemma_5_with_no_round_above_the_floor_is_inconclusive_not_missing() {
+    for (name, verdict) in [("low-r-lambda-large", VerdictKind::Inconclusive), ("few-local-steps", VerdictKind::Holds)] {
+        let run = run_scenario(&scenario(name), &[claim("CLUP-L5")], 1.0).unwrap();
+        assert_eq!(run.results.len(), 1, "{name}: CLUP-L5 has a row");
+        assert_eq!(run.results[0].evaluation.verdict, verdict, "{name}");
+        let points = &run.points.iter().find(|(id, _)| *id == "CLUP-L5").expect("its points").1;
+        let floor_noted = points.iter().any(|p| p.contains("no round compared"));
+        assert_eq!(floor_noted, verdict == VerdictKind::Inconclusive, "{name}: {points:?}");
+    }
+}

@@ -116,7 +116,7 @@ fn search_and_experiments_keep_a_folder_of_the_users_files() {
     std::fs::create_dir_all(dir.join("experiments")).unwrap();
     std::fs::write(dir.join("search/mynotes.txt"), "mine").unwrap();
     std::fs::write(dir.join("experiments/mydata.csv"), "mine").unwrap();
-    let search = ["search", "--claim", "CCYW-T3.7", "--budget", "2", "--room-budget", "0", "--no-plots", "--out", s(&dir)];
+    let search = ["search", "--claim", "CCYW-T3.7", "--budget", "2", "--room-budget", "24", "--no-plots", "--out", s(&dir)];
     assert_code("search", &run(&search), 2, &["--out", "search", "mynotes.txt"]);
     assert_code("experiments", &run(&["experiments", "--no-plots", "--out", s(&dir)]), 2, &["--out", "experiments", "mydata.csv"]);
     assert_eq!(std::fs::read_to_string(dir.join("search/mynotes.txt")).unwrap(), "mine");
@@ -177,7 +177,7 @@ fn a_failed_write_of_standard_output_exits_3() {
 fn a_search_names_its_replay_file_under_out_and_only_when_it_was_written() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("X");
-    let got = run(&["search", "--claim", "CCYW-T3.7", "--budget", "2", "--room-budget", "0", "--no-plots", "--out", s(&out)]);
+    let got = run(&["search", "--claim", "CCYW-T3.7", "--budget", "2", "--room-budget", "24", "--no-plots", "--out", s(&out)]);
     assert_code("no instance found", &got, 1, &["CCYW-T3.7 (search: not applicable, no admissible instance"]);
     assert!(!got.2.contains("replay with") && !out.join("search/CCYW-T3.7.toml").exists(), "{}", got.2);
     // Negative control: a violated search writes the replay file and names it under --out.

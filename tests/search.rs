@@ -9,7 +9,15 @@ use fedbounds::families::ccyw::search::{ratio, search, SearchOptions};
 use fedbounds::verdict::VerdictKind;
 
 fn opts(budget: usize, seed: u64, bound_scale: f64) -> SearchOptions {
-    SearchOptions { budget, seed, bound_scale, gamma_multiple: 1.0, eta_divisor: 1.0, scenarios: Vec::new() }
+    SearchOptions {
+        budget,
+        seed,
+        bound_scale,
+        gamma_multiple: 1.0,
+        eta_divisor: 1.0,
+        scenarios: Vec::new(),
+        room_budget: fedbounds::families::ccyw::search::ROOM_BUDGET,
+    }
 }
 
 #[test]

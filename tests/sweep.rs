@@ -392,3 +392,33 @@ fn merging_refuses_differing_copies_of_a_record_and_absent_folders() {
     let err = report::collect(&p, &[a, tmp.path().join("nowhere")]).unwrap_err().to_string();
     assert!(err.contains("nowhere") && err.contains("is not a folder"), "{err}");
 }
+
+/// A sweep whose claims apply to none of its scenarios checks nothing: exit 2, naming why
+/// (it had exited 0 with no rows). A share owning no scenario (more shares than scenarios) still
+/// leaves its folder, so the merge it points to runs. Control: the same sweep with a claim of
+/// its setting, in three shares, merges with exit 0.
+#[test]
+fn a_sweep_that_checks_nothing_fails_and_an_empty_share_merges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let two = |claim: &str| {
+        grid40()
+            .replace(r#"claims = ["CCYW-T3.7", "CCYW-L3.5"]"#, &format!("claims = [\"{claim}\"]"))
+            .replace("range = [1, 10]\npoints = 10", "range = [1, 2]\npoints = 2")
+    };
+    let bin = env!("CARGO_BIN_EXE_fedbounds");
+    let fedbounds = |args: &[&str]| std::process::Command::new(bin).args(args).current_dir(tmp.path()).output().unwrap();
+    std::fs::write(tmp.path().join("other.toml"), two("CCYW-T4.5").replace("values = [1, 2]", "values = [1]").replace("values = [0.5, 1.0]", "values = [1.0]"))
+        .unwrap();
+    let nothing = fedbounds(&["sweep", "other.toml", "--out", "other"]);
+    assert_eq!(nothing.status.code(), Some(2), "{}", String::from_utf8_lossy(&nothing.stderr));
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("nothing checked"));
+    std::fs::write(tmp.path().join("own.toml"), two("CCYW-T3.7").replace("values = [1, 2]", "values = [1]").replace("values = [0.5, 1.0]", "values = [1.0]"))
+        .unwrap();
+    for i in 1..=3 {
+        let s = fedbounds(&["sweep", "own.toml", "--shard", &format!("{i}/3"), "--out", &format!("share{i}")]);
+        assert_eq!(s.status.code(), Some(0), "{}", String::from_utf8_lossy(&s.stderr));
+        assert!(tmp.path().join(format!("share{i}")).is_dir(), "share {i} has its folder");
+    }
+    let merged = fedbounds(&["merge", "own.toml", "share1", "share2", "share3", "--out", "merged"]);
+    assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+}

@@ -42,7 +42,7 @@ pub fn run(registry: &Registry, request: &BenchRequest) -> Result<BenchReport> {
     }
     for family in registry.families() {
         let check = CheckRequest { threads: Some(request.threads), ..CheckRequest::default() };
-        let (report, timing) = time(1, || family.check(&check, &Silent));
+        let (report, timing) = time(request.repeats, || family.check(&check, &Silent));
         report?;
         measurements.push(Measurement::new(
             family.id(),

@@ -139,6 +139,10 @@ impl Plan {
     /// [`Error::Io`] when a record cannot be written; bad input for a point that cannot be made.
     pub fn run_share(&self, shard: Shard, out: &Path, threads: Option<usize>, progress: &dyn Progress) -> Result<ShareSummary> {
         let owned: Vec<usize> = (0..self.len).filter(|j| shard.owns(*j)).collect();
+        // A share's folder exists even when it owns no scenario (more shares than scenarios), so
+        // that the merge the run points to finds every share's folder.
+        let records = out.join("scenarios");
+        std::fs::create_dir_all(&records).map_err(|e| Error::Io { path: records.display().to_string(), source: e })?;
         let mut pending = Vec::new();
         for &j in &owned {
             let point = self.point(j)?;

@@ -198,7 +198,14 @@ impl Searcher<Ccyw> for OwnSearch {
         let catalog = cards.map(|c| c.catalog.clone()).unwrap_or_default();
         let scenarios = cards.map(|c| c.cards.iter().flat_map(|c| c.scenarios.iter().cloned()).collect()).unwrap_or_default();
         let chosen = select_targets(&own_ids(&request.claims, &catalog), &catalog)?;
-        let opts = SearchOptions { budget: request.budget, seed: request.seed, bound_scale: request.bound_scale, scenarios, ..Default::default() };
+        let opts = SearchOptions {
+            budget: request.budget,
+            seed: request.seed,
+            bound_scale: request.bound_scale,
+            scenarios,
+            room_budget: request.room_budget,
+            ..Default::default()
+        };
         let results = run_searches(&chosen, &opts, None, progress)?;
         let files: Vec<ReportFile> = report::search_files(&results, &request.meta, request.plots)?;
         let searches = search_lines(&results);

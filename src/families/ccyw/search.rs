@@ -171,11 +171,15 @@ pub struct SearchOptions {
     /// defines starts its search from one of them.
     #[serde(skip)]
     pub scenarios: Vec<Scenario>,
+    /// Evaluations per search of a step condition's room over any instance ([`search_all`]);
+    /// 0: the room on the worst instance only. Each room records its own budget.
+    #[serde(skip)]
+    pub room_budget: usize,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0, eta_divisor: 1.0, scenarios: Vec::new() }
+        Self { budget: DEFAULT_BUDGET, seed: 1, bound_scale: 1.0, gamma_multiple: 1.0, eta_divisor: 1.0, scenarios: Vec::new(), room_budget: ROOM_BUDGET }
     }
 }
 
@@ -773,9 +777,9 @@ pub fn search_target(claim: Target, opts: &SearchOptions) -> Result<SearchResult
     })
 }
 
-/// Searches every claim in `claims` (in order) and measures each step condition's room with
-/// [`ROOM_BUDGET`] evaluations per multiple (a lemma's only on the knobs its conditions bound),
-/// calling `progress` after each claim.
+/// Searches every claim in `claims` (in order) and measures each step condition's room over any
+/// instance with `opts.room_budget` evaluations per multiple ([`ROOM_BUDGET`] by default; none at
+/// 0; a lemma's only on the knobs its conditions bound), calling `progress` after each claim.
 ///
 /// # Errors
 /// As [`search`].
@@ -785,10 +789,10 @@ pub fn search_all(claims: &[Target], opts: &SearchOptions, progress: &(dyn Fn() 
     // idle; collected in the claims' order, the first failure in that order reported.
     crate::engine::monte_carlo::in_order(claims.to_vec(), |c| -> Result<SearchResult> {
         let mut r = search_target(c, opts)?;
-        let room_opts = SearchOptions { budget: ROOM_BUDGET, ..opts.clone() };
+        let room_opts = SearchOptions { budget: opts.room_budget, ..opts.clone() };
         let violated = r.verdict == VerdictKind::Violated;
         // The two rooms are independent: measured side by side (each bisection is sequential).
-        let room = |bounds: bool, knob: Knob| bounds.then(|| condition_room_target(c, &room_opts, knob, violated)).transpose();
+        let room = |bounds: bool, knob: Knob| (bounds && opts.room_budget > 0).then(|| condition_room_target(c, &room_opts, knob, violated)).transpose();
         let (gamma, eta) = rayon::join(|| room(r.structure.bounds_gamma, Knob::Gamma), || room(r.structure.bounds_eta, Knob::Eta));
         (r.room, r.eta_room) = (gamma?, eta?);
         progress();

@@ -186,11 +186,11 @@ impl Scenario {
     pub fn check(&self, field: &str) -> Result<()> {
         crate::card::require_family(field, self.family.as_deref(), super::FAMILY_ID)?;
         self.model.check(&format!("{field}.model"))?;
-        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+        if crate::error::require_step(&format!("{field}.lambda"), self.lambda).is_err() {
             return Err(Error::field(
                 format!("{field}.lambda"),
                 format!("got {}", self.lambda),
-                "a finite number > 0 (lambda = 0 is LocalTrain, which Theorem 1's sweep covers)",
+                "a finite number > 0 in [1e-100, 1e100] (lambda = 0 is LocalTrain, which Theorem 1's sweep covers)",
             ));
         }
         if self.rounds == 0 || self.rounds > MAX_ROUNDS {
@@ -238,9 +238,7 @@ impl Scenario {
             }
         }
         for (j, l) in self.lambda_sweep.iter().enumerate() {
-            if !(l.is_finite() && *l > 0.0) {
-                return Err(Error::field(format!("{field}.lambda_sweep[{j}]"), format!("got {l}"), "a finite number > 0"));
-            }
+            crate::error::require_step(&format!("{field}.lambda_sweep[{j}]"), *l)?;
         }
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(Error::field(format!("{field}.epsilon"), format!("got {}", self.epsilon), "a finite number > 0"));
@@ -967,7 +965,7 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Lemma4 if s.statistics => Some(lemma4(c, claim, scale)),
         Statement::Global35 { local_average } if s.statistics => Some(global_bound(c, claim, local_average, scale)),
         Statement::Global52 { .. } | Statement::Global79 if s.statistics => Some(global_bound(c, claim, false, scale)),
-        Statement::Lemma5 => lemma5(c, claim, scale),
+        Statement::Lemma5 => Some(lemma5(c, claim, scale)),
         Statement::Lemma6 => Some(lemma6(c, claim, scale)),
         Statement::Theorem3Remark { .. } => s.batch.map(|b| t3_remark(c, claim, b, scale)),
         _ => None,
@@ -1371,9 +1369,10 @@ fn lemma4(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 }
 
 /// Lemma 5 on Algorithm 1 at the scenario's steps, every client and round where `e_{t+1}^(i)` is
-/// above [`lemmas::LEMMA_FLOOR`] times the models' squared scale; `None` where no round is (the `K` local
-/// steps bring every `e_t^(i)` to the rounding floor: nothing to compare).
-fn lemma5(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome> {
+/// above [`lemmas::LEMMA_FLOOR`] times the models' squared scale. Where no round is (the `K`
+/// local steps bring every `e_t^(i)` to the rounding floor) nothing is compared: inconclusive,
+/// with the floor as its reason, never a claim left out of the report.
+fn lemma5(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let (inst, s) = (c.inst(), c.s);
     let (d, m) = (inst.d, inst.m());
     let states = run_alg1(inst, &c.p, &c.z0, s.rounds);
@@ -1392,7 +1391,10 @@ fn lemma5(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome> {
             points.push(format!("t = {t}, client {i}: e_(t+1) = {lhs:.6e} vs {rhs:.6e}"));
         }
     }
-    (!sides.is_empty()).then(|| (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points))
+    if sides.is_empty() {
+        points.push(format!("every e_(t+1) of rounds 1..{} is below {floor:.6e} (the rounding of the models' scale): no round compared", s.rounds));
+    }
+    (per_point(claim.checks(&base_inputs(c.stat0, c.o)), &sides, scale), points)
 }
 
 /// Lemma 6 on Algorithm 1 at the scenario's steps, every round while `||w_{t+1}^(g) -

@@ -265,8 +265,11 @@ impl ExplicitModel {
         let inst = Instance::from_clients(data, noise2, f64::NAN, scale).map_err(|(i, mu)| {
             Error::field(
                 format!("model.draws[{k}].clients[{i}].features"),
-                format!("X^T X / n has smallest eigenvalue {mu:e}"),
-                "features spanning R^d: X^T X / n positive definite (Assumption 2)",
+                format!(
+                    "X^T X / n has smallest eigenvalue {mu:e}, at most {:e} x the largest squared feature row norm {scale:e} of the draw (not positive definite to working precision)",
+                    super::prec::STRONG_CONVEXITY
+                ),
+                "features spanning R^d: X^T X / n positive definite relative to the features' scale (Assumption 2)",
             )
         })?;
         let computed = design_rho2(&inst.clients, noise2);

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::prec::{PSD_FLOOR, SYMMETRY};
 use super::problem::{validate_sizes, Client, Covariance, Instance};
-use crate::error::{require_non_negative, Error, Result};
+use crate::error::{Error, Result};
 use crate::explicit::{covariance, matrix, require_psd, rows, symmetric, vector};
 
 /// An instance given by its matrices (the `[instance]` table).
@@ -106,7 +106,7 @@ fn noise_level(field: &str, block: &str, sigma: Option<f64>, covariances: &[Opti
     let key = format!("noise_{block}_cov");
     let either = format!("either {field}.sigma_{block} (isotropic noise) or {key} in every client");
     match (sigma, covariances.iter().position(Option::is_some), covariances.iter().position(Option::is_none)) {
-        (Some(s), None, _) => require_non_negative(&format!("{field}.sigma_{block}"), s),
+        (Some(s), None, _) => crate::error::require_scale(&format!("{field}.sigma_{block}"), s),
         (Some(_), Some(i), _) => Err(Error::field(format!("{field}.clients[{i}].{key}"), format!("given with {field}.sigma_{block}"), either)),
         (None, _, Some(i)) => Err(Error::field(format!("{field}.clients[{i}].{key}"), format!("missing, and {field}.sigma_{block} is not given"), either)),
         (None, _, None) => Ok(covariances.iter().flatten().map(|c| c.matrix.trace()).fold(0.0, f64::max).sqrt()),

@@ -13,7 +13,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 
 use crate::engine::column_order::{dot, row_times};
-use crate::error::{require_memory, require_non_negative, require_positive, Error, Result};
+use crate::error::{require_memory, require_positive, require_scale, Error, Result};
 use crate::rng::StreamKey;
 
 /// One client's quadratic.
@@ -177,10 +177,10 @@ impl InstanceSpec {
         if !(self.client_curvature.is_finite() && (0.0..1.0).contains(&self.client_curvature)) {
             return Err(Error::field(f("client_curvature"), format!("got {}", self.client_curvature), "a number in [0, 1)"));
         }
-        require_non_negative(&f("heterogeneity"), self.heterogeneity)?;
-        require_non_negative(&f("sigma_u"), self.sigma_u)?;
-        require_non_negative(&f("sigma_v"), self.sigma_v)?;
-        require_non_negative(&f("v0_norm"), self.v0_norm)?;
+        require_scale(&f("heterogeneity"), self.heterogeneity)?;
+        require_scale(&f("sigma_u"), self.sigma_u)?;
+        require_scale(&f("sigma_v"), self.sigma_v)?;
+        require_scale(&f("v0_norm"), self.v0_norm)?;
         let state = (self.m * (self.du + self.dv) + self.du) as f64;
         require_memory(&f("m"), 8.0 * state * state * 4.0, "the second moment of the state")
     }
@@ -380,7 +380,12 @@ impl Instance {
         let l_vu = self.clients.iter().map(|c| spectral(&c.b.transpose())).fold(0.0, f64::max);
         let eig = SymmetricEigen::new(self.joint().0).eigenvalues;
         if eig.min() <= super::prec::STRONG_CONVEXITY * eig.amax() {
-            return Err(Error::Instance(format!("F is not strongly convex (smallest joint eigenvalue {:.3e}); F* is not attained", eig.min())));
+            return Err(Error::Instance(format!(
+                "F is not strongly convex to working precision: the joint Hessian's smallest eigenvalue {:.3e} is at most {:e} x its largest magnitude {:.3e}; F* is not attained",
+                eig.min(),
+                super::prec::STRONG_CONVEXITY,
+                eig.amax()
+            )));
         }
         let (_, f_star) = self.minimizer().ok_or_else(|| Error::Numerical("joint Hessian factorization failed".into()))?;
         Ok(Constants {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::constants::ProblemConstants;
 use super::instance::{ClientQuadratic, Layout, QuadraticInstance};
-use crate::error::{require_non_negative, require_positive, Error, Result};
+use crate::error::{require_positive, require_scale, Error, Result};
 use crate::rng::StreamKey;
 
 /// How the shared and personal blocks interact.
@@ -151,10 +151,10 @@ impl InstanceSpec {
                 format!("mu >= {least:e} l: a rotated Hessian of a larger condition number loses its smallest eigenvalue to rounding"),
             ));
         }
-        require_non_negative("instance.sigma_u", self.sigma_u)?;
-        require_non_negative("instance.sigma_v", self.sigma_v)?;
-        require_non_negative("instance.b", self.b)?;
-        require_non_negative("instance.init_distance", self.init_distance)?;
+        require_scale("instance.sigma_u", self.sigma_u)?;
+        require_scale("instance.sigma_v", self.sigma_v)?;
+        require_scale("instance.b", self.b)?;
+        require_scale("instance.init_distance", self.init_distance)?;
         if self.b > 0.0 && (self.n < 2 || self.du == 0) {
             return Err(Error::field("instance.b", format!("got {} with n = {}, du = {}", self.b, self.n, self.du), "b = 0 unless n >= 2 and du >= 1"));
         }
