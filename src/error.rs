@@ -208,6 +208,12 @@ pub fn require_step(field: &str, value: f64) -> Result<f64> {
     }
 }
 
+/// The first entry of `values` equal to an earlier one, with its index: what a list of distinct
+/// ids (claims asked for, claims of a sweep) refuses.
+pub fn first_repeat<T: PartialEq>(values: &[T]) -> Option<(usize, &T)> {
+    values.iter().enumerate().find(|(i, v)| values[..*i].contains(v))
+}
+
 /// Checks a scale of an instance that may be 0 (a noise level, a spread): 0 or in
 /// `[INPUT_MAGNITUDE_MIN, INPUT_MAGNITUDE_MAX]`, the range of the instance's other scalar inputs
 /// ([`require_step`]).

@@ -850,7 +850,7 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
         // claims (SUMMARY.md lists, per family, those it does not search and why); only
         // FedAvg-P mirrors figures.
         let allowed = match folder {
-            "search" => "claims an adversarial search covers (the main job's SUMMARY.md says, per family, which claims are not searched and why; `fedbounds check` checks every claim)",
+            "search" => SEARCHED_CLAIMS,
             _ => "claims of a family with this command (FedAvg-P's; `fedbounds check` checks the others)",
         };
         return Err(Error::field("--claim", format!("nothing to write: no family has {folder} for the claims asked for"), allowed).into());
@@ -877,9 +877,13 @@ fn finish_reports(reports: Vec<(&'static str, FamilyReport)>, out: &std::path::P
     }
 }
 
+/// Which claims `search` takes, for its refusals.
+const SEARCHED_CLAIMS: &str =
+    "claims an adversarial search covers (the main job's SUMMARY.md says, per family, which claims are not searched and why; `fedbounds check` checks every claim)";
+
 /// Refuses a value of a repeatable option given twice, naming it and its position.
 fn require_distinct(flag: &str, values: &[String]) -> Result<(), Error> {
-    match values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)) {
+    match fedbounds::error::first_repeat(values) {
         Some((i, v)) => Err(Error::field(flag, format!("`{v}` is asked for twice ({flag} number {})", i + 1), "each value once")),
         None => Ok(()),
     }
@@ -892,11 +896,7 @@ fn require_searched(claims: &[String], searches: &[&fedbounds::search::report::S
     if unsearched.is_empty() {
         return Ok(());
     }
-    Err(Error::field(
-        "--claim",
-        format!("no adversarial search covers {}; nothing was written", unsearched.join(", ")),
-        "claims an adversarial search covers (the main job's SUMMARY.md says, per family, which claims are not searched and why; `fedbounds check` checks every claim)",
-    ))
+    Err(Error::field("--claim", format!("no adversarial search covers {}; nothing was written", unsearched.join(", ")), SEARCHED_CLAIMS))
 }
 
 fn run_search(families: &Registry, a: SearchArgs) -> anyhow::Result<ExitCode> {

@@ -275,7 +275,7 @@ impl Sweep {
         for (i, k) in self.unset.iter().enumerate() {
             check_key(&format!("unset[{i}]"), k)?;
         }
-        if let Some((i, c)) = self.claims.iter().enumerate().find(|(i, c)| self.claims[..*i].contains(c)) {
+        if let Some((i, c)) = crate::error::first_repeat(&self.claims) {
             return Err(Error::field(format!("claims[{i}]"), format!("`{c}` listed twice"), "distinct claim ids"));
         }
         if self.axes.is_empty() {

@@ -26,7 +26,7 @@ use super::card_claims::CardClaim;
 use super::explicit::ExplicitInstance;
 use super::problem::{Instance, InstanceSpec};
 use super::round::{NoiseDraws, Params};
-use super::topology::{connectivity_given, Connectivity, MixingRule, PushSumConstants, Topology};
+use super::topology::{connectivity_of, Connectivity, GraphSequence, MixingRule, PushSumConstants, Topology};
 
 /// The family's id.
 pub const FAMILY_ID: &str = "dpgp";
@@ -407,15 +407,10 @@ impl Scenario {
         }
     }
 
-    /// The connectivity of the first `rounds` graphs under the scenario's mixing, with Lemma 3's
-    /// `C` and `q` given ([`Scenario::push_sum`]) or estimated.
-    pub fn connectivity(&self, rounds: usize) -> Connectivity {
-        connectivity_given(&self.topology, self.mixing, self.m, rounds, self.graph_seed, self.push_sum)
-    }
-
-    /// [`Scenario::connectivity`] of the scenario's graphs `seq`, realised already.
-    pub fn connectivity_of(&self, seq: &super::topology::GraphSequence) -> Connectivity {
-        super::topology::connectivity_of(seq, &self.topology, self.graph_seed, self.push_sum)
+    /// The connectivity of the scenario's graphs `seq` (realised already, under its mixing), with
+    /// Lemma 3's `C` and `q` given ([`Scenario::push_sum`]) or estimated.
+    pub fn connectivity_of(&self, seq: &GraphSequence) -> Connectivity {
+        connectivity_of(seq, &self.topology, self.graph_seed, self.push_sum)
     }
 
     /// The steps at horizon `t` (`L_u`, `L_v` the instance's constants).
