@@ -458,6 +458,7 @@ proptest! {
         b in 0.0f64..3.0,
         seed in any::<u64>(),
         log_eps in -6.0f64..0.0,
+        log_scale in -40.0f64..40.0,
         pick in any::<(usize, usize, usize, usize)>(),
     ) {
         let spec = InstanceSpec {
@@ -485,6 +486,17 @@ proptest! {
         match bgd_of(&pa) {
             BgdConstant::Infinite { reason } => prop_assert!(reason.contains("A_i differ"), "reason: {}", reason),
             other => prop_assert!(false, "A perturbed by {} but b^2 = {:?}", eps, other),
+        }
+        // The same, every Hessian scaled by 10^log_scale: the test is relative to the blocks' own
+        // size (a floor of 1 had read blocks of 1e-17 that differ by a third as identical).
+        let mut scaled = pa.clone();
+        let factor = 10f64.powf(log_scale);
+        for cl in &mut scaled.clients {
+            cl.hessian.iter_mut().flatten().for_each(|x| *x *= factor);
+        }
+        match bgd_of(&scaled) {
+            BgdConstant::Infinite { reason } => prop_assert!(reason.contains("A_i differ"), "reason: {}", reason),
+            other => prop_assert!(false, "A perturbed by {} and scaled by {:e} but b^2 = {:?}", eps, factor, other),
         }
 
         // B_i nonzero.

@@ -214,6 +214,17 @@ pub fn to_relative(z: &DVector<f64>, d: usize) -> DVector<f64> {
     r
 }
 
+/// The state `(w^(g), w^(i))` of the relative state `(w^(g), w^(i) - w^(g))` ([`to_relative`]).
+pub fn from_relative(y: &DVector<f64>, d: usize) -> DVector<f64> {
+    let w_g = block(y, 0, d);
+    let mut z = y.clone();
+    for b in 1..y.len() / d {
+        let mut rows = z.rows_mut(b * d, d);
+        rows += &w_g;
+    }
+    z
+}
+
 /// The initial state `(w_1^(g), w_{0,K}^(i))`.
 pub fn initial_state(global: &DVector<f64>, locals: &[DVector<f64>]) -> DVector<f64> {
     let d = global.len();
@@ -226,17 +237,63 @@ pub fn initial_state(global: &DVector<f64>, locals: &[DVector<f64>]) -> DVector<
 }
 
 /// The exact trajectory of Algorithm 1: states `s_1, ..., s_{T+1}`, `s_t = (w_t^(g), w_{t-1,K}^(i))`,
-/// from the engine's maps of one round propagated as a point mass.
+/// each round computed on the relative state ([`alg1_relative_round`]) and written back in the
+/// coordinates `(w^(g), w^(i))`.
 pub fn run_alg1(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> Vec<DVector<f64>> {
-    let maps = RoundMaps::probe(&Alg1Round { inst, params: *p });
+    let d = inst.d;
+    let mut y = to_relative(z0, d);
     let mut states = Vec::with_capacity(rounds + 1);
-    let mut m = Moments::point(z0.clone());
-    states.push(m.mean.clone());
+    states.push(z0.clone());
     for _ in 0..rounds {
-        m = maps.propagate(&m, &FULL);
-        states.push(m.mean.clone());
+        y = alg1_relative_round(inst, p, &y).next;
+        states.push(from_relative(&y, d));
     }
     states
+}
+
+/// One round of Algorithm 1 (003:L914) on the relative state `y = (w^(g), delta^(i))`,
+/// `delta^(i) = w^(i) - w^(g)` ([`to_relative`]); returns the next state and the clients'
+/// `delta_{t,K}^(i) = w_{t,K}^(i) - w_t^(g)` and the server's step ([`Alg1Step`]).
+///
+/// # Formula
+///
+/// A local step on `w = w_g + delta` is
+/// `delta' = (1 - eta lambda) delta - eta (A_i (w_g + delta) - b_i)`, with `1 - eta lambda` in one
+/// rounding; the server step moves `w_g` by `s = (gamma lambda/m) sum_i delta_{t,K}^(i)` (the
+/// uploads are `-lambda delta_{t,K}^(i)`) and every difference by `-s`.
+///
+/// With `lambda` large beside `L` the local models stay within `O(L/lambda)` of the global one and
+/// the server multiplies their differences by `gamma lambda`: formed as `w_g - w_{t,K}^(i)` from
+/// the models themselves ([`Alg1Round`]) they keep only `eps lambda/L` of their relative accuracy
+/// (at `lambda = 1e16` none: Theorem 2's error stalled 600 times above its bound). Here every
+/// difference is written from terms of its own size.
+pub fn alg1_relative_round(inst: &Instance, p: &Params, y: &DVector<f64>) -> Alg1Step {
+    let (d, m) = (inst.d, inst.m());
+    let w_g = block(y, 0, d);
+    let keep = (-p.eta).mul_add(p.lambda, 1.0);
+    let deltas: Vec<DVector<f64>> = (0..m)
+        .map(|i| {
+            let c = &inst.clients[i];
+            (0..p.k).fold(block(y, i + 1, d), |delta, _| &delta * keep - (&c.a * (&w_g + &delta) - &c.b) * p.eta)
+        })
+        .collect();
+    let shift = deltas.iter().fold(DVector::zeros(d), |acc, delta| acc + delta * (p.lambda * (p.gamma / m as f64)));
+    let mut next = y.clone();
+    next.rows_mut(0, d).copy_from(&(w_g + &shift));
+    for (i, delta) in deltas.iter().enumerate() {
+        next.rows_mut((i + 1) * d, d).copy_from(&(delta - &shift));
+    }
+    Alg1Step { next, deltas, shift }
+}
+
+/// One round of [`alg1_relative_round`].
+pub struct Alg1Step {
+    /// The next relative state.
+    pub next: DVector<f64>,
+    /// `delta_{t,K}^(i) = w_{t,K}^(i) - w_t^(g)`, per client.
+    pub deltas: Vec<DVector<f64>>,
+    /// The server's step `w_{t+1}^(g) - w_t^(g) = (gamma lambda/m) sum_i delta_{t,K}^(i)`.
+    pub shift: DVector<f64>,
 }
 
 /// The instance with every `b_i = 0`: its round of Algorithm 1 is the linear part `M` of the
@@ -264,38 +321,51 @@ pub struct Alg1Deviation {
     /// `w*^(i)(.)` is affine with that linear part). No subtraction of the converged local model
     /// and its target.
     pub residuals: Vec<DVector<f64>>,
+    /// Lemma 2's envelope gradient at `w_t^(g)`, `G_t = (lambda/m) sum_i (w_t^(g) - w*^(i)(w_t^(g)))
+    /// = (lambda/m) sum_i (A_i + lambda I)^{-1} A_i [e_t]_g` (it vanishes at `w~^(g)` and is
+    /// linear): each term from `[e_t]_g`, not from the models.
+    pub gradient: DVector<f64>,
+    /// The server's step `w_{t+1}^(g) - w_t^(g) = (gamma lambda/m) sum_i delta_{t,K}^(i)`, as the
+    /// round adds it (not the difference of two global models).
+    pub step: DVector<f64>,
 }
 
 /// Algorithm 1's rounds `t = 1..=rounds` as deviations from its fixed point: `e_t = z_t - z~`
-/// propagated by the round's linear part, `e_{t+1} = M e_t` (the round of the instance with
-/// every `b_i = 0`). No step subtracts two nearly equal iterates, so each distance keeps its
-/// relative accuracy also where `z_t` agrees with `z~` to ten digits; the difference `z_t - z~`
-/// of the iterates themselves keeps only `eps ||z~|| / ||z_t - z~||` of it.
+/// propagated by the round's linear part (the round of the instance with every `b_i = 0`), in the
+/// relative coordinates of [`alg1_relative_round`]. No step subtracts two nearly equal iterates,
+/// so each distance keeps its relative accuracy also where `z_t` agrees with `z~` to ten digits
+/// (the difference `z_t - z~` of the iterates themselves keeps only `eps ||z~|| / ||z_t - z~||` of
+/// it), and where `lambda` is large beside `L` (the local models' differences from the global one
+/// are propagated, never formed from the models).
 pub fn alg1_deviations(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -> Vec<Alg1Deviation> {
     let (d, m) = (inst.d, inst.m());
     let sol = inst.solve(p.lambda);
     let lin = homogeneous(inst);
-    let round = Alg1Round { inst: &lin, params: *p };
-    let all: Vec<usize> = (0..m).collect();
     let contractions: Vec<DMatrix<f64>> = (0..m).map(|i| local_contraction(inst, i, p)).collect();
-    let mut dev = z0 - initial_state(&sol.global, &sol.locals);
+    let mut dev = to_relative(&(z0 - initial_state(&sol.global, &sol.locals)), d);
     let mut out = Vec::with_capacity(rounds);
     for _ in 0..rounds {
-        let next = round.apply(&dev, &all, &[]);
         let global = block(&dev, 0, d);
-        let locals: Vec<DVector<f64>> = (0..m).map(|i| block(&next, i + 1, d)).collect();
-        let residuals = (0..m).map(|i| &contractions[i] * (block(&dev, i + 1, d) - lin.prox(i, p.lambda, &global))).collect();
-        out.push(Alg1Deviation { global, locals, residuals });
+        let Alg1Step { next, deltas, shift } = alg1_relative_round(&lin, p, &dev);
+        let locals = deltas.iter().map(|delta| &global + delta).collect();
+        // `w_t^(g) - w*^(i)(w_t^(g))` of the deviations, `(A_i + lambda I)^{-1} A_i [e_t]_g`.
+        let displacements: Vec<DVector<f64>> = (0..m).map(|i| lin.prox_displacement(i, p.lambda, &global)).collect();
+        // The start's residual `[e_t]_i - lambda (A_i + lambda I)^{-1} [e_t]_g` is
+        // `delta_i + (A_i + lambda I)^{-1} A_i [e_t]_g`: no two near-equal vectors subtracted.
+        let residuals = (0..m).map(|i| &contractions[i] * (block(&dev, i + 1, d) + &displacements[i])).collect();
+        let gradient = displacements.iter().fold(DVector::zeros(d), |acc, x| acc + x) * (p.lambda / m as f64);
+        out.push(Alg1Deviation { global, locals, residuals, gradient, step: shift });
         dev = next;
     }
     out
 }
 
-/// `(I - eta (A_i + lambda I))^K`: client `i`'s `K` local steps on the distance to their
-/// target `w*^(i)(w_g)` at a fixed `w_g`.
+/// `(I - eta (A_i + lambda I))^K`, the step formed as `(1 - eta lambda) I - eta A_i` with `1 - eta
+/// lambda` in one rounding (`A_i + lambda I` would round `A_i` away where `lambda` is large):
+/// client `i`'s `K` local steps on the distance to their target `w*^(i)(w_g)` at a fixed `w_g`.
 fn local_contraction(inst: &Instance, i: usize, p: &Params) -> DMatrix<f64> {
     let d = inst.d;
-    let step = DMatrix::identity(d, d) - (&inst.clients[i].a + DMatrix::identity(d, d) * p.lambda) * p.eta;
+    let step = DMatrix::identity(d, d) * (-p.eta).mul_add(p.lambda, 1.0) - &inst.clients[i].a * p.eta;
     (0..p.k).fold(DMatrix::identity(d, d), |acc, _| &step * acc)
 }
 
@@ -322,19 +392,18 @@ pub fn alg1_spectral_radius(inst: &Instance, p: &Params) -> Option<f64> {
     Some(schur.complex_eigenvalues().iter().map(|e| e.norm()).fold(0.0, crate::engine::nan_max)).filter(|r| r.is_finite())
 }
 
-/// The linear part `M` of one round of Algorithm 1 on the state `z = (w^(g), w^(i))`: its columns
-/// are the round of the instance with every `b_i = 0` applied to unit vectors (no constant part
-/// is subtracted from them).
+/// The linear part `M` of one round of Algorithm 1 on the relative state `(w^(g), w^(i) -
+/// w^(g))` of [`alg1_relative_round`]: its columns are the round of the instance with every `b_i =
+/// 0` applied to unit vectors. It is similar to the linear part on `(w^(g), w^(i))` (same
+/// eigenvalues), whose entries of size `gamma lambda` cancel to the round's contraction.
 pub fn alg1_linear_part(inst: &Instance, p: &Params) -> DMatrix<f64> {
     let lin = homogeneous(inst);
-    let round = Alg1Round { inst: &lin, params: *p };
-    let dim = round.state_dim();
-    let all: Vec<usize> = (0..inst.m()).collect();
+    let dim = (inst.m() + 1) * inst.d;
     let cols: Vec<DVector<f64>> = (0..dim)
         .map(|j| {
             let mut e = DVector::zeros(dim);
             e[j] = 1.0;
-            round.apply(&e, &all, &[])
+            alg1_relative_round(&lin, p, &e).next
         })
         .collect();
     DMatrix::from_columns(&cols)

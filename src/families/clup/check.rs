@@ -14,8 +14,8 @@ use crate::error::{require_step, Error, Result};
 use crate::verdict::{evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
 use super::algorithm::{
-    alg1_deviations, alg1_linear_part, alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, Alg2Run, Batches,
-    Params, MAX_BATCH_OUTCOMES,
+    alg1_deviations, alg1_linear_part, alg1_lyapunov, alg1_spectral_radius, block, initial_state, per_round_outcomes, run_alg1, run_alg2, to_relative, Alg2Run,
+    Batches, Params, MAX_BATCH_OUTCOMES,
 };
 use super::ball_scaling;
 use super::bounds::{self, Opt, Stat};
@@ -685,11 +685,12 @@ pub fn error_curve(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> 
     let sol = inst.solve(p.lambda);
     let target = initial_state(&sol.global, &sol.locals);
     let d = inst.d;
-    let mut dz = z0 - target;
+    // The deviation in the relative coordinates of `a`: `[dz]_i = [dy]_g + [dy]_i`.
+    let mut dz = to_relative(&(z0 - target), d);
     let mut curve = Vec::new();
     for _ in 1..=SWEEP_ROUND_CAP {
         let g = dz.rows(0, d).norm_squared();
-        let l = (0..inst.m()).map(|i| dz.rows((i + 1) * d, d).norm_squared()).fold(0.0, f64::max);
+        let l = (0..inst.m()).map(|i| (dz.rows(0, d) + dz.rows((i + 1) * d, d)).norm_squared()).fold(0.0, f64::max);
         let e = if g.is_nan() || l.is_nan() { f64::NAN } else { g.max(l) };
         curve.push(e);
         if e.is_nan() || e <= eps {
@@ -1374,16 +1375,13 @@ fn lemma4(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 /// with the floor as its reason, never a claim left out of the report.
 fn lemma5(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let (inst, s) = (c.inst(), c.s);
-    let (d, m) = (inst.d, inst.m());
-    let states = run_alg1(inst, &c.p, &c.z0, s.rounds);
-    let q = (1.0 - c.p.eta * (c.c0.mu + c.p.lambda)).powf(c.p.k as f64);
+    let devs = alg1_deviations(inst, &c.p, &c.z0, s.rounds);
+    let q = lemmas::lemma5_factor(&c.p, c.c0.mu);
     let (mut sides, mut points) = (Vec::new(), Vec::new());
     let floor = lemmas::LEMMA_FLOOR * model_scale(c);
     for t in 1..s.rounds {
-        let (g_now, l_now) = lemmas::round_models(&states, t, d, m);
-        let (g_next, l_next) = lemmas::round_models(&states, t + 1, d, m);
-        for i in 0..m {
-            let (lhs, rhs) = lemmas::lemma5_sides(inst, &c.p, q, (&g_now, &l_now[i]), (&g_next, &l_next[i]), i);
+        for i in 0..inst.m() {
+            let (lhs, rhs) = lemmas::lemma5_sides(inst, c.p.lambda, q, &devs[t - 1], &devs[t], i);
             if lhs < floor {
                 continue;
             }
@@ -1401,14 +1399,11 @@ fn lemma5(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
 /// w~^(g)||^2` stays above [`lemmas::LEMMA_FLOOR`] times the models' squared scale.
 fn lemma6(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let (inst, s) = (c.inst(), c.s);
-    let (d, m) = (inst.d, inst.m());
-    let states = run_alg1(inst, &c.p, &c.z0, s.rounds);
+    let devs = alg1_deviations(inst, &c.p, &c.z0, s.rounds);
     let (mut sides, mut points) = (Vec::new(), Vec::new());
     let floor = lemmas::LEMMA_FLOOR * model_scale(c);
     for t in 1..s.rounds {
-        let (wg, locals) = lemmas::round_models(&states, t, d, m);
-        let next = block(&states[t], 0, d);
-        let (lhs, rhs) = lemmas::lemma6_sides(inst, &c.o, &c.sol.global, &wg, &locals, &next);
+        let (lhs, rhs) = lemmas::lemma6_sides(&c.o, &devs[t - 1], &devs[t]);
         if lhs < floor {
             break;
         }

@@ -4,7 +4,7 @@
 
 use nalgebra::DVector;
 
-use super::algorithm::{block, Params};
+use super::algorithm::{Alg1Deviation, Params};
 use super::bounds::{self, Opt};
 use super::model::Instance;
 
@@ -37,42 +37,49 @@ pub fn lemma3_sides(d: &Instance, mu: f64, lambda: f64) -> Vec<(f64, f64)> {
     (0..d.m()).map(|i| (d.prox_displacement(i, lambda, &sol.global).norm(), 2.0 * grad(i).norm() / (mu + lambda))).collect()
 }
 
-/// Algorithm 1's quantities at round `t` (1-based) from its states `s_t = (w_t^(g), w_{t-1,K})`
-/// ([`super::algorithm::run_alg1`]): `w_t^(g)` and the local models `w_{t,K}^(i)` after its `K`
-/// steps.
-pub fn round_models(states: &[DVector<f64>], t: usize, d: usize, m: usize) -> (DVector<f64>, Vec<DVector<f64>>) {
-    (block(&states[t - 1], 0, d), (0..m).map(|i| block(&states[t], i + 1, d)).collect())
+/// `q = (1 - eta mu_l)^K`, `mu_l = mu + lambda`, of Lemma 5, the factor `1 - eta lambda - eta mu`
+/// with `1 - eta lambda` in one rounding (with `eta lambda` near 1 a rounded product would leave it
+/// accurate only to `eps/(1 - eta lambda)`).
+pub fn lemma5_factor(p: &Params, mu: f64) -> f64 {
+    ((-p.eta).mul_add(p.lambda, 1.0) - p.eta * mu).powf(p.k as f64)
 }
 
-/// Lemma 5's sides on one client between rounds `t` and `t + 1` (003:L958, with (111)'s index):
-/// `e_{t+1}^(i)` and `q (sqrt(e_t^(i)) + sqrt(D))^2`, `q = (1 - eta mu_l)^K`, `D =
-/// ||w_*^(i)(w_{t+1}^(g)) - w_*^(i)(w_t^(g))||^2`: the right side at its minimizing `eps =
-/// sqrt(D/e_t)`, since `min_eps (1 + eps) a + (1 + 1/eps) b = (sqrt a + sqrt b)^2`.
-pub fn lemma5_sides(inst: &Instance, p: &Params, q: f64, now: (&DVector<f64>, &DVector<f64>), next: (&DVector<f64>, &DVector<f64>), i: usize) -> (f64, f64) {
-    let (star_now, star_next) = (inst.prox(i, p.lambda, now.0), inst.prox(i, p.lambda, next.0));
-    let e_now = (now.1 - &star_now).norm_squared();
-    let e_next = (next.1 - &star_next).norm_squared();
-    let drift = (&star_next - &star_now).norm_squared();
+/// Lemma 5's sides on client `i` between rounds `t` and `t + 1` (003:L958, with (111)'s index)
+/// from Algorithm 1's deviations at those rounds ([`super::algorithm::alg1_deviations`]):
+/// `e_{t+1}^(i)` and `q (sqrt(e_t^(i)) + sqrt(D))^2`, `q = (1 - eta mu_l)^K`, `e_t^(i) =
+/// ||w_{t,K}^(i) - w_*^(i)(w_t^(g))||^2` (the deviations' residual), `D = ||w_*^(i)(w_{t+1}^(g)) -
+/// w_*^(i)(w_t^(g))||^2 = ||lambda (A_i + lambda I)^{-1} s_t||^2`, `s_t` the server's step: the
+/// right side at its minimizing `eps = sqrt(D/e_t)`, since `min_eps (1 + eps) a + (1 + 1/eps) b =
+/// (sqrt a + sqrt b)^2`. No side is a difference of models (which keeps only `eps ||w|| /
+/// sqrt(e_t)` of its accuracy).
+pub fn lemma5_sides(inst: &Instance, lambda: f64, q: f64, now: &Alg1Deviation, next: &Alg1Deviation, i: usize) -> (f64, f64) {
+    let e_now = now.residuals[i].norm_squared();
+    let e_next = next.residuals[i].norm_squared();
+    let drift = inst.prox_linear(i, lambda, &now.step).norm_squared();
     (e_next, q * (e_now.sqrt() + drift.sqrt()).powi(2))
 }
 
-/// Lemma 6's sides at round `t` (003:L967): `||w_{t+1}^(g) - w~^(g)||^2` against
+/// Lemma 6's sides at round `t` (003:L967) from Algorithm 1's deviations at rounds `t` and `t + 1`
+/// ([`super::algorithm::alg1_deviations`]): `||w_{t+1}^(g) - w~^(g)||^2` against
 /// `(1 - gamma mu_g) X + gamma^3 L_g ||G^||^2 + gamma^2 D + 2 gamma sqrt(X D) - gamma^2 ||G||^2`
 /// with `X = ||w_t^(g) - w~^(g)||^2`, `G = (lambda/m) sum_i (w_t^(g) - w_*^(i)(w_t^(g)))` (Lemma
-/// 2), `G^ = (lambda/m) sum_i (w_t^(g) - w_{t,K}^(i))` (103), `D = ||G - G^||^2`: the right side
-/// at its minimizing `eps_g = sqrt(D/X)`.
-pub fn lemma6_sides(inst: &Instance, o: &Opt, target: &DVector<f64>, wg: &DVector<f64>, locals: &[DVector<f64>], next: &DVector<f64>) -> (f64, f64) {
-    let (m, lambda, gamma) = (inst.m(), o.lambda, o.gamma);
+/// 2), `G^ = (lambda/m) sum_i (w_t^(g) - w_{t,K}^(i))` (103), `D = ||G - G^||^2`, `G - G^ =
+/// (lambda/m) sum_i (w_{t,K}^(i) - w_*^(i)(w_t^(g)))` the local residuals: the right side at its
+/// minimizing `eps_g = sqrt(D/X)`. Every vector comes from the deviations, none from subtracting
+/// models (with `lambda = 1e12` that had left `G` and `G^` without a correct digit).
+pub fn lemma6_sides(o: &Opt, now: &Alg1Deviation, next: &Alg1Deviation) -> (f64, f64) {
+    let (lambda, gamma, m) = (o.lambda, o.gamma, now.residuals.len() as f64);
     let k = o.lemma1();
-    let exact = (0..m).fold(DVector::zeros(inst.d), |a, i| a + (wg - inst.prox(i, lambda, wg))) * (lambda / m as f64);
-    let approx = locals.iter().fold(DVector::zeros(inst.d), |a, w| a + (wg - w)) * (lambda / m as f64);
-    let x = (wg - target).norm_squared();
-    let dev = (&exact - &approx).norm_squared();
+    let exact = &now.gradient;
+    let gap = now.residuals.iter().fold(DVector::zeros(exact.len()), |a, r| a + r) * (lambda / m);
+    let approx = exact - &gap;
+    let x = now.global.norm_squared();
+    let dev = gap.norm_squared();
     let rhs = (1.0 - gamma * k.mu_g) * x - gamma * gamma * exact.norm_squared()
         + gamma.powi(3) * k.l_g * approx.norm_squared()
         + gamma * gamma * dev
         + 2.0 * gamma * (x * dev).sqrt();
-    ((next - target).norm_squared(), rhs)
+    (next.global.norm_squared(), rhs)
 }
 
 /// The steps of the remark after Theorem 3 on draw 0 ([`bounds::t3_remark_steps`]) with the

@@ -427,6 +427,13 @@ impl Instance {
         inverse(&h) * (&c.b + w_g * lambda)
     }
 
+    /// The linear part of [`Self::prox`], `lambda (A_i + lambda I)^{-1} v`: how `w*^(i)(.)` moves
+    /// when its argument moves by `v`.
+    pub fn prox_linear(&self, i: usize, lambda: f64, v: &DVector<f64>) -> DVector<f64> {
+        let h = &self.clients[i].a + DMatrix::identity(self.d, self.d) * lambda;
+        inverse(&h) * (v * lambda)
+    }
+
     /// `w_g - prox_{L_i/lambda}(w_g)`, evaluated without cancellation as
     /// `(A_i + lambda I)^{-1} (A_i w_g - b_i)`, which it equals since `prox(w_g) = (A_i + lambda
     /// I)^{-1} (b_i + lambda w_g)`. The subtraction `w_g - prox(w_g)` loses the digits the two
