@@ -67,6 +67,7 @@ mod main_job;
 mod never_wrong;
 mod properties;
 mod replicate_kernel;
+mod scale_invariance;
 mod search;
 mod search_coverage;
 mod search_generic;

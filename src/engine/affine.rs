@@ -39,6 +39,7 @@
 use nalgebra::{DMatrix, DVector, Dyn, Schur, SymmetricEigen, QR, SVD};
 
 use super::design::{InclusionMoments, Outcome};
+use super::lift::{coordinate_lift, lift_column, linear_column};
 use super::moments::{Moments, OwnTerm, OwnTerms, RankOne};
 use super::rows::{ChangedRows, Extent, Term};
 use super::structured::{Probed, Structure};
@@ -138,44 +139,18 @@ impl ComponentTerm {
     }
 }
 
-/// The unit vector `e_j` of length `dim`.
-fn basis(dim: usize, j: usize) -> DVector<f64> {
-    let mut e = DVector::zeros(dim);
-    e[j] = 1.0;
-    e
-}
-
-/// A noise column smaller than this times the state's magnitude is probed again with lifted noise
-/// (its unit probe would carry a relative rounding error above ~1e-10).
-const NOISE_RESOLUTION: f64 = 1.0 / (1u64 << 20) as f64;
-
-/// How many bits above the state's magnitude a lifted noise probe reaches.
-const NOISE_LIFT_BITS: i32 = 20;
-
-/// A noise column probed with unit noise, or, when it is below the resolution of a state of
-/// magnitude `scale` (its rounding error would exceed ~1e-10 of itself, or it vanished), probed
-/// again by `probe(lift)` with the noise scaled by a power of two `lift` that puts the column
-/// [`NOISE_LIFT_BITS`] above the state, and scaled back (exact: the round is linear in its noise).
-/// Up to three lifts; a column that stays 0 is 0.
-fn lift_noise_column(col: DVector<f64>, scale: f64, probe: &dyn Fn(f64) -> DVector<f64>) -> DVector<f64> {
-    let (mut col, mut lift) = (col, 1.0f64);
-    for _ in 0..3 {
-        let size = col.amax();
-        if size * lift >= NOISE_RESOLUTION * scale {
-            break;
-        }
-        let bits = if size > 0.0 { (scale / size).log2().ceil() as i32 + NOISE_LIFT_BITS } else { lift.log2() as i32 + 64 };
-        lift = 2f64.powi(bits.clamp(1, f64::MAX_EXP - 2));
-        col = probe(lift);
-    }
-    col
-}
-
 /// `scale e_l` as a noise vector of length `len`.
 fn unit_noise(len: usize, l: usize, scale: f64) -> Vec<f64> {
     let mut noise = vec![0.0; len];
     noise[l] = scale;
     noise
+}
+
+/// The magnitude each coordinate is probed at ([`coordinate_lift`]): from the largest of its
+/// entries in `sizes` (the round's constants, the origin of the probe).
+fn coordinate_lifts(sizes: &[&DVector<f64>]) -> Vec<f64> {
+    let dim = sizes.first().map_or(0, |v| v.len());
+    (0..dim).map(|j| coordinate_lift(sizes.iter().map(|v| v[j].abs()).fold(0.0, f64::max))).collect()
 }
 
 /// A test value for state coordinate `j` of [`read_columns`]: in `[1, 2)`, different for every
@@ -192,12 +167,12 @@ fn test_value(j: usize) -> f64 {
 /// component that reads `c` of `D` columns costs about `2 c log2(D / c)` calls instead of `D`.
 /// Exact for a round with a diagonal base map, whose probes of coordinates a component does not
 /// touch cancel exactly; a column kept by rounding is probed and kept as the dense probe keeps it.
-fn read_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>) -> Vec<usize> {
+fn read_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>, lifts: &[f64]) -> Vec<usize> {
     let dim = round.state_dim();
     let mut out = Vec::new();
     let mut ranges = vec![(0, dim)];
     while let Some((lo, hi)) = ranges.pop() {
-        if hi <= lo || !reads_where(round, i, b_zero, &|j| (lo..hi).contains(&j)) {
+        if hi <= lo || !reads_where(round, i, b_zero, lifts, &|j| (lo..hi).contains(&j)) {
             continue;
         }
         if hi - lo == 1 {
@@ -213,11 +188,13 @@ fn read_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>) 
 }
 
 /// Whether component `i` reads any of the coordinates `on` selects: the round with `i` alone,
-/// from a state holding [`test_value`]s there and 0 elsewhere, differs from the round without it
-/// by more than its constant `b_zero`.
-fn reads_where(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>, on: &dyn Fn(usize) -> bool) -> bool {
+/// from a state holding [`test_value`]s there, each times its coordinate's magnitude `lifts[j]`
+/// ([`coordinate_lift`]: a read of a unit value of a coordinate in units of `1e16` may change no
+/// bit of the output), and 0 elsewhere, differs from the round without it by more than its
+/// constant `b_zero`.
+fn reads_where(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>, lifts: &[f64], on: &dyn Fn(usize) -> bool) -> bool {
     let quiet = vec![0.0; round.noise_per_component()];
-    let z = DVector::from_fn(round.state_dim(), |j, _| if on(j) { test_value(j) } else { 0.0 });
+    let z = DVector::from_fn(round.state_dim(), |j, _| if on(j) { test_value(j) * lifts[j] } else { 0.0 });
     let diff = round.apply(&z, &[i], &quiet) - round.apply(&z, &[], &[]) - b_zero;
     diff.iter().any(|x| *x != 0.0)
 }
@@ -225,15 +202,15 @@ fn reads_where(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>, o
 /// The columns component `i` may read: the round's declaration ([`RandomAffineRound::reads`])
 /// when one probe of every other coordinate finds none of them read, else by bisection
 /// ([`read_columns`]).
-fn candidate_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>) -> Vec<usize> {
+fn candidate_columns(round: &dyn RandomAffineRound, i: usize, b_zero: &DVector<f64>, lifts: &[f64]) -> Vec<usize> {
     if let Some(mut declared) = round.reads(i) {
         declared.sort_unstable();
         declared.dedup();
-        if !reads_where(round, i, b_zero, &|j| declared.binary_search(&j).is_err()) {
+        if !reads_where(round, i, b_zero, lifts, &|j| declared.binary_search(&j).is_err()) {
             return declared;
         }
     }
-    read_columns(round, i, b_zero)
+    read_columns(round, i, b_zero, lifts)
 }
 
 impl ComponentTerm {
@@ -251,21 +228,27 @@ impl ComponentTerm {
         let zero = DVector::zeros(dim);
         let quiet = vec![0.0; noise_len];
         let b_zero = round.apply(&zero, &[i], &quiet) - base_zero;
-        let candidates = if diagonal_base { candidate_columns(round, i, &b_zero) } else { (0..dim).collect() };
+        let point = constant.map_or(&zero, |(origin, _)| origin);
+        let lifts = coordinate_lifts(&[base_zero, &b_zero, point]);
+        let candidates = if diagonal_base { candidate_columns(round, i, &b_zero, &lifts) } else { (0..dim).collect() };
         let a_cols: Vec<(usize, DVector<f64>)> = candidates
             .into_iter()
             .map(|j| {
-                let e = basis(dim, j);
-                (j, round.apply(&e, &[i], &quiet) - round.apply(&e, &[], &[]) - &b_zero)
+                // `round(z, {i}) - round(z, {}) - b_i`, lifted where `b_i` or the base swamps it.
+                let difference = |z: &DVector<f64>| {
+                    let (with, without) = (round.apply(z, &[i], &quiet), round.apply(z, &[], &[]));
+                    let scale = with.amax().max(without.amax());
+                    (with - without - &b_zero, scale)
+                };
+                (j, linear_column(dim, j, lifts[j], &difference))
             })
             .collect();
-        let point = constant.map_or(&zero, |(origin, _)| origin);
         let quiet_at = round.apply(point, &[i], &quiet);
         let scale = quiet_at.amax().max(point.amax()).max(1.0);
         let w_cols: Vec<DVector<f64>> = (0..noise_len)
             .map(|l| {
                 let col = round.apply(&zero, &[i], &unit_noise(noise_len, l, 1.0)) - base_zero - &b_zero;
-                lift_noise_column(col, scale, &|lift| (round.apply(point, &[i], &unit_noise(noise_len, l, lift)) - &quiet_at) / lift)
+                lift_column(col, scale, &|lift| (round.apply(point, &[i], &unit_noise(noise_len, l, lift)) - &quiet_at) / lift)
             })
             .collect();
         let b = match constant {
@@ -421,13 +404,20 @@ fn support(v: &DVector<f64>) -> impl Iterator<Item = usize> + '_ {
 
 /// The linear part `A0` of the round with no component active, probed column by column and
 /// kept as its diagonal while no column has an entry off it.
-fn probe_base(round: &dyn RandomAffineRound, base_zero: &DVector<f64>) -> BaseLinear {
+fn probe_base(round: &dyn RandomAffineRound, base_zero: &DVector<f64>, origin: &DVector<f64>) -> BaseLinear {
     let dim = round.state_dim();
+    let lifts = coordinate_lifts(&[base_zero, origin]);
     let mut diagonal = DVector::zeros(dim);
+    // `round(z, {}) - round(0, {})`, lifted where the round's constant swamps it.
+    let difference = |z: &DVector<f64>| {
+        let v = round.apply(z, &[], &[]);
+        let scale = v.amax().max(base_zero.amax());
+        (v - base_zero, scale)
+    };
     for j in 0..dim {
-        let col = round.apply(&basis(dim, j), &[], &[]) - base_zero;
+        let col = linear_column(dim, j, lifts[j], &difference);
         if support(&col).any(|r| r != j) {
-            let cols: Vec<DVector<f64>> = (0..dim).map(|k| round.apply(&basis(dim, k), &[], &[]) - base_zero).collect();
+            let cols: Vec<DVector<f64>> = (0..dim).map(|k| linear_column(dim, k, lifts[k], &difference)).collect();
             return BaseLinear::Dense(DMatrix::from_columns(&cols));
         }
         diagonal[j] = col[j];
@@ -464,7 +454,7 @@ impl RoundMaps {
         let base_zero = round.apply(&zero, &[], &[]);
         let base_origin = if at_zero { base_zero.clone() } else { round.apply(origin, &[], &[]) };
         let c0 = &base_origin - origin;
-        let base = probe_base(round, &base_zero);
+        let base = probe_base(round, &base_zero, origin);
         let diagonal = matches!(base, BaseLinear::Diagonal(_));
 
         let mut a_sum = DMatrix::zeros(dim, dim);

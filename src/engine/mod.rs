@@ -9,6 +9,7 @@ pub mod affine;
 pub mod column_order;
 pub mod design;
 pub mod interval;
+pub(crate) mod lift;
 pub mod moments;
 pub mod monte_carlo;
 pub mod observable;

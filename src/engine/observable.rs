@@ -49,16 +49,17 @@ impl Observable {
     }
 
     /// Probes an affine function `f` of the state (of length `dim`) for its map: `o = f(0)`,
-    /// column `j` of `M` is `f(e_j) - f(0)`. `rows` is the length of `f`'s value.
+    /// column `j` of `M` is `f(e_j) - f(0)`, probed again at a multiple of `e_j` where `f(0)` is
+    /// so large that the difference would lose the column's digits (lifted: the engine's `lift` module). `rows` is
+    /// the length of `f`'s value.
     pub fn probe(dim: usize, rows: usize, f: &dyn Fn(&DVector<f64>) -> DVector<f64>) -> Self {
         let offset = f(&DVector::zeros(dim));
-        let cols: Vec<DVector<f64>> = (0..dim)
-            .map(|j| {
-                let mut e = DVector::zeros(dim);
-                e[j] = 1.0;
-                f(&e) - &offset
-            })
-            .collect();
+        let difference = |z: &DVector<f64>| {
+            let v = f(z);
+            let scale = v.amax().max(offset.amax());
+            (v - &offset, scale)
+        };
+        let cols: Vec<DVector<f64>> = (0..dim).map(|j| super::lift::linear_column(dim, j, 1.0, &difference)).collect();
         let map = if cols.is_empty() { DMatrix::zeros(rows, 0) } else { DMatrix::from_columns(&cols) };
         Self::new(map, offset)
     }

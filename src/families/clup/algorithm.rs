@@ -574,13 +574,13 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
                             block(&z, i + 1, d)
                         };
                         let c = f(&DVector::zeros(2 * d));
-                        let cols: Vec<DVector<f64>> = (0..2 * d)
-                            .map(|j| {
-                                let mut e = DVector::zeros(2 * d);
-                                e[j] = 1.0;
-                                f(&e) - &c
-                            })
-                            .collect();
+                        // `f(e_j) - c`, lifted where the labels' constant swamps the column.
+                        let difference = |u: &DVector<f64>| {
+                            let v = f(u);
+                            let scale = v.amax().max(c.amax());
+                            (v - &c, scale)
+                        };
+                        let cols: Vec<DVector<f64>> = (0..2 * d).map(|j| crate::engine::lift::linear_column(2 * d, j, 1.0, &difference)).collect();
                         (DMatrix::from_columns(&cols), c)
                     })
                     .collect()
