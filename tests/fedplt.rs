@@ -302,13 +302,13 @@ fn an_alignment_ratio_decided_by_rounding_is_not_decided() {
     // either sign. It is within rounding, so it decides nothing.
     let mut w = w_star.clone();
     w[unmasked] += 1.0;
-    assert_eq!(alignment_ratio(&inst, k, &w, &w_star), Some(0.0));
+    assert_eq!(alignment_ratio(&inst, k, &w, &w_star).value(), Some(0.0));
     assert!(masked_within_rounding(&inst, k, &w, &w_star));
     // Negative control: a masked coordinate 1e-9 (relative) away is a real distance, decided.
     let masked = (0..w_star.len()).find(|&i| inst.masks[k][i] != 0.0).unwrap();
     w[masked] += 1e-9 * (1.0 + w_star[masked].abs());
     assert!(!masked_within_rounding(&inst, k, &w, &w_star));
-    assert!(alignment_ratio(&inst, k, &w, &w_star).is_some_and(|r| r != 0.0));
+    assert!(alignment_ratio(&inst, k, &w, &w_star).value().is_some_and(|r| r != 0.0));
 }
 
 #[test]
@@ -362,7 +362,7 @@ fn assumption_6_for_all_w_is_decided_by_the_masked_symmetric_part() {
     match decide(&partial, &ws) {
         A6ForAllW::Fails { client, x, rho, lambda_min: Some(l) } => {
             assert!(l < 0.0, "{l}");
-            let direct = alignment_ratio(&partial, client, &(&ws + DVector::from_column_slice(&x)), &ws).unwrap();
+            let direct = alignment_ratio(&partial, client, &(&ws + DVector::from_column_slice(&x)), &ws).value().unwrap();
             assert!(direct < 0.0 && (direct - rho).abs() <= 1e-9 * rho.abs().max(1.0), "{direct} vs {rho}");
         }
         other => panic!("A6 must fail on a proper mask: {other:?}"),

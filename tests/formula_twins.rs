@@ -245,6 +245,7 @@ fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
         rho_min,
         alignment_failure: None,
         alignment_within_rounding: 0,
+        alignment_overflow: None,
         schedule,
         schedule_z_consistent: rng.gen_bool(0.8),
         limit_gap: constant(rng, 1e-6, 1.0),

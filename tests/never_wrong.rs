@@ -294,3 +294,32 @@ fn a_comparison_below_the_resolution_of_double_precision_is_inconclusive() {
         assert!(verdict.starts_with("holds"), "{distance}: {verdict}");
     }
 }
+
+/// FedPLT's example at `eta = 1000 / L` overflows by round 52. Assumption 6 along the run is
+/// measured on the points before the overflow and the run's JSON says where it overflowed; the
+/// overflow is not read as Assumption 6 failing ("rho_k undefined (its denominator ... is 0)" had
+/// made FEDPLT-LIMIT, a claim about the small-step limit, not applicable). Control: at `eta = 0.1
+/// / L` nothing overflows and the rows are those of the card's example.
+#[test]
+fn a_fedplt_run_that_overflows_is_not_an_assumption_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fedplt-explicit.toml")).unwrap();
+    let at = |factor: &str| {
+        let file = dir.path().join(format!("plt-{factor}.toml"));
+        let out = dir.path().join(format!("plt-{factor}.json"));
+        std::fs::write(&file, example.replace("constant_over_l = 0.1", &format!("constant_over_l = {factor}"))).unwrap();
+        let (code, _, stderr) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let row = |json: &serde_json::Value, id: &str| json["verdicts"].as_array().unwrap().iter().find(|v| v["claim"] == id).cloned().expect("a row");
+    let overflowed = at("1000");
+    assert!(overflowed["overflow"]["round"].as_u64().is_some(), "the JSON says where the run overflowed: {}", overflowed["overflow"]);
+    assert!(overflowed["alignment_failure"].is_null(), "an overflow is not an alignment failure: {}", overflowed["alignment_failure"]);
+    let limit = row(&overflowed, "FEDPLT-LIMIT");
+    assert_eq!(limit["verdict"], "holds", "{limit}");
+    assert!(!limit.to_string().contains("denominator"), "{limit}");
+    let sound = at("0.1");
+    assert!(sound.get("overflow").is_none(), "control: nothing overflows at 0.1 / L");
+    assert_eq!(row(&sound, "FEDPLT-LIMIT")["verdict"], "holds");
+}

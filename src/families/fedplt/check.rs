@@ -281,6 +281,7 @@ fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool)
         rho_min: run.alignment.min,
         alignment_failure: run.alignment.first_failure,
         alignment_within_rounding: run.alignment.within_rounding,
+        alignment_overflow: run.alignment.first_overflow,
         schedule: run.schedule,
         schedule_z_consistent: z_consistent,
         limit_gap: run.measured.limit_gap * run.measured.limit_gap,

@@ -48,6 +48,10 @@ pub struct Inputs {
     pub alignment_failure: Option<(usize, usize, u64, f64)>,
     /// Points of the run where rho_k was not decided (the mask's coordinates within rounding of W*).
     pub alignment_within_rounding: usize,
+    /// Where the run first overflowed (round, client, sample path), if it did: A6 is measured on
+    /// the points before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alignment_overflow: Option<(usize, usize, u64)>,
     pub schedule: Schedule,
     /// Whether a decaying schedule's `z` is the paper's `z` of this run.
     pub schedule_z_consistent: bool,
@@ -431,8 +435,18 @@ impl FedPltClaim {
         vec![Self::a5_check(x), Self::a6_check(x)]
     }
 
-    /// Assumption 6 along the run: `rho_k > 0` at every point the sample paths visit.
+    /// Assumption 6 along the run: `rho_k > 0` at every point the sample paths visit, up to the
+    /// first that overflowed (where nothing is measured, and which the detail names).
     fn a6_check(x: &Inputs) -> ConditionCheck {
+        let mut check = Self::a6_measured(x);
+        if let Some((t, k, r)) = x.alignment_overflow {
+            check.detail = format!("{}; the run overflowed at round {t}, client {k}, sample path {r}: rho_k is measured on the points before it", check.detail);
+        }
+        check
+    }
+
+    /// Assumption 6 on the points of the run that were measured.
+    fn a6_measured(x: &Inputs) -> ConditionCheck {
         let rho = fmt_num(x.rho_min);
         let (holds, detail) = match (x.alignment_failure, x.alignment_within_rounding) {
             (None, 0) => (true, format!("rho_ = {rho} (measured)")),

@@ -196,6 +196,10 @@ pub struct Alignment {
     /// Where a ratio was not positive or undefined (its denominator 0), if anywhere: round,
     /// client, replicate and value.
     pub first_failure: Option<AlignmentFailure>,
+    /// Where a sample path first overflowed (its iterates or gradients not finite), if one did:
+    /// A6 is measured on the points before it only.
+    #[serde(skip)]
+    pub first_overflow: Option<Overflow>,
     /// Points where every coordinate the client's mask sees was within rounding of `W*`: the
     /// ratio was not decided there ([`masked_within_rounding`]).
     #[serde(skip)]
@@ -225,16 +229,41 @@ pub fn at_optimum(w: &DVector<f64>, w_star: &DVector<f64>) -> bool {
     distance.is_finite() && distance <= super::prec::AT_OPTIMUM * w.norm().max(w_star.norm())
 }
 
-/// `rho_k(W) = <m_k .* grad F_k(W), W - W*> / <grad F_k(W), W - W*>`; `None` when the denominator
-/// vanishes (relative to `||grad|| ||W - W*||`), where the ratio is undefined.
-pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVector<f64>) -> Option<f64> {
+/// `rho_k(W)` at one point ([`alignment_ratio`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ratio {
+    /// The ratio.
+    Value(f64),
+    /// The denominator vanishes (relative to `||grad|| ||W - W*||`): the ratio is undefined.
+    Undefined,
+    /// The point, its gradient or their product is not finite (the run overflowed): nothing is
+    /// measured there.
+    Overflow,
+}
+
+impl Ratio {
+    /// The ratio where it is one.
+    pub fn value(self) -> Option<f64> {
+        match self {
+            Ratio::Value(v) => Some(v),
+            Ratio::Undefined | Ratio::Overflow => None,
+        }
+    }
+}
+
+/// `rho_k(W) = <m_k .* grad F_k(W), W - W*> / <grad F_k(W), W - W*>` (001:L151-155).
+pub fn alignment_ratio(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVector<f64>) -> Ratio {
     let g = inst.gradient(k, w);
     let x = w - w_star;
     let den = g.dot(&x);
-    if den.abs() <= super::prec::ALIGNMENT_DENOMINATOR * g.norm() * x.norm() || !den.is_finite() {
-        return None;
+    let num = g.component_mul(&inst.masks[k]).dot(&x);
+    if !den.is_finite() || !num.is_finite() || !(g.norm() * x.norm()).is_finite() {
+        Ratio::Overflow
+    } else if den.abs() <= super::prec::ALIGNMENT_DENOMINATOR * g.norm() * x.norm() {
+        Ratio::Undefined
+    } else {
+        Ratio::Value(num / den)
     }
-    Some(g.component_mul(&inst.masks[k]).dot(&x) / den)
 }
 
 impl Alignment {
@@ -263,8 +292,12 @@ pub fn report_horizons(rounds: usize) -> Vec<usize> {
 }
 
 /// One sample path's record: per-round smallest ratio per client, `||W^t - W*||^2`, the first
-/// failure of A6, and the points not decided (within rounding of `W*`).
-type PathRecord = (Vec<Vec<f64>>, Vec<f64>, Option<AlignmentFailure>, usize, PsiStepTally);
+/// failure of A6, the points not decided (within rounding of `W*`), and the first point that
+/// overflowed.
+type PathRecord = (Vec<Vec<f64>>, Vec<f64>, Option<AlignmentFailure>, usize, PsiStepTally, Option<Overflow>);
+
+/// Where a sample path first overflowed: round, client and replicate.
+pub type Overflow = (usize, usize, u64);
 
 /// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
 /// alignment ratios and the psi step of Part 2 ([`super::psi_step`]) at every point a gradient is
@@ -277,7 +310,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
         let mut w = inst.initial.clone();
         let mut per_round = Vec::with_capacity(rounds);
         let mut distance = Vec::with_capacity(rounds + 1);
-        let (mut failure, mut rounding) = (None, 0);
+        let (mut failure, mut rounding, mut overflow) = (None, 0, None);
         let mut step = PsiStepTally::new(psi_floors(inst, psi));
         for t in 0..rounds {
             distance.push((&w - w_star).norm_squared());
@@ -286,17 +319,30 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
             let mut low = vec![f64::INFINITY; inst.clients()];
             for (k, nk) in noise.iter().enumerate() {
                 for x in &round.local_iterates(k, &w, nk)[..tau] {
+                    if !x.iter().all(|v| v.is_finite()) {
+                        overflow.get_or_insert((t, k, r));
+                        continue;
+                    }
                     if masked_within_rounding(inst, k, x, w_star) {
                         rounding += 1;
                         continue;
                     }
                     step.record(inst, psi, k, x, w_star, (t, r));
-                    let rho = alignment_ratio(inst, k, x, w_star);
-                    low[k] = rho.map_or(low[k], |v| low[k].min(v));
-                    // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
-                    let undefined = rho.is_none() && !at_optimum(x, w_star);
-                    if failure.is_none() && (undefined || rho.is_some_and(|v| v <= 0.0)) {
-                        failure = Some((t, k, r, rho.unwrap_or(f64::NAN)));
+                    let value = match alignment_ratio(inst, k, x, w_star) {
+                        Ratio::Overflow => {
+                            overflow.get_or_insert((t, k, r));
+                            continue;
+                        }
+                        // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
+                        Ratio::Undefined if at_optimum(x, w_star) => continue,
+                        Ratio::Undefined => f64::NAN,
+                        Ratio::Value(v) => {
+                            low[k] = low[k].min(v);
+                            v
+                        }
+                    };
+                    if failure.is_none() && !(value > 0.0) {
+                        failure = Some((t, k, r, value));
                     }
                 }
             }
@@ -306,7 +352,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
             w = round.apply(&w, &active, &flat);
         }
         distance.push((&w - w_star).norm_squared());
-        (per_round, distance, failure, rounding, step)
+        (per_round, distance, failure, rounding, step, overflow)
     });
     let per_round_client_min: Vec<Vec<f64>> =
         (0..rounds).map(|t| (0..inst.clients()).map(|k| paths.iter().map(|p| p.0[t][k]).fold(f64::INFINITY, f64::min)).collect()).collect();
@@ -314,6 +360,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
     let min = per_round_min.iter().copied().fold(f64::INFINITY, f64::min);
     let first_failure = paths.iter().filter_map(|p| p.2).min_by_key(|f| (f.0, f.2, f.1));
     let within_rounding = paths.iter().map(|p| p.3).sum();
+    let first_overflow = paths.iter().filter_map(|p| p.5).min_by_key(|f| (f.0, f.2, f.1));
     let mut psi_step = PsiStepTally::new(psi_floors(inst, psi));
     paths.iter().for_each(|p| psi_step.merge(&p.4));
     if !deterministic {
@@ -324,6 +371,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
         per_round_client_min,
         min,
         first_failure,
+        first_overflow,
         within_rounding,
         replicates,
         distance_paths: paths.into_iter().map(|p| p.1).collect(),
