@@ -341,7 +341,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
                             v
                         }
                     };
-                    if failure.is_none() && !(value > 0.0) {
+                    if failure.is_none() && (value.is_nan() || value <= 0.0) {
                         failure = Some((t, k, r, value));
                     }
                 }
