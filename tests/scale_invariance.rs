@@ -142,3 +142,80 @@ fn fedclup_runs_scale_with_labels_scaled_by_a_power_of_two() {
     let (a, b) = (fresh(&base)[4] * scale * scale, fresh(&moved)[4]);
     assert!((a - b).abs() > 1e-6 * a, "control: one label moved by 1% changes the moments ({a} against {b})");
 }
+
+/// FedPLT on two clients with a shared optimum `(s, 2s)`, noise `0.1 s` and `W^0 = 0`: every
+/// quantity scales by `s^2`. At `s = 1e16` the gradients `H (W - W*)` had been probed beside
+/// `H W*` of `1e16`, where a unit change rounds away: the gradient observables came out 0, the
+/// run's `G^2` was `1.7e-31 s^2` against `4.25 s^2`, and FEDPLT-DIV-L592~global-gradient
+/// "held" where it is violated. Control: at `s = 1` the row is violated.
+#[test]
+fn fedplt_gradients_far_from_the_origin_keep_their_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |s: f64| {
+        format!(
+            r#"family = "fedplt"
+name = "far"
+rounds = 50
+replicates = 1
+seed = 3
+tau = 1
+gradient = "sgd"
+
+[step]
+constant_over_l = 0.1
+
+[instance]
+initial = [0.0, 0.0]
+sigma = {sigma:e}
+
+[[instance.clients]]
+weight = 0.5
+hessian = [[1.0, 0.0], [0.0, 0.5]]
+optimum = [{s:e}, {two:e}]
+mask = [1, 1]
+
+[[instance.clients]]
+weight = 0.5
+hessian = [[0.5, 0.0], [0.0, 1.0]]
+optimum = [{s:e}, {two:e}]
+mask = [1, 1]
+"#,
+            sigma = 0.1 * s,
+            two = 2.0 * s
+        )
+    };
+    let (near, far) = (run(dir.path(), "near", &file(1.0)), run(dir.path(), "far", &file(1e16)));
+    let g2 = |json: &serde_json::Value, s: f64| json["g2_empirical"].as_f64().unwrap() / (s * s);
+    assert!((g2(&near, 1.0) - 4.25).abs() < 1e-12, "{}", g2(&near, 1.0));
+    assert!((g2(&far, 1e16) - 4.25).abs() < 1e-9, "G^2 / s^2 = {} at s = 1e16", g2(&far, 1e16));
+    let empirical = |json: &serde_json::Value| {
+        json["verdicts"].as_array().unwrap().iter().find(|v| v["claim"] == "FEDPLT-DIV-L592~global-gradient").unwrap()["empirical_verdict"].clone()
+    };
+    assert_eq!(empirical(&near), "violated", "control");
+    assert_eq!(empirical(&far), "violated");
+}
+
+/// DFedPGP on a noiseless ring of three clients with `grad_u F_i = u - s`: `E||grad_u F(ubar^t)||^2`
+/// is `s^2 (1 - eta)^(4t)` whatever `s`. At `s = 1e16` the gradient's map had been probed beside
+/// its constant `s`, rounded to 0, and `Delta_ubar` stayed at `s^2` in every round. Control: the
+/// series falls at `s = 1`, and by the same factors at `s = 1e16`.
+#[test]
+fn dfedpgp_gradients_far_from_the_origin_keep_their_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |s: f64| {
+        let mut t = String::from(
+            "family = \"dpgp\"\nname = \"far\"\ntopology = { kind = \"ring\" }\nm = 3\ndu = 1\ndv = 1\nk_u = 2\nk_v = 2\nc_u = 0.4\nc_v = 1.0\nrounds = 200\nsweep = [50, 100, 200]\n\n[instance]\nsigma_u = 0.0\nsigma_v = 0.0\n",
+        );
+        for (d, lin_v, v0) in [(1.0, 0.5, 0.0), (2.0, -0.5, 1.0), (1.5, 0.0, 0.5)] {
+            t += &format!("\n[[instance.clients]]\na = [[1.0]]\nb = [[0.0]]\nd = [[{d:?}]]\nlin_u = [{s:e}]\nlin_v = [{lin_v:?}]\nv0 = [{v0:?}]\n");
+        }
+        t
+    };
+    let series =
+        |json: &serde_json::Value, s: f64| json["series"]["delta_ubar"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() / (s * s)).collect::<Vec<_>>();
+    let (near, far) = (series(&run(dir.path(), "near", &file(1.0)), 1.0), series(&run(dir.path(), "far", &file(1e16)), 1e16));
+    assert!(near[3] < 0.9 * near[0], "control: the series falls ({:?})", &near[..4]);
+    for (t, (a, b)) in near.iter().zip(&far).enumerate().take(50) {
+        assert!((a - b).abs() <= 1e-9 * a, "round {t}: {a} at s = 1, {b} at s = 1e16");
+    }
+}

@@ -62,7 +62,7 @@ pub(crate) type Difference<'a> = dyn Fn(&DVector<f64>) -> (DVector<f64>, f64) + 
 /// subtracted: at `z = s e_j` with `s = first` (the coordinate's own magnitude,
 /// [`coordinate_lift`]), and where the column is below their resolution at a larger multiple
 /// ([`lift_column`]), divided by the multiple. A column that is exactly 0 at the first probe is 0
-/// (no entry of `f` reads coordinate `j`); it is not probed again.
+/// where the values subtracted are 0 too, and is probed once more above them otherwise.
 pub(crate) fn linear_column(dim: usize, j: usize, first: f64, difference: &Difference<'_>) -> DVector<f64> {
     let at = |s: f64| {
         let mut e = DVector::zeros(dim);
@@ -72,7 +72,14 @@ pub(crate) fn linear_column(dim: usize, j: usize, first: f64, difference: &Diffe
     };
     let (col, scale) = at(first);
     if col.iter().all(|x| *x == 0.0) {
-        return col;
+        // Exactly 0 beside values that are 0 reads nothing; beside values of magnitude `scale`
+        // it may be a column they swamped (a gradient `H e_j` of 1 beside `H W*` of 1e16 rounds
+        // away): probed once more, [`LIFT_BITS`] above them.
+        if !(scale > 0.0 && scale.is_finite()) {
+            return col;
+        }
+        let bits = (scale.log2().ceil() as i32 + LIFT_BITS).clamp(1, f64::MAX_EXP - 2);
+        return at(first * 2f64.powi(bits)).0;
     }
     lift_column(col, scale, &|lift| at(first * lift).0)
 }
@@ -80,6 +87,22 @@ pub(crate) fn linear_column(dim: usize, j: usize, first: f64, difference: &Diffe
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `f(z) = z - W*` with `W* = 1e16 + 2`: the unit probe's column rounds to exactly 0 (the
+    /// spacing of `f64` at `1e16` is 2), and is probed again to 1.
+    #[test]
+    fn a_column_rounded_to_zero_beside_a_large_constant_is_probed_again() {
+        let w_star = 1e16 + 2.0;
+        let f = |z: &DVector<f64>| DVector::from_element(1, z[0] - w_star);
+        let offset = f(&DVector::zeros(1));
+        let difference = |z: &DVector<f64>| {
+            let v = f(z);
+            let scale = v.amax().max(offset.amax());
+            (v - &offset, scale)
+        };
+        assert_eq!(difference(&DVector::from_element(1, 1.0)).0[0], 0.0, "control: the unit probe rounds the column away");
+        assert_eq!(linear_column(1, 0, 1.0, &difference)[0], 1.0);
+    }
 
     /// `f(z) = A z + c` with a constant `2^40` times the column: the unit probe keeps about 12 of
     /// the column's 53 bits, the lifted one all but the last.
@@ -102,7 +125,7 @@ mod tests {
     }
 
     /// A column of ordinary size beside its constant is the unit probe, bit for bit, and a column
-    /// that is exactly 0 is not probed again.
+    /// that is exactly 0 beside values that are 0 is not probed again.
     #[test]
     fn an_ordinary_column_is_probed_once() {
         let calls = std::cell::Cell::new(0);
