@@ -88,11 +88,11 @@ pub(crate) fn linear_column(dim: usize, j: usize, first: f64, difference: &Diffe
 mod tests {
     use super::*;
 
-    /// `f(z) = z - W*` with `W* = 1e16 + 2`: the unit probe's column rounds to exactly 0 (the
-    /// spacing of `f64` at `1e16` is 2), and is probed again to 1.
+    /// `f(z) = z - W*` with `W* = 2^54`: the unit probe's column rounds to exactly 0 (the spacing
+    /// of `f64` at `2^54` is 4), and is probed again to 1.
     #[test]
     fn a_column_rounded_to_zero_beside_a_large_constant_is_probed_again() {
-        let w_star = 1e16 + 2.0;
+        let w_star = 2f64.powi(54);
         let f = |z: &DVector<f64>| DVector::from_element(1, z[0] - w_star);
         let offset = f(&DVector::zeros(1));
         let difference = |z: &DVector<f64>| {
@@ -137,9 +137,16 @@ mod tests {
         assert_eq!(calls.get(), 1);
         let zero = |_: &DVector<f64>| {
             calls.set(calls.get() + 1);
-            (DVector::zeros(1), 5.0)
+            (DVector::zeros(1), 0.0)
         };
         assert_eq!(linear_column(1, 0, 1.0, &zero)[0], 0.0);
         assert_eq!(calls.get(), 2);
+        // Beside values of 5 the zero column is probed once more, and stays 0.
+        let beside = |_: &DVector<f64>| {
+            calls.set(calls.get() + 1);
+            (DVector::zeros(1), 5.0)
+        };
+        assert_eq!(linear_column(1, 0, 1.0, &beside)[0], 0.0);
+        assert_eq!(calls.get(), 4);
     }
 }
