@@ -323,3 +323,30 @@ fn a_fedplt_run_that_overflows_is_not_an_assumption_failing() {
     assert!(sound.get("overflow").is_none(), "control: nothing overflows at 0.1 / L");
     assert_eq!(row(&sound, "FEDPLT-LIMIT")["verdict"], "holds");
 }
+
+/// FedPLT on one client (`H = 1`, `W* = 0`, `W^0 = 2`, noise 0.5) at `eta = 2.01 / L` is unstable:
+/// `D^t` grows by 1.0201 a round, 2.8e3 times over the second half of 800 rounds. The recursion's
+/// "holds" read with `G^2` measured on that run (which grows with it) is not decided, with the
+/// divergence named; a growth threshold of 1e6 had let it hold with slack 6.9. Control: at
+/// `eta = 1.9 / L` the run contracts and the same row holds.
+#[test]
+fn a_slowly_diverging_fedplt_run_does_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |factor: &str| {
+        let file = dir.path().join(format!("unstable-{factor}.toml"));
+        let out = dir.path().join(format!("unstable-{factor}.json"));
+        let text = format!(
+            "family = \"fedplt\"\nname = \"unstable\"\nrounds = 800\nreplicates = 1\nseed = 3\ntau = 1\ngradient = \"sgd\"\n\n[step]\nconstant_over_l = {factor}\n\n[instance]\ninitial = [2.0]\nsigma = 0.5\n\n[[instance.clients]]\nweight = 1.0\nhessian = [[1.0]]\noptimum = [0.0]\nmask = [1]\n"
+        );
+        std::fs::write(&file, text).unwrap();
+        let (code, _, stderr) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        json["verdicts"].as_array().unwrap().iter().find(|v| v["claim"] == "FEDPLT-REC").cloned().expect("a row")
+    };
+    let unstable = at("2.01");
+    assert_eq!(unstable["empirical_verdict"], "inconclusive", "{unstable}");
+    assert!(unstable["empirical_notes"].to_string().contains("the run diverges"), "{unstable}");
+    let stable = at("1.9");
+    assert_eq!(stable["empirical_verdict"], "holds", "control: {stable}");
+}

@@ -219,3 +219,31 @@ fn dfedpgp_gradients_far_from_the_origin_keep_their_digits() {
         assert!((a - b).abs() <= 1e-9 * a, "round {t}: {a} at s = 1, {b} at s = 1e16");
     }
 }
+
+/// The card's `decaying-noise-only` FedPLT scenario (one client at `W* = 1`, noise only) with its
+/// noise at 0.5 and at `1e-20`: the decaying step's `z`, `D^t / sigma^2` and every verdict agree.
+/// The sample paths had run on `W` itself, held to `eps ||W*||`: with noise below `1e-15` every
+/// point was "within rounding of W*", `rho_` undefined, the step `NaN` and the run frozen at
+/// `D = 0`. Control: the distances do scale with `sigma^2` (a run that froze would not).
+#[test]
+fn fedplt_noise_far_below_the_optimum_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |sigma: f64| {
+        format!(
+            "family = \"fedplt\"\nname = \"decaying-noise-only\"\nrounds = 200\nreplicates = 1\nseed = 8\ntau = 1\nstep = {{ decaying = {{ beta = 1.0, offset = 1.0 }} }}\ninstance = {{ clients = 1, dim = 1, l = 1.0, mu = 1.0, sigma = {sigma:e}, heterogeneity = 0.0, init_distance = 0.0, masks = {{ kind = \"full\" }}, seed = 18 }}\n"
+        )
+    };
+    let (loud, quiet) = (run(dir.path(), "loud", &file(0.5)), run(dir.path(), "quiet", &file(1e-20)));
+    assert_eq!(quiet["z"], loud["z"]);
+    let distance =
+        |json: &serde_json::Value, sigma: f64| json["distance"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() / (sigma * sigma)).collect::<Vec<_>>();
+    let (a, b) = (distance(&loud, 0.5), distance(&quiet, 1e-20));
+    assert!(b[1] > 0.0, "control: the quiet run moves ({:?})", &b[..3]);
+    for (t, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!((x - y).abs() <= 1e-9 * x.abs(), "round {t}: {x} against {y}");
+    }
+    let keep = |json: &serde_json::Value| {
+        json["verdicts"].as_array().unwrap().iter().map(|v| (v["claim"].clone(), v["verdict"].clone(), v["empirical_verdict"].clone())).collect::<Vec<_>>()
+    };
+    assert_eq!(keep(&loud), keep(&quiet));
+}

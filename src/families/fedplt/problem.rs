@@ -285,6 +285,13 @@ pub struct Constants {
 }
 
 impl Instance {
+    /// The same instance in the coordinates `e = W - origin`: every optimum `a_k` and `W^0`
+    /// moved by `-origin` (the Hessians, weights, masks and noise unchanged), so its gradient at
+    /// `e` is `grad F_k(origin + e)`.
+    pub fn shifted(&self, origin: &DVector<f64>) -> Instance {
+        Instance { optima: self.optima.iter().map(|a| a - origin).collect(), initial: &self.initial - origin, ..self.clone() }
+    }
+
     /// `K`.
     pub fn clients(&self) -> usize {
         self.hessians.len()

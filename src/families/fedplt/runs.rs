@@ -303,6 +303,15 @@ pub type Overflow = (usize, usize, u64);
 /// alignment ratios and the psi step of Part 2 ([`super::psi_step`]) at every point a gradient is
 /// taken (`W_k^{t,s}`, `s < tau`).
 pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u64, replicates: usize) -> Alignment {
+    // The paths run in the error coordinates `e = W - W*`: the instance with every optimum and
+    // `W^0` moved by `-W*` (its gradients `H_k (e - (a_k - W*))` are those of `W`), so a path
+    // within `1e-15` of a `W*` of size 1 keeps the digits of its distance, which `W` itself holds
+    // to `eps ||W*||` only (with noise of `1e-15` every point had been "within rounding" and
+    // `rho_` undefined).
+    let (original, original_star) = (setup.inst, setup.w_star);
+    let shifted = setup.inst.shifted(setup.w_star);
+    let origin = DVector::zeros(setup.w_star.len());
+    let setup = &RunSetup { inst: &shifted, w_star: &origin, ..*setup };
     let RunSetup { inst, psi, tau, gradient, w_star } = *setup;
     let deterministic = gradient == LocalGradient::Full || inst.sigma == 0.0;
     let replicates = if deterministic { 1 } else { replicates };
@@ -364,7 +373,8 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
     let mut psi_step = PsiStepTally::new(psi_floors(inst, psi));
     paths.iter().for_each(|p| psi_step.merge(&p.4));
     if !deterministic {
-        psi_step = psi_step.from_paths(replicates, inst, psi, w_star);
+        // The step's quadratic forms in closed form, from the instance as given.
+        psi_step = psi_step.from_paths(replicates, original, psi, original_star);
     }
     Alignment {
         per_round_min,
