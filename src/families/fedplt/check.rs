@@ -243,8 +243,8 @@ pub struct Measured {
     pub rho_min: f64,
     pub alignment_failure: Option<AlignmentFailure>,
     pub limit_gap: f64,
-    /// The rounding of `||W_lim - W*||`: [`LIMIT_IDENTITY`](super::prec::LIMIT_IDENTITY) times
-    /// `max(||W_lim||, ||W*||)` (both come from linear solves).
+    /// The rounding of `||W_lim - W*||`: [`LIMIT_SOLVE_ROUNDING`](super::prec::LIMIT_SOLVE_ROUNDING)
+    /// `d eps (kappa_lim + kappa_*) max(||W_lim||, ||W*||)` (both come from linear solves).
     pub limit_rounding: f64,
 }
 
@@ -313,8 +313,8 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
             inequality(horizon, &|i| eq.get(i).map(|v| vec![(*v, c / (i as f64 + 2.0))]))
         }
         // The bound is 0 (convergence to W* exactly), met up to the rounding of the two solves
-        // that give W_lim and W*: ||W_lim - W*||^2 against 0 + (LIMIT_IDENTITY max(||W_lim||,
-        // ||W*||))^2. A ratio bound/observed says nothing.
+        // that give W_lim and W*: ||W_lim - W*||^2 against 0 + limit_rounding^2 (a few d eps kappa
+        // of max(||W_lim||, ||W*||)). A ratio bound/observed says nothing.
         FedPltClaim::Limit { .. } => {
             let rhs = claim.bound(&Inputs { t: 1, ..*x }) + run.measured.limit_rounding.powi(2);
             Evaluation { slack: None, ..inequality(1, &|_| Some(vec![(x.limit_gap, rhs)])) }
@@ -440,11 +440,14 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let (schedule, alignment, z_consistent) = self::schedule(s, &c, scale, paths)?;
     let exact = exact_run(&setup, schedule, s.rounds)?;
     let steps = RoundSteps::new(s, &inst, &c, &exact);
-    let limit = small_step_limit(&inst, &c.compensation.covered)?;
+    let small_step = small_step_limit(&inst, &c.compensation.covered)?;
+    let limit = &small_step.point;
     let final_mean = DVector::from_column_slice(&exact.final_mean);
     let z = c.mu * c.compensation.psi_min * alignment.min;
-    let (rho_min, alignment_failure, limit_gap) = (alignment.min, alignment.first_failure, (&limit - &w_star).norm());
-    let limit_rounding = super::prec::LIMIT_IDENTITY * limit.norm().max(w_star.norm());
+    let (rho_min, alignment_failure, limit_gap) = (alignment.min, alignment.first_failure, (limit - &w_star).norm());
+    // Each solve is accurate to about `d eps kappa` of its solution's size.
+    let conditions = small_step.condition + inst.minimizer_condition();
+    let limit_rounding = super::prec::LIMIT_SOLVE_ROUNDING * inst.dim() as f64 * f64::EPSILON * conditions * limit.norm().max(w_star.norm());
     let mut run = ScenarioRun {
         scenario: s.clone(),
         scenario_hash: crate::card::canonical_hash(s),

@@ -312,6 +312,14 @@ impl Instance {
         hessian.cholesky().map(|ch| ch.solve(&rhs)).ok_or_else(|| Error::Instance("the weighted Hessian is not positive definite".into()))
     }
 
+    /// The condition number `lambda_max / lambda_min` of the weighted Hessian `sum_k c_k H_k`
+    /// that [`Self::minimizer`] solves with (it bounds the solve's relative rounding).
+    pub fn minimizer_condition(&self) -> f64 {
+        let hessian = self.hessians.iter().zip(&self.weights).fold(DMatrix::zeros(self.dim(), self.dim()), |a, (h, c)| a + h * *c);
+        let eigen = hessian.symmetric_eigenvalues();
+        eigen.max() / eigen.min()
+    }
+
     /// `E[(grad l - grad F_k)_i^2]`, the diagonal of client `k`'s noise covariance:
     /// `sigma^2 / d` per coordinate when isotropic, else `(S_k)_ii`.
     pub fn noise_diagonal(&self, k: usize) -> DVector<f64> {

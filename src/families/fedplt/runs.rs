@@ -398,7 +398,7 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
 ///
 /// # Errors
 /// [`crate::Error::Instance`] when the masked field is singular on the covered coordinates.
-pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<DVector<f64>> {
+pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<SmallStepLimit> {
     let d = inst.dim();
     let idx: Vec<usize> = (0..d).filter(|i| covered[*i]).collect();
     // sum_k c_k diag(m_k) H_k (W - a_k) = 0 restricted to covered rows (psi > 0 drops out).
@@ -417,12 +417,25 @@ pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<DVector<f64
         }
     }
     let sub = DMatrix::from_fn(idx.len(), idx.len(), |r, c| a[(idx[r], idx[c])]);
+    let singular = sub.singular_values();
+    let condition = if singular.is_empty() { 1.0 } else { singular.max() / singular.min() };
     let sol = sub.lu().solve(&rhs).ok_or_else(|| crate::Error::Instance("the masked mean field is singular on the covered coordinates".into()))?;
     let mut w = inst.initial.clone();
     for (r, &i) in idx.iter().enumerate() {
         w[i] = sol[r];
     }
-    Ok(w)
+    Ok(SmallStepLimit { point: w, condition })
+}
+
+/// The small-step limit ([`small_step_limit`]) and the condition number of the system it solves
+/// (the masked field on the covered coordinates; 1 when none is covered), which bounds the
+/// solve's relative rounding.
+#[derive(Debug, Clone)]
+pub struct SmallStepLimit {
+    /// `W_lim`.
+    pub point: DVector<f64>,
+    /// `sigma_max / sigma_min` of the masked field on the covered coordinates.
+    pub condition: f64,
 }
 
 /// One point of the speed-error trade-off of Case 1 (001:L651-653).
