@@ -429,7 +429,9 @@ impl RoundMaps {
     /// Probes `round` around the origin: `1 + dim` calls with no component active, and for each
     /// component `1 + dim + noise_per_component` calls with that component alone, or none where
     /// the round gives the component's term in closed form
-    /// ([`RandomAffineRound::component_term`]).
+    /// ([`RandomAffineRound::component_term`]). A coordinate is probed at its own magnitude, and
+    /// a column that the round's constants swamp is probed again at a power-of-two multiple (a
+    /// few calls more; see the engine's `lift` module).
     pub fn probe(round: &dyn RandomAffineRound) -> Self {
         Self::probe_at(round, &DVector::zeros(round.state_dim()))
     }

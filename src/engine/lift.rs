@@ -22,7 +22,8 @@ const LIFT_BITS: i32 = 20;
 /// A column probed at `lift = 1`, or, when it is below the resolution of values of magnitude
 /// `scale` (its rounding error would exceed ~1e-10 of itself, or it vanished), probed again by
 /// `probe(lift)` at a power of two `lift` that puts the column [`LIFT_BITS`] above `scale`, and
-/// scaled back. Up to three lifts; a column that stays 0 is 0.
+/// scaled back. Up to three lifts; a column that stays 0 is 0, and a lifted probe that is not
+/// finite (the lift overflowed the map) is not taken: the last finite column is.
 pub(crate) fn lift_column(col: DVector<f64>, scale: f64, probe: &dyn Fn(f64) -> DVector<f64>) -> DVector<f64> {
     let (mut col, mut lift) = (col, 1.0f64);
     for _ in 0..3 {
@@ -31,8 +32,12 @@ pub(crate) fn lift_column(col: DVector<f64>, scale: f64, probe: &dyn Fn(f64) -> 
             break;
         }
         let bits = if size > 0.0 { (scale / size).log2().ceil() as i32 + LIFT_BITS } else { lift.log2() as i32 + 64 };
-        lift = 2f64.powi(bits.clamp(1, f64::MAX_EXP - 2));
-        col = probe(lift);
+        let next = 2f64.powi(bits.clamp(1, f64::MAX_EXP - 2));
+        let lifted = probe(next);
+        if !lifted.iter().all(|x| x.is_finite()) {
+            break;
+        }
+        (col, lift) = (lifted, next);
     }
     col
 }
@@ -78,8 +83,11 @@ pub(crate) fn linear_column(dim: usize, j: usize, first: f64, difference: &Diffe
         if !(scale > 0.0 && scale.is_finite()) {
             return col;
         }
+        // A probe that overflowed is not a column; the re-probe may also carry rounding of the
+        // constants, about `eps 2^-20` of a unit column, which no verdict sees.
         let bits = (scale.log2().ceil() as i32 + LIFT_BITS).clamp(1, f64::MAX_EXP - 2);
-        return at(first * 2f64.powi(bits)).0;
+        let lifted = at(first * 2f64.powi(bits)).0;
+        return if lifted.iter().all(|x| x.is_finite()) { lifted } else { col };
     }
     lift_column(col, scale, &|lift| at(first * lift).0)
 }

@@ -36,6 +36,15 @@ pub struct Params {
     pub k: usize,
 }
 
+impl Params {
+    /// `1 - eta lambda`, the factor a local step keeps of `w - w_g`, in one rounding (a fused
+    /// multiply-add): with `eta lambda` near 1 a rounded product would leave it accurate only to
+    /// `eps/(1 - eta lambda)`.
+    pub fn keep(&self) -> f64 {
+        (-self.eta).mul_add(self.lambda, 1.0)
+    }
+}
+
 /// Block `b` of the state (`0` is the global model, `i + 1` client `i`).
 pub fn block(z: &DVector<f64>, b: usize, d: usize) -> DVector<f64> {
     z.rows(b * d, d).into_owned()
@@ -130,7 +139,7 @@ impl RandomAffineRound for BatchStep<'_> {
         // `1 - eta lambda` in one rounding (a fused multiply-add): with `eta lambda` near 1 it is
         // the small factor `delta` keeps, which a rounded product would leave accurate only to
         // `eps/(1 - eta lambda)`.
-        let mut next = &delta * (-p.eta).mul_add(p.lambda, 1.0);
+        let mut next = &delta * p.keep();
         for &j in active {
             let x = c.x.row(j).transpose();
             next -= &x * (x.dot(&w) - c.y[j]) * (p.eta / self.batch as f64);
@@ -270,7 +279,7 @@ pub fn run_alg1(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: usize) -
 pub fn alg1_relative_round(inst: &Instance, p: &Params, y: &DVector<f64>) -> Alg1Step {
     let (d, m) = (inst.d, inst.m());
     let w_g = block(y, 0, d);
-    let keep = (-p.eta).mul_add(p.lambda, 1.0);
+    let keep = p.keep();
     let deltas: Vec<DVector<f64>> = (0..m)
         .map(|i| {
             let c = &inst.clients[i];
@@ -365,7 +374,7 @@ pub fn alg1_deviations(inst: &Instance, p: &Params, z0: &DVector<f64>, rounds: u
 /// client `i`'s `K` local steps on the distance to their target `w*^(i)(w_g)` at a fixed `w_g`.
 fn local_contraction(inst: &Instance, i: usize, p: &Params) -> DMatrix<f64> {
     let d = inst.d;
-    let step = DMatrix::identity(d, d) * (-p.eta).mul_add(p.lambda, 1.0) - &inst.clients[i].a * p.eta;
+    let step = DMatrix::identity(d, d) * p.keep() - &inst.clients[i].a * p.eta;
     (0..p.k).fold(DMatrix::identity(d, d), |acc, _| &step * acc)
 }
 
@@ -573,15 +582,10 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
                             let z = (0..p.k).fold(z, |z, _| step.apply(&z, &s, &[]));
                             block(&z, i + 1, d)
                         };
-                        let c = f(&DVector::zeros(2 * d));
-                        // `f(e_j) - c`, lifted where the labels' constant swamps the column.
-                        let difference = |u: &DVector<f64>| {
-                            let v = f(u);
-                            let scale = v.amax().max(c.amax());
-                            (v - &c, scale)
-                        };
-                        let cols: Vec<DVector<f64>> = (0..2 * d).map(|j| crate::engine::lift::linear_column(2 * d, j, 1.0, &difference)).collect();
-                        (DMatrix::from_columns(&cols), c)
+                        // The K-step map probed as an observable (its columns lifted where the
+                        // labels' constant swamps them).
+                        let map = Observable::probe(2 * d, d, &f);
+                        (map.map().clone(), map.offset().clone())
                     })
                     .collect()
             })

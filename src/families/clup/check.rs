@@ -685,18 +685,18 @@ pub fn error_curve(inst: &Instance, p: &Params, z0: &DVector<f64>, eps: f64) -> 
     let sol = inst.solve(p.lambda);
     let target = initial_state(&sol.global, &sol.locals);
     let d = inst.d;
-    // The deviation in the relative coordinates of `a`: `[dz]_i = [dy]_g + [dy]_i`.
-    let mut dz = to_relative(&(z0 - target), d);
+    // The deviation in the relative coordinates of `a`: a local model's is `[dy]_g + [dy]_i`.
+    let mut dy = to_relative(&(z0 - target), d);
     let mut curve = Vec::new();
     for _ in 1..=SWEEP_ROUND_CAP {
-        let g = dz.rows(0, d).norm_squared();
-        let l = (0..inst.m()).map(|i| (dz.rows(0, d) + dz.rows((i + 1) * d, d)).norm_squared()).fold(0.0, f64::max);
+        let g = dy.rows(0, d).norm_squared();
+        let l = (0..inst.m()).map(|i| (dy.rows(0, d) + dy.rows((i + 1) * d, d)).norm_squared()).fold(0.0, f64::max);
         let e = if g.is_nan() || l.is_nan() { f64::NAN } else { g.max(l) };
         curve.push(e);
         if e.is_nan() || e <= eps {
             break;
         }
-        dz = &a * &dz;
+        dy = &a * &dy;
     }
     curve
 }

@@ -41,7 +41,7 @@ pub fn lemma3_sides(d: &Instance, mu: f64, lambda: f64) -> Vec<(f64, f64)> {
 /// with `1 - eta lambda` in one rounding (with `eta lambda` near 1 a rounded product would leave it
 /// accurate only to `eps/(1 - eta lambda)`).
 pub fn lemma5_factor(p: &Params, mu: f64) -> f64 {
-    ((-p.eta).mul_add(p.lambda, 1.0) - p.eta * mu).powf(p.k as f64)
+    (p.keep() - p.eta * mu).powf(p.k as f64)
 }
 
 /// Lemma 5's sides on client `i` between rounds `t` and `t + 1` (003:L958, with (111)'s index)

@@ -490,10 +490,19 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     Ok(run)
 }
 
-/// Whether the run's `D^t = E||W^t - W*||^2` diverges: a value that is not finite, or a last value
-/// above [`crate::prec::RUN_DIVERGENCE_GROWTH`] times the largest of the first half of the run (a
-/// run that starts at `W*` and fills with noise levels off, one that blows up keeps growing).
+/// Whether the run's `D^t = E||W^t - W*||^2` diverges: a value that is not finite, or, over 4
+/// rounds or more, a last value above [`crate::prec::RUN_DIVERGENCE_GROWTH`] times the largest of
+/// the first half of the run (a run that starts at `W*` and fills with noise levels off, one that
+/// blows up keeps growing).
 pub fn diverges(distance: &[f64]) -> bool {
+    // With fewer than 4 rounds the first half is the start alone, which a noisy run may
+    // outgrow many times while it contracts.
+    if distance.iter().any(|d| !d.is_finite()) {
+        return true;
+    }
+    if distance.len() < 5 {
+        return false;
+    }
     let (Some(last), first_half) = (distance.last(), &distance[..distance.len().div_ceil(2)]) else { return false };
     let early = first_half.iter().copied().fold(0.0, f64::max);
     distance.iter().any(|d| !d.is_finite()) || (early > 0.0 && *last > crate::prec::RUN_DIVERGENCE_GROWTH * early)

@@ -449,6 +449,8 @@ impl FedPltClaim {
     fn a6_measured(x: &Inputs) -> ConditionCheck {
         let rho = fmt_num(x.rho_min);
         let (holds, detail) = match (x.alignment_failure, x.alignment_within_rounding) {
+            // Nothing measured (every point overflowed or was within rounding of W*): not shown.
+            (None, _) if x.rho_min == f64::INFINITY => (false, "rho_k not measured at any point of the run".to_string()),
             (None, 0) => (true, format!("rho_ = {rho} (measured)")),
             (None, n) => {
                 (true, format!("rho_ = {rho} (measured; at {n} points the mask's coordinates were within rounding of W*, where rho_k is not decided)"))

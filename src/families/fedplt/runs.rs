@@ -217,6 +217,8 @@ pub struct Alignment {
 /// Whether every coordinate client `k`'s mask sees is within rounding of `W*`
 /// ([`super::prec::WITHIN_ROUNDING`]): there the numerator of `rho_k` is rounding (exact
 /// arithmetic may give a tiny positive ratio where floating point gives 0), so it decides nothing.
+/// The sample paths call it in the error coordinates (`w = e`, `w_star = 0`), where it holds only
+/// for an error exactly 0 on those coordinates: the paths' own rounding does not enter there.
 pub fn masked_within_rounding(inst: &Instance, k: usize, w: &DVector<f64>, w_star: &DVector<f64>) -> bool {
     let close = |i: usize| (w[i] - w_star[i]).abs() <= super::prec::WITHIN_ROUNDING * (w[i].abs() + w_star[i].abs());
     (0..w.len()).filter(|&i| inst.masks[k][i] != 0.0).all(close)
@@ -336,12 +338,14 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
                         rounding += 1;
                         continue;
                     }
+                    let ratio = alignment_ratio(inst, k, x, w_star);
+                    if ratio == Ratio::Overflow {
+                        overflow.get_or_insert((t, k, r));
+                        continue;
+                    }
                     step.record(inst, psi, k, x, w_star, (t, r));
-                    let value = match alignment_ratio(inst, k, x, w_star) {
-                        Ratio::Overflow => {
-                            overflow.get_or_insert((t, k, r));
-                            continue;
-                        }
+                    let value = match ratio {
+                        Ratio::Overflow => continue,
                         // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
                         Ratio::Undefined if at_optimum(x, w_star) => continue,
                         Ratio::Undefined => f64::NAN,

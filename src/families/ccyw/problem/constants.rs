@@ -288,19 +288,21 @@ fn bgd_constant(inst: &QuadraticInstance) -> BgdConstant {
     let clients = inst.clients();
     let a_mean = clients.iter().fold(DMatrix::zeros(du, du), |acc, c| acc + c.hessian.view((0, 0), (du, du))) / n as f64;
     let g_mean = clients.iter().fold(DVector::zeros(du), |acc, c| acc + c.linear.rows(0, du)) / n as f64;
-    // The Hessians' own scale: a floor of 1 here made the test absolute, and blocks of 1e-17 that
-    // differ by a third of their size were read as identical (a finite b^2 for an infinite one).
+    // Each test is relative to the blocks it compares: a floor of 1 had made it absolute, and
+    // u-blocks of 1e-12 that differ by half were read as identical (a finite b^2 for an infinite
+    // one); so would u-blocks of 1e-13 beside v-blocks of 1 against the whole Hessian's scale.
+    let u_scale = clients.iter().map(|c| c.hessian.view((0, 0), (du, du)).amax()).fold(0.0, f64::max);
     let scale = clients.iter().map(|c| c.hessian.amax()).fold(0.0, f64::max);
     let a_dev = clients.iter().map(|c| spectral_norm(&(c.hessian.view((0, 0), (du, du)) - &a_mean))).fold(0.0, f64::max);
     // For n = 1 the v-part of the deviation is B_1 v_1 - B_1 v_1 = 0.
     let b_norm = if n >= 2 { clients.iter().map(|c| spectral_norm(&c.hessian.view((0, du), (du, dv)).into_owned())).fold(0.0, f64::max) } else { 0.0 };
-    let tol = prec::ABSOLUTE_ZERO * scale;
-    if a_dev <= tol && b_norm <= tol {
+    let (a_tol, tol) = (prec::ABSOLUTE_ZERO * u_scale, prec::ABSOLUTE_ZERO * scale);
+    if a_dev <= a_tol && b_norm <= tol {
         let b2 = clients.iter().map(|c| (c.linear.rows(0, du) - &g_mean).norm_squared()).sum::<f64>() / n as f64;
         return BgdConstant::Finite { b2 };
     }
     let mut parts = Vec::new();
-    if a_dev > tol {
+    if a_dev > a_tol {
         parts.push(format!("the u-blocks A_i differ (max_i ||A_i - mean A|| = {a_dev:.4e}), so the dissimilarity grows like ||u||^2"));
     }
     if b_norm > tol {
