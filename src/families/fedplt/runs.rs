@@ -301,6 +301,61 @@ type PathRecord = (Vec<Vec<f64>>, Vec<f64>, Option<AlignmentFailure>, usize, Psi
 /// Where a sample path first overflowed: round, client and replicate.
 pub type Overflow = (usize, usize, u64);
 
+/// Sample path `r` of a run in the error coordinates (`setup.w_star = 0`, [`sample_paths`]): per
+/// round the smallest ratio per client, the distances, the first failure of A6, the points within
+/// rounding, the psi step's tally and the first overflow.
+fn one_path(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u64, r: u64) -> PathRecord {
+    let RunSetup { inst, psi, tau, w_star, .. } = *setup;
+    let mut w = inst.initial.clone();
+    let mut per_round = Vec::with_capacity(rounds);
+    let mut distance = Vec::with_capacity(rounds + 1);
+    let (mut failure, mut rounding, mut overflow) = (None, 0, None);
+    let mut step = PsiStepTally::new(psi_floors(inst, psi));
+    for t in 0..rounds {
+        distance.push((&w - w_star).norm_squared());
+        let round = setup.round(schedule.eta(t));
+        let noise: Vec<Vec<f64>> = (0..inst.clients()).map(|k| round.draw_noise(k, seed, r, t as u64)).collect();
+        let mut low = vec![f64::INFINITY; inst.clients()];
+        for (k, nk) in noise.iter().enumerate() {
+            for x in &round.local_iterates(k, &w, nk)[..tau] {
+                if !x.iter().all(|v| v.is_finite()) {
+                    overflow.get_or_insert((t, k, r));
+                    continue;
+                }
+                if masked_within_rounding(inst, k, x, w_star) {
+                    rounding += 1;
+                    continue;
+                }
+                let ratio = alignment_ratio(inst, k, x, w_star);
+                if ratio == Ratio::Overflow {
+                    overflow.get_or_insert((t, k, r));
+                    continue;
+                }
+                step.record(inst, psi, k, x, w_star, (t, r));
+                let value = match ratio {
+                    Ratio::Overflow => continue,
+                    // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
+                    Ratio::Undefined if at_optimum(x, w_star) => continue,
+                    Ratio::Undefined => f64::NAN,
+                    Ratio::Value(v) => {
+                        low[k] = low[k].min(v);
+                        v
+                    }
+                };
+                if failure.is_none() && (value.is_nan() || value <= 0.0) {
+                    failure = Some((t, k, r, value));
+                }
+            }
+        }
+        per_round.push(low);
+        let flat: Vec<f64> = noise.concat();
+        let active: Vec<usize> = (0..inst.clients()).collect();
+        w = round.apply(&w, &active, &flat);
+    }
+    distance.push((&w - w_star).norm_squared());
+    (per_round, distance, failure, rounding, step, overflow)
+}
+
 /// Runs `replicates` seeded sample paths (one when the run is deterministic) and measures the
 /// alignment ratios and the psi step of Part 2 ([`super::psi_step`]) at every point a gradient is
 /// taken (`W_k^{t,s}`, `s < tau`).
@@ -314,59 +369,10 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
     let shifted = setup.inst.shifted(setup.w_star);
     let origin = DVector::zeros(setup.w_star.len());
     let setup = &RunSetup { inst: &shifted, w_star: &origin, ..*setup };
-    let RunSetup { inst, psi, tau, gradient, w_star } = *setup;
+    let RunSetup { inst, psi, gradient, .. } = *setup;
     let deterministic = gradient == LocalGradient::Full || inst.sigma == 0.0;
     let replicates = if deterministic { 1 } else { replicates };
-    let paths: Vec<PathRecord> = crate::engine::monte_carlo::replicates(replicates, |r| {
-        let mut w = inst.initial.clone();
-        let mut per_round = Vec::with_capacity(rounds);
-        let mut distance = Vec::with_capacity(rounds + 1);
-        let (mut failure, mut rounding, mut overflow) = (None, 0, None);
-        let mut step = PsiStepTally::new(psi_floors(inst, psi));
-        for t in 0..rounds {
-            distance.push((&w - w_star).norm_squared());
-            let round = setup.round(schedule.eta(t));
-            let noise: Vec<Vec<f64>> = (0..inst.clients()).map(|k| round.draw_noise(k, seed, r, t as u64)).collect();
-            let mut low = vec![f64::INFINITY; inst.clients()];
-            for (k, nk) in noise.iter().enumerate() {
-                for x in &round.local_iterates(k, &w, nk)[..tau] {
-                    if !x.iter().all(|v| v.is_finite()) {
-                        overflow.get_or_insert((t, k, r));
-                        continue;
-                    }
-                    if masked_within_rounding(inst, k, x, w_star) {
-                        rounding += 1;
-                        continue;
-                    }
-                    let ratio = alignment_ratio(inst, k, x, w_star);
-                    if ratio == Ratio::Overflow {
-                        overflow.get_or_insert((t, k, r));
-                        continue;
-                    }
-                    step.record(inst, psi, k, x, w_star, (t, r));
-                    let value = match ratio {
-                        Ratio::Overflow => continue,
-                        // Undefined away from W* (its denominator vanishes): A6 cannot hold there.
-                        Ratio::Undefined if at_optimum(x, w_star) => continue,
-                        Ratio::Undefined => f64::NAN,
-                        Ratio::Value(v) => {
-                            low[k] = low[k].min(v);
-                            v
-                        }
-                    };
-                    if failure.is_none() && (value.is_nan() || value <= 0.0) {
-                        failure = Some((t, k, r, value));
-                    }
-                }
-            }
-            per_round.push(low);
-            let flat: Vec<f64> = noise.concat();
-            let active: Vec<usize> = (0..inst.clients()).collect();
-            w = round.apply(&w, &active, &flat);
-        }
-        distance.push((&w - w_star).norm_squared());
-        (per_round, distance, failure, rounding, step, overflow)
-    });
+    let paths: Vec<PathRecord> = crate::engine::monte_carlo::replicates(replicates, |r| one_path(setup, schedule, rounds, seed, r));
     let per_round_client_min: Vec<Vec<f64>> =
         (0..rounds).map(|t| (0..inst.clients()).map(|k| paths.iter().map(|p| p.0[t][k]).fold(f64::INFINITY, f64::min)).collect()).collect();
     let per_round_min: Vec<f64> = per_round_client_min.iter().map(|r| r.iter().copied().fold(f64::INFINITY, f64::min)).collect();
