@@ -249,6 +249,7 @@ fn fedplt_inputs(rng: &mut ChaCha8Rng) -> PltInputs {
         schedule,
         schedule_z_consistent: rng.gen_bool(0.8),
         limit_gap: constant(rng, 1e-6, 1.0),
+        limit_alignment: None,
         client_steps: None,
     }
 }

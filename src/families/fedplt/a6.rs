@@ -86,3 +86,54 @@ impl A6ForAllW {
         }
     }
 }
+
+/// Assumption 6 where Case 2's run settles: with vanishing steps the iterates `W_k^t` tend to the
+/// small-step limit `W_lim`, so where `W_lim != W*` the ratios `rho_k^t` (001:L392) tend to
+/// `rho_k(W_lim) = <m_k .* g_k, x> / <g_k, x>`, `g_k = H_k (W_lim - a_k)`, `x = W_lim - W*`, and
+/// `rho_ = min_{k, t in N} rho_k^t > 0` (001:L396) needs `rho_k(W_lim) > 0` for every client: a
+/// finite run sees only how far the ratios have fallen so far.
+///
+/// `x` comes from two linear solves, each accurate to `rounding` (the row's allowance, see
+/// [`LIMIT_SOLVE_ROUNDING`](super::prec::LIMIT_SOLVE_ROUNDING)), so a numerator or denominator
+/// within `|v| rounding` of 0 (`v` its gradient side) is 0: such a ratio is not `> 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LimitAlignment {
+    /// The client of the smallest ratio (the first whose ratio is not `> 0`, if any).
+    pub client: usize,
+    /// `rho_k(W_lim)`: 0 when its numerator is 0 to rounding, NaN when its denominator is.
+    pub rho: f64,
+}
+
+impl LimitAlignment {
+    /// Whether every `rho_k(W_lim) > 0`.
+    pub fn holds(&self) -> bool {
+        self.rho > 0.0
+    }
+}
+
+/// [`LimitAlignment`] of `inst` at `w_lim`, with `x = w_lim - w_star` accurate to `rounding`.
+pub fn at_limit(inst: &Instance, w_lim: &DVector<f64>, w_star: &DVector<f64>, rounding: f64) -> LimitAlignment {
+    let x = w_lim - w_star;
+    let mut smallest = LimitAlignment { client: 0, rho: f64::INFINITY };
+    for k in 0..inst.clients() {
+        let g = &inst.hessians[k] * (w_lim - &inst.optima[k]);
+        let masked = g.component_mul(&inst.masks[k]);
+        let side = |v: &DVector<f64>| {
+            let value = v.dot(&x);
+            if value.abs() <= v.norm() * rounding {
+                0.0
+            } else {
+                value
+            }
+        };
+        let (numerator, denominator) = (side(&masked), side(&g));
+        let here = LimitAlignment { client: k, rho: if denominator == 0.0 { f64::NAN } else { numerator / denominator } };
+        if !here.holds() {
+            return here;
+        }
+        if here.rho < smallest.rho {
+            smallest = here;
+        }
+    }
+    smallest
+}

@@ -12,7 +12,7 @@ use crate::engine::Estimator;
 use crate::error::{require_count, require_memory, require_step, Error, Result};
 use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation, VerdictKind};
 
-use super::a6::A6ForAllW;
+use super::a6::{A6ForAllW, LimitAlignment};
 use super::algorithm::LocalGradient;
 use super::claims::{
     decaying_constant, divergence_bound, equality_solution, induction_at, recursion_rhs, variance_bound, Alpha, FedPltClaim, Inputs, RECURSION_HORIZON,
@@ -246,6 +246,10 @@ pub struct Measured {
     /// The rounding of `||W_lim - W*||`: [`LIMIT_SOLVE_ROUNDING`](super::prec::LIMIT_SOLVE_ROUNDING)
     /// `d eps (kappa_lim + kappa_*) max(||W_lim||, ||W*||)` (both come from linear solves).
     pub limit_rounding: f64,
+    /// Assumption 6 at the small-step limit where `W_lim != W*` beyond `limit_rounding`
+    /// ([`super::a6::at_limit`]); `None` where the limit is `W*`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_alignment: Option<LimitAlignment>,
 }
 
 impl crate::checker::RunOutcome for ScenarioRun {
@@ -285,6 +289,7 @@ fn inputs(c: &Constants, run: &ScenarioRun, g2: Option<f64>, z_consistent: bool)
         schedule: run.schedule,
         schedule_z_consistent: z_consistent,
         limit_gap: run.measured.limit_gap * run.measured.limit_gap,
+        limit_alignment: run.measured.limit_alignment,
         client_steps: run.step_scales.as_ref().map(|f| {
             let eta = run.schedule.eta(0);
             f.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v * eta), hi.max(v * eta)))
@@ -448,11 +453,21 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     // Each solve is accurate to about `d eps kappa` of its solution's size.
     let conditions = small_step.condition + inst.minimizer_condition();
     let limit_rounding = super::prec::LIMIT_SOLVE_ROUNDING * inst.dim() as f64 * f64::EPSILON * conditions * limit.norm().max(w_star.norm());
+    let limit_alignment = (limit_gap > limit_rounding).then(|| super::a6::at_limit(&inst, limit, &w_star, limit_rounding));
     let mut run = ScenarioRun {
         scenario: s.clone(),
         scenario_hash: crate::card::canonical_hash(s),
         schedule,
-        measured: Measured { z, g2_empirical: exact.local_gradient_sup, b_empirical: f64::NAN, rho_min, alignment_failure, limit_gap, limit_rounding },
+        measured: Measured {
+            z,
+            g2_empirical: exact.local_gradient_sup,
+            b_empirical: f64::NAN,
+            rho_min,
+            alignment_failure,
+            limit_gap,
+            limit_rounding,
+            limit_alignment,
+        },
         distance: exact.distance,
         final_mean_gap: (&final_mean - &w_star).norm(),
         limit_point: limit.iter().copied().collect(),

@@ -57,6 +57,9 @@ pub struct Inputs {
     pub schedule_z_consistent: bool,
     /// `||W_lim - W*||^2` of the small-step limit of the masked dynamics.
     pub limit_gap: f64,
+    /// Assumption 6 at the small-step limit, where it is not `W*` ([`super::a6::at_limit`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_alignment: Option<super::a6::LimitAlignment>,
     /// `(min_k eta_k, max_k eta_k)` at round 0 when the clients' steps differ (per-client step
     /// factors, eq. 4, 001:L57); `None` when every client takes the round's step `eta^t`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -445,6 +448,20 @@ impl FedPltClaim {
         check
     }
 
+    /// Assumption 6 at the small-step limit `W_lim != W*` ([`super::a6::at_limit`]).
+    fn a6_at_limit(a: super::a6::LimitAlignment) -> ConditionCheck {
+        let detail = match a.rho {
+            rho if rho.is_nan() => format!("client {}'s <grad F_k(W_lim), W_lim - W*> is 0 (to the rounding of the solves): rho_k(W_lim) undefined", a.client),
+            rho if rho > 0.0 => format!("min_k rho_k(W_lim) = {} (client {})", fmt_num(rho), a.client),
+            rho => format!(
+                "rho_k(W_lim) = {} <= 0 at client {}: the ratios rho_k^t of a run settling at W_lim tend to it, so min over t in N is not > 0",
+                fmt_num(rho),
+                a.client
+            ),
+        };
+        ConditionCheck::assumption("A6 at the limit W_lim the run tends to (001:L396, t in N)", a.holds(), detail)
+    }
+
     /// Assumption 6 on the points of the run that were measured.
     fn a6_measured(x: &Inputs) -> ConditionCheck {
         let rho = fmt_num(x.rho_min);
@@ -537,9 +554,14 @@ impl BoundClaim for FedPltClaim {
                 ),
                 None => Self::a5_check(x),
             }),
-            // Case 2's conclusion where its alignment holds, A6 along the run as FEDPLT-DECAY checks
-            // it; A5 bounds the noise ball, not the limit, and fails on every strongly convex F.
-            FedPltClaim::Limit { unconditional: false } => out.push(Self::a6_check(x)),
+            // Case 2's conclusion where its alignment holds: A6 along the run as FEDPLT-DECAY checks
+            // it, and where the run tends to a point other than W*, at that point (the ratios of
+            // every t in N tend there, 001:L396); A5 bounds the noise ball, not the limit, and fails
+            // on every strongly convex F.
+            FedPltClaim::Limit { unconditional: false } => {
+                out.push(Self::a6_check(x));
+                out.extend(x.limit_alignment.map(Self::a6_at_limit));
+            }
             FedPltClaim::Limit { unconditional: true } | FedPltClaim::AssumptionSix | FedPltClaim::PsiStep { .. } => {}
         }
         out

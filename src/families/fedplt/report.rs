@@ -80,8 +80,8 @@ pub fn report_files(
 }
 
 /// What `fedplt/scenarios.json` and the `run` command report of every run (its constants,
-/// schedule, the numbers measured on it, `rho_` by horizon, Assumption 6 for all `W`, where the
-/// run overflowed if it did) and `extra`.
+/// schedule, the numbers measured on it, `rho_` by horizon, Assumption 6 for all `W` and, where
+/// the small-step limit is not `W*`, at it, where the run overflowed if it did) and `extra`.
 fn run_fields(r: &ScenarioRun, extra: serde_json::Value) -> serde_json::Value {
     let m = &r.measured;
     let mut fields = serde_json::json!({
@@ -91,6 +91,9 @@ fn run_fields(r: &ScenarioRun, extra: serde_json::Value) -> serde_json::Value {
     });
     if let (Some(all), Some(f)) = (fields.as_object_mut(), &r.step_scales) {
         all.insert("step_scales".into(), serde_json::json!(f));
+    }
+    if let (Some(all), Some(a)) = (fields.as_object_mut(), m.limit_alignment) {
+        all.insert("limit_alignment".into(), serde_json::json!({ "client": a.client, "rho": a.rho }));
     }
     if let (Some(all), Some((t, k, path))) = (fields.as_object_mut(), r.alignment.first_overflow) {
         all.insert("overflow".into(), serde_json::json!({ "round": t, "client": k, "sample_path": path }));
