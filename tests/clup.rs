@@ -99,6 +99,21 @@ fn locals_at_their_solution_break_corollary_3s_printed_term() {
     assert_eq!(local.evaluation.verdict, VerdictKind::Holds);
 }
 
+/// Theorem 2's local models are compared from round 1: there the bound `(2m/c1 + 2 L_w^2) V_1`
+/// is a statement about `w_{1,K}^(i)`, tightest on this scenario (0.39568 against 1.22798, by
+/// hand). Control: the global form's round 1 is `X_1 <= V_1 = X_1 + c1 e_1`, true by definition,
+/// and is not compared (its slack is not the tautology's 1).
+#[test]
+fn theorem_2s_local_models_are_compared_from_round_1() {
+    let run = run_scenario(&scenario("explicit-three-clients"), &ALL, 1.0).unwrap();
+    let local = &run.results.iter().find(|c| c.claim == "CLUP-T2-LOCAL").unwrap().evaluation;
+    assert_eq!(local.verdict, VerdictKind::Holds);
+    assert!((local.slack.unwrap() - 1.22798 / 0.39568).abs() < 1e-3, "{:?}", local.slack);
+    assert_eq!(local.decisive.as_ref().map(|c| c.rounds), Some(0), "point 0, round 1: {:?}", local.decisive);
+    let global = &run.results.iter().find(|c| c.claim == "CLUP-T2").unwrap().evaluation;
+    assert!(global.slack.unwrap() > 1.01, "{:?}", global.slack);
+}
+
 #[test]
 fn the_solution_of_problem_2_satisfies_its_first_order_conditions_and_its_limits() {
     let inst = model(5, 10, 0.3, 4).instance(0).unwrap();

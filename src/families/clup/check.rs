@@ -585,11 +585,22 @@ fn side_ratio((l, r): (f64, f64)) -> f64 {
     }
 }
 
-/// Rounds `2..=T` of a per-round bound (round 1 is `V_1` itself), above the rounding floor.
-fn per_round(claim: &ClupClaim, x: &Inputs, series: &[f64], reference: f64, scale: f64) -> (Evaluation, Vec<String>) {
+/// The first round a per-round bound `r^(t-1) V_1` is compared at.
+#[derive(Debug, Clone, Copy)]
+enum Round {
+    /// Round 1: the metric is not a part of `V_1` (the local models of Theorem 2 via (130)).
+    One = 1,
+    /// Round 2: at round 1 the bound is `V_1 = X_1 + c1 e_1 >= X_1`, true of every run by
+    /// definition, so comparing it would only report a slack of 1.
+    Two = 2,
+}
+
+/// Rounds `first..=T` of a per-round bound (entry `j` of `series` is round `j + 1`), above the
+/// rounding floor.
+fn per_round(claim: &ClupClaim, x: &Inputs, (series, first): (&[f64], Round), reference: f64, scale: f64) -> (Evaluation, Vec<String>) {
     let mut sides = Vec::new();
     let mut points = Vec::new();
-    for (j, v) in series.iter().enumerate().skip(1) {
+    for (j, v) in series.iter().enumerate().skip(first as usize - 1) {
         if *v < ROUNDING_FLOOR * reference {
             break;
         }
@@ -915,12 +926,12 @@ fn evaluate_claim(c: &Prepared, claim: &ClupClaim, scale: f64) -> Option<Outcome
         Statement::Theorem2Global(rule) => Some(theorem2_global(c, claim, rule, scale)),
         Statement::Theorem2Local => {
             let x = Inputs { t: s.rounds, v1: v1_t2(&c.o, &c.tr), ..base_inputs(c.stat0, c.o) };
-            Some(per_round(claim, &x, &c.tr.local, x.v1, scale))
+            Some(per_round(claim, &x, (&c.tr.local, Round::One), x.v1, scale))
         }
         Statement::Theorem2Lyapunov => Some(theorem2_lyapunov(c, claim, scale)),
         Statement::Corollary2 => {
             let x = Inputs { t: s.rounds, v1: v1_t2(&c.o_c2, &c.tr_c2), ..base_inputs(c.stat0, c.o_c2) };
-            Some(per_round(claim, &x, &c.tr_c2.global, x.v1, scale))
+            Some(per_round(claim, &x, (&c.tr_c2.global, Round::Two), x.v1, scale))
         }
         Statement::Corollary2Rounds if !c.sweep.is_empty() => {
             let x = base_inputs(c.stat0, c.o_c2);
@@ -1189,7 +1200,7 @@ fn theorem2_global(c: &Prepared, claim: &ClupClaim, rule: GammaRule, scale: f64)
         _ => v1_t2(&oo, &trajectory(c.inst(), &pp, &c.z0, 1)),
     };
     let x = Inputs { t: s.rounds, v1, ..base_inputs(c.stat0, oo) };
-    per_round(claim, &x, &series, v1, scale)
+    per_round(claim, &x, (&series, Round::Two), v1, scale)
 }
 
 /// Theorem 2's Lyapunov recursion `V_{t+1} <= r V_t`, round by round, with `V_t` from the
@@ -1256,7 +1267,7 @@ fn theorem3(c: &Prepared, claim: &ClupClaim, readings: (bool, bool, bool), scale
         let oo = opt_of(&c.c0, s.model.m(), &c.p, empirical_l);
         let v1 = t3_v1(&oo, r, if v1_initial { g_initial(c) } else { r.g1 });
         let x = Inputs { t: s.rounds, v1, sigma2: r.sigma2, batch: s.batch.unwrap_or(1) as f64, ..base_inputs(c.stat0, oo) };
-        per_round(claim, &x, &r.global_error, v1, scale)
+        per_round(claim, &x, (&r.global_error, Round::Two), v1, scale)
     })
 }
 
