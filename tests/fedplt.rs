@@ -378,9 +378,22 @@ fn assumption_6_for_all_w_is_decided_by_the_masked_symmetric_part() {
         }
         other => panic!("A6 must fail on a proper mask: {other:?}"),
     }
-    // Heterogeneous optima: undefined at W = a_k, even with full masks.
+    // Heterogeneous optima with full masks: rho_k = 1 wherever defined (the 0/0 at W = a_k is
+    // excluded, as at W*), so A6 holds.
     let het = spec(MaskLayout::Full, 1.0, 0.3).build().unwrap();
-    assert!(matches!(decide(&het, &w_star(&het)), A6ForAllW::Fails { lambda_min: None, .. }));
+    assert!(decide(&het, &w_star(&het)).holds(), "{:?}", decide(&het, &w_star(&het)));
+    // Heterogeneous optima with a proper mask: the witness W* + t e_j (j left out) has a zero
+    // numerator and a positive denominator, rho_k = 0 computed directly.
+    let het_partial = spec(MaskLayout::Layers { layers: 3, per_client: 2 }, 1.0, 0.3).build().unwrap();
+    let ws = w_star(&het_partial);
+    match decide(&het_partial, &ws) {
+        A6ForAllW::Fails { client, x, rho, lambda_min: None } => {
+            assert_eq!(rho, 0.0);
+            let direct = alignment_ratio(&het_partial, client, &(&ws + DVector::from_column_slice(&x)), &ws).value().unwrap();
+            assert_eq!(direct, 0.0, "a zero numerator over a positive denominator");
+        }
+        other => panic!("A6 must fail on a proper mask: {other:?}"),
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! FEDPLT-A6: Assumption 6 "for all W" (001:L151-155) as its own claim row, decided exactly per
-//! mask and Hessian. A full mask with a shared optimum holds; a proper mask (a zero diagonal
-//! entry of `M`) fails, and the counterexample it reports does have `rho_k <= 0` when `rho_k` is
-//! recomputed from the gradients.
+//! mask and Hessian. A full mask holds (`rho_k = 1` wherever defined); a proper mask (a zero
+//! diagonal entry of `M`) fails, and the counterexample it reports does have `rho_k <= 0` when
+//! `rho_k` is recomputed from the gradients.
 
 use nalgebra::{DMatrix, DVector};
 
@@ -58,13 +58,33 @@ fn a_proper_mask_fails_at_its_counterexample() {
     assert!(evaluation.notes.iter().any(|n| n.contains("counterexample: client 0")), "{:?}", evaluation.notes);
 }
 
+/// A client optimum other than `W*` with full masks: `rho_k = 1` wherever it is defined (the
+/// `0/0` at `W = a_k` is excluded, as at `W*`), so A6 holds; checked directly on a grid of points.
+/// Control: the same optima with a proper mask fail, at a witness where the ratio recomputed from
+/// the gradients is 0 (a zero numerator over a positive denominator).
 #[test]
-fn a_client_optimum_other_than_w_star_fails() {
+fn a_client_optimum_other_than_w_star_holds_with_full_masks_and_fails_with_a_proper_one() {
     let mut inst = instance([[1.0; 3], [1.0; 3]]);
     inst.optima[1] = DVector::from_column_slice(&[0.5, 0.0, 0.0]);
     let w_star = inst.minimizer().unwrap();
     let decision = decide(&inst, &w_star);
-    assert!(matches!(&decision, A6ForAllW::Fails { rho, lambda_min: None, .. } if rho.is_nan()), "{decision:?}");
+    assert!(decision.holds(), "{decision:?}");
+    assert_eq!(a6_evaluation(&decision).verdict, VerdictKind::Holds);
+    for k in 0..2 {
+        for p in [[1.0, -2.0, 0.5], [-0.3, 0.1, 2.0], [0.5, 0.0, 0.0]] {
+            let w = DVector::from_column_slice(&p);
+            let rho = rho_at(&inst, k, &w, &w_star);
+            assert!(rho.is_nan() || rho == 1.0, "client {k} at {p:?}: {rho}");
+        }
+    }
+    inst.masks[1] = DVector::from_column_slice(&[1.0, 0.0, 1.0]);
+    let w_star = inst.minimizer().unwrap();
+    let decision = decide(&inst, &w_star);
+    let A6ForAllW::Fails { client, x, rho, lambda_min: None } = &decision else { panic!("a proper mask must fail: {decision:?}") };
+    assert_eq!((*client, *rho), (1, 0.0));
+    let w = &w_star + DVector::from_column_slice(x);
+    let g = inst.gradient(1, &w);
+    assert!(g.dot(&(&w - &w_star)) > 0.0 && rho_at(&inst, 1, &w, &w_star) == 0.0);
     assert_eq!(a6_evaluation(&decision).verdict, VerdictKind::Violated);
 }
 

@@ -3,34 +3,37 @@
 //! With `x = W - W*`, `b_k = W* - a_k` and `M = diag(m_k)`, client `k`'s ratio is
 //! `rho_k(W) = N(x) / D(x)`, `N(x) = x^T M H_k (x + b_k)`, `D(x) = x^T H_k (x + b_k)`.
 //!
-//! - `b_k != 0` (the client's optimum is not `W*`): at `W = a_k` (`x = -b_k != 0`) the gradient
-//!   `H_k (W - a_k)` vanishes, so `N = D = 0` and `rho_k` is undefined there: A6 fails at that
-//!   point (a ratio that is not defined does not satisfy `rho_k > 0`; the run's check counts it
-//!   the same way).
-//! - `b_k = 0`: `D(x) = x^T H_k x > 0` for `x != 0` (`H_k` positive definite), and
-//!   `N(x) = x^T M H_k x = x^T S x` with `S = (M H_k + H_k M) / 2` the symmetric part (a quadratic
-//!   form sees only the symmetric part of its matrix). So `rho_k(W) > 0` for every `W != W*` iff
-//!   `S` is positive definite, iff `lambda_min(S) > 0`; otherwise the unit eigenvector `v` of
-//!   `lambda_min(S)` gives `rho_k(W* + v) = lambda_min(S) / v^T H_k v <= 0`. A proper mask
-//!   (`m_i = 0` for some `i`) has `S_ii = 0`, so `lambda_min(S) <= 0` and A6 fails for every proper
-//!   mask: strictly (`rho_k < 0`) when `H_k` couples a trained with an untrained coordinate, with
-//!   `rho_k = 0` (not `> 0`) when `H_k` is diagonal. A full mask has `S = H_k`: A6 holds.
+//! Where `N = D = 0` the ratio is `0/0`: at `W = W*` for every client, and at `W = a_k` (the
+//! gradient vanishes) and wherever `<grad F_k(W), W - W*> = 0` with a full mask. The assumption
+//! is read there as the proof uses it, `N >= rho_ D` (001:L396-404), which `0/0` points meet: they
+//! are excluded, as the paper itself must exclude `W*` (an implicit reading, said in the verdict).
 //!
-//! No search is needed: both cases are decided in closed form.
+//! - A full mask: `N = D`, so `rho_k = 1` wherever it is defined: A6 holds for the client,
+//!   whatever its optimum.
+//! - A proper mask (`m_j = 0` for some `j`): at `x = t e_j` the numerator is `t e_j^T M (...) = 0`
+//!   while `D = t (t H_jj + (H_k b_k)_j) > 0` for `t > |(H_k b_k)_j| / H_jj`, so `rho_k = 0`, not
+//!   `> 0`: A6 fails. With a shared optimum (`b_k = 0`) the witness is sharper: `N(x) = x^T S x`
+//!   with `S = (M H_k + H_k M) / 2` (a quadratic form sees only the symmetric part), `S_jj = 0` so
+//!   `lambda_min(S) <= 0`, and its unit eigenvector `v` gives `rho_k(W* + v) = lambda_min(S) /
+//!   v^T H_k v <= 0`: strictly negative when `H_k` couples a trained with an untrained coordinate.
+//!
+//! No search is needed: every case is decided in closed form.
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use serde::Serialize;
 
 use super::problem::Instance;
 
-/// The exact decision of A6 over all `W`.
+/// The exact decision of A6 over all `W` (`0/0` points excluded, see the module).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum A6ForAllW {
-    /// `rho_k(W) > 0` for every client and every `W != W*`; the smallest `lambda_min(S_k)`.
+    /// `rho_k(W) > 0` for every client wherever it is defined; the smallest `lambda_min(S_k)`
+    /// (`S_k = H_k` for a full mask).
     Holds { lambda_min: f64 },
-    /// A6 fails at `W = W* + x` for client `k`: `rho` there (NaN: undefined, the gradient
-    /// vanishes), and `lambda_min(S_k)` when the client's optimum is `W*`.
+    /// A6 fails at `W = W* + x` for client `k`, where `rho_k = rho <= 0`; `lambda_min(S_k)` when the
+    /// client's optimum is `W*` (the witness is its eigenvector), `None` when it is not (the
+    /// witness is a coordinate the mask leaves out, where `rho_k = 0`).
     Fails { client: usize, x: Vec<f64>, rho: f64, lambda_min: Option<f64> },
 }
 
@@ -48,15 +51,20 @@ pub fn masked_symmetric_min(mask: &DVector<f64>, h: &DMatrix<f64>) -> (f64, DVec
 pub fn decide(inst: &Instance, w_star: &DVector<f64>) -> A6ForAllW {
     let mut smallest = f64::INFINITY;
     for k in 0..inst.clients() {
+        let (mask, h) = (&inst.masks[k], &inst.hessians[k]);
         let b = w_star - &inst.optima[k];
         // Relative to the optima themselves: at a small scale (optima of 1e-13 that differ by
         // 1e-13) the clients do not share an optimum.
-        if b.norm() > super::prec::SHARED_OPTIMUM * w_star.norm().max(inst.optima[k].norm()) {
-            return A6ForAllW::Fails { client: k, x: (-b).iter().copied().collect(), rho: f64::NAN, lambda_min: None };
+        let shared = b.norm() <= super::prec::SHARED_OPTIMUM * w_star.norm().max(inst.optima[k].norm());
+        let left_out = mask.iter().position(|m| *m == 0.0);
+        if let (Some(j), false) = (left_out, shared) {
+            let t = 2.0 * (h * &b)[j].abs() / h[(j, j)] + 1.0;
+            let x = DVector::from_fn(w_star.len(), |i, _| if i == j { t } else { 0.0 });
+            return A6ForAllW::Fails { client: k, x: x.iter().copied().collect(), rho: 0.0, lambda_min: None };
         }
-        let (lambda, v) = masked_symmetric_min(&inst.masks[k], &inst.hessians[k]);
-        if lambda <= super::prec::A6_EIGEN_ZERO * inst.hessians[k].norm() {
-            let rho = lambda / v.dot(&(&inst.hessians[k] * &v));
+        let (lambda, v) = masked_symmetric_min(mask, h);
+        if lambda <= super::prec::A6_EIGEN_ZERO * h.norm() {
+            let rho = lambda / v.dot(&(h * &v));
             return A6ForAllW::Fails { client: k, x: v.iter().copied().collect(), rho, lambda_min: Some(lambda) };
         }
         smallest = smallest.min(lambda);
@@ -74,9 +82,12 @@ impl A6ForAllW {
     pub fn describe(&self) -> String {
         use crate::claim::fmt_num;
         match self {
-            A6ForAllW::Holds { lambda_min } => format!("holds: lambda_min(sym(m_k .* H_k)) >= {} > 0 for every client", fmt_num(*lambda_min)),
-            A6ForAllW::Fails { client, rho, lambda_min: None, .. } if rho.is_nan() => {
-                format!("fails: client {client}'s optimum is not W*; at W = a_k its gradient is 0 and rho_k is undefined")
+            A6ForAllW::Holds { lambda_min } => format!(
+                "holds: lambda_min(sym(m_k .* H_k)) >= {} > 0 for every client (a full mask: rho_k = 1 wherever defined); 0/0 points (W = W*, W = a_k) excluded, N >= rho_ D as the proof uses it",
+                fmt_num(*lambda_min)
+            ),
+            A6ForAllW::Fails { client, lambda_min: None, .. } => {
+                format!("fails: client {client}'s optimum is not W* and its mask leaves out a coordinate j: at W = W* + t e_j, <m_k .* grad F_k, W - W*> = 0 < <grad F_k, W - W*>, rho_k = 0")
             }
             A6ForAllW::Fails { client, rho, lambda_min, .. } => format!(
                 "fails: client {client} has lambda_min(sym(m_k .* H_k)) = {} <= 0; rho_k = {} at W* + its eigenvector",

@@ -341,7 +341,7 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
 }
 
 /// FEDPLT-A6 from the exact decision of Assumption 6 for all `W` (001:L151-155,
-/// [`super::a6::decide`]): holds iff `rho_k(W) > 0` for every client and every `W != W*`, else
+/// [`super::a6::decide`]): holds iff `rho_k(W) > 0` for every client wherever it is defined, else
 /// violated with the counterexample `W = W* + x` and `rho_k` there in the notes. A strict
 /// inequality decided in closed form: no bound, so no slack and no checkpoint.
 pub fn a6_evaluation(decision: &A6ForAllW) -> Evaluation {
@@ -350,8 +350,7 @@ pub fn a6_evaluation(decision: &A6ForAllW) -> Evaluation {
         A6ForAllW::Holds { .. } => VerdictKind::Holds,
         A6ForAllW::Fails { client, x, rho, .. } => {
             let x: Vec<String> = x.iter().map(|v| fmt_num(*v)).collect();
-            let rho = if rho.is_nan() { "undefined (its gradient vanishes there)".to_string() } else { fmt_num(*rho) };
-            notes.push(format!("counterexample: client {client}, W = W* + x, x = [{}], rho_k(W) = {rho}", x.join(", ")));
+            notes.push(format!("counterexample: client {client}, W = W* + x, x = [{}], rho_k(W) = {}", x.join(", "), fmt_num(*rho)));
             VerdictKind::Violated
         }
     };
