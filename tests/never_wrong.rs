@@ -374,3 +374,71 @@ fn a_small_step_limit_a_little_off_the_optimum_is_not_the_optimum() {
     assert_eq!(verdict("moved", &moved), "violated");
     assert_eq!(verdict("given", &example), "holds", "control");
 }
+
+/// A FedPLT scenario of explicit clients (`[weight, hessian rows, optimum, mask]` each), full
+/// gradients, no noise, `eta = 0.2 / L`, run by the `run` command; its rows as `claim -> verdict`
+/// and its JSON.
+fn fedplt_limit_rows(rounds: usize, initial: &str, clients: &[&str]) -> (std::collections::BTreeMap<String, String>, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = format!(
+        "family = \"fedplt\"\nname = \"limit\"\ndescription = \"x\"\nrounds = {rounds}\nreplicates = 1\nseed = 3\ntau = 1\ngradient = \"full\"\n[step]\nconstant_over_l = 0.2\n[instance]\nsigma = 0.0\ninitial = {initial}\n"
+    );
+    for c in clients {
+        text.push_str(&format!("[[instance.clients]]\n{c}\n"));
+    }
+    let (file, out) = (dir.path().join("s.toml"), dir.path().join("s.json"));
+    std::fs::write(&file, text).unwrap();
+    let (code, _, stderr) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let rows =
+        json["verdicts"].as_array().unwrap().iter().map(|v| (v["claim"].as_str().unwrap().to_string(), v["verdict"].as_str().unwrap().to_string())).collect();
+    (rows, json)
+}
+
+/// FEDPLT-LIMIT on four instances where it had been wrong (each read by hand or in exact
+/// arithmetic):
+/// - a masked field with a shared optimum whose small-step dynamics are a saddle at `W_lim = W*`
+///   (eigenvalues 4.131 and -2.131 of `diag(psi) sum_k c_k M_k H_k`): the run leaves `W*`, so the
+///   unconditional reading is violated (it had held) and Case 2's is not decided by a finite run;
+/// - full masks with optima 1 and -0.999 (`W* = 5e-4`, the solves' rounding that of optima of 1):
+///   `W_lim = W*` exactly, holds (the allowance had been relative to `W*` and it was violated);
+/// - one client with a proper mask: `m .* g(W_lim) = 0`, so `rho(W_lim) = 0` and Case 2's A6 fails
+///   in the limit, not applicable (a numerator of 1e-17 had counted as positive: violated);
+/// - a full-mask client beside two proper ones: its ratio is 1 wherever defined, so a 0/0 there to
+///   rounding is not a failure, and the limit 0.49 from `W*` is violated (it had been not
+///   applicable, "client 0's ratio undefined").
+#[test]
+fn fedplt_limit_decides_on_the_limit_the_dynamics_reach() {
+    let (saddle, json) = fedplt_limit_rows(
+        200,
+        "[2.00000001, 5.162277628545604]",
+        &[
+            "weight = 0.5\nhessian = [[1.0, 0.99], [0.99, 1.0]]\noptimum = [1.0, 2.0]\nmask = [1, 0]",
+            "weight = 0.5\nhessian = [[100.0, 9.9], [9.9, 1.0]]\noptimum = [1.0, 2.0]\nmask = [0, 1]",
+        ],
+    );
+    assert!(json["limit_stability"].as_f64().unwrap() < 0.0, "{}", json["limit_stability"]);
+    assert_eq!((saddle["FEDPLT-LIMIT~unconditional"].as_str(), saddle["FEDPLT-LIMIT"].as_str()), ("violated", "inconclusive"));
+    let (full, json) = fedplt_limit_rows(
+        100,
+        "[0.0]",
+        &["weight = 0.3\nhessian = [[0.7]]\noptimum = [1.0]\nmask = [1]", "weight = 0.7\nhessian = [[0.3]]\noptimum = [-0.999]\nmask = [1]"],
+    );
+    assert!(json["limit_gap"].as_f64().unwrap() < 1e-15 && json["limit_stability"].as_f64().unwrap() > 0.0);
+    assert_eq!((full["FEDPLT-LIMIT"].as_str(), full["FEDPLT-LIMIT~unconditional"].as_str()), ("holds", "holds"));
+    let (one, json) = fedplt_limit_rows(300, "[-2.2, 1.3]", &["weight = 1.0\nhessian = [[1.0, 0.3], [0.3, 0.7]]\noptimum = [0.1, 0.2]\nmask = [0, 1]"]);
+    assert_eq!(json["limit_alignment"]["rho"].as_f64(), Some(0.0), "{}", json["limit_alignment"]);
+    assert_eq!((one["FEDPLT-LIMIT"].as_str(), one["FEDPLT-LIMIT~unconditional"].as_str()), ("not-applicable", "violated"));
+    let (three, json) = fedplt_limit_rows(
+        200,
+        "[0.04179379924571061, 0.2588795624786064, -0.3287092217961213]",
+        &[
+            "weight = 0.4\nhessian = [[1.37, 1.02, 0.12], [1.02, 1.33, 0.17], [0.12, 0.17, 0.93]]\noptimum = [0.5098661116212101, -0.73, -1.32]\nmask = [1, 1, 1]",
+            "weight = 0.3\nhessian = [[0.63, -0.18, -0.41], [-0.18, 0.52, 0.04], [-0.41, 0.04, 1.13]]\noptimum = [-0.62, -1.47, 0.67]\nmask = [1, 0, 1]",
+            "weight = 0.3\nhessian = [[1.64, 1.19, 0.04], [1.19, 1.42, 0.1], [0.04, 0.1, 0.39]]\noptimum = [0.14, 0.96, 0.75]\nmask = [1, 1, 0]",
+        ],
+    );
+    assert!((json["limit_alignment"]["rho"].as_f64().unwrap() - 0.4512).abs() < 1e-3, "{}", json["limit_alignment"]);
+    assert_eq!(three["FEDPLT-LIMIT"], "violated");
+}

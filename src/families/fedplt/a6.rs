@@ -111,7 +111,8 @@ impl A6ForAllW {
 pub struct LimitAlignment {
     /// The client of the smallest ratio (the first whose ratio is not `> 0`, if any).
     pub client: usize,
-    /// `rho_k(W_lim)`: 0 when its numerator is 0 to rounding, NaN when its denominator is.
+    /// `rho_k(W_lim)`: 0 when its numerator is 0 to rounding, NaN when its denominator is (then
+    /// the ratios' limit is not decided); 1 when every mask is full.
     pub rho: f64,
 }
 
@@ -122,16 +123,23 @@ impl LimitAlignment {
     }
 }
 
-/// [`LimitAlignment`] of `inst` at `w_lim`, with `x = w_lim - w_star` accurate to `rounding`.
+/// [`LimitAlignment`] of `inst` at `w_lim`, with `w_lim` accurate to `rounding` (absolute). A
+/// full mask has `rho_k = 1` wherever it is defined (its numerator is its denominator), so only
+/// proper masks are computed. Each side `<v, x>` (`v` the gradient or its masked part) is 0 when
+/// within what the rounding of `w_lim` moves it by: `||x|| ||H_k|| rounding` through `v` and
+/// `||v|| rounding` through `x` (a client alone at its masked limit has `m_k .* g_k = 0` in real
+/// arithmetic and 1e-17 in floating point).
 pub fn at_limit(inst: &Instance, w_lim: &DVector<f64>, w_star: &DVector<f64>, rounding: f64) -> LimitAlignment {
     let x = w_lim - w_star;
-    let mut smallest = LimitAlignment { client: 0, rho: f64::INFINITY };
-    for k in 0..inst.clients() {
-        let g = &inst.hessians[k] * (w_lim - &inst.optima[k]);
+    let mut smallest = LimitAlignment { client: 0, rho: 1.0 };
+    for k in (0..inst.clients()).filter(|k| inst.masks[*k].iter().any(|m| *m == 0.0)) {
+        let h = &inst.hessians[k];
+        let g = h * (w_lim - &inst.optima[k]);
         let masked = g.component_mul(&inst.masks[k]);
+        let through_v = x.norm() * h.norm() * rounding;
         let side = |v: &DVector<f64>| {
             let value = v.dot(&x);
-            if value.abs() <= v.norm() * rounding {
+            if value.abs() <= through_v + v.norm() * rounding {
                 0.0
             } else {
                 value

@@ -250,6 +250,9 @@ pub struct Measured {
     /// ([`super::a6::at_limit`]); `None` where the limit is `W*`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit_alignment: Option<LimitAlignment>,
+    /// [`SmallStepLimit::stability`](super::runs::SmallStepLimit::stability): the dynamics
+    /// settle at `W_lim` only where it is above [`LIMIT_STABILITY`](super::prec::LIMIT_STABILITY).
+    pub limit_stability: f64,
 }
 
 impl crate::checker::RunOutcome for ScenarioRun {
@@ -320,9 +323,10 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
         // The bound is 0 (convergence to W* exactly), met up to the rounding of the two solves
         // that give W_lim and W*: ||W_lim - W*||^2 against 0 + limit_rounding^2 (a few d eps kappa
         // of max(||W_lim||, ||W*||)). A ratio bound/observed says nothing.
-        FedPltClaim::Limit { .. } => {
+        FedPltClaim::Limit { unconditional } => {
             let rhs = claim.bound(&Inputs { t: 1, ..*x }) + run.measured.limit_rounding.powi(2);
-            Evaluation { slack: None, ..inequality(1, &|_| Some(vec![(x.limit_gap, rhs)])) }
+            let evaluation = Evaluation { slack: None, ..inequality(1, &|_| Some(vec![(x.limit_gap, rhs)])) };
+            unsettled_limit(evaluation, unconditional, run.measured.limit_stability)
         }
         FedPltClaim::AssumptionSix => a6_evaluation(&run.a6_for_all_w),
         FedPltClaim::PsiStep { updated_only } => super::psi_step::evaluation(&run.alignment.psi_step, usize::from(updated_only), bound_scale),
@@ -338,6 +342,29 @@ pub fn evaluate_claim(claim: FedPltClaim, x: &Inputs, run: &ScenarioRun, bound_s
             inequality(rounds, &|t| Some(vec![(run.steps.divergence[t], divergence_bound(x, x.schedule.eta(t), gamma))]))
         }
     }
+}
+
+/// FEDPLT-LIMIT where the small-step field `diag(psi) sum_k c_k s_k M_k H_k` is unstable at
+/// `W_lim` (an eigenvalue with real part `<= 0`, `stability` its smallest over the largest
+/// modulus): the dynamics leave it, so they do not converge to `W*` even where `W_lim = W*`. As
+/// stated with no assumption that is a violation; under Case 2's A6 (over every `t in N`) it is
+/// one only if A6 holds along the whole diverging run, which no finite run decides: inconclusive,
+/// unless A6 already failed on the run (not applicable). A stable field leaves `evaluation` as is.
+fn unsettled_limit(mut evaluation: Evaluation, unconditional: bool, stability: f64) -> Evaluation {
+    if stability > super::prec::LIMIT_STABILITY {
+        return evaluation;
+    }
+    let note = format!(
+        "the small-step field diag(psi) sum_k c_k s_k M_k H_k is unstable at W_lim (smallest real part of its eigenvalues / largest modulus = {}): the dynamics do not settle there, nor at W*",
+        fmt_num(stability)
+    );
+    evaluation.verdict = match (unconditional, evaluation.verdict) {
+        (true, _) => VerdictKind::Violated,
+        (false, VerdictKind::NotApplicable) => VerdictKind::NotApplicable,
+        (false, _) => VerdictKind::Inconclusive,
+    };
+    evaluation.notes.push(note);
+    evaluation
 }
 
 /// FEDPLT-A6 from the exact decision of Assumption 6 for all `W` (001:L151-155,
@@ -444,15 +471,17 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
     let (schedule, alignment, z_consistent) = self::schedule(s, &c, scale, paths)?;
     let exact = exact_run(&setup, schedule, s.rounds)?;
     let steps = RoundSteps::new(s, &inst, &c, &exact);
-    let small_step = small_step_limit(&inst, &c.compensation.covered)?;
+    let small_step = small_step_limit(&inst, &c.compensation.covered, &psi)?;
     let limit = &small_step.point;
     let final_mean = DVector::from_column_slice(&exact.final_mean);
     let z = c.mu * c.compensation.psi_min * alignment.min;
     let (rho_min, alignment_failure, limit_gap) = (alignment.min, alignment.first_failure, (limit - &w_star).norm());
     // Each solve is accurate to about `d eps kappa` of its solution's size.
     let conditions = small_step.condition + inst.minimizer_condition();
-    let limit_rounding = super::prec::LIMIT_SOLVE_ROUNDING * inst.dim() as f64 * f64::EPSILON * conditions * limit.norm().max(w_star.norm());
-    let limit_alignment = (limit_gap > limit_rounding).then(|| super::a6::at_limit(&inst, limit, &w_star, limit_rounding));
+    let terms = inst.optima.iter().map(|a| a.norm()).fold(limit.norm().max(w_star.norm()).max(inst.initial.norm()), f64::max);
+    let limit_rounding = super::prec::LIMIT_SOLVE_ROUNDING * inst.dim() as f64 * f64::EPSILON * conditions * terms;
+    // Where the field is unstable the dynamics do not settle at W_lim, and its ratios say nothing.
+    let limit_alignment = (limit_gap > limit_rounding && small_step.is_stable()).then(|| super::a6::at_limit(&inst, limit, &w_star, limit_rounding));
     let mut run = ScenarioRun {
         scenario: s.clone(),
         scenario_hash: crate::card::canonical_hash(s),
@@ -466,6 +495,7 @@ pub fn run_prepared(s: &Scenario, (inst, c): (Instance, Constants), claims: &[Cl
             limit_gap,
             limit_rounding,
             limit_alignment,
+            limit_stability: small_step.stability,
         },
         distance: exact.distance,
         final_mean_gap: (&final_mean - &w_star).norm(),

@@ -451,7 +451,10 @@ impl FedPltClaim {
     /// Assumption 6 at the small-step limit `W_lim != W*` ([`super::a6::at_limit`]).
     fn a6_at_limit(a: super::a6::LimitAlignment) -> ConditionCheck {
         let detail = match a.rho {
-            rho if rho.is_nan() => format!("client {}'s <grad F_k(W_lim), W_lim - W*> is 0 (to the rounding of the solves): rho_k(W_lim) undefined", a.client),
+            rho if rho.is_nan() => format!(
+                "client {}'s <grad F_k(W_lim), W_lim - W*> is 0 to the rounding of the solves: rho_k(W_lim), where the ratios tend, is not decided",
+                a.client
+            ),
             rho if rho > 0.0 => format!("min_k rho_k(W_lim) = {} (client {})", fmt_num(rho), a.client),
             rho => format!(
                 "rho_k(W_lim) = {} <= 0 at client {}: the ratios rho_k^t of a run settling at W_lim tend to it, so min over t in N is not > 0",

@@ -22,12 +22,19 @@ pub const Z_CONSISTENCY: f64 = RELATIVE_IDENTITY;
 pub const UNIT_VECTOR_MIN_NORM: f64 = ABSOLUTE_ZERO;
 
 /// The small-step limit `W_lim` is `W*` (FEDPLT-LIMIT's bound of 0 is met) when `||W_lim - W*|| <=
-/// LIMIT_SOLVE_ROUNDING d eps (kappa_lim + kappa_*) max(||W_lim||, ||W*||)`: both are solutions of
-/// linear systems of dimension at most `d`, equal in real arithmetic where the claim holds, and
-/// differ by the rounding of the solves, a few `d eps kappa` of the solutions (relative, so at
-/// every scale). A fixed allowance of 1e-9 had let a limit 6e-10 away from `W*` (relative), a
-/// real difference, count as `W*`.
+/// LIMIT_SOLVE_ROUNDING d eps (kappa_lim + kappa_*) s`, `s` the largest of `||W_lim||`, `||W*||`,
+/// `||W^0||` and every `||a_k||`: both are solutions of linear systems of dimension at most `d`,
+/// equal in real arithmetic where the claim holds, and differ by the rounding of the solves, a few
+/// `d eps kappa` of the terms their right sides are summed from (relative, so at every scale;
+/// optima of 1 and -0.999 give a `W*` of 5e-4 with the rounding of optima of 1). A fixed
+/// allowance of 1e-9 had let a limit 6e-10 away from `W*` (relative), a real difference, count as
+/// `W*`.
 pub const LIMIT_SOLVE_ROUNDING: f64 = 16.0;
+
+/// The small-step field `diag(psi) sum_k c_k s_k M_k H_k` (on covered coordinates) is stable at
+/// `W_lim`, so that the small-step dynamics settle there, when the real parts of its eigenvalues
+/// are above `LIMIT_STABILITY` times its largest modulus.
+pub const LIMIT_STABILITY: f64 = ABSOLUTE_ZERO;
 
 /// The clients share one optimum when every `||w_k* - W*|| <= SHARED_OPTIMUM max(||w_k*||, ||W*||)`
 /// (decides the shared-optimum reading of the constants).
@@ -82,6 +89,7 @@ crate::prec::policy_test!(
     Z_CONSISTENCY = 1e-9,
     UNIT_VECTOR_MIN_NORM = 1e-12,
     LIMIT_SOLVE_ROUNDING = 16.0,
+    LIMIT_STABILITY = 1e-12,
     SHARED_OPTIMUM = 1e-12,
     WITHIN_ROUNDING = 8.0 * f64::EPSILON,
     VACUOUS_SLACK = 1e3,

@@ -87,7 +87,7 @@ fn run_fields(r: &ScenarioRun, extra: serde_json::Value) -> serde_json::Value {
     let mut fields = serde_json::json!({
         "scenario": r.scenario.name, "constants": r.constants, "schedule": r.schedule, "z": m.z, "g2_empirical": m.g2_empirical,
         "b_empirical": m.b_empirical, "rho_by_horizon": r.alignment.rho_by_horizon(), "a6_for_all_w": r.a6_for_all_w,
-        "alignment_failure": r.alignment.first_failure, "limit_gap": m.limit_gap,
+        "alignment_failure": r.alignment.first_failure, "limit_gap": m.limit_gap, "limit_stability": m.limit_stability,
     });
     if let (Some(all), Some(f)) = (fields.as_object_mut(), &r.step_scales) {
         all.insert("step_scales".into(), serde_json::json!(f));

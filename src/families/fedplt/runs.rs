@@ -406,9 +406,14 @@ pub fn sample_paths(setup: &RunSetup, schedule: Schedule, rounds: usize, seed: u
 /// `psi .* sum_k c_k s_k m_k .* grad F_k(W)` (each client moves at its own rate), whose zero is
 /// not `W*` even for full masks when the optima differ.
 ///
+/// The dynamics settle there only where the field is stable: `W' = W - eta diag(psi) (A W - b)`
+/// contracts for small `eta` iff every eigenvalue of `diag(psi) A` (covered coordinates) has a
+/// positive real part; [`SmallStepLimit::stability`] is the smallest real part over the largest
+/// modulus.
+///
 /// # Errors
 /// [`crate::Error::Instance`] when the masked field is singular on the covered coordinates.
-pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<SmallStepLimit> {
+pub fn small_step_limit(inst: &Instance, covered: &[bool], psi: &[f64]) -> Result<SmallStepLimit> {
     let d = inst.dim();
     let idx: Vec<usize> = (0..d).filter(|i| covered[*i]).collect();
     // sum_k c_k diag(m_k) H_k (W - a_k) = 0 restricted to covered rows (psi > 0 drops out).
@@ -429,13 +434,22 @@ pub fn small_step_limit(inst: &Instance, covered: &[bool]) -> Result<SmallStepLi
     let sub = DMatrix::from_fn(idx.len(), idx.len(), |r, c| a[(idx[r], idx[c])]);
     let singular = sub.singular_values();
     let condition = if singular.is_empty() { 1.0 } else { singular.max() / singular.min() };
+    let field = DMatrix::from_fn(idx.len(), idx.len(), |r, c| psi[idx[r]] * sub[(r, c)]);
+    let eigenvalues = nalgebra::linalg::Schur::try_new(field, f64::EPSILON, SCHUR_ITERATIONS)
+        .ok_or_else(|| crate::Error::Instance("the eigenvalues of the masked mean field did not converge".into()))?
+        .complex_eigenvalues();
+    let largest = eigenvalues.iter().map(|e| e.norm()).fold(0.0, f64::max);
+    let stability = if largest > 0.0 { eigenvalues.iter().map(|e| e.re).fold(f64::INFINITY, f64::min) / largest } else { 1.0 };
     let sol = sub.lu().solve(&rhs).ok_or_else(|| crate::Error::Instance("the masked mean field is singular on the covered coordinates".into()))?;
     let mut w = inst.initial.clone();
     for (r, &i) in idx.iter().enumerate() {
         w[i] = sol[r];
     }
-    Ok(SmallStepLimit { point: w, condition })
+    Ok(SmallStepLimit { point: w, condition, stability })
 }
+
+/// Iterations the Schur decomposition of the masked field may take.
+const SCHUR_ITERATIONS: usize = 10_000;
 
 /// The small-step limit ([`small_step_limit`]) and the condition number of the system it solves
 /// (the masked field on the covered coordinates; 1 when none is covered), which bounds the
@@ -446,6 +460,17 @@ pub struct SmallStepLimit {
     pub point: DVector<f64>,
     /// `sigma_max / sigma_min` of the masked field on the covered coordinates.
     pub condition: f64,
+    /// `min Re(lambda) / max |lambda|` over the eigenvalues of `diag(psi) A` on the covered
+    /// coordinates (1 when none is covered): the dynamics settle at `W_lim` only where it is `> 0`
+    /// ([`LIMIT_STABILITY`](super::prec::LIMIT_STABILITY)).
+    pub stability: f64,
+}
+
+impl SmallStepLimit {
+    /// Whether the small-step dynamics settle at the point (the field is stable there).
+    pub fn is_stable(&self) -> bool {
+        self.stability > super::prec::LIMIT_STABILITY
+    }
 }
 
 /// One point of the speed-error trade-off of Case 1 (001:L651-653).
