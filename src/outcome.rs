@@ -222,6 +222,19 @@ impl CheckOutcome {
 /// [`Error::InvalidField`] naming `--out` for a folder that is not a report; [`Error::Io`]
 /// naming the file or folder that could not be written.
 pub fn write_files(out: &Path, files: &[ReportFile]) -> Result<Vec<PathBuf>> {
+    if out.join("SUMMARY.md").is_file() {
+        if let Some(foreign) = foreign_report_entry(out, files) {
+            return Err(Error::field(
+                "--out",
+                format!(
+                    "`{}` holds `{}`, which is not a file of an earlier report (a report replaces its folder as a whole, and would delete it)",
+                    out.display(),
+                    foreign.display()
+                ),
+                "a new or empty folder, or an earlier report's folder (move the other files away)",
+            ));
+        }
+    }
     let is_report = |dir: &Path| dir.join("SUMMARY.md").is_file();
     replace_folder(out, files, &is_report)?;
     Ok(files.iter().map(|f| out.join(&f.path)).collect())
@@ -254,6 +267,39 @@ pub fn write_subfolder(out: &Path, folder: &str, files: &[ReportFile]) -> Result
         }
         None => write_files(out, files),
     }
+}
+
+/// The first entry of an existing report folder `dir` (it has a `SUMMARY.md`) that no report
+/// writes, or `None`. A report holds, at its top, regular files of its own names (`SUMMARY.md`,
+/// the tables, any top-level name of `files`) and folders, each of regular files only: claim pages
+/// and JSON in `claims/`, and JSON, CSV, TOML and PNG files in the others (`figures/`, `search/`,
+/// a family's). Anything else (a hidden entry such as `.git`, a nested folder, a symbolic link,
+/// a Markdown file outside `claims/`) belongs to someone else.
+fn foreign_report_entry(dir: &Path, files: &[ReportFile]) -> Option<PathBuf> {
+    let own_top = |name: &std::ffi::OsStr| {
+        ["SUMMARY.md", "summary.csv", "search.csv"].iter().any(|n| name == *n)
+            || files.iter().any(|f| f.path.components().next().is_some_and(|c| c.as_os_str() == name))
+    };
+    let plain = |name: &std::ffi::OsStr| name.to_str().is_some_and(|n| !n.is_empty() && !n.starts_with('.'));
+    for top in std::fs::read_dir(dir).ok()?.flatten() {
+        let (name, kind) = (top.file_name(), top.file_type().ok()?);
+        let path = PathBuf::from(&name);
+        if kind.is_file() && plain(&name) && own_top(&name) {
+            continue;
+        }
+        if !kind.is_dir() || !plain(&name) {
+            return Some(path);
+        }
+        let allowed: &[&str] = if name == "claims" { &["json", "md"] } else { &["json", "csv", "toml", "png"] };
+        for entry in std::fs::read_dir(top.path()).ok()?.flatten() {
+            let inner = Path::new(&name).join(entry.file_name());
+            let ext_ok = Path::new(&entry.file_name()).extension().and_then(|x| x.to_str()).is_some_and(|x| allowed.contains(&x));
+            if !entry.file_type().is_ok_and(|t| t.is_file()) || !plain(&entry.file_name()) || !ext_ok {
+                return Some(inner);
+            }
+        }
+    }
+    None
 }
 
 /// The first entry of an existing folder `dir` that a report writing `files` into it could not
@@ -517,6 +563,29 @@ mod tests {
 
     fn file(path: &str) -> ReportFile {
         ReportFile { path: path.into(), bytes: b"x".to_vec() }
+    }
+
+    /// A folder with a `SUMMARY.md` of someone else's (a repository, a book's `src/`, a report
+    /// with a user's file added) is refused, naming the entry, and left as it was; an earlier
+    /// report (control) is replaced.
+    #[test]
+    fn a_folder_with_a_summary_and_other_files_is_not_taken_for_a_report() {
+        let files = [file("SUMMARY.md"), file("summary.csv"), file("claims/A.json"), file("claims/A.md"), file("figures/A.png")];
+        for (foreign, named) in [(".git/HEAD", ".git"), ("src/chapter.md", "src/chapter.md"), ("MARKER", "MARKER"), ("claims/notes.txt", "claims/notes.txt")] {
+            let out = tempfile::tempdir().unwrap();
+            let dir = out.path().join("r");
+            std::fs::create_dir_all(dir.join(foreign).parent().unwrap()).unwrap();
+            std::fs::write(dir.join("SUMMARY.md"), "theirs").unwrap();
+            std::fs::write(dir.join(foreign), "theirs").unwrap();
+            let err = write_files(&dir, &files).unwrap_err();
+            assert!(err.is_bad_input() && err.to_string().contains(named), "{foreign}: {err}");
+            assert_eq!(std::fs::read_to_string(dir.join(foreign)).unwrap(), "theirs", "{foreign} kept");
+        }
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().join("r");
+        write_files(&dir, &[file("SUMMARY.md"), file("claims/B.json"), file("clup/runs.json"), file("figures/B.png")]).unwrap();
+        write_files(&dir, &files).unwrap();
+        assert!(dir.join("claims/A.json").is_file() && !dir.join("clup").exists());
     }
 
     #[test]

@@ -46,7 +46,20 @@ fn card_claim_ids_that_are_not_safe_file_names_are_refused_before_anything_is_wr
         let got = run(&["search", "--card", &card, "--claim", id, "--budget", "4", "--room-budget", "0", "--out", s(&out), "--no-plots"]);
         assert_code(&format!("search `{id}`"), &got, 2, &["claims[1].id"]);
     }
+    // An id too long to name a file had run the whole check and failed writing it (exit 3).
+    let card = card_with_id(tmp.path(), &"A".repeat(300));
+    assert_code(
+        "check a 300-character id",
+        &run(&["check", "--card", &card, "--out", s(&tmp.path().join("ck/long")), "--no-plots"]),
+        2,
+        &["claims[1].id", "at most 120 characters"],
+    );
     assert!(!tmp.path().join("ck").exists() && !tmp.path().join("sx").exists(), "nothing written");
+    // Control: the longest id allowed names its files.
+    let card = card_with_id(tmp.path(), &"A".repeat(120));
+    let out = tmp.path().join("long-ok");
+    assert_code("check a 120-character id", &run(&["check", "--card", &card, "--out", s(&out), "--no-plots"]), 0, &[]);
+    assert!(out.join(format!("claims/{}.json", "A".repeat(120))).is_file());
     // Negative control: the example's own ids (`~` included) are accepted and name their files.
     let card = card_with_id(tmp.path(), "LOCAL-SGD~no-drift");
     let out = tmp.path().join("ok");

@@ -359,17 +359,31 @@ pub fn check_entries(entries: &[ClaimCard], builtin: &[&str], embedded: &[&str],
 /// The characters a claim id may have, as said in errors.
 pub const CLAIM_ID_FORM: &str = "a non-empty id of ASCII letters, digits, `-`, `_`, `.` and `~`, not starting with `.` (e.g. LOCAL-SGD~no-drift)";
 
+/// The longest claim id: its report files' names (with `@SOURCE` and an extension) stay well
+/// under the 255 bytes of a file name.
+pub const CLAIM_ID_MAX_LEN: usize = 120;
+
 /// Refuses a claim id that is not a safe file name: ids name report files (`claims/<ID>.json`,
 /// `search/<ID>.toml`), so one with `/`, `..` or a leading `.` would write outside its folder or
 /// a hidden file.
 ///
 /// # Errors
-/// [`Error::InvalidField`] naming `field` and [`CLAIM_ID_FORM`].
+/// [`Error::InvalidField`] naming `field` and [`CLAIM_ID_FORM`], or an id longer than
+/// [`CLAIM_ID_MAX_LEN`].
 pub fn require_claim_id(field: &str, id: &str) -> Result<()> {
     let safe = |c: char| c.is_ascii_alphanumeric() || "-_.~".contains(c);
     if id.is_empty() || id.starts_with('.') || !id.chars().all(safe) {
         let got = if id.is_empty() { "an empty id".to_string() } else { format!("`{}`", id.escape_debug()) };
         return Err(Error::field(field, format!("{got} cannot name the claim's report files"), CLAIM_ID_FORM));
+    }
+    // The longest file named after it, `ID@SOURCE.json` in `search/`, stays under the 255 bytes a
+    // file name may take.
+    if id.len() > CLAIM_ID_MAX_LEN {
+        return Err(Error::field(
+            field,
+            format!("an id of {} characters cannot name the claim's report files", id.len()),
+            format!("at most {CLAIM_ID_MAX_LEN} characters"),
+        ));
     }
     Ok(())
 }
