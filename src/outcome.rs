@@ -583,9 +583,9 @@ mod tests {
         }
         let out = tempfile::tempdir().unwrap();
         let dir = out.path().join("r");
-        write_files(&dir, &[file("SUMMARY.md"), file("claims/B.json"), file("clup/runs.json"), file("figures/B.png")]).unwrap();
+        write_files(&dir, &[file("SUMMARY.md"), file("claims/B.json"), file("paper/runs.json"), file("figures/B.png")]).unwrap();
         write_files(&dir, &files).unwrap();
-        assert!(dir.join("claims/A.json").is_file() && !dir.join("clup").exists());
+        assert!(dir.join("claims/A.json").is_file() && !dir.join("paper").exists());
     }
 
     #[test]
