@@ -281,9 +281,12 @@ fn foreign_report_entry(dir: &Path, files: &[ReportFile]) -> Option<PathBuf> {
             || files.iter().any(|f| f.path.components().next().is_some_and(|c| c.as_os_str() == name))
     };
     let plain = |name: &std::ffi::OsStr| name.to_str().is_some_and(|n| !n.is_empty() && !n.starts_with('.'));
-    for top in std::fs::read_dir(dir).ok()?.flatten() {
-        let (name, kind) = (top.file_name(), top.file_type().ok()?);
-        let path = PathBuf::from(&name);
+    // An entry that cannot be read is someone else's too: it is never taken for a report's.
+    let Ok(entries) = std::fs::read_dir(dir) else { return Some(PathBuf::from(".")) };
+    for top in entries {
+        let Ok(top) = top else { return Some(PathBuf::from(".")) };
+        let (name, path) = (top.file_name(), PathBuf::from(top.file_name()));
+        let Ok(kind) = top.file_type() else { return Some(path) };
         if kind.is_file() && plain(&name) && own_top(&name) {
             continue;
         }
@@ -291,7 +294,9 @@ fn foreign_report_entry(dir: &Path, files: &[ReportFile]) -> Option<PathBuf> {
             return Some(path);
         }
         let allowed: &[&str] = if name == "claims" { &["json", "md"] } else { &["json", "csv", "toml", "png"] };
-        for entry in std::fs::read_dir(top.path()).ok()?.flatten() {
+        let Ok(inner_entries) = std::fs::read_dir(top.path()) else { return Some(path) };
+        for entry in inner_entries {
+            let Ok(entry) = entry else { return Some(path) };
             let inner = Path::new(&name).join(entry.file_name());
             let ext_ok = Path::new(&entry.file_name()).extension().and_then(|x| x.to_str()).is_some_and(|x| allowed.contains(&x));
             if !entry.file_type().is_ok_and(|t| t.is_file()) || !plain(&entry.file_name()) || !ext_ok {

@@ -104,9 +104,9 @@ impl A6ForAllW {
 /// `rho_ = min_{k, t in N} rho_k^t > 0` (001:L396) needs `rho_k(W_lim) > 0` for every client: a
 /// finite run sees only how far the ratios have fallen so far.
 ///
-/// `x` comes from two linear solves, each accurate to `rounding` (the row's allowance, see
+/// `W_lim` comes from a linear solve accurate to the row's allowance (see
 /// [`LIMIT_SOLVE_ROUNDING`](super::prec::LIMIT_SOLVE_ROUNDING)), so a numerator or denominator
-/// within `|v| rounding` of 0 (`v` its gradient side) is 0: such a ratio is not `> 0`.
+/// within what that rounding moves it by is 0 ([`at_limit`]): such a ratio is not `> 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LimitAlignment {
     /// The client of the smallest ratio (the first whose ratio is not `> 0`, if any).
