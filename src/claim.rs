@@ -14,15 +14,15 @@ use crate::prec;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Relation {
-    /// given <= required
+    /// given <= required (a tie up to [`prec::CONDITION_TIE`] holds)
     AtMost,
-    /// given >= required
+    /// given >= required (a tie up to [`prec::CONDITION_TIE`] holds)
     AtLeast,
     /// given = required (up to [`prec::RELATIVE_IDENTITY`])
     Equal,
-    /// given < required, strictly (a tie up to [`prec::RELATIVE_IDENTITY`] fails)
+    /// given < required, strictly (a tie up to [`prec::CONDITION_TIE`] fails)
     Below,
-    /// given > required, strictly (a tie up to [`prec::RELATIVE_IDENTITY`] fails)
+    /// given > required, strictly (a tie up to [`prec::CONDITION_TIE`] fails)
     Above,
 }
 
@@ -45,6 +45,12 @@ pub struct ConditionCheck {
     /// Free-text detail (e.g. why an assumption fails).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub detail: String,
+    /// Whether floating point cannot decide the comparison: the rounding of its sides (a
+    /// constant computed with a known error bound, [`ConditionCheck::compare_bracketed`]) admits
+    /// either outcome. `holds` is then false, and a claim whose only failing binding checks are
+    /// undecided is inconclusive, not "not applicable" ([`crate::verdict::inapplicable`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub undecided: bool,
 }
 
 /// What a [`ConditionCheck`] is.
@@ -75,12 +81,54 @@ impl ConditionCheck {
             Relation::Equal if given == 0.0 || required == 0.0 => prec::approx_eq_floored(given, required, prec::RELATIVE_IDENTITY),
             Relation::Equal => prec::approx_eq(given, required, prec::RELATIVE_IDENTITY),
         };
-        Self { name: name.into(), kind, given, required, relation, holds, detail: String::new() }
+        Self { name: name.into(), kind, given, required, relation, holds, detail: String::new(), undecided: false }
+    }
+
+    /// A comparison whose sides are known only to within their rounding: `given` lies in
+    /// `given_range` and `required` in `required_range` (each range holds its point value).
+    /// Decided as [`Self::compare`] at the corner least favourable to the condition (then it
+    /// holds whatever the exact values are) and at the most favourable one (then it fails
+    /// whatever they are); where the two corners disagree the check is undecided: `holds` is
+    /// false, [`Self::undecided`] true, and its detail gives both ranges. An equality is compared
+    /// at its point values only.
+    ///
+    /// # Formula
+    /// For `<=` and `<`: holds if `hi(given) R lo(required)`, fails unless `lo(given) R
+    /// hi(required)`; for `>=` and `>` the same with the ends exchanged.
+    pub fn compare_bracketed(
+        name: impl Into<String>,
+        kind: ConditionKind,
+        (given, given_range): (f64, (f64, f64)),
+        relation: Relation,
+        (required, required_range): (f64, (f64, f64)),
+    ) -> Self {
+        let name = name.into();
+        let at = |g: f64, r: f64| Self::compare("", kind, g, relation, r).holds;
+        let ((g_lo, g_hi), (r_lo, r_hi)) = (given_range, required_range);
+        let (worst, best) = match relation {
+            Relation::AtMost | Relation::Below => ((g_hi, r_lo), (g_lo, r_hi)),
+            Relation::AtLeast | Relation::Above => ((g_lo, r_hi), (g_hi, r_lo)),
+            Relation::Equal => ((given, required), (given, required)),
+        };
+        let point = Self::compare(name, kind, given, relation, required);
+        if at(worst.0, worst.1) || !at(best.0, best.1) {
+            // Decided: both corners agree (a NaN corner never holds, so NaN is never "holds").
+            return Self { holds: at(worst.0, worst.1), ..point };
+        }
+        let (num, pair) = (fmt_num, |lo: f64, hi: f64| format!("[{}, {}]", fmt_num(lo), fmt_num(hi)));
+        let detail = format!(
+            "not decided in floating point: the rounding of its sides leaves given in {} (computed {}) and required in {} (computed {}), which admits either outcome",
+            pair(g_lo, g_hi),
+            num(given),
+            pair(r_lo, r_hi),
+            num(required)
+        );
+        Self { holds: false, undecided: true, detail, ..point }
     }
 
     /// A condition that cannot be evaluated here (`why`): it fails, with both sides NaN.
     pub fn unevaluated(name: impl Into<String>, kind: ConditionKind, relation: Relation, why: impl Into<String>) -> Self {
-        Self { name: name.into(), kind, given: f64::NAN, required: f64::NAN, relation, holds: false, detail: why.into() }
+        Self { name: name.into(), kind, given: f64::NAN, required: f64::NAN, relation, holds: false, detail: why.into(), undecided: false }
     }
 
     /// Whether this check could not be evaluated ([`Self::unevaluated`]).
@@ -98,6 +146,7 @@ impl ConditionCheck {
             relation: Relation::Equal,
             holds,
             detail: detail.into(),
+            undecided: false,
         }
     }
 
@@ -115,6 +164,9 @@ impl fmt::Display for ConditionCheck {
         }
         if self.is_unevaluated() {
             return write!(f, "{}: cannot be evaluated ({})", self.name, self.detail);
+        }
+        if self.undecided {
+            return write!(f, "{}: {}", self.name, self.detail);
         }
         let op = match (self.relation, self.holds) {
             (Relation::AtMost, true) => "<=",
@@ -403,5 +455,40 @@ mod number_tests {
         // Controls: numbers that print apart, and equal numbers, keep the compact form.
         assert_eq!(fmt_pair(0.0032, 0.003125), ("0.0032".to_string(), "0.003125".to_string()));
         assert_eq!(fmt_pair(1.0, 1.0), ("1".to_string(), "1".to_string()));
+    }
+}
+
+#[cfg(test)]
+mod bracket_tests {
+    use super::*;
+    use crate::verdict::{inapplicable, VerdictKind};
+
+    fn bracketed(given: (f64, f64), relation: Relation, required: f64) -> ConditionCheck {
+        let mid = (given.0 + given.1) / 2.0;
+        ConditionCheck::compare_bracketed("x <= y", ConditionKind::StepSize, (mid, given), relation, (required, (required, required)))
+    }
+
+    /// A comparison is decided where its whole range agrees, undecided where the range straddles
+    /// the boundary; NaN never holds. An undecided check alone makes a claim inconclusive, beside
+    /// a decided failure not applicable.
+    #[test]
+    fn a_range_that_straddles_the_boundary_is_undecided() {
+        let straddles = bracketed((0.9, 1.1), Relation::AtMost, 1.0);
+        assert!(!straddles.holds && straddles.undecided, "{straddles:?}");
+        assert!(straddles.to_string().contains("not decided in floating point"), "{straddles}");
+        // Controls: a range wholly inside holds, wholly outside fails, both decided.
+        let inside = bracketed((0.8, 0.95), Relation::AtMost, 1.0);
+        assert!(inside.holds && !inside.undecided);
+        let outside = bracketed((1.05, 1.2), Relation::AtMost, 1.0);
+        assert!(!outside.holds && !outside.undecided);
+        // The other direction exchanges the ends.
+        assert!(bracketed((1.05, 1.2), Relation::AtLeast, 1.0).holds);
+        assert!(bracketed((0.9, 1.1), Relation::Above, 1.0).undecided);
+        // NaN is never "holds", and is decided as a failure (never a tie).
+        let nan = bracketed((f64::NAN, f64::NAN), Relation::AtMost, 1.0);
+        assert!(!nan.holds && !nan.undecided);
+        assert_eq!(inapplicable(&[inside.clone(), straddles.clone()]), VerdictKind::Inconclusive);
+        assert_eq!(inapplicable(&[straddles, outside]), VerdictKind::NotApplicable);
+        assert_eq!(inapplicable(&[inside]), VerdictKind::NotApplicable);
     }
 }

@@ -19,6 +19,17 @@ pub const RELATIVE_IDENTITY: f64 = 1e-9;
 /// Relative tolerance under which a bound and an observed value count as tied.
 pub const RELATIVE_TIE: f64 = 1e-12;
 
+/// Relative tolerance of a step-size or parameter condition at its boundary (`given <= required`
+/// counts as met when `given` exceeds `required` by at most this relative amount; a strict `<`
+/// fails there): a step set at the boundary by a formula differs from the condition's own
+/// evaluation by a few roundings (`1e-16` each), and the constants it is compared with (extreme
+/// eigenvalues of a well-scaled matrix) are accurate to about `1e-15`. Wider, it would admit
+/// steps outside a condition: at `1e-9`, a local step `3.5e-10` above `1/L_l` was admitted and
+/// the claim called "holds". Constants computed with a larger error (a small eigenvalue of an
+/// ill-conditioned matrix) carry their own error bound into the comparison
+/// ([`crate::claim::ConditionCheck::compare_bracketed`]).
+pub const CONDITION_TIE: f64 = 1e-12;
+
 /// Absolute floor under which a matrix norm counts as zero (used to decide whether a supremum is
 /// finite: the linear part of an affine map must vanish exactly, up to rounding of its inputs).
 pub const ABSOLUTE_ZERO: f64 = 1e-12;
@@ -152,19 +163,19 @@ pub fn approx_eq_floored(a: f64, b: f64, rel: f64) -> bool {
     a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0))
 }
 
-/// `given <= required` up to the identity tolerance (a parameter set exactly at its boundary by a
+/// `given <= required` up to [`CONDITION_TIE`] (a parameter set exactly at its boundary by a
 /// formula must count as admissible).
 pub fn le_tol(given: f64, required: f64) -> bool {
-    given <= required || approx_eq(given, required, RELATIVE_IDENTITY)
+    given <= required || approx_eq(given, required, CONDITION_TIE)
 }
 
-/// `given >= required` up to the identity tolerance.
+/// `given >= required` up to [`CONDITION_TIE`].
 pub fn ge_tol(given: f64, required: f64) -> bool {
-    given >= required || approx_eq(given, required, RELATIVE_IDENTITY)
+    given >= required || approx_eq(given, required, CONDITION_TIE)
 }
 
-/// `given < required`, strictly: the complement of [`ge_tol`], so a value at the boundary up to the
-/// identity tolerance (set there by a formula, equal in real arithmetic) is outside, as the
+/// `given < required`, strictly: the complement of [`ge_tol`], so a value at the boundary up to
+/// [`CONDITION_TIE`] (set there by a formula, equal in real arithmetic) is outside, as the
 /// paper's `<` says. NaN on either side never holds.
 pub fn lt_strict(given: f64, required: f64) -> bool {
     given < required && !ge_tol(given, required)
@@ -267,9 +278,11 @@ mod tests {
     fn approx_eq_accepts_rounding_and_rejects_real_gaps() {
         assert!(approx_eq(1.0, 1.0 + 1e-12, RELATIVE_IDENTITY));
         assert!(!approx_eq(1.0, 1.001, RELATIVE_IDENTITY));
-        assert!(le_tol(1.0 + 1e-12, 1.0));
+        assert!(le_tol(1.0 + 1e-13, 1.0));
         assert!(!le_tol(1.01, 1.0));
-        assert!(ge_tol(1.0 - 1e-12, 1.0));
+        // A step 3.5e-10 above its bound is outside it (CONDITION_TIE, not RELATIVE_IDENTITY).
+        assert!(!le_tol(0.512820513, 1.0 / 1.95));
+        assert!(ge_tol(1.0 - 1e-13, 1.0));
         assert!(!ge_tol(0.99, 1.0));
     }
 
@@ -281,7 +294,7 @@ mod tests {
         assert!(!approx_eq(1e-13, 1e-20, RELATIVE_TIE));
         assert!(approx_eq(3e-10, 3e-10 * (1.0 + 1e-13), RELATIVE_TIE));
         assert!(!le_tol(1e-9, 3.1e-10));
-        assert!(le_tol(3.1e-10 * (1.0 + 1e-12), 3.1e-10));
+        assert!(le_tol(3.1e-10 * (1.0 + 1e-13), 3.1e-10));
         assert!(!ge_tol(1e-12, 3e-12));
         assert!(approx_eq(0.0, 0.0, RELATIVE_TIE) && approx_eq(0.0, -0.0, RELATIVE_TIE));
         assert!(!approx_eq(0.0, 1e-300, RELATIVE_TIE));
@@ -306,6 +319,7 @@ mod tests {
         vec![
             ("RELATIVE_IDENTITY", RELATIVE_IDENTITY, 1e-9),
             ("RELATIVE_TIE", RELATIVE_TIE, 1e-12),
+            ("CONDITION_TIE", CONDITION_TIE, 1e-12),
             ("ABSOLUTE_ZERO", ABSOLUTE_ZERO, 1e-12),
             ("INPUT_MAGNITUDE_MIN", INPUT_MAGNITUDE_MIN, 1e-100),
             ("INPUT_MAGNITUDE_MAX", INPUT_MAGNITUDE_MAX, 1e100),

@@ -120,6 +120,19 @@ pub fn failed_and_notes(checks: &[ConditionCheck]) -> (Vec<String>, Vec<String>)
     (failed, notes)
 }
 
+/// The verdict of a claim whose binding checks fail: not applicable, unless every failing
+/// binding check is undecided in floating point ([`ConditionCheck::undecided`]): then
+/// inconclusive, since the instance may meet the condition or not, and no comparison is made.
+/// With no failing binding check it is not applicable (the caller has another reason).
+pub fn inapplicable(checks: &[ConditionCheck]) -> VerdictKind {
+    let mut failing = checks.iter().filter(|c| !c.holds && c.is_binding()).peekable();
+    if failing.peek().is_some() && failing.all(|c| c.undecided) {
+        VerdictKind::Inconclusive
+    } else {
+        VerdictKind::NotApplicable
+    }
+}
+
 /// The evaluation of a claim whose binding checks fail: no comparison, no series.
 fn not_applicable(
     checks: Vec<ConditionCheck>,
@@ -128,7 +141,7 @@ fn not_applicable(
     estimator: Estimator,
     beyond_steps: Option<(VerdictKind, Option<f64>)>,
 ) -> Evaluation {
-    Evaluation { verdict: VerdictKind::NotApplicable, slack: None, decisive: None, checks, failed, notes, estimator, series: Vec::new(), beyond_steps }
+    Evaluation { verdict: inapplicable(&checks), slack: None, decisive: None, checks, failed, notes, estimator, series: Vec::new(), beyond_steps }
 }
 
 /// Whether the binding checks that fail are all step-size conditions (at least one fails).

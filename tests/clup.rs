@@ -478,7 +478,7 @@ proptest! {
         let l = mu * kappa;
         let (eta, gamma) = bounds::corollary2_steps(l, lambda);
         let k = bounds::k_134(mu, l, lambda);
-        let o = Opt { mu, l, lambda, gamma, eta, k: k as f64, m: 4.0 };
+        let o = Opt { mu, l, lambda, gamma, eta, k: k as f64, m: 4.0, mu_error: 0.0 };
         let (lhs, rhs) = bounds::condition_14(&o, 4);
         prop_assert!(lhs <= rhs, "K = {} gives {} > {}", k, lhs, rhs);
         prop_assert!(bounds::k_min_14(&o, k).is_some_and(|k14| k14 <= k));

@@ -269,7 +269,7 @@ fn the_remarks_ball_is_eight_times_below_theorem_3s_at_its_steps_and_holds() {
     let inst = s.model.instance(0).unwrap();
     let c = inst.constants;
     let p = t3_remark_params(&inst, s.lambda, 1, 100_000);
-    let o = Opt { mu: c.mu, l: c.l_sample, lambda: s.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: inst.m() as f64 };
+    let o = Opt { mu: c.mu, l: c.l_sample, lambda: s.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: inst.m() as f64, mu_error: c.mu_error };
     let (lhs, rhs) = bounds::condition_14(&o, 4);
     assert!(lhs <= rhs, "K = {} meets (14)", p.k);
     assert!(bounds::t3_ball(&o, 1.0, 3.0) >= 8.0 * bounds::t3_remark_ball(&o, 1.0, 3.0));

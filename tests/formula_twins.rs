@@ -384,7 +384,7 @@ fn clup_inputs(rng: &mut ChaCha8Rng) -> ClupInputs {
         t: rng.gen_range(1..2000),
         stat,
         lambda,
-        opt: Opt { mu, l, lambda, gamma, eta, k, m },
+        opt: Opt { mu, l, lambda, gamma, eta, k, m, mu_error: 0.0 },
         v1: constant(rng, 1e-3, 10.0),
         init_local: constant(rng, 1e-3, 10.0),
         sigma2: constant(rng, 1e-3, 10.0),

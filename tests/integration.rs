@@ -27,6 +27,7 @@ mod clup_figures;
 mod clup_global_floor;
 mod clup_k134;
 mod clup_lemmas;
+mod clup_rounding;
 mod clup_search;
 mod clup_step_conditions;
 mod clup_wrong_terms;

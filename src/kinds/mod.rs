@@ -27,6 +27,9 @@ pub fn exact(x: f64) -> Interval {
 }
 
 /// An evaluation without a deciding checkpoint (not applicable, or inconclusive for want of data).
+/// A "not applicable" whose only failing checks are undecided in floating point is inconclusive
+/// ([`crate::verdict::inapplicable`]).
 fn undecided(verdict: VerdictKind, checks: Vec<ConditionCheck>, failed: Vec<String>, notes: Vec<String>, series: Vec<Checkpoint>) -> Evaluation {
+    let verdict = if verdict == VerdictKind::NotApplicable { crate::verdict::inapplicable(&checks) } else { verdict };
     Evaluation { verdict, slack: None, decisive: None, checks, failed, notes, estimator: Estimator::Exact, series, beyond_steps: None }
 }

@@ -280,6 +280,10 @@ pub struct Opt {
     pub k: f64,
     /// Clients `m`.
     pub m: f64,
+    /// A bound on the error of `mu` (the model's `mu_error`; 0 where `mu` is exact): conditions on
+    /// `mu` are decided over `mu +- mu_error`.
+    #[serde(skip)]
+    pub mu_error: f64,
 }
 
 impl Opt {
@@ -296,6 +300,13 @@ impl Opt {
 /// Condition (14) (003:L178), its two sides: `(2 + 64 L_w^2 lambda^2/mu_g^2) (1 - eta mu_l)^K`
 /// and `(1 - gamma L_g)^4`; with `exponent = 2`, the proof's (155) (003:L1307).
 pub fn condition_14(o: &Opt, exponent: i32) -> (f64, f64) {
+    condition_14_at(o, o.mu, exponent)
+}
+
+/// [`condition_14`]'s sides with `mu` in place of `o.mu` (the left side falls as `mu` grows: `mu_g`
+/// and `mu_l` grow, `L_w` falls; the right side does not depend on `mu`).
+pub fn condition_14_at(o: &Opt, mu: f64, exponent: i32) -> (f64, f64) {
+    let o = &Opt { mu, ..*o };
     let c = o.lemma1();
     let lhs = (2.0 + 64.0 * c.l_w * c.l_w * o.lambda * o.lambda / (c.mu_g * c.mu_g)) * (1.0 - o.eta * c.mu_l).powf(o.k);
     (lhs, (1.0 - o.gamma * c.l_g).powi(exponent))

@@ -506,7 +506,16 @@ fn stat_of(c: &Constants, s: &ModelInput, empirical_l: bool) -> Stat {
 }
 
 fn opt_of(c: &Constants, m: usize, p: &Params, empirical_l: bool) -> Opt {
-    Opt { mu: c.mu, l: if empirical_l { c.l_empirical } else { c.l_sample }, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: m as f64 }
+    Opt {
+        mu: c.mu,
+        l: if empirical_l { c.l_empirical } else { c.l_sample },
+        lambda: p.lambda,
+        gamma: p.gamma,
+        eta: p.eta,
+        k: p.k as f64,
+        m: m as f64,
+        mu_error: c.mu_error,
+    }
 }
 
 fn base_inputs(stat: Stat, opt: Opt) -> Inputs {

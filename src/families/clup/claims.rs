@@ -288,15 +288,17 @@ pub const ALL: [ClupClaim; 49] = [
 pub fn optimization_checks(o: &Opt) -> Vec<ConditionCheck> {
     let c = o.lemma1();
     let (lhs, rhs) = bounds::condition_14(o, 4);
+    // The left side over mu's error interval (it falls as mu grows).
+    let lhs_range = (bounds::condition_14_at(o, o.mu + o.mu_error, 4).0, bounds::condition_14_at(o, (o.mu - o.mu_error).max(0.0), 4).0);
     let mut v = vec![
         ConditionCheck::compare("gamma < 1/L_g", ConditionKind::StepSize, o.gamma, Relation::Below, 1.0 / c.l_g),
         ConditionCheck::compare("eta <= 1/L_l", ConditionKind::StepSize, o.eta, Relation::AtMost, 1.0 / c.l_l),
-        ConditionCheck::compare(
+        ConditionCheck::compare_bracketed(
             "(14): (2 + 64 L_w^2 lambda^2/mu_g^2)(1 - eta mu_l)^K <= (1 - gamma L_g)^4",
             ConditionKind::StepSize,
-            lhs,
+            (lhs, lhs_range),
             Relation::AtMost,
-            rhs,
+            (rhs, (rhs, rhs)),
         ),
     ];
     v.push(ConditionCheck::compare(

@@ -21,8 +21,9 @@
 //!
 //! `L` (per sample, `max ||x_ij||^2`, and the empirical `max_i lambda_max(A_i)`) and `mu = min_i
 //! lambda_min(A_i)` are computed from each draw as for seeded designs, `A_i = X_i^T X_i / n`;
-//! every `A_i` must be positive definite (Assumption 2). A stated `r` or `rho2` must be valid:
-//! at least the value the data give (to [`super::prec::ASSUMED_CONSTANT`]).
+//! every `A_i` must be positive definite (Assumption 2). A stated `rho2` must be at least the
+//! value the data give (to [`super::prec::ASSUMED_CONSTANT`]); a stated `r` below the data's `R`
+//! by more than rounding is refused, and the bounds read `max(r, R)`: P(R) holds for the data.
 
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
@@ -158,8 +159,11 @@ impl ModelInput {
     /// one, or the draw's `max_i ||w*^(i) - mean_j w*^(j)||`.
     pub fn radius(&self, c: &Constants) -> f64 {
         match self {
-            Self::Seeded(s) => s.r,
-            Self::Explicit(e) => e.r.unwrap_or(c.r),
+            // The recipe's or the stated R, or the data's where the ground truths are farther
+            // apart (rounding of a polygon of radius R around a far centre, or a stated r within
+            // that rounding of the data's): P(R) must hold for the ground truths as given.
+            Self::Seeded(s) => s.r.max(c.r),
+            Self::Explicit(e) => e.r.map_or(c.r, |r| r.max(c.r)),
         }
     }
 
@@ -280,8 +284,11 @@ impl ExplicitModel {
                 "rho^2 >= s^2 max_i tr(A_i) (Assumption 3), or omit it",
             ));
         }
+        // Below the data's R by more than the rounding of its computation and of the ground
+        // truths themselves (a recipe's radius around a far centre, written back by an export).
         let scale = inst.clients.iter().map(|c| c.w_star.norm()).fold(0.0, f64::max);
-        if let Some(r) = self.r.filter(|r| *r < inst.constants.r - ASSUMED_CONSTANT * scale) {
+        let below = inst.constants.r * (1.0 - super::model::radius_error(inst.m(), inst.d)) - 4.0 * f64::EPSILON * scale;
+        if let Some(r) = self.r.filter(|r| *r < below) {
             return Err(Error::field(
                 "model.r",
                 format!("{r:e} below max_i ||w*^(i) - mean_j w*^(j)|| = {:e} of draw {k}", inst.constants.r),

@@ -42,7 +42,7 @@ pub struct Chain {
 /// Corollary 2's optimization constants at `(mu, L, lambda)` with `K` local steps.
 pub fn corollary2_opt(mu: f64, l: f64, lambda: f64, k: usize) -> Opt {
     let (eta, gamma) = bounds::corollary2_steps(l, lambda);
-    Opt { mu, l, lambda, gamma, eta, k: k as f64, m: 1.0 }
+    Opt { mu, l, lambda, gamma, eta, k: k as f64, m: 1.0, mu_error: 0.0 }
 }
 
 /// The smallest `K >= 1` with (14) at `o`'s steps, from `K ~ ln(lhs(0)/rhs)/ln(1/(1 - eta

@@ -88,6 +88,6 @@ pub fn lemma6_sides(o: &Opt, now: &Alg1Deviation, next: &Alg1Deviation) -> (f64,
 pub fn t3_remark_params(inst: &Instance, lambda: f64, fallback_k: usize, cap: usize) -> Params {
     let c = inst.constants;
     let (eta, gamma) = bounds::t3_remark_steps(c.mu, c.l_sample, lambda);
-    let o = Opt { mu: c.mu, l: c.l_sample, lambda, gamma, eta, k: 1.0, m: inst.m() as f64 };
+    let o = Opt { mu: c.mu, l: c.l_sample, lambda, gamma, eta, k: 1.0, m: inst.m() as f64, mu_error: c.mu_error };
     Params { lambda, gamma, eta, k: bounds::k_min_14(&o, cap).unwrap_or(fallback_k) }
 }

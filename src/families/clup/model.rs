@@ -254,6 +254,10 @@ pub struct Constants {
     pub l_empirical: f64,
     /// `mu = min_i lambda_min(A_i)` (Assumption 2, the largest valid constant of this draw).
     pub mu: f64,
+    /// A bound on the error of the computed `mu` ([`eigenvalue_error`]): the exact `mu` of the
+    /// given numbers lies within `mu +- mu_error`. Near-singular features make it large relative
+    /// to `mu`; a condition on `mu` decided within it is undecided, not met or failed.
+    pub mu_error: f64,
     /// `rho^2 = s^2 L` (Assumption 3, exact).
     pub rho2: f64,
     /// `max_i ||w*^(i) - mean_j w*^(j)||`, which equals `R`.
@@ -265,13 +269,32 @@ fn eig_range(a: &DMatrix<f64>) -> (f64, f64) {
     (e.min(), e.max())
 }
 
+/// A bound on the error of each computed eigenvalue of `A = X^T X / n` (`n x d` features `X`)
+/// against the exact eigenvalues of the exact `X^T X / n` of the same numbers.
+///
+/// # Formula
+/// `(gamma_n + 4 d^2 eps) tr(A)`, `gamma_n = n eps / (1 - n eps)`: forming `A` errs entrywise by
+/// at most `gamma_n |X|^T |X| / n`, whose 2-norm is at most `||X||_F^2 / n = tr(A)`; the symmetric
+/// eigensolver is backward stable, with a backward error of at most `4 d^2 eps ||A||_2 <= 4 d^2
+/// eps tr(A)` (a generous constant for the `O(d)` of the QR iteration); Weyl's inequality moves
+/// each eigenvalue by at most the 2-norm of the perturbation. Relative to a small eigenvalue this
+/// is about `eps kappa(A)`: `2.4e-4` for `lambda_min = 1.8e-12` of a matrix of norm 2, where the
+/// computed value was `2.3e-5` off.
+pub fn eigenvalue_error(a: &DMatrix<f64>, n: usize) -> f64 {
+    let (eps, nf, d) = (f64::EPSILON, n as f64, a.nrows() as f64);
+    let gamma_n = nf * eps / (1.0 - nf * eps);
+    (gamma_n + 4.0 * d * d * eps) * a.trace().abs()
+}
+
 /// Strong convexity of every client's empirical loss (Assumption 2), checked on the clients'
 /// Hessians `A_i`: `mu = min_i lambda_min(A_i)` must exceed
-/// [`super::prec::STRONG_CONVEXITY`] times `scale`. Gives `(mu, max_i lambda_max(A_i))`, or the
-/// client with the smallest eigenvalue and that eigenvalue.
-fn curvatures(clients: &[Client], scale: f64) -> std::result::Result<(f64, f64), (usize, f64)> {
+/// [`super::prec::STRONG_CONVEXITY`] times `scale`. Gives `(mu, max_i lambda_max(A_i), mu_error)`
+/// (`mu_error` the largest [`eigenvalue_error`] over the clients, which bounds the error of the
+/// minimum), or the client with the smallest eigenvalue and that eigenvalue.
+fn curvatures(clients: &[Client], scale: f64) -> std::result::Result<(f64, f64, f64), (usize, f64)> {
     let mut mu = f64::INFINITY;
     let mut l_emp: f64 = 0.0;
+    let mut mu_error: f64 = 0.0;
     let mut worst = 0;
     for (i, c) in clients.iter().enumerate() {
         let (lo, hi) = eig_range(&c.a);
@@ -280,11 +303,31 @@ fn curvatures(clients: &[Client], scale: f64) -> std::result::Result<(f64, f64),
         }
         mu = mu.min(lo);
         l_emp = l_emp.max(hi);
+        mu_error = mu_error.max(eigenvalue_error(&c.a, c.x.nrows()));
     }
     if mu <= super::prec::STRONG_CONVEXITY * scale {
         return Err((worst, mu));
     }
-    Ok((mu, l_emp))
+    Ok((mu, l_emp, mu_error))
+}
+
+/// `R = max_i ||w*^(i) - mean_j w*^(j)||` (eq. 5, 003:L79), computed from the differences to the
+/// first client's `w*^(1)`: `R = max_i ||delta_i - mean_j delta_j||`, `delta_i = w*^(i) - w*^(1)`.
+/// The differences of nearby vectors are exact (Sterbenz), so the error is relative to the
+/// spread, at most [`radius_error`] of `R`, however far the ground truths are from the origin;
+/// averaging the `w*^(i)` themselves errs by `eps max ||w*||`, 5% of `R = 2e-6` at `||w*|| = 1e9`.
+fn radius(clients: &[Client], d: usize) -> f64 {
+    let Some(first) = clients.first() else { return 0.0 };
+    let deltas: Vec<DVector<f64>> = clients.iter().map(|c| &c.w_star - &first.w_star).collect();
+    let mean = deltas.iter().fold(DVector::zeros(d), |acc, x| acc + x) / clients.len() as f64;
+    deltas.iter().map(|x| (x - &mean).norm()).fold(0.0, f64::max)
+}
+
+/// A bound on the relative error of [`radius`] with `m` clients in dimension `d`:
+/// `2 (m + d + 2) eps` (each difference errs by `eps` relative to itself, and every difference
+/// is at most `2 R`; the mean adds `m eps`, the norm `d eps`).
+pub fn radius_error(m: usize, d: usize) -> f64 {
+    2.0 * (m + d + 2) as f64 * f64::EPSILON
 }
 
 /// One client's numbers as given or drawn: features (rows), labels, ground truth.
@@ -329,11 +372,10 @@ impl Instance {
         let (n, d) = data.first().map_or((0, 0), |c| c.x.shape());
         let m = data.len();
         let clients: Vec<Client> = data.into_iter().map(Client::new).collect();
-        let (mu, l_emp) = curvatures(&clients, scale)?;
-        let mean = clients.iter().fold(DVector::zeros(d), |acc, c| acc + &c.w_star) / m as f64;
-        let r = clients.iter().map(|c| (&c.w_star - &mean).norm()).fold(0.0, f64::max);
+        let (mu, l_emp, mu_error) = curvatures(&clients, scale)?;
+        let r = radius(&clients, d);
         let l_sample = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| clients[i].x.row(j).norm_squared()).fold(0.0, f64::max);
-        let constants = Constants { l_sample, l_empirical: l_emp, mu, rho2, r };
+        let constants = Constants { l_sample, l_empirical: l_emp, mu, mu_error, rho2, r };
         Ok(Instance { d, n, clients, noise2, constants })
     }
 }

@@ -27,10 +27,12 @@ pub const GUARD_OFFSET: f64 = 1e-9;
 /// S^T)/2` is used).
 pub const SYMMETRY: f64 = crate::prec::RELATIVE_IDENTITY;
 
-/// A stated constant of an explicit model (`r` of P(R), Assumption 3's `rho2`) is valid when it
-/// is at least the value computed from the data less `ASSUMED_CONSTANT` times its scale
-/// (`max_i ||w*^(i)||` for `R`, the computed `rho^2` itself): a radius or a `s^2 L` written as
-/// the seeded recipe states it differs from the data's by rounding.
+/// A stated Assumption 3 constant `rho2` of an explicit model is valid when it is at least the
+/// value computed from the data less `ASSUMED_CONSTANT` times that value: a `s^2 L` written as
+/// the seeded recipe states it differs from the data's by rounding. (A stated `r` of P(R) is
+/// refused below the data's `R` beyond rounding, and the bounds read `max(r, R)`: an allowance
+/// of `1e-9` of the ground truths' norm had let a stated `r` 2% below `R` into the bounds for
+/// ground truths of norm `1e9`.)
 pub const ASSUMED_CONSTANT: f64 = crate::prec::RELATIVE_IDENTITY;
 
 /// Squared distances of Algorithm 1 below `LEMMA_FLOOR` times the squared scale of the models

@@ -461,7 +461,7 @@ fn plot_figure3(runs: &[&ScenarioRun]) -> Figure {
 pub fn t2_bound(r: &ScenarioRun, rounds: usize) -> Vec<(f64, f64)> {
     let c = &r.constants[0];
     let p = &r.params;
-    let o = super::bounds::Opt { mu: c.mu, l: c.l_sample, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: r.m as f64 };
+    let o = super::bounds::Opt { mu: c.mu, l: c.l_sample, lambda: p.lambda, gamma: p.gamma, eta: p.eta, k: p.k as f64, m: r.m as f64, mu_error: c.mu_error };
     let rate = super::bounds::t2_rate(&o);
     if !(r.t2_v1.is_finite() && rate.is_finite() && rate > 0.0) {
         return Vec::new();

@@ -233,7 +233,7 @@ impl Space {
         let k1 = bounds::lemma1(c0.mu, l, s.lambda);
         let gamma = if own_gamma { log_range(GAMMA_RANGE, x[8]) / k1.l_g } else { 1.0 / s.lambda };
         let eta = log_range(ETA_RANGE, x[9]) / k1.l_l;
-        let o = Opt { mu: c0.mu, l, lambda: s.lambda, gamma, eta, k: 1.0, m: s.model.m() as f64 };
+        let o = Opt { mu: c0.mu, l, lambda: s.lambda, gamma, eta, k: 1.0, m: s.model.m() as f64, mu_error: c0.mu_error };
         let cap = if s.batch.is_some() { K_CAP.1 } else { K_CAP.0 };
         let k14 = bounds::k_min_14(&o, cap).ok_or_else(|| {
             Error::field(

@@ -70,6 +70,7 @@ impl Ordering {
             relation: Relation::AtLeast,
             holds: true,
             detail: runs.iter().map(|r| format!("{} {}", r.scenario, (self.shown)(r))).collect::<Vec<_>>().join(", "),
+            undecided: false,
         });
         ClaimResult { claim: self.id, reading: self.reading, constants: self.constants, evaluation, label: None, expected: None }
     }
