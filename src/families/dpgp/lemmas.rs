@@ -5,7 +5,7 @@
 use crate::claim::ConditionCheck;
 use crate::engine::Estimator;
 use crate::kinds::ordering::pair_ratio;
-use crate::verdict::{evaluate_inequality, ConstantsSource};
+use crate::verdict::{evaluate_inequality, ConstantsSource, VerdictKind};
 
 use super::claims::{assumption_checks, eq15_bound, lemma1_bound, lemma1_step, lemma2_factor, lemma2_step, Lemma2Reading};
 use super::phase::Params;
@@ -139,8 +139,28 @@ impl LemmaRun<'_> {
         };
         let stated = assumption_checks(self.constants, conn, self.rounds, 0.0);
         let checks = vec![stated[0].clone(), stated[2].clone(), stated[3].clone()];
-        self.result(("DPGP-EQ15", "primary"), ConstantsSource::Estimated, checks, &side, m, bound_scale)
+        let noisy = self.constants.sigma_u > 0.0 || self.constants.sigma_v > 0.0;
+        pathwise(self.result(("DPGP-EQ15", "primary"), ConstantsSource::Estimated, checks, &side, m, bound_scale), noisy)
     }
+}
+
+/// What a pathwise inequality checked on some paths says about every path. (15) bounds each
+/// realisation of the stochastic gradients (004:L532; the proof squares it and takes expectations
+/// only after, L550-552), so on a run with noise it must hold on every realisation. A violation
+/// on the noiseless path (or a seeded one) is a counterexample: the margin is strict and the
+/// sides continuous in the noise, so it persists on a neighbourhood of that realisation, which
+/// Gaussian noise reaches with positive probability. A "holds" there says nothing of the other
+/// realisations (a node whose noise cancels its own gradients breaks (15) 46-fold on ring-low
+/// at `t = 1`): inconclusive, with a note. Without noise the one path is the run: decided.
+fn pathwise(mut result: ClaimResult, noisy: bool) -> ClaimResult {
+    if noisy && result.evaluation.verdict == VerdictKind::Holds {
+        result.evaluation.verdict = VerdictKind::Inconclusive;
+        result.evaluation.notes.push(format!(
+            "holds on the paths checked (slack {}), but (15) bounds every realisation of the noise and a path cannot show that: not decided with noise (decided on noiseless runs, and violated wherever one path breaks it)",
+            result.evaluation.slack.map_or("-".to_string(), crate::claim::fmt_num)
+        ));
+    }
+    result
 }
 
 #[cfg(test)]
