@@ -41,6 +41,7 @@ mod dpgp_noise;
 mod dpgp_orderings;
 mod dpgp_reference;
 mod dpgp_search;
+mod dpgp_settling;
 mod dpgp_topology;
 mod dpgp_weights;
 mod dpgp_wrong_terms;

@@ -14,6 +14,7 @@
 pub mod big_o;
 pub mod ordering;
 pub mod rate;
+pub mod settling;
 
 use crate::claim::ConditionCheck;
 use crate::engine::{Estimator, Interval};

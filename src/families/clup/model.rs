@@ -323,7 +323,7 @@ fn radius(clients: &[Client], d: usize) -> f64 {
     deltas.iter().map(|x| (x - &mean).norm()).fold(0.0, f64::max)
 }
 
-/// A bound on the relative error of [`radius`] with `m` clients in dimension `d`:
+/// A bound on the relative error of the computed `R` (`Constants::r`) with `m` clients in dimension `d`:
 /// `2 (m + d + 2) eps` (each difference errs by `eps` relative to itself, and every difference
 /// is at most `2 R`; the mean adds `m eps`, the norm `d eps`).
 pub fn radius_error(m: usize, d: usize) -> f64 {

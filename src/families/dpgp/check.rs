@@ -9,11 +9,12 @@ use rayon::prelude::*;
 
 use crate::claim::BoundClaim;
 use crate::error::{require_memory, Result};
-use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource};
+use crate::verdict::{evaluate, evaluate_inequality, ConstantsSource, Evaluation};
 
 use super::card::Scenario;
 use crate::kinds::big_o::evaluate_big_o;
 use crate::kinds::rate::{evaluate_rate, fit_slope, sweep_series, SlopeFit};
+use crate::kinds::settling::{big_o_violation_if_settled, rate_violation_if_settled, Settling};
 
 use super::card_claims::{constants_label, per_round_metric, CardClaim, CardInputs, WithAssumptions};
 use super::claims::{
@@ -50,6 +51,9 @@ pub struct SweepPoint {
     /// ([`super::round::round_supremum`]).
     #[serde(skip)]
     pub sigma_g2_visited: f64,
+    /// `kappa = T x` the slowest mode's contraction per round at this horizon's steps
+    /// ([`Instance::slowest_contraction`]): how far the run has settled.
+    pub slowest_mode_kappa: f64,
 }
 
 /// Everything a scenario's run produced.
@@ -416,6 +420,7 @@ impl<'a> Setup<'a> {
             let tr = if t == s.rounds { traj.clone() } else { exact_trajectory(&self.inst, &p, &self.prefix(t), t)? };
             sweep.push(SweepPoint {
                 rounds: t,
+                slowest_mode_kappa: t as f64 * self.inst.slowest_contraction(&p),
                 params: p,
                 connectivity: self.conn,
                 metric: mean(&tr.stationarity(k.l_u, k.l_v)),
@@ -438,7 +443,7 @@ impl<'a> Setup<'a> {
                 claim: "DPGP-T1",
                 reading: "primary",
                 constants: ConstantsSource::Estimated,
-                evaluation: evaluate_big_o(&shape, rate_checks),
+                evaluation: big_o_violation_if_settled(evaluate_big_o(&shape, rate_checks), &shape, settling(sweep, BIG_O_READS)),
                 label: None,
                 expected: None,
             },
@@ -446,7 +451,7 @@ impl<'a> Setup<'a> {
                 claim: "DPGP-T1~printed-step",
                 reading: "printed-step",
                 constants: ConstantsSource::Estimated,
-                evaluation: evaluate_big_o(&shape, self.sweep_checks(true, a4)),
+                evaluation: big_o_violation_if_settled(evaluate_big_o(&shape, self.sweep_checks(true, a4)), &shape, settling(sweep, BIG_O_READS)),
                 label: None,
                 expected: None,
             },
@@ -534,7 +539,19 @@ fn sigma_sum(k: &Constants) -> f64 {
 /// Corollary 1's rate over the sweep: the slope fit of the metric, and the rate claims (the
 /// printed metric against `T^(-1/2)` and, as a negative control, `T^(-1)`; the de-biased metric
 /// against `T^(-1/2)`).
+/// The horizons an `O(.)` verdict reads: the three largest ([`crate::kinds::big_o`]).
+const BIG_O_READS: usize = 3;
+
+/// The settling of `sweep` at the first of its `reads` largest horizons (the smallest when there
+/// are fewer).
+fn settling(sweep: &[SweepPoint], reads: usize) -> Settling {
+    let points: Vec<(usize, f64)> = sweep.iter().map(|p| (p.rounds, p.slowest_mode_kappa)).collect();
+    Settling::of_sweep(&points, sweep.len().saturating_sub(reads))
+}
+
 fn corollary1_results(sweep: &[SweepPoint], horizon: usize, rate_checks: Vec<ConditionCheck>, bound_scale: f64) -> (Option<SlopeFit>, Vec<ClaimResult>) {
+    // A rate is fitted over every horizon: it is read from the smallest.
+    let at = |e: Evaluation| rate_violation_if_settled(e, settling(sweep, sweep.len()));
     let ts: Vec<usize> = sweep.iter().map(|p| p.rounds).collect();
     let ys: Vec<f64> = sweep.iter().map(|p| p.metric).collect();
     let fit = fit_slope(&ts, &ys, CONFIDENCE);
@@ -542,13 +559,13 @@ fn corollary1_results(sweep: &[SweepPoint], horizon: usize, rate_checks: Vec<Con
     // The same rate with Delta_v^t read at the de-biased z_i^t (004:L133 prints u_i^t).
     let ys_debiased: Vec<f64> = sweep.iter().map(|p| p.metric_debiased).collect();
     let debiased =
-        evaluate_rate(fit_slope(&ts, &ys_debiased, CONFIDENCE), C1_EXPONENT, horizon, sweep_series(&ts, &ys_debiased), rate_checks.clone(), bound_scale);
+        at(evaluate_rate(fit_slope(&ts, &ys_debiased, CONFIDENCE), C1_EXPONENT, horizon, sweep_series(&ts, &ys_debiased), rate_checks.clone(), bound_scale));
     let results = vec![
         ClaimResult {
             claim: "DPGP-C1",
             reading: "primary",
             constants: ConstantsSource::Estimated,
-            evaluation: evaluate_rate(fit, C1_EXPONENT, horizon, series.clone(), rate_checks.clone(), bound_scale),
+            evaluation: at(evaluate_rate(fit, C1_EXPONENT, horizon, series.clone(), rate_checks.clone(), bound_scale)),
             label: None,
             expected: None,
         },
@@ -556,7 +573,7 @@ fn corollary1_results(sweep: &[SweepPoint], horizon: usize, rate_checks: Vec<Con
             claim: "DPGP-C1~rate-inv-T",
             reading: "rate-inv-T",
             constants: ConstantsSource::Estimated,
-            evaluation: evaluate_rate(fit, INV_T_EXPONENT, horizon, series, rate_checks, bound_scale),
+            evaluation: at(evaluate_rate(fit, INV_T_EXPONENT, horizon, series, rate_checks, bound_scale)),
             label: None,
             expected: None,
         },

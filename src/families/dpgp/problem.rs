@@ -354,6 +354,26 @@ impl Instance {
         (h, g)
     }
 
+    /// The slowest contraction of one round's mean dynamics at steps `p`: the smallest eigenvalue
+    /// `lambda` of `P H` (`H` of [`Self::joint`], `P = diag(K_u eta_u I, m K_v eta_v I)`: a round
+    /// moves `u` by `K_u eta_u` times the average gradient, each `v_i` by `K_v eta_v` times its
+    /// client's, which is `m` times its block of `F`'s), read as `-ln(1 - lambda)` per round
+    /// (`+inf` where `lambda >= 1`). `P H` is similar to the symmetric `P^(1/2) H P^(1/2)`, so
+    /// `lambda` is real. A mean-field rate: push-sum weights and mixing are left out (mixing
+    /// contracts disagreement, not this mode).
+    pub fn slowest_contraction(&self, p: &super::phase::Params) -> f64 {
+        let (du, m) = (self.du, self.m());
+        let (h, _) = self.joint();
+        let root = |i: usize| if i < du { (p.k_u as f64 * p.eta_u).sqrt() } else { (m as f64 * p.k_v as f64 * p.eta_v).sqrt() };
+        let s = DMatrix::from_fn(h.nrows(), h.ncols(), |i, j| root(i) * h[(i, j)] * root(j));
+        let lambda = SymmetricEigen::new(s).eigenvalues.min();
+        if lambda >= 1.0 {
+            f64::INFINITY
+        } else {
+            -(-lambda).ln_1p()
+        }
+    }
+
     /// `x* = H^{-1} g` and `F* = F(x*) = -g^T x* / 2` over `x = [u; v_1; ...; v_m]` ([`Self::joint`]),
     /// with `H`'s Cholesky factor `L` (`H = L L^T`); `None` when `H` is not positive definite.
     pub fn minimizer_with_factor(&self) -> Option<(DVector<f64>, f64, DMatrix<f64>)> {
