@@ -476,6 +476,20 @@ fn compare_sides(
 
 #[cfg(test)]
 mod tests {
+    /// A claim whose only failing check is undecided in floating point is inconclusive; beside a
+    /// decided failure it is not applicable; with nothing failing the caller's reason stands.
+    #[test]
+    fn an_undecided_condition_alone_makes_a_claim_inconclusive() {
+        use crate::claim::{ConditionCheck, ConditionKind, Relation};
+        let check = |lo: f64, hi: f64| {
+            ConditionCheck::compare_bracketed("x <= 1", ConditionKind::StepSize, ((lo + hi) / 2.0, (lo, hi)), Relation::AtMost, (1.0, (1.0, 1.0)))
+        };
+        let (undecided, inside, outside) = (check(0.9, 1.1), check(0.8, 0.9), check(1.1, 1.2));
+        assert_eq!(inapplicable(&[inside.clone(), undecided.clone()]), VerdictKind::Inconclusive);
+        assert_eq!(inapplicable(&[undecided, outside]), VerdictKind::NotApplicable);
+        assert_eq!(inapplicable(&[inside]), VerdictKind::NotApplicable);
+    }
+
     use super::*;
 
     fn iv(lower: f64, upper: f64) -> Interval {

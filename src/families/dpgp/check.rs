@@ -420,7 +420,7 @@ impl<'a> Setup<'a> {
             let tr = if t == s.rounds { traj.clone() } else { exact_trajectory(&self.inst, &p, &self.prefix(t), t)? };
             sweep.push(SweepPoint {
                 rounds: t,
-                slowest_mode_kappa: t as f64 * self.inst.slowest_contraction(&p),
+                slowest_mode_kappa: t as f64 * self.inst.slowest_contraction(p.k_u as f64 * p.eta_u, p.k_v as f64 * p.eta_v),
                 params: p,
                 connectivity: self.conn,
                 metric: mean(&tr.stationarity(k.l_u, k.l_v)),

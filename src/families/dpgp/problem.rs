@@ -354,17 +354,18 @@ impl Instance {
         (h, g)
     }
 
-    /// The slowest contraction of one round's mean dynamics at steps `p`: the smallest eigenvalue
+    /// The slowest contraction of one round's mean dynamics at local steps `(K_u eta_u, K_v eta_v)`: the smallest eigenvalue
     /// `lambda` of `P H` (`H` of [`Self::joint`], `P = diag(K_u eta_u I, m K_v eta_v I)`: a round
     /// moves `u` by `K_u eta_u` times the average gradient, each `v_i` by `K_v eta_v` times its
     /// client's, which is `m` times its block of `F`'s), read as `-ln(1 - lambda)` per round
     /// (`+inf` where `lambda >= 1`). `P H` is similar to the symmetric `P^(1/2) H P^(1/2)`, so
     /// `lambda` is real. A mean-field rate: push-sum weights and mixing are left out (mixing
     /// contracts disagreement, not this mode).
-    pub fn slowest_contraction(&self, p: &super::phase::Params) -> f64 {
+    /// `step_u = K_u eta_u`, `step_v = K_v eta_v`.
+    pub fn slowest_contraction(&self, step_u: f64, step_v: f64) -> f64 {
         let (du, m) = (self.du, self.m());
         let (h, _) = self.joint();
-        let root = |i: usize| if i < du { (p.k_u as f64 * p.eta_u).sqrt() } else { (m as f64 * p.k_v as f64 * p.eta_v).sqrt() };
+        let root = |i: usize| if i < du { step_u.sqrt() } else { (m as f64 * step_v).sqrt() };
         let s = DMatrix::from_fn(h.nrows(), h.ncols(), |i, j| root(i) * h[(i, j)] * root(j));
         let lambda = SymmetricEigen::new(s).eigenvalues.min();
         if lambda >= 1.0 {
