@@ -32,7 +32,7 @@ pub struct Work {
     /// Its value (multiply-adds); `+inf` when a size is beyond `f64`.
     pub total: f64,
     /// The largest memory the run holds at once (bytes), checked against
-    /// [`crate::error::MEMORY_LIMIT_BYTES`]; 0 when the family checks memory itself.
+    /// [`crate::error::memory_limit`]; 0 when the family checks memory itself.
     pub bytes: f64,
 }
 

@@ -302,23 +302,47 @@ pub fn require_len(field: &str, len: usize, lo: usize, hi: usize) -> Result<usiz
     }
 }
 
-/// The memory one run may plan to hold: 8 GiB, a third of the 24 GiB machines the project runs on,
-/// so that two runs side by side and the operating system still fit. A request for more is bad
-/// input, refused before anything is allocated, never an abort.
+/// The memory one run may plan to hold on any machine: 8 GiB, a third of the 24 GiB machines the
+/// project runs on, so that two runs side by side and the operating system still fit. A request
+/// for more is bad input, refused before anything is allocated, never an abort.
 pub const MEMORY_LIMIT_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
 
+/// The memory one run may plan to hold here and now, and the limit that sets it when it is below
+/// [`MEMORY_LIMIT_BYTES`]: the machine's headroom ([`crate::machine_memory::headroom`]) shared by
+/// the worker threads that run side by side.
+///
+/// # Formula
+/// `min(MEMORY_LIMIT_BYTES, headroom / threads)`.
+pub fn memory_limit() -> (f64, Option<&'static str>) {
+    let threads = rayon::current_num_threads().max(1) as f64;
+    match crate::machine_memory::headroom() {
+        Some(h) if h.bytes / threads < MEMORY_LIMIT_BYTES => (h.bytes / threads, Some(h.source)),
+        _ => (MEMORY_LIMIT_BYTES, None),
+    }
+}
+
 /// Checks that `bytes` (computed in floating point, so it cannot overflow) fit in
-/// [`MEMORY_LIMIT_BYTES`], naming `field` and what the memory is for otherwise.
+/// [`memory_limit`], naming `field` and what the memory is for otherwise.
 ///
 /// # Errors
-/// [`Error::InvalidField`] with the size needed and the limit.
+/// [`Error::InvalidField`] with the size needed and the limit, and the machine's limit that set
+/// it when that is below the fixed cap.
 pub fn require_memory(field: &str, bytes: f64, what: &str) -> Result<()> {
-    if bytes.is_finite() && bytes <= MEMORY_LIMIT_BYTES {
-        Ok(())
-    } else {
-        let gib = 1024.0 * 1024.0 * 1024.0;
-        Err(Error::field(field, format!("needs {:.3e} GiB for {what}", bytes / gib), format!("sizes that need at most {} GiB", MEMORY_LIMIT_BYTES / gib)))
+    let (limit, source) = memory_limit();
+    if bytes.is_finite() && bytes <= limit {
+        return Ok(());
     }
+    let gib = 1024.0 * 1024.0 * 1024.0;
+    let allowed = match source {
+        None => format!("sizes that need at most {} GiB", limit / gib),
+        Some(source) => format!(
+            "sizes that need at most {:.3} GiB, what {source} leaves each of the {} worker threads now (the cap on any machine is {} GiB)",
+            limit / gib,
+            rayon::current_num_threads().max(1),
+            MEMORY_LIMIT_BYTES / gib
+        ),
+    };
+    Err(Error::field(field, format!("needs {:.3e} GiB for {what}", bytes / gib), allowed))
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub mod families;
 pub mod family;
 pub mod formula;
 pub mod kinds;
+pub mod machine_memory;
 pub mod outcome;
 pub mod paper_card;
 pub mod prec;

@@ -175,6 +175,31 @@ fn fedplt_sizes_beyond_the_budget_or_memory_are_refused_naming_their_fields() {
     assert_exit("a small FedPLT scenario", &check(&card, &out), 0, &[]);
 }
 
+/// A size under the fixed 8 GiB cap that the address space `ulimit -v` leaves cannot hold is
+/// refused before anything is allocated (exit 2, naming the limit). A FedPLT check of dimension
+/// 6000 under `ulimit -v 2000000` had aborted inside the allocator ("memory allocation of
+/// 288000000 bytes failed", exit 134): its estimate counted 8 of the 40 `d x d` matrices it holds.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_size_the_address_space_limit_cannot_hold_is_refused_never_an_abort() {
+    use fedbounds::families::fedplt::check::peak_matrix_bytes;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let limited = |card: &str| -> Outcome {
+        let script = "ulimit -v 2000000 && exec \"$0\" \"$@\"";
+        let args = [BIN, "check", "--card", card, "--out", out.to_str().unwrap(), "--no-plots", "--max-work", "1e13"];
+        let o = Command::new("sh").arg("-c").arg(script).args(args).env_remove("RUST_BACKTRACE").output().expect("sh starts");
+        (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // Two clients in dimension 3000 hold 2.7 GiB: under the cap, over what 1.9 GiB of address space leaves.
+    assert!(peak_matrix_bytes(2.0, 3000.0) < fedbounds::error::MEMORY_LIMIT_BYTES);
+    let card = write(dir.path(), "p.toml", &fedplt_card("2", "2", "3000"));
+    assert_exit("dim 3000 under ulimit -v", &limited(&card), 2, &["instance.clients", "instance.dim", "GiB", "ulimit -v"]);
+    // Negative control: the same limit admits and checks a small scenario.
+    let card = write(dir.path(), "p.toml", &fedplt_card("20", "2", "3"));
+    assert_exit("a small FedPLT scenario under ulimit -v", &limited(&card), 0, &[]);
+}
+
 /// The CLUP card with its first scenario only, `edit` applied to that scenario.
 fn clup_card(edit: impl Fn(&str) -> String) -> String {
     let text = manifest("theorems/clup.toml");

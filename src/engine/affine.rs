@@ -851,7 +851,7 @@ fn conserved_directions(maps: &RoundMaps, a0: &DMatrix<f64>, a_eff: &DMatrix<f64
 /// # Errors
 /// [`crate::error::Error::InvalidField`] naming the state dimension when the covariance system (its
 /// `D(D+1)/2` unknowns squared, held three times over: [`stationary_system_bytes`]) needs more
-/// than [`crate::error::MEMORY_LIMIT_BYTES`], or its factorization more multiply-adds than
+/// than [`crate::error::memory_limit`], or its factorization more multiply-adds than
 /// [`crate::budget::WORK_BUDGET`] ([`stationary_system_work`]): refused before it is allocated,
 /// first without the conserved directions' equations (before any work of order `D^3`), then with
 /// them.
