@@ -163,8 +163,8 @@ fn fedplt_sizes_beyond_the_budget_or_memory_are_refused_naming_their_fields() {
     let out = dir.path().join("out");
     let card = write(dir.path(), "p.toml", &fedplt_card("10000000", "4", "6"));
     assert_exit("rounds = 1e7", &check(&card, &out), 2, &["rounds", "estimated work"]);
-    let card = write(dir.path(), "p.toml", &fedplt_card("300", "2000", "200"));
-    assert_exit("2000 clients x dim 200", &check(&card, &out), 2, &["instance.clients, instance.dim", "estimated work"]);
+    let card = write(dir.path(), "p.toml", &fedplt_card("300", "200", "200"));
+    assert_exit("200 clients x dim 200", &check(&card, &out), 2, &["instance.clients, instance.dim", "estimated work"]);
     // dim = 1e7 is the dimension's memory, not the rounds' or replicates'.
     let card = write(dir.path(), "p.toml", &fedplt_card("10", "2", "10000000"));
     let got = check(&card, &out);

@@ -205,6 +205,8 @@ pub fn simulate_scenario(s: &Scenario, inst: &QuadraticInstance, p: &RoundParams
     let bgd_infinite = ProblemConstants::compute(inst)?.bgd.finite().is_none();
     match choice {
         EstimatorChoice::Exact => {
+            // `--estimator exact` may ask for it on a Monte Carlo scenario, sized for less.
+            crate::error::require_memory("estimator (exact) with instance.n, instance.du, instance.dv", matrix_bytes(s, true), "the exact engine's matrices")?;
             let series = exact_series(inst, alg, s.rounds, &InclusionMoments::without_replacement(p.n, p.m));
             // The empirical b^2 is a supremum over visited iterates, which only sampled runs have.
             let empirical_b2 = if bgd_infinite {
@@ -369,15 +371,20 @@ pub fn prepare_built(s: &Scenario, (instance, constants): (QuadraticInstance, Pr
 /// (`u`, and Scaffold-P's server variate) and each client's own block `b` (`v_i`, and its
 /// control variate), from the scenario's sizes.
 fn state_blocks(s: &Scenario) -> (f64, f64, f64) {
-    let (n, du, dv) = match &s.instance {
-        crate::families::ccyw::card::InstanceSource::Generated(g) => (g.n, g.du, g.dv),
-        crate::families::ccyw::card::InstanceSource::Explicit(e) => (e.clients.len(), e.du, e.dv),
-    };
+    let (n, du, dv) = client_sizes(s);
     let [n, du, dv] = [n, du, dv].map(|x| x as f64);
     if s.algorithm.kind == crate::families::ccyw::algorithm::AlgorithmKind::ScaffoldP {
         (du + n * dv + (n + 1.0) * du, 2.0 * du, dv + du)
     } else {
         (du + n * dv, du, dv)
+    }
+}
+
+/// The clients `n` and a client's blocks `du`, `dv`, as the scenario writes them.
+fn client_sizes(s: &Scenario) -> (usize, usize, usize) {
+    match &s.instance {
+        crate::families::ccyw::card::InstanceSource::Generated(g) => (g.n, g.du, g.dv),
+        crate::families::ccyw::card::InstanceSource::Explicit(e) => (e.clients.len(), e.du, e.dv),
     }
 }
 
@@ -394,22 +401,49 @@ fn state_blocks(s: &Scenario) -> (f64, f64, f64) {
 /// products are contiguous); the Monte Carlo replicates (run for an empirical `b^2` and the
 /// lemmas too), `R T m K p^2`; each round's bookkeeping in the exact run and every replicate
 /// (its summary, checkpoints and keyed draws), `600 (R + 1) T` (measured: 1e6 rounds of 2
-/// replicates on a 6-dimensional state take 5.3 s, almost all of it this term). The run holds a
-/// few `D x D` covariances, `32 D^2` bytes.
+/// replicates on a 6-dimensional state take 5.3 s, almost all of it this term). The memory it
+/// holds is [`peak_bytes`].
 pub fn work(s: &Scenario) -> crate::budget::Work {
     /// Multiply-add equivalents of one round's bookkeeping in one run (see the formula above).
     const ROUND_BOOKKEEPING: f64 = 600.0;
     let (d, shared, own) = state_blocks(s);
-    let (n, du, dv) = match &s.instance {
-        crate::families::ccyw::card::InstanceSource::Generated(g) => (g.n, g.du, g.dv),
-        crate::families::ccyw::card::InstanceSource::Explicit(e) => (e.clients.len(), e.du, e.dv),
-    };
+    let (n, du, dv) = client_sizes(s);
     let [n, du, dv, k, m, t, r] = [n, du, dv, s.algorithm.k, s.algorithm.m, s.rounds, s.replicates].map(|x| x as f64);
     let p = du + dv;
     let probe = n * (2.0 * p * d.max(2.0).log2() + k * p) * (d + k * p * p);
     let total = probe + t * d * d * (2.0 * shared + own + 3.0) / 4.0 + r * t * m * k * p * p + ROUND_BOOKKEEPING * (r + 1.0) * t;
     let formula = "n (2 p log2 D + K p) (D + K p^2) + T D^2 (2 s + b + 3) / 4 + R T m K p^2 + 600 (R + 1) T (p = du + dv, D = state dimension, s and b its shared and own blocks)";
-    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m, instance.n, instance.du, instance.dv", formula, total).holding(32.0 * d * d)
+    crate::budget::Work::new("rounds, replicates, algorithm.k, algorithm.m, instance.n, instance.du, instance.dv", formula, total)
+        .holding(matrix_bytes(s, s.estimator == EstimatorChoice::Exact))
+}
+
+/// The matrices a run of `s` holds (bytes): the exact engine's [`peak_bytes`] when `exact`,
+/// else four `D x D` matrices, `32 D^2` (Monte Carlo holds no `D x D` moments; the allowance is
+/// the one every run had before the exact engine's was measured).
+fn matrix_bytes(s: &Scenario, exact: bool) -> f64 {
+    let (d, _, _) = state_blocks(s);
+    let (n, du, dv) = client_sizes(s);
+    match exact {
+        true => peak_bytes(d, n as f64, s.algorithm.k as f64, (du + dv) as f64),
+        false => 32.0 * d * d,
+    }
+}
+
+/// The most memory the exact engine and the probe of a round's maps hold at once (bytes), for a
+/// state of dimension `D`, `n` clients of `p` variables and `K` local steps.
+///
+/// # Formula
+/// `112 D^2 + 32 n K p^2`: fourteen `D x D` matrices (the moments and the next ones, their copies
+/// in the engine's order, the round's maps and the stationary solve's blocks) and four `p x p`
+/// per client and local step of the probe.
+///
+/// Peak resident memory measured on checks of one round, less the program's 28 MB, in units of
+/// `D^2` bytes: Scaffold-P (`n = 10, dv = 0`) 94, 88 and 87 at `du = 128, 256, 360` with `K = 1`,
+/// 135 at `du = 128, K = 25`; FedAvg-P 53 at `dv = 440, K = 1`. This bound gives 112 and, at
+/// `du = 128, K = 25`, 167. (Four `D x D` matrices, the estimate before, were a third to a half of
+/// what the runs hold.)
+pub fn peak_bytes(d: f64, n: f64, k: f64, p: f64) -> f64 {
+    112.0 * d * d + 32.0 * n * k * p * p
 }
 
 /// Refuses a scenario whose runs would not fit in memory, before they start.
@@ -417,16 +451,13 @@ pub fn work(s: &Scenario) -> crate::budget::Work {
 /// # Formula
 /// Bytes planned: the per-round summaries of every replicate, `40 R T` (the exact estimator keeps
 /// one series but may run the replicates for an empirical `b^2`), the lemma quantities of every
-/// round, `64 R T`, and the exact engine's covariances (the moments
-/// and the next ones, and their copies in the engine's order when it permutes the state), four
-/// `D x D` matrices: `32 D^2`.
+/// round, `64 R T`, and the matrices ([`matrix_bytes`]: the exact engine's [`peak_bytes`]).
 ///
 /// # Errors
 /// [`Error::InvalidField`] naming `rounds` and `replicates` with the size needed.
 fn require_run_memory(s: &Scenario, _inst: &QuadraticInstance) -> Result<()> {
     let (r, t) = (s.replicates as f64, s.rounds as f64);
-    let (d, _, _) = state_blocks(s);
-    let bytes = 40.0 * r * t + 64.0 * r * t + 32.0 * d * d;
+    let bytes = 40.0 * r * t + 64.0 * r * t + matrix_bytes(s, s.estimator == EstimatorChoice::Exact);
     crate::error::require_memory("rounds, replicates (and the instance's size)", bytes, "the runs' per-round summaries and moments")
 }
 

@@ -98,15 +98,16 @@ impl crate::checker::CardScenario for Scenario {
 }
 
 /// The most memory a check of `k` clients in dimension `d` holds at once in its `d x d` matrices
-/// (bytes): `8 d^2 (20 + 10 k)`, twenty matrices for the instance, its exact moments and the
-/// psi-step forms, and ten per client.
+/// (bytes): `8 d^2 (20 + 14 k)`, twenty matrices for the instance, its exact moments and the
+/// psi-step forms, and fourteen per client.
 ///
-/// Peak resident memory of whole checks (2 rounds, 2 replicates, one thread), less the 28 MB of a
-/// `d = 6` check, is `(130 + 75 k) d^2` bytes to 5%: measured 242, 276 and 252 `d^2` at
-/// `k = 2` and `d = 500, 1000, 2000`, 429 at `k = 4, d = 1000` and 733 at `k = 8, d = 500`,
-/// against this bound's 320, 480 and 800.
+/// Peak resident memory of whole checks (2 rounds, 2 replicates), less the 28 MB of a `d = 6`
+/// check, in units of `d^2` bytes: 242, 276 and 252 at `k = 2` and `d = 500, 1000, 2000`; 429 at
+/// `k = 4, d = 1000`; 468 at `k = 4, d = 512`; 733 at `k = 8, d = 500`; 3,330 at `k = 32, d =
+/// 256` (the per-client part grows to about 100 `d^2` at small `d`). This bound gives 440, 608,
+/// 608, 1,056 and 3,744.
 pub fn peak_matrix_bytes(k: f64, d: f64) -> f64 {
-    8.0 * d * d * (20.0 + 10.0 * k)
+    8.0 * d * d * (20.0 + 14.0 * k)
 }
 
 /// Largest horizon a scenario may ask for.
