@@ -478,15 +478,15 @@ fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
 }
 
 /// The largest client sampling variance at the relative moments `m` ([`to_relative`]): client
-/// `i`'s form `E[w_i^T Q_i w_i] - 2 l_i^T E w_i + c_i = tr(Q_i C_ii) + mu_i^T Q_i mu_i - 2 l_i^T
-/// mu_i + c_i` at the moments of `w_i = w_g + delta_i` ([`local_model`]); NaN when one is.
-fn sigma2_at(inst: &Instance, forms: &[(DMatrix<f64>, DVector<f64>, f64)], m: &Moments) -> f64 {
-    forms
+/// `i`'s [`Instance::sample_variance_at`] (curvature `curvatures[i]`) at the moments of `w_i =
+/// w_g + delta_i` ([`local_model`]); NaN when one is.
+fn sigma2_at(inst: &Instance, curvatures: &[DMatrix<f64>], m: &Moments) -> f64 {
+    curvatures
         .iter()
         .enumerate()
-        .map(|(i, (q, lin, c))| {
+        .map(|(i, q)| {
             let w = local_model(m, i, inst.d);
-            non_negative((q * &w.cov).trace() + w.mean.dot(&(q * &w.mean)) - 2.0 * lin.dot(&w.mean) + c)
+            non_negative(inst.sample_variance_at(i, q, &w.mean, &w.cov))
         })
         .fold(0.0, nan_max)
 }
@@ -560,7 +560,7 @@ fn mixture_step(m: &mut Moments, maps: &[(DMatrix<f64>, DVector<f64>)], i: usize
 pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0: &DVector<f64>, target: &DVector<f64>, rounds: usize) -> Alg2Run {
     let (d, m) = (inst.d, inst.m());
     let dim = (m + 1) * d;
-    let forms: Vec<_> = (0..m).map(|i| inst.sample_variance_form(i)).collect();
+    let curvatures: Vec<_> = (0..m).map(|i| inst.sample_variance_curvature(i)).collect();
     let observe = Observable::probe(dim, d, &|z: &DVector<f64>| block(z, 0, d) - target);
     let server = RoundMaps::probe(&ServerStep { inst, params: *p });
     let steps: Vec<RoundMaps> = (0..m).map(|i| RoundMaps::probe(&BatchStep { inst, client: i, params: *p, batch })).collect();
@@ -605,14 +605,14 @@ pub fn run_alg2(inst: &Instance, p: &Params, batch: usize, batches: Batches, z0:
         match batches {
             Batches::PerStep => {
                 for _ in 0..p.k {
-                    sigma2 = nan_max(sigma2, sigma2_at(inst, &forms, &m));
+                    sigma2 = nan_max(sigma2, sigma2_at(inst, &curvatures, &m));
                     for s in &steps {
                         s.propagate_in_place(&mut m, &inc);
                     }
                 }
             }
             Batches::PerRound => {
-                sigma2 = nan_max(sigma2, sigma2_at(inst, &forms, &m));
+                sigma2 = nan_max(sigma2, sigma2_at(inst, &curvatures, &m));
                 for (i, maps) in per_round.iter().enumerate() {
                     mixture_step(&mut m, maps, i, d);
                 }

@@ -1292,15 +1292,26 @@ fn model_scale(c: &Prepared) -> f64 {
 }
 
 /// Lemma 2 on every draw, client and positive lambda of the grid, at `w_g = 0` and `w_g = w*_g`,
-/// with its conditions checked on every draw ([`every_draw`]).
+/// with its conditions checked on every draw ([`every_draw`]). A side above the other beyond the
+/// core's tie but by no more than the sides' rounding ([`lemmas::lemma2_rounding`]) is not
+/// compared: exact arithmetic may give either order there (a note counts them). At `w_g = w*_g`
+/// moved `2^20` from the origin the sides had missed by `1.3e-9` of themselves, and the identity
+/// had been called violated.
 fn lemma2(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
-    let (mut sides, mut points, mut per_draw) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sides, mut points, mut per_draw, mut within) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
     for (di, d) in c.draws.iter().enumerate() {
         per_draw.push(claim.checks(&base_inputs(stat_of(&d.constants, &c.s.model, false), c.o)));
         for (wi, w) in [DVector::zeros(d.d), lemmas::center(d)].iter().enumerate() {
             for &l in c.grid.iter().filter(|l| **l > 0.0) {
                 for i in 0..d.m() {
-                    for (what, (lhs, rhs)) in ["||a||^2 <= <a, b>", "||b||^2 <= <a, b>"].iter().zip(lemmas::lemma2_sides(d, i, l, w)) {
+                    let both = lemmas::lemma2_sides(d, i, l, w);
+                    let rounding = lemmas::lemma2_rounding(d, i, l, w, &both);
+                    for (what, (lhs, rhs)) in ["||a||^2 <= <a, b>", "||b||^2 <= <a, b>"].iter().zip(both) {
+                        let tie = crate::prec::approx_eq(lhs, rhs, crate::prec::RELATIVE_TIE);
+                        if lhs > rhs && !tie && lhs - rhs <= rounding {
+                            within += 1;
+                            continue;
+                        }
                         sides.push((lhs, rhs));
                         points.push(format!("draw {di}, w_g {}, lambda {l:.4e}, client {i}: {what}: {lhs:.6e} vs {rhs:.6e}", ["0", "w*_g"][wi]));
                     }
@@ -1308,7 +1319,11 @@ fn lemma2(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
             }
         }
     }
-    (per_point(every_draw(per_draw), &sides, scale), points)
+    let mut evaluation = per_point(every_draw(per_draw), &sides, scale);
+    if within > 0 {
+        evaluation.notes.push(format!("{within} comparisons where a side exceeds the other by no more than their rounding are not compared"));
+    }
+    (evaluation, points)
 }
 
 /// Lemma 3 on every draw, client and positive lambda of the grid, with its conditions checked on

@@ -26,6 +26,25 @@ pub fn lemma2_sides(d: &Instance, i: usize, lambda: f64, w: &DVector<f64>) -> [(
     [(a.norm_squared(), ab), (b.norm_squared(), ab)]
 }
 
+/// How far Lemma 2's computed sides may miss each other by rounding alone at `w`: the two
+/// gradients `a` and `b` of [`lemma2_sides`] subtract vectors of the size of `w` and of the
+/// client's minimizer, so each carries an absolute error near `eps` times those sizes whatever
+/// their own size (at a model `2^20` from the origin, `1e-9` of gradients of order 1).
+///
+/// # Formula
+/// `delta = 4 d eps (lambda (||w|| + kappa_i ||A_i^-1 b_i||) + ||A_i|| ||w|| + ||b_i||)` bounds
+/// `||a - b||` computed when `a = b` exactly (`a`'s difference `w - A_i^-1 b_i` after a solve of
+/// condition `kappa_i`, scaled by `||lambda A_i (A_i + lambda I)^-1|| <= lambda`; `b`'s `A_i w -
+/// b_i`, scaled by `lambda ||(A_i + lambda I)^-1|| <= 1`); a side then misses the other by at most
+/// `delta (||a|| + ||b||)`.
+pub fn lemma2_rounding(d: &Instance, i: usize, lambda: f64, w: &DVector<f64>, sides: &[(f64, f64); 2]) -> f64 {
+    let c = &d.clients[i];
+    let (lo, hi) = super::model::spectrum(&c.a);
+    let minimizer = super::model::inverse(&c.a) * &c.b;
+    let delta = 4.0 * d.d as f64 * f64::EPSILON * (lambda * (w.norm() + hi / lo * minimizer.norm()) + hi * w.norm() + c.b.norm());
+    delta * (sides[0].0.sqrt() + sides[1].0.sqrt())
+}
+
 /// Lemma 3's sides for every client on draw `d`'s labels at `lambda` (003:L394-398):
 /// `||w~^(g) - w~^(i)||` and `2 ||A_i w~^(g) - b_i||/(mu + lambda)`. The solution's local model is
 /// the prox of its global one, `w~^(i) = (A_i + lambda I)^{-1} (b_i + lambda w~^(g))` ((23)), so
