@@ -419,6 +419,29 @@ pub fn rows_of(family: &'static str, order: &[&'static str], named: &[(&str, &[C
 ///
 /// # Errors
 /// Bad input (before any run); numerical failures, each naming its scenario.
+/// Each selected scenario's estimated work (refused over the budget `max_work`), and the
+/// scenarios prepared, their prepared work refused over it too.
+///
+/// # Errors
+/// The first scenario's, in card order, over the budget or failing to prepare.
+fn sized_and_prepared<P: Plugin>(plugin: &P, selection: &Selection<'_, P>, max_work: Option<f64>) -> Result<(Vec<f64>, Vec<P::Prepared>)> {
+    let mut costs = Vec::with_capacity(selection.scenarios.len());
+    for s in &selection.scenarios {
+        let work = plugin.work(s);
+        if let Some(work) = &work {
+            crate::budget::require(work, max_work).map_err(|e| e.in_scenario(s.name()))?;
+        }
+        costs.push(work.map_or(0.0, |w| w.total));
+    }
+    let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(s.name()))).collect::<Result<Vec<_>>>()?;
+    for (s, p) in selection.scenarios.iter().zip(&prepared) {
+        if let Some(work) = plugin.prepared_work(s, p) {
+            crate::budget::require(&work, max_work).map_err(|e| e.in_scenario(s.name()))?;
+        }
+    }
+    Ok((costs, prepared))
+}
+
 pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progress) -> Result<FamilyReport> {
     let bound_scale = match request.bound_scale {
         Some(b) => require_bound_scale("--bound-scale", b)?,
@@ -428,20 +451,7 @@ pub fn check<P: Plugin>(plugin: &P, request: &CheckRequest, progress: &dyn Progr
     let settings = RunSettings { bound_scale, estimator: request.estimator, threads: request.threads };
     let card = card_of(plugin, request)?;
     let selection = select(plugin, &card, request)?;
-    let mut costs = Vec::with_capacity(selection.scenarios.len());
-    for s in &selection.scenarios {
-        let work = plugin.work(s);
-        if let Some(work) = &work {
-            crate::budget::require(work, request.max_work).map_err(|e| e.in_scenario(s.name()))?;
-        }
-        costs.push(work.map_or(0.0, |w| w.total));
-    }
-    let prepared = selection.scenarios.iter().map(|s| plugin.prepare(s).map_err(|e| e.in_scenario(s.name()))).collect::<Result<Vec<_>>>()?;
-    for (s, p) in selection.scenarios.iter().zip(&prepared) {
-        if let Some(work) = plugin.prepared_work(s, p) {
-            crate::budget::require(&work, request.max_work).map_err(|e| e.in_scenario(s.name()))?;
-        }
-    }
+    let (costs, prepared) = sized_and_prepared(plugin, &selection, request.max_work)?;
     progress.start(selection.scenarios.len(), &format!("{} scenarios", plugin.id()));
     // Scenarios run in parallel, the costliest estimate first, collected in card order (the
     // first failure in that order is the one reported), so nothing depends on the number of
