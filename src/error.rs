@@ -312,11 +312,12 @@ pub const MEMORY_LIMIT_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
 /// the worker threads that run side by side.
 ///
 /// # Formula
-/// `min(MEMORY_LIMIT_BYTES, headroom / threads)`.
-pub fn memory_limit() -> (f64, Option<&'static str>) {
-    let threads = rayon::current_num_threads().max(1) as f64;
+/// `min(MEMORY_LIMIT_BYTES, headroom / threads)`; with the limit, the machine's limit that set it
+/// and the thread count, when that is below the cap.
+pub fn memory_limit() -> (f64, Option<(&'static str, usize)>) {
+    let threads = rayon::current_num_threads().max(1);
     match crate::machine_memory::headroom() {
-        Some(h) if h.bytes / threads < MEMORY_LIMIT_BYTES => (h.bytes / threads, Some(h.source)),
+        Some(h) if h.bytes / (threads as f64) < MEMORY_LIMIT_BYTES => (h.bytes / threads as f64, Some((h.source, threads))),
         _ => (MEMORY_LIMIT_BYTES, None),
     }
 }
@@ -335,10 +336,9 @@ pub fn require_memory(field: &str, bytes: f64, what: &str) -> Result<()> {
     let gib = 1024.0 * 1024.0 * 1024.0;
     let allowed = match source {
         None => format!("sizes that need at most {} GiB", limit / gib),
-        Some(source) => format!(
-            "sizes that need at most {:.3} GiB, what {source} leaves each of the {} worker threads now (the cap on any machine is {} GiB)",
+        Some((source, threads)) => format!(
+            "sizes that need at most {:.3} GiB, what {source} leaves each of the {threads} worker threads now (the cap on any machine is {} GiB)",
             limit / gib,
-            rayon::current_num_threads().max(1),
             MEMORY_LIMIT_BYTES / gib
         ),
     };

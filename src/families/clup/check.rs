@@ -1301,11 +1301,12 @@ fn lemma2(c: &Prepared, claim: &ClupClaim, scale: f64) -> Outcome {
     let (mut sides, mut points, mut per_draw, mut within) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
     for (di, d) in c.draws.iter().enumerate() {
         per_draw.push(claim.checks(&base_inputs(stat_of(&d.constants, &c.s.model, false), c.o)));
+        let client_scales: Vec<_> = (0..d.m()).map(|i| lemmas::lemma2_client_scale(d, i)).collect();
         for (wi, w) in [DVector::zeros(d.d), lemmas::center(d)].iter().enumerate() {
             for &l in c.grid.iter().filter(|l| **l > 0.0) {
-                for i in 0..d.m() {
+                for (i, &scale_i) in client_scales.iter().enumerate() {
                     let both = lemmas::lemma2_sides(d, i, l, w);
-                    let rounding = lemmas::lemma2_rounding(d, i, l, w, &both);
+                    let rounding = lemmas::lemma2_rounding(d.d, scale_i, l, w, &both);
                     for (what, (lhs, rhs)) in ["||a||^2 <= <a, b>", "||b||^2 <= <a, b>"].iter().zip(both) {
                         let tie = crate::prec::approx_eq(lhs, rhs, crate::prec::RELATIVE_TIE);
                         if lhs > rhs && !tie && lhs - rhs <= rounding {

@@ -26,10 +26,20 @@ pub fn lemma2_sides(d: &Instance, i: usize, lambda: f64, w: &DVector<f64>) -> [(
     [(a.norm_squared(), ab), (b.norm_squared(), ab)]
 }
 
+/// What Lemma 2's rounding ([`lemma2_rounding`]) reads of client `i`, independent of `w` and
+/// `lambda`: `(||A_i||, kappa_i ||A_i^-1 b_i||, ||b_i||)`.
+pub fn lemma2_client_scale(d: &Instance, i: usize) -> (f64, f64, f64) {
+    let c = &d.clients[i];
+    let (lo, hi) = super::model::spectrum(&c.a);
+    let minimizer = super::model::inverse(&c.a) * &c.b;
+    (hi, hi / lo * minimizer.norm(), c.b.norm())
+}
+
 /// How far Lemma 2's computed sides may miss each other by rounding alone at `w`: the two
 /// gradients `a` and `b` of [`lemma2_sides`] subtract vectors of the size of `w` and of the
 /// client's minimizer, so each carries an absolute error near `eps` times those sizes whatever
-/// their own size (at a model `2^20` from the origin, `1e-9` of gradients of order 1).
+/// their own size (at a model `2^20` from the origin, `1e-9` of gradients of order 1). `client`
+/// is [`lemma2_client_scale`].
 ///
 /// # Formula
 /// `delta = 4 d eps (lambda (||w|| + kappa_i ||A_i^-1 b_i||) + ||A_i|| ||w|| + ||b_i||)` bounds
@@ -37,11 +47,9 @@ pub fn lemma2_sides(d: &Instance, i: usize, lambda: f64, w: &DVector<f64>) -> [(
 /// condition `kappa_i`, scaled by `||lambda A_i (A_i + lambda I)^-1|| <= lambda`; `b`'s `A_i w -
 /// b_i`, scaled by `lambda ||(A_i + lambda I)^-1|| <= 1`); a side then misses the other by at most
 /// `delta (||a|| + ||b||)`.
-pub fn lemma2_rounding(d: &Instance, i: usize, lambda: f64, w: &DVector<f64>, sides: &[(f64, f64); 2]) -> f64 {
-    let c = &d.clients[i];
-    let (lo, hi) = super::model::spectrum(&c.a);
-    let minimizer = super::model::inverse(&c.a) * &c.b;
-    let delta = 4.0 * d.d as f64 * f64::EPSILON * (lambda * (w.norm() + hi / lo * minimizer.norm()) + hi * w.norm() + c.b.norm());
+pub fn lemma2_rounding(dim: usize, client: (f64, f64, f64), lambda: f64, w: &DVector<f64>, sides: &[(f64, f64); 2]) -> f64 {
+    let (a_norm, minimizer_scale, b_norm) = client;
+    let delta = 4.0 * dim as f64 * f64::EPSILON * (lambda * (w.norm() + minimizer_scale) + a_norm * w.norm() + b_norm);
     delta * (sides[0].0.sqrt() + sides[1].0.sqrt())
 }
 
